@@ -1,0 +1,140 @@
+"""How a query token finds a passage token: exactly, after OCR normalization, or fuzzily.
+
+A :class:`QueryPlan` is worked out once per query against the vocabulary of the passages
+being ranked, so fuzzy candidates are searched over distinct words (rapidfuzz
+``process.extract``), never over every passage.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from ragdash.tokens import DEFAULT_OCR_MAP, normalize_ocr
+
+#: Match kinds, strongest first. A fuzzy match scores its similarity (below 1 point).
+EXACT, OCR, FUZZY, NONE = "exact", "ocr", "fuzzy", "none"
+KIND_RANK = {EXACT: 0, OCR: 1, FUZZY: 2, NONE: 3}
+#: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
+FUZZY_MIN_LENGTH = 4
+DEFAULT_THRESHOLD = 80.0
+
+
+@dataclass(frozen=True)
+class TokenMatch:
+    """One line of a score breakdown: a query token and what it matched in a passage."""
+
+    query_token: str
+    passage_token: str | None
+    kind: str
+    similarity: float  # 0-100; 100 for exact and OCR matches
+    points: float
+    note: str = ""  # e.g. "enterpr1se → enterprise" for an OCR-normalized match
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """The matching part of the fixes: OCR normalization and fuzzy matching."""
+
+    ocr: bool = False
+    fuzzy: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    ocr_map: Mapping[str, str] | None = None
+
+    @property
+    def substitutions(self) -> Mapping[str, str]:
+        return DEFAULT_OCR_MAP if self.ocr_map is None else self.ocr_map
+
+
+def fuzzy_eligible(token: str) -> bool:
+    """Fuzzy matching is for words: long enough and free of digits (numbers and codes must
+    match exactly — ``10`` is not a typo of ``100``)."""
+    return len(token) >= FUZZY_MIN_LENGTH and token.isalpha()
+
+
+def fuzzy_similarity(a: str, b: str) -> float:
+    """Normalized Indel similarity, 0-100 (rapidfuzz ``fuzz.ratio``)."""
+    return float(fuzz.ratio(a, b))
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """For each distinct query token, the passage tokens that would match it and how."""
+
+    tokens: tuple[str, ...]
+    candidates: Mapping[str, Mapping[str, TokenMatch]]
+
+    def best_match(self, query_token: str, passage_tokens: frozenset[str]) -> TokenMatch:
+        """The strongest match of ``query_token`` among a passage's tokens."""
+        options = self.candidates.get(query_token, {})
+        best: TokenMatch | None = None
+        if len(options) <= len(passage_tokens):
+            found = (m for tok, m in options.items() if tok in passage_tokens)
+        else:
+            found = (options[tok] for tok in passage_tokens if tok in options)
+        for match in found:
+            if best is None or _stronger(match, best):
+                best = match
+        return best or TokenMatch(query_token, None, NONE, 0.0, 0.0)
+
+
+def _stronger(a: TokenMatch, b: TokenMatch) -> bool:
+    return (a.points, -KIND_RANK[a.kind], a.passage_token or "") > (
+        b.points,
+        -KIND_RANK[b.kind],
+        b.passage_token or "",
+    )
+
+
+def plan_query(
+    query_tokens: Iterable[str], vocabulary: Iterable[str], settings: MatchSettings
+) -> QueryPlan:
+    """Work out every way each query token can match a word of ``vocabulary``.
+
+    Exact matches score 1. With ``ocr``, tokens whose cautious normalizations are equal
+    score 1 too. With ``fuzzy``, a query token that matches no word of the vocabulary
+    exactly (or after OCR normalization) may match words at or above the threshold,
+    scoring similarity/100 — so a near-spelling never outweighs an exact match, and a
+    correctly spelled query ranks exactly as it does with fuzzy off.
+    """
+    vocab = set(vocabulary)
+    distinct = tuple(dict.fromkeys(query_tokens))
+    subs = settings.substitutions
+    by_normal: dict[str, set[str]] = defaultdict(set)
+    if settings.ocr:
+        for word in vocab:
+            normal = normalize_ocr(word, subs)
+            if normal != word:
+                by_normal[normal].add(word)
+    fuzzy_pool: list[str] | None = None
+    candidates: dict[str, dict[str, TokenMatch]] = {}
+    for q in distinct:
+        options: dict[str, TokenMatch] = {}
+        if q in vocab:
+            options[q] = TokenMatch(q, q, EXACT, 100.0, 1.0)
+        if settings.ocr:
+            normal = normalize_ocr(q, subs)
+            for word in by_normal.get(normal, set()) | ({normal} & vocab):
+                if word not in options:
+                    options[word] = TokenMatch(q, word, OCR, 100.0, 1.0, _ocr_note(q, word, subs))
+        if settings.fuzzy and not options and fuzzy_eligible(q):
+            if fuzzy_pool is None:
+                fuzzy_pool = sorted(w for w in vocab if fuzzy_eligible(w))
+            for word, score, _ in process.extract(
+                q, fuzzy_pool, scorer=fuzz.ratio, score_cutoff=settings.threshold, limit=None
+            ):
+                options[word] = TokenMatch(q, word, FUZZY, float(score), round(score / 100, 4))
+        candidates[q] = options
+    return QueryPlan(distinct, candidates)
+
+
+def _ocr_note(query_token: str, word: str, subs: Mapping[str, str]) -> str:
+    changes = []
+    for token in (query_token, word):
+        normal = normalize_ocr(token, subs)
+        if normal != token:
+            changes.append(f"{token} → {normal}")
+    return "; ".join(changes)
