@@ -1,0 +1,1 @@
+"""ragdash dashboard (placeholder until the full dashboard lands)."""

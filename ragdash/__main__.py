@@ -1,0 +1,5 @@
+import sys
+
+from ragdash.cli import main
+
+sys.exit(main())

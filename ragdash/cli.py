@@ -1,0 +1,217 @@
+"""``python -m ragdash``: check cases, run a query, or print the ablation table.
+
+Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from ragdash.ablation import ablation_matrix, run_ablation
+from ragdash.cases import CaseFileError, load_cases
+from ragdash.index import CorpusIndex
+from ragdash.ingest import IngestError, load_folder
+from ragdash.matching import DEFAULT_THRESHOLD
+from ragdash.proof import check_case
+from ragdash.ranking import FIX_NAMES, Fixes, QueryError
+from ragdash.report import check_record, ranked_record
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class BadInput(Exception):
+    """Anything the user gave that cannot be used; printed as one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep one line
+        raise BadInput(message)
+
+
+def _fixes(args: argparse.Namespace) -> Fixes:
+    if not 0 <= args.threshold <= 100:
+        raise BadInput(f"--threshold must be between 0 and 100, got {args.threshold}")
+    try:
+        return Fixes.parse(args.fixes, threshold=args.threshold)
+    except ValueError as exc:
+        raise BadInput(f"--fixes: {exc}") from None
+
+
+def _index(args: argparse.Namespace) -> CorpusIndex:
+    try:
+        corpus = load_folder(args.docs)
+    except IngestError as exc:
+        raise BadInput(str(exc)) from None
+    for message in corpus.messages:
+        print(f"ragdash: {message}", file=sys.stderr)
+    if not corpus.documents:
+        raise BadInput(f"no loadable documents in {args.docs!r}")
+    return CorpusIndex(corpus)
+
+
+def _cases(args: argparse.Namespace, index: CorpusIndex):
+    try:
+        cases = load_cases(args.cases)
+    except CaseFileError as exc:
+        raise BadInput(str(exc)) from None
+    known = set(index.corpus.doc_ids)
+    for case in cases:
+        if case.expected_id not in known:
+            print(
+                f"ragdash: warning: case {case.name!r} expects {case.expected_id!r}, "
+                "which is not in the corpus",
+                file=sys.stderr,
+            )
+    if args.top_k is not None:
+        from dataclasses import replace
+
+        cases = [replace(case, top_k=args.top_k) for case in cases]
+    return cases
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    index = _index(args)
+    fixes = _fixes(args)
+    try:
+        checks = [check_case(index, case, fixes) for case in _cases(args, index)]
+    except QueryError as exc:
+        raise BadInput(str(exc)) from None
+    if args.json:
+        passed = sum(c.passed for c in checks)
+        print(
+            json.dumps(
+                {
+                    "fixes": fixes.label,
+                    "passed": passed,
+                    "failed": len(checks) - passed,
+                    "cases": [check_record(c) for c in checks],
+                },
+                indent=2,
+            )
+        )
+    else:
+        rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "missing evidence")]
+        for c in checks:
+            rows.append(
+                (
+                    c.case.name,
+                    c.case.expected_id,
+                    c.first_id or "-",
+                    "PASS" if c.passed else "FAIL",
+                    c.diagnosis.value,
+                    "; ".join(c.missing_evidence) or "-",
+                )
+            )
+        print(f"fixes: {fixes.label}")
+        print(_table(rows))
+        passed = sum(c.passed for c in checks)
+        print(f"{passed} of {len(checks)} cases passed")
+    return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILED
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    index = _index(args)
+    fixes = _fixes(args)
+    try:
+        ranked = index.search(args.text, fixes)[: args.top_k or 3]
+    except QueryError as exc:
+        raise BadInput(str(exc)) from None
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "query": args.text,
+                    "fixes": fixes.label,
+                    "ranked": [ranked_record(r) for r in ranked],
+                },
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    print(f"fixes: {fixes.label}")
+    for r in ranked:
+        print(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
+        for m in r.breakdown:
+            how = m.kind if m.kind != "fuzzy" else f"fuzzy {m.similarity:.0f}"
+            target = m.passage_token or "-"
+            note = f"  ({m.note})" if m.note else ""
+            print(f"    {m.query_token:<16} -> {target:<16} {how:<10} +{m.points:g}{note}")
+        snippet = " ".join(r.passage.text.split())
+        print(f"    | {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+    return EXIT_OK
+
+
+def cmd_ablate(args: argparse.Namespace) -> int:
+    index = _index(args)
+    fixes = _fixes(args)
+    try:
+        table = run_ablation(index, _cases(args, index), fixes)
+    except QueryError as exc:
+        raise BadInput(str(exc)) from None
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.width", 250, "display.max_columns", 50):
+            print(ablation_matrix(table).to_string())
+    return EXIT_OK
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m ragdash", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def common(p: argparse.ArgumentParser, cases: bool) -> None:
+        p.add_argument("--docs", required=True, help="docs folder (.txt, .md, .pdf, metadata.csv)")
+        if cases:
+            p.add_argument("--cases", required=True, help="cases.json file")
+        p.add_argument(
+            "--fixes", default="none", help=f"all, none, or a comma list of {','.join(FIX_NAMES)}"
+        )
+        p.add_argument(
+            "--top-k",
+            type=int,
+            default=None,
+            help="passages sent to the model (overrides each case's top_k)",
+        )
+        p.add_argument(
+            "--threshold",
+            type=float,
+            default=DEFAULT_THRESHOLD,
+            help=f"fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g})",
+        )
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    common(sub.add_parser("check", help="run proof-check cases"), cases=True)
+    query = sub.add_parser("query", help="rank passages for one query")
+    query.add_argument("text", help="the query")
+    common(query, cases=False)
+    common(sub.add_parser("ablate", help="cases × fix configurations"), cases=True)
+    return parser
+
+
+COMMANDS = {"check": cmd_check, "query": cmd_query, "ablate": cmd_ablate}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code. Bad input prints one line, never a traceback."""
+    try:
+        args = build_parser().parse_args(argv)
+        if args.top_k is not None and args.top_k < 1:
+            raise BadInput("--top-k must be at least 1")
+        return COMMANDS[args.command](args)
+    except BadInput as exc:
+        print(f"ragdash: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
