@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ragdash.atomic import atomic_write
 from ragdash.proof import Case
 
 
@@ -95,15 +94,4 @@ def dump_cases(cases: Iterable[Case]) -> str:
 
 def save_cases(path: str | Path, cases: Iterable[Case]) -> None:
     """Write a cases file atomically (temp file + rename), so a crash keeps the old one."""
-    path = Path(path)
-    text = dump_cases(cases) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, (dump_cases(cases) + "\n").encode("utf-8"))
