@@ -1,1 +1,26 @@
-"""ragdash dashboard (placeholder until the full dashboard lands)."""
+"""ragdash dashboard: how realistic flaws break a simple RAG retriever, and how targeted
+fixes repair it. Run: streamlit run app.py [-- --docs DIR --workspace DIR]."""
+
+import streamlit as st
+
+from dashboard.context import case_library, current_index
+from dashboard.render import inject_css
+from dashboard.sidebar import render_sidebar
+from dashboard.state import current_view, sync_url
+
+st.set_page_config(page_title="ragdash", page_icon="🔎", layout="wide")
+inject_css()
+
+pages = [
+    st.Page(
+        "dashboard/pages/explore.py", title="Explore", icon="🔎", url_path="explore", default=True
+    ),
+    st.Page("dashboard/pages/suite.py", title="Test suite", icon="🧪", url_path="suite"),
+    st.Page("dashboard/pages/documents.py", title="Documents", icon="📄", url_path="documents"),
+]
+navigation = st.navigation(pages)
+index = current_index()
+cases, _ = case_library()
+view = render_sidebar(current_view(cases), index)
+navigation.run()
+sync_url(st.session_state["view"])

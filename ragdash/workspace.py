@@ -15,6 +15,7 @@ import csv
 import io
 import re
 import shutil
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -27,6 +28,7 @@ from ragdash.ingest import (
     METADATA_FIELDS,
     IngestError,
     Progress,
+    load_document,
     load_folder,
     parse_date,
     read_metadata_csv,
@@ -51,6 +53,19 @@ def safe_file_name(name: str) -> str:
     return f"{stem}{suffix}"
 
 
+def check_document(file_name: str, data: bytes) -> list[str]:
+    """Load ``data`` as the file ``file_name`` would be loaded; returns its warnings or
+    raises :class:`WorkspaceError` with the loader's message."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / file_name
+        path.write_bytes(data)
+        try:
+            _, warnings = load_document(path, {}, 0)
+        except IngestError as exc:
+            raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
+    return warnings
+
+
 class Workspace:
     """Uploads and edits under ``root``; see the module docstring for the layout."""
 
@@ -68,14 +83,23 @@ class Workspace:
             return []
         return sorted(p.name for p in self.uploads.iterdir() if p.suffix.lower() in DOC_SUFFIXES)
 
-    def save_upload(self, name: str, data: bytes, replace_existing: bool = False) -> str:
-        """Store an uploaded file atomically; returns the stored file name."""
+    def save_upload(
+        self, name: str, data: bytes, replace_existing: bool = False
+    ) -> tuple[str, list[str]]:
+        """Check that an uploaded file loads, then store it atomically.
+
+        Returns the stored file name and the loader's warnings. Raises
+        :class:`WorkspaceError` naming the problem (nothing is saved) for an unsupported
+        type, an empty or oversized file, or one that cannot be loaded (corrupt, encrypted,
+        image-only PDF, …).
+        """
         file_name = safe_file_name(name)
         if not data:
             raise WorkspaceError(f"{file_name!r} is empty (0 bytes); nothing was saved")
         if len(data) > MAX_UPLOAD_BYTES:
             mib = MAX_UPLOAD_BYTES // (1024 * 1024)
             raise WorkspaceError(f"{file_name!r} is larger than {mib} MiB; nothing was saved")
+        warnings = check_document(file_name, data)
         self._ensure()
         target = self.uploads / file_name
         if target.exists() and not replace_existing:
@@ -83,7 +107,7 @@ class Workspace:
                 f"{file_name!r} is already uploaded; remove it first to replace it"
             )
         atomic_write(target, data)
-        return file_name
+        return file_name, warnings
 
     def remove_upload(self, name: str) -> Path:
         """Move an uploaded file to ``removed/`` (kept, never deleted); returns its new path."""

@@ -1,0 +1,1 @@
+"""The Streamlit layer of ragdash: pages that call the core (``ragdash``) and render."""

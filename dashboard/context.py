@@ -1,0 +1,114 @@
+"""Where the dashboard's data comes from, and the cached index over it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from ragdash.cases import CaseFileError, load_cases
+from ragdash.index import CorpusIndex
+from ragdash.ingest import IngestError
+from ragdash.proof import Case
+from ragdash.workspace import Workspace
+
+APP_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_DOCS = APP_DIR / "sample_docs"
+CASES_FILE = "cases.json"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Folders the dashboard reads: ``--docs`` / ``RAGDASH_DOCS`` (default ``sample_docs``)
+    and ``--workspace`` / ``RAGDASH_WORKSPACE`` (default ``./workspace``)."""
+
+    docs: Path
+    workspace: Path
+
+
+def settings_from(argv: list[str], environ: dict[str, str]) -> Settings:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--docs")
+    parser.add_argument("--workspace")
+    args, _ = parser.parse_known_args(argv)
+    docs = args.docs or environ.get("RAGDASH_DOCS") or str(DEFAULT_DOCS)
+    workspace = args.workspace or environ.get("RAGDASH_WORKSPACE") or "workspace"
+    return Settings(Path(docs).expanduser().resolve(), Path(workspace).expanduser().resolve())
+
+
+def settings() -> Settings:
+    return settings_from(sys.argv[1:], dict(os.environ))
+
+
+def workspace() -> Workspace:
+    return Workspace(settings().workspace)
+
+
+def _fingerprint(paths: list[Path]) -> tuple:
+    """Names, sizes and modification times: a cheap key that changes when any file does."""
+    entries = []
+    for folder in paths:
+        if folder.is_file():
+            stat = folder.stat()
+            entries.append((str(folder), stat.st_size, stat.st_mtime_ns))
+        elif folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                if path.is_file():
+                    stat = path.stat()
+                    entries.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(entries)
+
+
+@st.cache_resource(show_spinner="Reading documents…", max_entries=4)
+def _load_index(docs: str, workspace_root: str, fingerprint: tuple) -> CorpusIndex:
+    corpus = Workspace(workspace_root).load(docs)
+    index = CorpusIndex(corpus)
+    index.passages(False)
+    index.passages(True)
+    return index
+
+
+def fingerprint_key() -> tuple:
+    """Changes whenever a document, an upload or a metadata edit changes."""
+    config = settings()
+    ws = Workspace(config.workspace)
+    return _fingerprint([config.docs, ws.uploads, ws.edits_path])
+
+
+def current_index() -> CorpusIndex | None:
+    """The shared index of the docs folder plus uploads; rebuilt only when a file changes.
+    Shows an error and returns None if the docs folder cannot be read."""
+    config = settings()
+    key = fingerprint_key()
+    try:
+        return _load_index(str(config.docs), str(config.workspace), key)
+    except IngestError as exc:
+        st.error(f"Cannot load documents: {exc}. Start with `--docs DIR` or set RAGDASH_DOCS.")
+        return None
+
+
+def case_library() -> tuple[list[Case], list[str]]:
+    """Cases from the docs folder's ``cases.json`` and the workspace's, with problems."""
+    config = settings()
+    cases: list[Case] = []
+    problems: list[str] = []
+    names: set[str] = set()
+    for path in (config.docs / CASES_FILE, config.workspace / CASES_FILE):
+        if not path.is_file():
+            continue
+        try:
+            loaded = load_cases(path)
+        except CaseFileError as exc:
+            problems.append(str(exc))
+            continue
+        for case in loaded:
+            if case.name in names:
+                problems.append(f"{path}: case {case.name!r} repeats a name; skipped")
+                continue
+            names.add(case.name)
+            cases.append(case)
+    return cases, problems

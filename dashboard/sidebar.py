@@ -1,0 +1,67 @@
+"""The sidebar, on every page: one toggle per fix, the fuzzy threshold, the OCR map, top-k."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from dashboard.render import md_escape
+from dashboard.state import seed_widget, set_view
+from dashboard.viewstate import MAX_TOP_K, ViewState
+from ragdash.index import CorpusIndex
+from ragdash.ranking import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
+from ragdash.tokens import format_ocr_map, parse_ocr_map
+
+FIX_LABELS = {
+    "recency": "Recency tie-break",
+    "status": "Skip withdrawn",
+    "ocr": "OCR normalization",
+    "fuzzy": "Fuzzy matching",
+    "tables": "Join split tables",
+}
+
+
+def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
+    """Draw the fix controls and return the view with their current values."""
+    bar = st.sidebar
+    bar.markdown("### Fixes")
+    for name in FIX_NAMES:
+        seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
+    for name in FIX_NAMES:
+        bar.toggle(FIX_LABELS[name], key=f"w_fix_{name}", help=FIX_DESCRIPTIONS[name])
+    seed_widget("w_threshold", float(view.fixes.threshold))
+    threshold = bar.slider(
+        "Fuzzy threshold (similarity %)",
+        50.0,
+        100.0,
+        step=1.0,
+        key="w_threshold",
+        help="rapidfuzz ratio a misspelled word needs to match: too low joins unrelated "
+        "words, too high misses common typos",
+    )
+    seed_widget("w_ocrmap", format_ocr_map(dict(view.fixes.ocr_map)))
+    ocr_text = bar.text_input(
+        "OCR substitutions", key="w_ocrmap", help="digit=letter pairs, e.g. 0=o, 1=i, 5=s"
+    )
+    ocr_map = view.fixes.ocr_map
+    try:
+        ocr_map = tuple(sorted(parse_ocr_map(ocr_text).items()))
+    except ValueError as exc:
+        bar.error(md_escape(str(exc)))
+    seed_widget("w_k", view.k)
+    k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
+    on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]
+    fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map).with_only(on)
+    new_view = replace(view, fixes=fixes, k=int(k))
+    set_view(new_view)
+    if index is not None:
+        corpus = index.corpus
+        errors = sum(m.level == "error" for m in corpus.messages)
+        warnings = len(corpus.messages) - errors
+        bar.caption(
+            f"{len(corpus.documents)} documents · {len(index.passages(fixes.tables))} passages"
+            + (f" · {errors} errors" if errors else "")
+            + (f" · {warnings} warnings" if warnings else "")
+        )
+    return new_view
