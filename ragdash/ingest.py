@@ -114,7 +114,9 @@ def read_pdf(data: bytes, max_pages: int = MAX_PDF_PAGES) -> PdfText:
     except PDFPasswordIncorrect:
         raise IngestError("is encrypted with a password; decrypt it first") from None
     except Exception as exc:  # pdfminer raises many unrelated types for damaged files
-        if "password" in str(exc).lower() or "encrypt" in type(exc).__name__.lower():
+        # pdfplumber wraps pdfminer's errors: PdfminerException(PDFPasswordIncorrect())
+        wrapped = any(isinstance(arg, PDFPasswordIncorrect) for arg in exc.args)
+        if wrapped or "password" in str(exc).lower() or "encrypt" in type(exc).__name__.lower():
             raise IngestError("is encrypted with a password; decrypt it first") from None
         detail = str(exc).strip() or type(exc).__name__
         raise IngestError(f"could not be read as a PDF (corrupt or truncated: {detail})") from None
