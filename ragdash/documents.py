@@ -15,7 +15,10 @@ class Document:
     """One source file, with its metadata and its text page by page.
 
     A text file has one page. ``order`` is the list position that decides ties when no fix
-    is on (``metadata.csv`` rows first, then the other files by name).
+    is on (``metadata.csv`` rows first, then the other files by name). ``table_pages`` is a
+    PDF's structured text, page by page — detected tables rendered as ``cell | cell`` rows —
+    which the ``tables`` fix segments instead of ``pages`` (see
+    :mod:`ragdash.pdf_layout`); None when there is none.
     """
 
     doc_id: str
@@ -26,6 +29,7 @@ class Document:
     kind: str  # "text" or "pdf"
     pages: tuple[str, ...]
     order: int
+    table_pages: tuple[str, ...] | None = None
 
     @property
     def text(self) -> str:

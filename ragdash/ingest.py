@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from ragdash.documents import STATUSES, Corpus, Document, IngestMessage
+from ragdash.pdf_layout import PageLayout, page_layout
 
 TEXT_SUFFIXES = (".txt", ".md")
 PDF_SUFFIX = ".pdf"
@@ -30,10 +31,20 @@ class IngestError(Exception):
 
 @dataclass(frozen=True)
 class PdfText:
-    """The text layer of a PDF, page by page, with warnings about pages that have none."""
+    """The text layer of a PDF, page by page, with warnings about pages that have none.
+
+    ``layouts`` holds each page's detected tables and structured text (tables as pipe rows),
+    which the ``tables`` fix segments instead of the plain text.
+    """
 
     pages: tuple[str, ...]
     warnings: tuple[str, ...]
+    layouts: tuple[PageLayout, ...] = ()
+
+    @property
+    def table_pages(self) -> tuple[str, ...] | None:
+        """The structured text of every page, or None if layouts were not computed."""
+        return tuple(layout.text for layout in self.layouts) if self.layouts else None
 
 
 def decode_text(data: bytes) -> tuple[str, str | None]:
@@ -92,9 +103,13 @@ def parse_date(value: str) -> date:
         raise IngestError(f"date {value!r} is not an ISO date like 2026-01-05") from None
 
 
-def read_pdf(data: bytes, max_pages: int = MAX_PDF_PAGES) -> PdfText:
-    """Extract the text layer of a PDF with pdfplumber, page by page.
+def read_pdf(
+    data: bytes, max_pages: int = MAX_PDF_PAGES, progress: Progress | None = None
+) -> PdfText:
+    """Extract the text layer of a PDF with pdfplumber, page by page, and in the same pass
+    detect each page's tables (:func:`ragdash.pdf_layout.page_layout`).
 
+    ``progress(fraction, "page N of M")`` is called before each page.
     Raises :class:`IngestError` for an empty, corrupt, encrypted, oversized or image-only PDF.
     """
     import pdfplumber
@@ -106,9 +121,20 @@ def read_pdf(data: bytes, max_pages: int = MAX_PDF_PAGES) -> PdfText:
         raise IngestError("is not a PDF (it does not start with %PDF)")
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
-            if len(pdf.pages) > max_pages:
-                raise IngestError(f"has {len(pdf.pages)} pages; the limit is {max_pages}")
-            pages = tuple((page.extract_text() or "") for page in pdf.pages)
+            total = len(pdf.pages)
+            if total > max_pages:
+                raise IngestError(
+                    f"has {total} pages; the limit is {max_pages} — split it into smaller files"
+                )
+            texts: list[str] = []
+            layouts: list[PageLayout] = []
+            for number, page in enumerate(pdf.pages, start=1):
+                if progress:
+                    progress((number - 1) / total, f"page {number} of {total}")
+                texts.append(page.extract_text() or "")
+                layouts.append(page_layout(page, number, texts[-1]))
+                page.close()  # drop the page's parsed objects: memory stays flat
+            pages = tuple(texts)
     except IngestError:
         raise
     except PDFPasswordIncorrect:
@@ -128,7 +154,9 @@ def read_pdf(data: bytes, max_pages: int = MAX_PDF_PAGES) -> PdfText:
     warnings = ()
     if empty:
         warnings = (f"page(s) {', '.join(empty)} have no text layer (image-only?); OCR needed",)
-    return PdfText(pages, warnings)
+    if progress:
+        progress(1.0, "done")
+    return PdfText(pages, warnings, tuple(layouts))
 
 
 def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], list[IngestMessage]]:
@@ -186,6 +214,7 @@ def load_document(
         pdf = read_pdf(data, max_pages)
         meta: dict[str, str] = {}
         pages, kind = pdf.pages, "pdf"
+        table_pages = pdf.table_pages
         warnings.extend(pdf.warnings)
     else:
         if not data.strip():
@@ -196,7 +225,7 @@ def load_document(
         meta, body = split_front_matter(text)
         if not body.strip():
             raise IngestError("has front matter but no text")
-        pages, kind = (body,), "text"
+        pages, kind, table_pages = (body,), "text", None
     meta.update(overrides)
     doc_id = meta.get("id", "").strip() or path.stem
     updated = None
@@ -213,7 +242,7 @@ def load_document(
         status = "current"
     subject = meta.get("subject", "").strip() or doc_id
     return Document(
-        doc_id, subject, updated, status, path.name, kind, tuple(pages), order
+        doc_id, subject, updated, status, path.name, kind, tuple(pages), order, table_pages
     ), warnings
 
 

@@ -78,15 +78,45 @@ def _join_cut_row(tail: str, head: str, width: int) -> str | None:
     return f"{tail.rstrip()} {head.strip()}"
 
 
+def continues_row(line: str, header: str) -> bool:
+    """True if ``line`` has an empty first cell (it starts with ``|`` while the header does
+    not): the rest of a row whose cells a page break cut, as a ruled table shows it."""
+    return line.lstrip().startswith(CELL_SEPARATOR) and not header.lstrip().startswith(
+        CELL_SEPARATOR
+    )
+
+
+def _merge_cells(tail: str, head: str) -> str:
+    """Column by column, the cell halves of a row cut by a page break."""
+    top = [part.strip() for part in tail.strip().split(CELL_SEPARATOR)]
+    bottom = [part.strip() for part in head.strip().split(CELL_SEPARATOR)]
+    width = max(len(top), len(bottom))
+    top += [""] * (width - len(top))
+    bottom += [""] * (width - len(bottom))
+    merged = [" ".join(part for part in pair if part) for pair in zip(top, bottom, strict=True)]
+    while merged and not merged[-1]:
+        merged.pop()
+    return f" {CELL_SEPARATOR} ".join(merged)
+
+
 def _join(first: Block, second: Block) -> Block:
     header = first.lines[0]
     rows = list(second.lines)
     # A header repeated at the top of the next page is layout, not data.
     if rows and rows[0].strip() == header.strip():
         rows.pop(0)
+    elif (
+        len(rows) > 1
+        and continues_row(rows[1], header)
+        and _merge_cells(rows[0], rows[1]) == _merge_cells(header, "")
+    ):
+        del rows[:2]  # a repeated header of two lines
     lines = list(first.lines)
     joined = first.joined_rows + second.joined_rows
-    if rows:
+    if rows and len(lines) > 1 and continues_row(rows[0], header):
+        lines[-1] = _merge_cells(lines[-1], rows.pop(0))
+        joined += 1
+    elif rows:
         glued = _join_cut_row(lines[-1], rows[0], len(cells(header)))
         if glued is not None:
             lines[-1] = glued
@@ -116,13 +146,22 @@ def join_page_tables(pages: list[str] | tuple[str, ...]) -> list[Block]:
     return result
 
 
-def chunk_table(block: Block, max_rows: int) -> list[Block]:
-    """Split a long table into blocks of at most ``max_rows`` data rows, each carrying the
-    header row, so every passage that holds rows also says what the columns are."""
+def chunk_table(block: Block, max_rows: int, max_chars: int | None = None) -> list[Block]:
+    """Split a long table into blocks of at most ``max_rows`` data rows (and, if given, about
+    ``max_chars`` characters), each carrying the header row, so every passage that holds
+    rows also says what the columns are. A row is never cut, so one very long row may
+    exceed ``max_chars`` on its own."""
     header, rows = block.lines[0], block.lines[1:]
-    if len(rows) <= max_rows:
+    if len(rows) <= max_rows and (max_chars is None or len(block.text) <= max_chars):
         return [block]
-    return [
-        Block("table", (header, *rows[i : i + max_rows]), block.page_start, block.page_end)
-        for i in range(0, len(rows), max_rows)
-    ]
+    groups: list[list[str]] = [[]]
+    size = len(header)
+    for row in rows:
+        full = len(groups[-1]) >= max_rows
+        too_big = max_chars is not None and size + 1 + len(row) > max_chars
+        if groups[-1] and (full or too_big):
+            groups.append([])
+            size = len(header)
+        groups[-1].append(row)
+        size += 1 + len(row)
+    return [Block("table", (header, *group), block.page_start, block.page_end) for group in groups]
