@@ -1,4 +1,4 @@
-"""``python -m ragdash``: check cases, run a query, or print the ablation table.
+"""``python -m ragdash``: check cases, run a query, print the ablation table, or inspect a PDF.
 
 Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from ragdash.ablation import ablation_matrix, run_ablation
 from ragdash.cases import CaseFileError, load_cases
 from ragdash.index import CorpusIndex
-from ragdash.ingest import IngestError, load_folder
+from ragdash.ingest import MAX_PDF_PAGES, IngestError, load_folder
 from ragdash.matching import DEFAULT_THRESHOLD
 from ragdash.proof import check_case
 from ragdash.ranking import FIX_NAMES, Fixes, QueryError
@@ -161,6 +161,57 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ragdash.inspection import inspect_pdf
+
+    path = Path(args.file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{args.file}: cannot be read ({exc.strerror or exc})") from None
+    if args.max_pages < 1:
+        raise BadInput("--max-pages must be at least 1")
+    try:
+        report = inspect_pdf(data, max_pages=args.max_pages)
+    except IngestError as exc:
+        raise BadInput(f"{path.name} {exc}") from None
+    if args.json:
+        print(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
+        return EXIT_OK
+    print(f"{path.name}: {report.pages} page(s)")
+    rows = [("page", "text chars", "tables found")]
+    for number, chars in enumerate(report.chars_per_page, start=1):
+        found = [f"{t.method} {t.rows}x{t.columns}" for t in report.page_tables if t.page == number]
+        rows.append((str(number), str(chars), ", ".join(found) or "-"))
+    print(_table(rows))
+    print(f"\ntables (as the tables fix joins them): {len(report.tables)}")
+    if report.tables:
+        rows = [("pages", "rows", "columns", "rows re-joined", "header")]
+        for t in report.tables:
+            span = (
+                f"{t.page_start}" if t.page_start == t.page_end else f"{t.page_start}-{t.page_end}"
+            )
+            rows.append((span, str(t.rows), str(t.columns), str(t.joined_rows), t.header[:60]))
+        print(_table(rows))
+    print(
+        f"fragments joined: {report.fragments_joined} page break(s), "
+        f"{report.rows_joined} cut row(s) re-assembled"
+    )
+    rows = [("passages", "count", "min", "median", "p90", "max")]
+    for name, s in (
+        ("fix off", report.passages_without_fix),
+        ("tables fix", report.passages_with_fix),
+    ):
+        rows.append((name, str(s.count), str(s.min), f"{s.median:g}", str(s.p90), str(s.max)))
+    print("\npassage sizes (characters):")
+    print(_table(rows))
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    return EXIT_OK
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -199,17 +250,26 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("text", help="the query")
     common(query, cases=False)
     common(sub.add_parser("ablate", help="cases × fix configurations"), cases=True)
+    inspect = sub.add_parser("inspect", help="what ingestion makes of one PDF")
+    inspect.add_argument("file", help="the PDF file")
+    inspect.add_argument(
+        "--max-pages",
+        type=int,
+        default=MAX_PDF_PAGES,
+        help=f"refuse PDFs with more pages (default {MAX_PDF_PAGES})",
+    )
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
-COMMANDS = {"check": cmd_check, "query": cmd_query, "ablate": cmd_ablate}
+COMMANDS = {"check": cmd_check, "query": cmd_query, "ablate": cmd_ablate, "inspect": cmd_inspect}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code. Bad input prints one line, never a traceback."""
     try:
         args = build_parser().parse_args(argv)
-        if args.top_k is not None and args.top_k < 1:
+        if getattr(args, "top_k", None) is not None and args.top_k < 1:
             raise BadInput("--top-k must be at least 1")
         return COMMANDS[args.command](args)
     except BadInput as exc:
