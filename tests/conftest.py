@@ -1,0 +1,136 @@
+"""Shared fixtures: the bundled testbed, a docs-folder builder and a real-PDF writer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from ragdash.cases import load_cases
+from ragdash.documents import Corpus, Document
+from ragdash.index import CorpusIndex
+from ragdash.ingest import load_folder
+from ragdash.proof import Case
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DOCS = ROOT / "sample_docs"
+SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
+
+
+def make_pdf(
+    path: Path,
+    pages: list[list[str]],
+    encrypt: str | None = None,
+    image_only: bool = False,
+) -> Path:
+    """Write a real PDF with reportlab: one list of text lines per page.
+
+    ``encrypt`` sets a user password (the file cannot be opened without it);
+    ``image_only`` draws only shapes, so the PDF has pages but no text layer.
+    """
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=A4, invariant=1, encrypt=encrypt)
+    width, height = A4
+    for lines in pages:
+        y = height - 72
+        if image_only:
+            for _ in lines or [""]:
+                canvas.rect(72, y - 10, 300, 12, fill=1)
+                y -= 20
+        else:
+            canvas.setFont("Helvetica", 11)
+            for line in lines:
+                canvas.drawString(72, y, line)
+                y -= 19
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+FileContent = str | bytes | list[list[str]]
+
+
+def write_docs(folder: Path, files: Mapping[str, FileContent]) -> Path:
+    """Create ``folder`` holding ``files``: str is written as UTF-8, bytes as-is, and a
+    list of pages (list of lines) becomes a real PDF."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        target = folder / name
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        elif isinstance(content, str):
+            target.write_text(content, encoding="utf-8")
+        else:
+            make_pdf(target, content)
+    return folder
+
+
+@pytest.fixture
+def make_docs() -> Callable[[Path, Mapping[str, FileContent]], Path]:
+    """``make_docs(tmp_path, {"a.md": "...", "b.pdf": [["line"]]})`` → the docs folder."""
+
+    def _make(tmp_path: Path, files: Mapping[str, FileContent]) -> Path:
+        return write_docs(tmp_path / "docs", files)
+
+    return _make
+
+
+def doc_text(
+    body: str, *, id: str | None = None, updated: str | None = "2025-01-01", **meta: str
+) -> str:
+    """A markdown document with front matter built from keyword arguments."""
+    fields = {"id": id, "updated": updated, **meta}
+    lines = [f"{k}: {v}" for k, v in fields.items() if v is not None]
+    return "---\n" + "\n".join(lines) + "\n---\n" + body + "\n"
+
+
+@pytest.fixture(scope="session")
+def sample_corpus():
+    return load_folder(SAMPLE_DOCS)
+
+
+@pytest.fixture(scope="session")
+def sample_index(sample_corpus) -> CorpusIndex:
+    return CorpusIndex(sample_corpus)
+
+
+@pytest.fixture(scope="session")
+def sample_cases() -> list[Case]:
+    return load_cases(SAMPLE_CASES)
+
+
+def make_document(
+    doc_id: str,
+    text: str | list[str],
+    *,
+    order: int = 0,
+    updated: str | None = "2025-01-01",
+    status: str = "current",
+    subject: str = "",
+) -> Document:
+    """A document built in memory: a str is a text file, a list of str a PDF's pages."""
+    pages = (text,) if isinstance(text, str) else tuple(text)
+    return Document(
+        doc_id=doc_id,
+        subject=subject or doc_id,
+        updated=date.fromisoformat(updated) if updated else None,
+        status=status,
+        source=f"{doc_id}.{'md' if isinstance(text, str) else 'pdf'}",
+        kind="text" if isinstance(text, str) else "pdf",
+        pages=pages,
+        order=order,
+    )
+
+
+def make_corpus(*docs: Document) -> Corpus:
+    """A corpus of ``docs`` in the order given (their ``order`` renumbered to match)."""
+    return Corpus(tuple(replace(doc, order=i) for i, doc in enumerate(docs)))
+
+
+def make_index(*docs: Document) -> CorpusIndex:
+    return CorpusIndex(make_corpus(*docs))

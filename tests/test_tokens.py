@@ -1,0 +1,130 @@
+"""Tokenizer and cautious OCR normalization."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragdash.tokens import (
+    DEFAULT_OCR_MAP,
+    TOKEN_PATTERN,
+    format_ocr_map,
+    is_ocr_candidate,
+    normalize_ocr,
+    parse_ocr_map,
+    tokenize,
+)
+
+WORDISH = st.text(alphabet="abcdeilmnosxz0123456789", min_size=1, max_size=12)
+
+
+def test_tokenize_lowercases_and_splits_on_anything_but_letters_and_digits():
+    assert tokenize("Return-Policy: 30 DAYS, (v1.10)!") == [
+        "return",
+        "policy",
+        "30",
+        "days",
+        "v1",
+        "10",
+    ]
+
+
+def test_tokenize_keeps_duplicates_in_order():
+    assert tokenize("sync the sync") == ["sync", "the", "sync"]
+
+
+def test_tokenize_of_punctuation_only_is_empty():
+    assert tokenize(" ... --- !!! ") == []
+
+
+def test_non_ascii_letters_are_not_part_of_tokens():
+    # The baseline knows only [a-z0-9]: an accented letter ends a token.
+    assert tokenize("Café") == ["caf"]
+
+
+@given(st.text())
+def test_tokenize_never_crashes_and_yields_only_ascii_tokens(text):
+    tokens = tokenize(text)
+    assert all(re.fullmatch(r"[a-z0-9]+", t) for t in tokens)
+
+
+@given(st.text())
+def test_tokenize_is_idempotent(text):
+    tokens = tokenize(text)
+    assert tokenize(" ".join(tokens)) == tokens
+
+
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [("enterpr1se", "enterprise"), ("ss0", "sso"), ("pr0duct1on", "production")],
+)
+def test_normalize_ocr_repairs_digit_for_letter_misreads(token, expected):
+    assert normalize_ocr(token) == expected
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["10", "2026", "1", "0", "x100", "10gb", "1st", "a1", "covid19", "b10ck", "plain"],
+)
+def test_normalize_ocr_never_touches_numbers_measurements_or_codes(token):
+    assert normalize_ocr(token) == token
+    assert not is_ocr_candidate(token)
+
+
+def test_version_number_tokens_are_left_alone():
+    assert [normalize_ocr(t) for t in tokenize("version 1.10")] == ["version", "1", "10"]
+
+
+def test_normalize_ocr_uses_a_custom_map():
+    assert normalize_ocr("ba5e", {"5": "s"}) == "base"
+    assert normalize_ocr("ba5e") == "ba5e"  # 5 is not in the default map
+
+
+@given(WORDISH)
+def test_normalize_ocr_is_idempotent(token):
+    once = normalize_ocr(token)
+    assert normalize_ocr(once) == once
+
+
+@given(st.integers(min_value=0, max_value=10**12))
+def test_normalize_ocr_never_changes_a_pure_number(number):
+    assert normalize_ocr(str(number)) == str(number)
+
+
+@given(st.sampled_from("0123456789"), WORDISH)
+def test_normalize_ocr_never_changes_a_token_starting_with_a_digit(digit, rest):
+    token = digit + rest
+    assert normalize_ocr(token) == token
+
+
+@given(WORDISH)
+def test_normalize_ocr_keeps_the_length(token):
+    assert len(normalize_ocr(token)) == len(token)
+
+
+@given(WORDISH)
+def test_normalized_tokens_are_still_tokens(token):
+    assert TOKEN_PATTERN.fullmatch(normalize_ocr(token))
+
+
+@pytest.mark.parametrize("spec", ["0=o, 1=i", "0→o 1→i", "0:o;1:i", "1->i,0->o", "0=O, 1=I"])
+def test_parse_ocr_map_accepts_the_documented_spellings(spec):
+    assert parse_ocr_map(spec) == dict(DEFAULT_OCR_MAP)
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [("00=o", "one digit"), ("a=b", "one digit"), ("0=oo", "one letter"), ("0", "digit=letter")],
+)
+def test_parse_ocr_map_rejects_bad_entries_naming_them(spec, fragment):
+    with pytest.raises(ValueError, match=fragment) as info:
+        parse_ocr_map(spec)
+    assert spec in str(info.value)
+
+
+def test_format_ocr_map_round_trips():
+    mapping = {"5": "s", "0": "o", "1": "l"}
+    assert parse_ocr_map(format_ocr_map(mapping)) == mapping
