@@ -1,0 +1,157 @@
+"""Real PDFs for the tests, made with reportlab: ruled, unruled and text tables that run over
+page breaks, prose after tables, two tables on a page, OCR-damaged text, and bad PDFs.
+
+Every builder returns the PDF's bytes; pdfplumber parses them in the tests like any upload.
+"""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+Rows = list[list[str]]
+
+_STYLES = getSampleStyleSheet()
+RULED = TableStyle(
+    [
+        ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+        ("FONT", (0, 0), (-1, 0), "Helvetica-Bold"),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+    ]
+)
+UNRULED = TableStyle(
+    [("FONT", (0, 0), (-1, 0), "Helvetica-Bold"), ("VALIGN", (0, 0), (-1, -1), "TOP")]
+)
+
+
+def inventory_rows(count: int) -> Rows:
+    """A header and ``count`` data rows of made-up stock items, every value distinct."""
+    rows = [["Item code", "Product", "Warehouse", "Quantity"]]
+    places = ["Lyon", "Porto", "Gdansk", "Leeds", "Turin"]
+    for i in range(1, count + 1):
+        rows.append([f"SKU-{i:04d}", f"Widget model {i}", places[i % len(places)], str(7 * i)])
+    return rows
+
+
+def prose(sentences: int, topic: str = "warehouse") -> str:
+    """Plain prose of ``sentences`` sentences."""
+    return " ".join(
+        f"Sentence {n} explains how the {topic} team handles returns and restocking."
+        for n in range(1, sentences + 1)
+    )
+
+
+def _build(story: list, **kwargs) -> bytes:
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=A4, invariant=1, **kwargs)
+    doc.build(story)
+    return out.getvalue()
+
+
+def table_pdf(
+    rows: Rows,
+    ruled: bool = True,
+    before: str = "",
+    after: str = "",
+    repeat_header: bool = True,
+    split_in_row: bool = False,
+    col_widths: list[float] | None = None,
+) -> bytes:
+    """A flowing document: optional prose, one table (header repeated on each page if
+    ``repeat_header``), optional prose after it. reportlab breaks the table over pages."""
+    story: list = []
+    if before:
+        story += [Paragraph(before, _STYLES["Normal"]), Spacer(1, 12)]
+    story.append(
+        Table(
+            rows,
+            colWidths=col_widths,
+            repeatRows=1 if repeat_header else 0,
+            style=RULED if ruled else UNRULED,
+            splitInRow=1 if split_in_row else 0,
+        )
+    )
+    if after:
+        story += [Spacer(1, 12), Paragraph(after, _STYLES["Normal"])]
+    return _build(story)
+
+
+def two_tables_pdf(first: Rows, second: Rows, ruled: bool = True) -> bytes:
+    """One page holding two tables, each under its own heading."""
+    story = [
+        Paragraph("Stock levels", _STYLES["Heading2"]),
+        Table(first, style=RULED if ruled else UNRULED),
+        Spacer(1, 18),
+        Paragraph("Carrier contacts", _STYLES["Heading2"]),
+        Table(second, style=RULED if ruled else UNRULED),
+    ]
+    return _build(story)
+
+
+def text_pages_pdf(pages: list[list[str]], font_size: int = 11) -> bytes:
+    """Each inner list is one page of lines drawn top-down, exactly as given."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    _, height = A4
+    for lines in pages:
+        canvas.setFont("Helvetica", font_size)
+        y = height - 72
+        for line in lines:
+            canvas.drawString(72, y, line)
+            y -= font_size + 8
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def image_only_pdf(pages: int = 2) -> bytes:
+    """Pages with drawings but no text layer, like a scan."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    for n in range(pages):
+        canvas.setFillColor(colors.grey)
+        canvas.rect(72, 400 - 20 * n, 300, 200, fill=1)
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def encrypted_pdf() -> bytes:
+    """A PDF that needs a user password to open."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1, encrypt="secret")
+    canvas.drawString(72, 700, "Confidential salary bands")
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def many_pages_pdf(pages: int, lines_per_page: int = 30) -> bytes:
+    """A long text PDF (``pages`` pages of numbered lines) to test limits and speed."""
+    return text_pages_pdf(
+        [
+            [
+                f"Page {p} line {n}: the returns policy applies to every order."
+                for n in range(lines_per_page)
+            ]
+            for p in range(1, pages + 1)
+        ]
+    )
+
+
+def text_then_scan_pdf() -> bytes:
+    """Page 1 has a text layer; page 2 is a drawing only, like a scanned page."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    canvas.drawString(72, 760, "Returns are accepted within 30 days of delivery.")
+    canvas.showPage()
+    canvas.setFillColor(colors.grey)
+    canvas.rect(72, 400, 300, 200, fill=1)
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()

@@ -1,0 +1,227 @@
+"""Table detection on real PDFs: ruled, column-aligned and pipe text tables over page breaks,
+joined by the tables fix into whole rows under their header, with the baseline untouched."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from pdf_factory import (
+    inventory_rows,
+    prose,
+    table_pdf,
+    text_pages_pdf,
+    two_tables_pdf,
+)
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.platypus import Paragraph
+
+from ragdash.documents import Corpus, Document, Passage
+from ragdash.faults import ocr_noise_document
+from ragdash.ingest import read_pdf
+from ragdash.segmentation import PASSAGE_MAX_CHARS, document_passages
+from ragdash.tables import cells, is_table_line
+from ragdash.tokens import tokenize
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def as_document(data: bytes) -> Document:
+    pdf = read_pdf(data)
+    return Document("doc", "doc", None, "current", "doc.pdf", "pdf", pdf.pages, 0, pdf.table_pages)
+
+
+def plain_pages(data: bytes) -> list[str]:
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        return [page.extract_text() or "" for page in pdf.pages]
+
+
+def tables(passages: list[Passage]) -> list[Passage]:
+    return [p for p in passages if p.kind == "table"]
+
+
+def data_rows(passages: list[Passage]) -> list[str]:
+    """Every data row of the table passages (each passage's first line is its header)."""
+    return [line for p in tables(passages) for line in p.text.splitlines()[1:]]
+
+
+def row_of(passages: list[Passage], key: str) -> list[str]:
+    return [row for row in data_rows(passages) if cells(row)[0] == key]
+
+
+@pytest.fixture(scope="module")
+def long_ruled() -> bytes:
+    return table_pdf(inventory_rows(90), ruled=True, before=prose(3), after=prose(3, "billing"))
+
+
+@pytest.fixture(scope="module")
+def long_aligned() -> bytes:
+    return table_pdf(inventory_rows(90), ruled=False, before=prose(3), after=prose(3, "billing"))
+
+
+@pytest.mark.parametrize("kind", ["long_ruled", "long_aligned"])
+def test_table_over_three_pages_joins_into_whole_rows_under_its_header(kind, request):
+    data = request.getfixturevalue(kind)
+    passages = document_passages(as_document(data), join_tables=True)
+    table_passages = tables(passages)
+    assert table_passages[0].page_start == 1 and table_passages[-1].page_end >= 3
+    header = "Item code | Product | Warehouse | Quantity"
+    assert all(p.text.splitlines()[0] == header for p in table_passages)
+    rows = data_rows(passages)
+    # Every item exactly once (the repeated header is not data), each row with its 4 cells.
+    assert [cells(r)[0] for r in rows] == [f"SKU-{i:04d}" for i in range(1, 91)]
+    assert all(len(cells(r)) == 4 for r in rows)
+    assert row_of(passages, "SKU-0042") == ["SKU-0042 | Widget model 42 | Gdansk | 294"]
+
+
+@pytest.mark.parametrize("kind", ["long_ruled", "long_aligned"])
+def test_baseline_is_exactly_pdfplumber_text_one_passage_per_page(kind, request):
+    data = request.getfixturevalue(kind)
+    passages = document_passages(as_document(data), join_tables=False)
+    expected = [text.strip() for text in plain_pages(data)]
+    assert [p.text for p in passages] == expected
+    assert [p.kind for p in passages] == ["page"] * len(expected)
+
+
+@pytest.mark.parametrize("ruled", [True, False])
+def test_table_without_repeated_header_still_joins(ruled):
+    data = table_pdf(inventory_rows(70), ruled=ruled, before=prose(2), repeat_header=False)
+    passages = document_passages(as_document(data), join_tables=True)
+    assert [cells(r)[0] for r in data_rows(passages)] == [f"SKU-{i:04d}" for i in range(1, 71)]
+    assert {p.text.splitlines()[0] for p in tables(passages)} == {
+        "Item code | Product | Warehouse | Quantity"
+    }
+
+
+def test_aligned_row_whose_cell_is_cut_by_the_page_break_is_glued_back():
+    rows = inventory_rows(40)
+    note = " ".join(f"part{n} of the long note" for n in range(40))
+    rows[27][1] = Paragraph(note, getSampleStyleSheet()["Normal"])
+    data = table_pdf(
+        rows,
+        ruled=False,
+        before=prose(3),
+        repeat_header=False,
+        split_in_row=True,
+        col_widths=[70, 250, 80, 60],
+    )
+    pages = plain_pages(data)
+    assert "part0 " in pages[0] and "part39" in pages[1]  # the break really cuts the cell
+    passages = document_passages(as_document(data), join_tables=True)
+    (row,) = row_of(passages, "SKU-0027")
+    assert cells(row) == ["SKU-0027", note, "Gdansk", "189"]
+    assert row_of(passages, "SKU-0028") == ["SKU-0028 | Widget model 28 | Leeds | 196"]
+
+
+def test_text_table_cut_inside_a_row_over_three_pages():
+    data = text_pages_pdf(
+        [
+            ["Price list", "", "Plan | Storage | Monthly price", "Basic |"],
+            ["10 Go | 5 EUR", "Pro | 100 Go | 15 EUR", "Team | 500"],
+            ["Go | 40 EUR", "Enterprise | 1 To | on request"],
+        ]
+    )
+    passages = document_passages(as_document(data), join_tables=True)
+    (table,) = tables(passages)
+    assert (table.page_start, table.page_end) == (1, 3)
+    assert table.text.splitlines() == [
+        "Plan | Storage | Monthly price",
+        "Basic | 10 Go | 5 EUR",
+        "Pro | 100 Go | 15 EUR",
+        "Team | 500 Go | 40 EUR",
+        "Enterprise | 1 To | on request",
+    ]
+
+
+@pytest.mark.parametrize("ruled", [True, False])
+def test_prose_after_a_table_on_the_next_page_is_not_swallowed(ruled):
+    # 31 rows fill page 1 exactly; the prose starts page 2.
+    data = table_pdf(inventory_rows(60), ruled=ruled, after=prose(4, "billing"))
+    passages = document_passages(as_document(data), join_tables=True)
+    assert all("billing" not in p.text for p in tables(passages))
+    (closing,) = [p for p in passages if "billing" in p.text]
+    assert closing.kind == "prose"
+    assert tokenize(closing.text) == tokenize(prose(4, "billing"))
+
+
+@pytest.mark.parametrize("ruled", [True, False])
+def test_two_tables_on_one_page_stay_two_tables(ruled):
+    carriers = [["Carrier", "Phone"], ["Norlys", "555-0100"], ["Vexa Freight", "555-0199"]]
+    data = two_tables_pdf(inventory_rows(5), carriers, ruled=ruled)
+    passages = document_passages(as_document(data), join_tables=True)
+    assert [p.text.splitlines() for p in tables(passages)] == [
+        ["Item code | Product | Warehouse | Quantity"]
+        + [
+            f"SKU-{i:04d} | Widget model {i} | {place} | {7 * i}"
+            for i, place in zip(
+                range(1, 6), ["Porto", "Gdansk", "Leeds", "Turin", "Lyon"], strict=True
+            )
+        ],
+        ["Carrier | Phone", "Norlys | 555-0100", "Vexa Freight | 555-0199"],
+    ]
+    assert [p.text for p in passages if p.kind == "prose"] == ["Stock levels", "Carrier contacts"]
+
+
+def test_libreoffice_ruled_table_over_five_pages_with_a_row_cut_by_the_break():
+    data = (FIXTURES / "lo_long_ruled.pdf").read_bytes()
+    passages = document_passages(as_document(data), join_tables=True)
+    rows = data_rows(passages)
+    assert [cells(r)[0] for r in rows] == [f"ART-{i:04d}" for i in range(1, 121)]
+    (tall,) = row_of(passages, "ART-0038")
+    assert "note line 1 about" in tall and "note line 12 about" in tall
+    assert cells(tall)[2:] == ["Leeds", "418"]
+    assert all(p.page_end <= 5 and len(p.text) <= PASSAGE_MAX_CHARS for p in passages)
+    closing = [p for p in passages if "Closing notes" in p.text]
+    assert [p.kind for p in closing] == ["prose"] and "ART-" not in closing[0].text
+
+
+def test_libreoffice_borderless_tables_two_on_a_page_and_prose_on_the_next_page():
+    data = (FIXTURES / "lo_unruled_two_tables.pdf").read_bytes()
+    passages = document_passages(as_document(data), join_tables=True)
+    headers = [p.text.splitlines()[0] for p in tables(passages)]
+    assert headers[:2] == ["Carrier | Phone | Depot", "Supplier | Country"]
+    assert set(headers[2:]) == {"Item code | Product | Warehouse | Quantity"}
+    stock = [r for r in data_rows(passages) if r.startswith("ART-")]
+    assert [cells(r)[0] for r in stock] == [f"ART-{i:04d}" for i in range(1, 76)]
+    audit = [p for p in passages if "Audit" in p.text]
+    assert [p.kind for p in audit] == ["prose"] and audit[0].page_start == 5
+
+
+@pytest.mark.parametrize(
+    "name", ["long_ruled", "long_aligned", "lo_long_ruled.pdf", "lo_unruled_two_tables.pdf"]
+)
+def test_structured_pages_keep_every_word_of_the_text_layer(name, request):
+    data = (
+        (FIXTURES / name).read_bytes() if name.endswith(".pdf") else request.getfixturevalue(name)
+    )
+    doc = as_document(data)
+    assert doc.table_pages is not None
+    for laid, plain in zip(doc.table_pages, doc.pages, strict=True):
+        assert Counter(tokenize(laid)) == Counter(tokenize(plain))
+    assert any(is_table_line(line) for line in doc.table_pages[0].splitlines())
+
+
+def test_page_without_tables_keeps_its_text_exactly():
+    data = text_pages_pdf([["A short memo about", "returns and restocking."]])
+    doc = as_document(data)
+    assert doc.table_pages == tuple(plain_pages(data))
+
+
+def test_a_changed_page_is_not_shadowed_by_its_old_layout(long_ruled):
+    doc = as_document(long_ruled)
+    corpus = ocr_noise_document(Corpus((doc,)), "doc", rate=0.5, seed=3)
+    noisy = corpus.documents[0]
+    assert noisy.pages != doc.pages and noisy.table_pages == doc.table_pages
+    fixed = " ".join(p.text for p in document_passages(noisy, join_tables=True))
+    assert Counter(tokenize(fixed)) == Counter(tokenize(" ".join(noisy.pages)))
+
+
+def test_edit_that_drops_the_layout_falls_back_to_the_text_join(long_ruled):
+    doc = replace(as_document(long_ruled), table_pages=None)
+    passages = document_passages(doc, join_tables=True)
+    assert not tables(passages)  # no pipes in the text layer: nothing to join
+    assert len(passages) >= len(doc.pages)
