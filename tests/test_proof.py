@@ -1,0 +1,109 @@
+"""Proof checks: the expected document first, and the evidence in what the model reads."""
+
+from __future__ import annotations
+
+from conftest import make_document, make_index
+
+from ragdash.proof import (
+    Case,
+    Diagnosis,
+    check_case,
+    collapse,
+    context_text,
+    judge,
+    missing_evidence,
+)
+from ragdash.ranking import Fixes
+
+
+def _index():
+    return make_index(
+        make_document(
+            "old", "Return policy: send items back within 60 days.", updated="2024-01-01"
+        ),
+        make_document(
+            "new", "Return policy: send items back within\n30   DAYS.", updated="2026-01-01"
+        ),
+        make_document("faq", "Questions about the return window and refunds."),
+    )
+
+
+def test_collapse_lowercases_and_folds_whitespace():
+    assert collapse("  Pro |\n 100\tGo ") == "pro | 100 go"
+
+
+def test_missing_evidence_is_case_insensitive_and_whitespace_collapsed():
+    context = "Basic | 10\n   Go | 5 EUR"
+    assert missing_evidence(["basic | 10 go", "5  eur"], context) == ()
+    assert missing_evidence(["Basic", "20 Go"], context) == ("20 Go",)
+
+
+def test_the_right_document_first_with_its_evidence_passes():
+    case = Case("new-policy", "return policy 30 days", "new", ("30 days",))
+    check = check_case(_index(), case, Fixes())
+    assert check.passed
+    assert check.diagnosis is Diagnosis.PASS
+    assert check.first_id == "new"
+    assert check.missing_evidence == ()
+
+
+def test_the_wrong_document_first_is_a_ranking_problem():
+    case = Case("tie", "return policy", "new", ("30 days",))
+    check = check_case(_index(), case, Fixes())
+    assert not check.passed
+    assert check.diagnosis is Diagnosis.RANKING
+    assert check.first_id == "old"
+    assert check.missing_evidence == ("30 days",)
+    assert check_case(_index(), case, Fixes(recency=True)).passed
+
+
+def test_a_wrong_first_document_is_a_ranking_problem_even_with_the_evidence_present():
+    case = Case("tie", "return policy", "new", ("return policy",))
+    check = check_case(_index(), case, Fixes())
+    assert check.diagnosis is Diagnosis.RANKING
+    assert check.missing_evidence == ()
+
+
+def test_the_right_document_without_the_evidence_is_an_extraction_problem():
+    case = Case("refund", "return policy 30 days", "new", ("full refund",))
+    check = check_case(_index(), case, Fixes())
+    assert check.first_id == "new"
+    assert check.diagnosis is Diagnosis.EXTRACTION
+    assert check.missing_evidence == ("full refund",)
+
+
+def test_evidence_counts_only_in_the_top_k_passages():
+    one = Case("k1", "return policy 30 days", "new", ("60 days",), top_k=1)
+    two = Case("k2", "return policy 30 days", "new", ("60 days",), top_k=2)
+    assert check_case(_index(), one, Fixes()).diagnosis is Diagnosis.EXTRACTION
+    check = check_case(_index(), two, Fixes())
+    assert check.passed
+    assert [r.doc_id for r in check.ranked] == ["new", "old"]
+
+
+def test_only_the_top_k_passages_are_kept_in_the_check():
+    case = Case("k", "return", "old", (), top_k=2)
+    assert len(check_case(_index(), case, Fixes()).ranked) == 2
+
+
+def test_a_case_with_no_evidence_passes_on_ranking_alone():
+    assert check_case(_index(), Case("r", "60 days", "old"), Fixes()).passed
+
+
+def test_nothing_ranked_is_a_ranking_problem():
+    check = judge(Case("empty", "x", "new", ("x",)), [], Fixes())
+    assert check.diagnosis is Diagnosis.RANKING
+    assert check.first_id is None
+
+
+def test_context_text_is_the_raw_text_of_the_ranked_passages():
+    ranked = _index().search("return policy", Fixes())[:2]
+    text = context_text(ranked)
+    assert "60 days" in text and "30   DAYS" in text
+
+
+def test_every_diagnosis_has_a_distinct_explanation():
+    explanations = {d: d.explanation for d in Diagnosis}
+    assert len(set(explanations.values())) == len(Diagnosis)
+    assert "ranking" in Diagnosis.RANKING.explanation
+    assert "extraction" in Diagnosis.EXTRACTION.explanation
