@@ -1,0 +1,211 @@
+"""``python -m ragdash check|query|ablate``: exit codes, one-line errors, JSON output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, doc_text
+
+from ragdash.ablation import ABLATION_COLUMNS, configurations
+from ragdash.cli import main
+
+DOCS = ["--docs", str(SAMPLE_DOCS)]
+CASES = ["--cases", str(SAMPLE_CASES)]
+CASE_FIELDS = {"name", "query", "expected_id", "ranked", "passed", "diagnosis", "missing_evidence"}
+RANKED_FIELDS = {"doc_id", "passage", "score", "breakdown"}
+BREAKDOWN_FIELDS = {"query_token", "passage_token", "kind", "similarity", "points"}
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "ragdash", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
+
+
+def run_main(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- as a real process ---------------------------------------------------------------------
+
+
+def test_check_exits_0_when_every_case_passes():
+    result = run_cli("check", *DOCS, *CASES, "--fixes", "all")
+    assert result.returncode == 0, result.stderr
+    assert "8 of 8 cases passed" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_check_exits_1_when_a_case_fails():
+    result = run_cli("check", *DOCS, *CASES)
+    assert result.returncode == 1
+    assert "FAIL" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["check", "--docs", "no/such/folder", *CASES], "does not exist"),
+        (["query", *DOCS, "--fixes", "speed", "sync"], "unknown fix 'speed'"),
+        (["check", *DOCS, "--cases", "no/such/cases.json"], "cannot read cases file"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_no_traceback(args, fragment):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("ragdash: error: ")
+    assert fragment in lines[0]
+
+
+# --- in process ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        ([], "required: command"),
+        (["frobnicate"], "invalid choice"),
+        (["check", *DOCS], "--cases"),
+        (["query", *DOCS, "?!"], "query is empty"),
+        (["query", *DOCS, "--top-k", "0", "sync"], "--top-k must be at least 1"),
+        (["query", *DOCS, "--threshold", "120", "sync"], "--threshold must be between 0 and 100"),
+        (["query", *DOCS, "--top-k", "two", "sync"], "invalid int value"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(capsys, args, fragment):
+    code, out, err = run_main(capsys, *args)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_a_broken_cases_file_exits_2_naming_the_problem(capsys, tmp_path):
+    cases = tmp_path / "cases.json"
+    cases.write_text('{"cases": [ {"name": "x" ]}', encoding="utf-8")
+    code, _, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
+    assert code == 2
+    assert "cases.json is not valid JSON (line 1" in err
+
+
+def test_a_folder_with_nothing_loadable_exits_2(capsys, tmp_path):
+    (tmp_path / "broken.pdf").write_bytes(b"")
+    code, _, err = run_main(capsys, "query", "--docs", str(tmp_path), "sync")
+    assert code == 2
+    assert "broken.pdf: error: is empty" in err
+    assert "no loadable documents" in err
+
+
+def test_ingest_problems_are_reported_but_the_command_still_runs(capsys, tmp_path):
+    (tmp_path / "good.md").write_text(doc_text("Stock sync every 15 minutes.", id="good"))
+    (tmp_path / "bad.pdf").write_bytes(b"not a pdf")
+    code, out, err = run_main(capsys, "query", "--docs", str(tmp_path), "--json", "sync")
+    assert code == 0
+    assert "bad.pdf: error: is not a PDF" in err
+    assert json.loads(out)["ranked"][0]["doc_id"] == "good"
+
+
+def test_a_case_expecting_an_unknown_document_is_warned_about(capsys, tmp_path):
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([{"name": "x", "query": "sync", "expected_id": "ghost"}]))
+    code, _, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
+    assert code == 1
+    assert "expects 'ghost', which is not in the corpus" in err
+
+
+def test_check_json_has_the_documented_fields_per_case(capsys, sample_cases):
+    code, out, _ = run_main(capsys, "check", *DOCS, *CASES, "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["fixes"] == "none"
+    assert report["passed"] + report["failed"] == len(sample_cases)
+    assert [c["name"] for c in report["cases"]] == [c.name for c in sample_cases]
+    for record, case in zip(report["cases"], sample_cases, strict=True):
+        assert set(record) >= CASE_FIELDS
+        assert (record["query"], record["expected_id"]) == (case.query, case.expected_id)
+        assert record["passed"] == (record["diagnosis"] == "pass")
+        assert len(record["ranked"]) == case.top_k
+        for ranked in record["ranked"]:
+            assert set(ranked) >= RANKED_FIELDS
+            assert isinstance(ranked["passage"]["text"], str)
+            assert ranked["score"] == pytest.approx(sum(m["points"] for m in ranked["breakdown"]))
+            for match in ranked["breakdown"]:
+                assert set(match) >= BREAKDOWN_FIELDS
+                assert match["kind"] in {"exact", "ocr", "fuzzy", "none"}
+    assert report["passed"] == sum(c["passed"] for c in report["cases"])
+
+
+def test_check_json_reports_missing_evidence_for_an_extraction_failure(capsys):
+    _, out, _ = run_main(capsys, "check", *DOCS, *CASES, "--json")
+    extraction = [c for c in json.loads(out)["cases"] if c["diagnosis"] == "extraction"]
+    assert extraction
+    for record in extraction:
+        assert record["ranked"][0]["doc_id"] == record["expected_id"]
+        assert record["missing_evidence"]
+        assert set(record["missing_evidence"]) <= set(record["evidence"])
+
+
+def test_check_top_k_overrides_every_case(capsys):
+    _, out, _ = run_main(capsys, "check", *DOCS, *CASES, "--json", "--top-k", "3")
+    assert {len(c["ranked"]) for c in json.loads(out)["cases"]} == {3}
+
+
+def test_query_json_ranks_with_a_breakdown(capsys):
+    code, out, _ = run_main(capsys, "query", *DOCS, "--fixes", "fuzzy", "--json", "warehuse sync")
+    assert code == 0
+    report = json.loads(out)
+    assert report["query"] == "warehuse sync"
+    assert report["fixes"] == "fuzzy"
+    assert len(report["ranked"]) == 3  # the default top-k of a query
+    first = report["ranked"][0]
+    assert first["doc_id"] == "inventory"
+    assert [m["kind"] for m in first["breakdown"]] == ["fuzzy", "exact"]
+    assert first["breakdown"][0]["passage_token"] == "warehouse"
+
+
+def test_query_text_output_shows_the_breakdown(capsys):
+    code, out, _ = run_main(capsys, "query", *DOCS, "--fixes", "ocr", "--top-k", "1", "sso")
+    assert code == 0
+    assert "plans p1 #1" in out
+    assert "sso" in out and "ocr" in out
+
+
+def test_query_threshold_applies_to_fuzzy(capsys):
+    args = ("query", *DOCS, "--fixes", "fuzzy", "--json", "--threshold", "99", "warehuse")
+    _, out, _ = run_main(capsys, *args)
+    kinds = {m["kind"] for r in json.loads(out)["ranked"] for m in r["breakdown"]}
+    assert kinds == {"none"}
+
+
+def test_ablate_json_lists_every_case_and_configuration(capsys, sample_cases):
+    code, out, _ = run_main(capsys, "ablate", *DOCS, *CASES, "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert len(records) == len(sample_cases) * len(configurations())
+    assert set(records[0]) == set(ABLATION_COLUMNS)
+    assert {r["configuration"] for r in records} == set(configurations())
+
+
+def test_ablate_text_is_a_case_by_configuration_matrix(capsys, sample_cases):
+    code, out, _ = run_main(capsys, "ablate", *DOCS, *CASES)
+    assert code == 0
+    header = out.splitlines()[0]
+    assert all(name in header for name in configurations())
+    assert all(case.name in out for case in sample_cases)
