@@ -78,9 +78,9 @@ def typo_noise(text: str, rate: float, seed: int = 0) -> str:
             chars.insert(i, rng.choice(near))
         elif edit == "substitution":
             chars[i] = rng.choice(near)
-        elif i + 1 < len(chars) and chars[i + 1].isalpha():
+        elif i + 1 < len(chars) and chars[i + 1].isalpha() and chars[i + 1] != ch:
             chars[i], chars[i + 1] = chars[i + 1], chars[i]
-        else:
+        else:  # nothing to swap with (or swapping "ll" would change nothing): delete
             del chars[i]
     return "".join(chars)
 

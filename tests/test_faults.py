@@ -43,6 +43,27 @@ def test_any_positive_rate_makes_at_least_one_edit(noise, rate, seed):
     assert noise(QUERY, rate, seed) != QUERY
 
 
+WITH_LONG_WORD = st.text(alphabet="abloek ", max_size=20).filter(
+    lambda t: any(len(w) >= 3 for w in t.split())
+)
+
+
+@given(WITH_LONG_WORD, RATES, SEEDS)
+def test_typo_noise_always_edits_a_text_with_a_word_of_three_letters(text, rate, seed):
+    assert typo_noise(text, rate, seed) != text
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_typo_noise_edits_words_with_doubled_letters(seed):
+    # swapping the two l's of "all" would leave the word as it was
+    assert typo_noise("sync all", 0.01, seed) != "sync all"
+
+
+@given(st.text(alphabet="abio .", max_size=20).filter(lambda t: "o" in t or "i" in t), RATES, SEEDS)
+def test_ocr_noise_always_edits_a_text_with_an_o_or_an_i(text, rate, seed):
+    assert ocr_noise(text, rate, seed) != text
+
+
 @given(st.sampled_from([ocr_noise, typo_noise]), st.text(max_size=40), RATES, SEEDS)
 def test_noise_is_deterministic_for_any_text(noise, text, rate, seed):
     assert noise(text, rate, seed) == noise(text, rate, seed)
