@@ -23,12 +23,13 @@ SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
 def make_pdf(
     path: Path,
     pages: list[list[str]],
-    encrypt: str | None = None,
+    encrypt: object = None,
     image_only: bool = False,
 ) -> Path:
     """Write a real PDF with reportlab: one list of text lines per page.
 
-    ``encrypt`` sets a user password (the file cannot be opened without it);
+    ``encrypt`` is a user password (the file cannot be opened without it) or a reportlab
+    ``pdfencrypt.StandardEncryption``;
     ``image_only`` draws only shapes, so the PDF has pages but no text layer.
     """
     from reportlab.lib.pagesizes import A4

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from datetime import date
+from pathlib import Path
 
 import pytest
 from conftest import doc_text, make_pdf
+from reportlab.lib import pdfencrypt
 
 from ragdash.ingest import (
     IngestError,
@@ -359,6 +361,46 @@ def test_an_unreadable_file_is_skipped_with_a_message(tmp_path, make_docs):
         (folder / "secret.md").chmod(0o644)
     assert corpus.doc_ids == ("good",)
     assert "cannot be read" in _only_message(corpus, "secret.md", "error")
+
+
+def test_a_file_that_cannot_be_read_is_skipped_with_a_message(tmp_path, make_docs, monkeypatch):
+    # Works as root too: reading this one file fails the way a permission problem does.
+    folder = make_docs(tmp_path, {**GOOD, "secret.md": doc_text("hidden")})
+    real_read = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "secret.md":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    corpus = load_folder(folder)
+    assert corpus.doc_ids == ("good",)
+    message = _only_message(corpus, "secret.md", "error")
+    assert "cannot be read (Permission denied)" in message
+
+
+def test_a_pdf_with_a_user_password_from_a_standard_encryption_is_refused(tmp_path, make_docs):
+    locked = make_pdf(
+        tmp_path / "locked.pdf",
+        [["Secret"]],
+        encrypt=pdfencrypt.StandardEncryption("user", ownerPassword="owner"),
+    )
+    folder = make_docs(tmp_path, {**GOOD, "locked.pdf": locked.read_bytes()})
+    corpus = load_folder(folder)
+    assert corpus.doc_ids == ("good",)
+    assert "encrypted with a password" in _only_message(corpus, "locked.pdf", "error")
+
+
+def test_a_pdf_with_only_an_owner_password_opens_and_loads(tmp_path, make_docs):
+    restricted = make_pdf(
+        tmp_path / "restricted.pdf",
+        [["Printing is restricted"]],
+        encrypt=pdfencrypt.StandardEncryption("", ownerPassword="owner", canPrint=0),
+    )
+    folder = make_docs(tmp_path, {"restricted.pdf": restricted.read_bytes()})
+    doc = load_folder(folder).document("restricted")
+    assert "Printing is restricted" in doc.text
 
 
 def test_a_missing_folder_is_an_error_naming_it(tmp_path):
