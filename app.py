@@ -8,15 +8,22 @@ from dashboard.render import inject_css
 from dashboard.sidebar import render_sidebar
 from dashboard.state import current_view, sync_url
 
-st.set_page_config(page_title="ragdash", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="ragdash", page_icon=":material/search:", layout="wide")
 inject_css()
 
 pages = [
     st.Page(
         "dashboard/pages/explore.py", title="Explore", icon="🔎", url_path="explore", default=True
     ),
-    st.Page("dashboard/pages/suite.py", title="Test suite", icon="🧪", url_path="suite"),
-    st.Page("dashboard/pages/documents.py", title="Documents", icon="📄", url_path="documents"),
+    st.Page(
+        "dashboard/pages/suite.py", title="Test suite", icon=":material/science:", url_path="suite"
+    ),
+    st.Page(
+        "dashboard/pages/documents.py",
+        title="Documents",
+        icon=":material/description:",
+        url_path="documents",
+    ),
 ]
 navigation = st.navigation(pages)
 index = current_index()

@@ -83,13 +83,13 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
     first = md_code(check.first_id or "nothing")
     text = f"**{check.diagnosis.value.upper()}** — {check.diagnosis.explanation}."
     if check.diagnosis is Diagnosis.PASS:
-        st.success(text, icon="✅")
+        st.success(text, icon=":material/check_circle:")
         return
     detail = f" Ranked first: {first}, expected {md_code(view.expect)}."
     if check.missing_evidence:
         missing = ", ".join(f"“{md_escape(e)}”" for e in check.missing_evidence)
         detail += f" Missing from the top {view.k}: {missing}."
-    st.error(text + detail, icon="❌")
+    st.error(text + detail, icon=":material/error:")
 
 
 def _results(ranked: list[RankedPassage], view: ViewState) -> None:

@@ -95,7 +95,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
             ),
             tooltip=["passage", "token", "kind", "points"],
         )
-        .properties(height=max(80, 34 * len({r["passage"] for r in rows})))
+        .properties(height=40 + 36 * len({r["passage"] for r in rows}))
     )
 
 

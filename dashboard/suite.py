@@ -48,7 +48,9 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
                 title=None,
                 axis=alt.Axis(labelAngle=-40, orient="top"),
             ),
-            y=alt.Y("case:N", sort=cases, title=None),
+            y=alt.Y(
+                "case:N", sort=cases, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)
+            ),
             color=alt.Color(
                 "diagnosis:N",
                 scale=alt.Scale(
@@ -57,7 +59,7 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
             ),
             tooltip=["case", "configuration", "diagnosis", "first_id", "missing_evidence"],
         )
-        .properties(height=max(120, 28 * len(cases)))
+        .properties(height=max(120, 30 * len(cases)))
     )
 
 

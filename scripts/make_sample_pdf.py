@@ -57,6 +57,7 @@ def write_pdf(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "sample_docs" / "plans.pdf"
+    default = Path(__file__).resolve().parent.parent / "sample_docs" / "plans.pdf"
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else default
     write_pdf(target)
     print(f"wrote {target}")
