@@ -82,7 +82,12 @@ def typo_noise(text: str, rate: float, seed: int = 0) -> str:
             chars[i], chars[i + 1] = chars[i + 1], chars[i]
         else:  # nothing to swap with (or swapping "ll" would change nothing): delete
             del chars[i]
-    return "".join(chars)
+    result = "".join(chars)
+    if candidates and rate > 0 and result == text:
+        # Edits can cancel out (two swaps undoing each other); noise must show.
+        i = rng.choice(candidates)
+        result = text[:i] + text[i + 1 :]
+    return result
 
 
 def _word_length(text: str, index: int) -> int:
