@@ -112,3 +112,13 @@ def case_library() -> tuple[list[Case], list[str]]:
             names.add(case.name)
             cases.append(case)
     return cases, problems
+
+
+def source_path(source: str) -> Path | None:
+    """The file a document was loaded from: the docs folder first, then the uploads."""
+    config = settings()
+    for folder in (config.docs, Workspace(config.workspace).uploads):
+        path = folder / source
+        if path.is_file():
+            return path
+    return None

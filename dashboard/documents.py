@@ -3,13 +3,18 @@ ingestion messages, remove uploads."""
 
 from __future__ import annotations
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard.context import workspace
+from dashboard.context import source_path, workspace
 from dashboard.render import md_escape, text_block
 from ragdash.documents import STATUSES, Document
 from ragdash.index import CorpusIndex
+from ragdash.ingest import IngestError
+from ragdash.inspection import IngestionReport, inspect_pdf, render_page_with_tables
+from ragdash.ocr_signals import add_substitutions, ocr_signals
+from ragdash.tokens import format_ocr_map, parse_ocr_map
 from ragdash.workspace import WorkspaceError
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
@@ -79,6 +84,122 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
             st.rerun()
 
 
+@st.cache_data(show_spinner="Inspecting the PDF…", max_entries=32)
+def _inspect(path: str, mtime_ns: int) -> IngestionReport:
+    with open(path, "rb") as handle:
+        return inspect_pdf(handle.read())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _page_image(path: str, mtime_ns: int, page: int):
+    with open(path, "rb") as handle:
+        return render_page_with_tables(handle.read(), page, resolution=80)
+
+
+def _inspection(doc: Document) -> None:
+    """The ingestion report of a PDF and a page view with detected tables boxed."""
+    path = source_path(doc.source)
+    if path is None:
+        st.info("The source file is no longer on disk.")
+        return
+    mtime = path.stat().st_mtime_ns
+    try:
+        report = _inspect(str(path), mtime)
+    except IngestError as exc:
+        st.error(f"{md_escape(doc.source)} {md_escape(str(exc))}")
+        return
+    c = st.columns(4)
+    c[0].metric("Pages", report.pages)
+    c[1].metric("Tables detected", len(report.tables))
+    c[2].metric("Page breaks joined", report.fragments_joined)
+    c[3].metric("Rows re-assembled", report.rows_joined)
+    sizes = pd.DataFrame(
+        [
+            {
+                "tables fix": label,
+                "passages": s.count,
+                "min chars": s.min,
+                "median chars": s.median,
+                "p90 chars": s.p90,
+                "max chars": s.max,
+            }
+            for label, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
+        ]
+    )
+    st.dataframe(sizes, hide_index=True, width="stretch")
+    for warning in report.warnings:
+        st.warning(md_escape(warning))
+    if report.tables:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "pages": f"{t.page_start}–{t.page_end}",
+                        "rows": t.rows,
+                        "columns": t.columns,
+                        "header": t.header,
+                        "rows joined": t.joined_rows,
+                    }
+                    for t in report.tables
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    chars = pd.DataFrame({"page": range(1, report.pages + 1), "characters": report.chars_per_page})
+    st.altair_chart(
+        alt.Chart(chars)
+        .mark_bar()
+        .encode(x=alt.X("page:O"), y="characters:Q", tooltip=["page", "characters"])
+        .properties(height=120, title="Text characters per page (0 = no text layer)"),
+        width="stretch",
+    )
+    page = 1
+    if report.pages > 1:
+        page = st.slider("Page", 1, report.pages, 1, key=f"page_{doc.source}")
+    try:
+        image = _page_image(str(path), mtime, page)
+    except IngestError as exc:
+        st.error(md_escape(str(exc)))
+        return
+    st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
+
+
+def _ocr_signals(index: CorpusIndex) -> None:
+    """Tokens that look OCR-damaged and the substitution that would repair them."""
+    current = parse_ocr_map(st.session_state.get("w_ocrmap", "0=o, 1=i") or "")
+    signals = ocr_signals(index.corpus, current)
+    if not signals:
+        return
+    with st.expander(f"OCR signals ({len(signals)})", expanded=any(not s.covered for s in signals)):
+        st.caption(
+            "Tokens with a digit inside a word, and the word seen elsewhere in the corpus "
+            "that a substitution would turn them into — build the OCR map from these."
+        )
+        for i, sig in enumerate(signals):
+            subs = format_ocr_map(sig.substitutions)
+            c1, c2 = st.columns([4, 1])
+            c1.markdown(
+                f"{md_escape(sig.doc_id)}: `{sig.token}` ×{sig.count} → `{sig.proposed}` "
+                f"(seen {sig.seen}× elsewhere) with {md_escape(subs)}"
+            )
+            if sig.covered:
+                c2.caption("already in the map")
+                continue
+            c2.button(
+                f"Add {subs}", key=f"ocr_add_{i}", on_click=_add_to_map, args=(sig.substitutions,)
+            )
+
+
+def _add_to_map(substitutions: dict[str, str]) -> None:
+    try:
+        current = parse_ocr_map(st.session_state.get("w_ocrmap", "") or "")
+        st.session_state["w_ocrmap"] = format_ocr_map(add_substitutions(current, substitutions))
+        st.session_state["doc_notice"] = "OCR map updated; turn on OCR normalization to use it."
+    except ValueError as exc:
+        st.session_state["doc_notice"] = f"Not added: {exc}"
+
+
 def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -94,7 +215,14 @@ def _document(doc: Document, index: CorpusIndex, uploads: set[str]) -> None:
     label = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
     with st.expander(md_escape(label)):
         _edit_form(doc, index)
-        pages_tab, passages_tab = st.tabs([f"Pages ({len(doc.pages)})", "Passages"])
+        names = [f"Pages ({len(doc.pages)})", "Passages"]
+        if doc.kind == "pdf":
+            names.append("Inspection")
+        tabs = st.tabs(names)
+        pages_tab, passages_tab = tabs[0], tabs[1]
+        if doc.kind == "pdf":
+            with tabs[2]:
+                _inspection(doc)
         with pages_tab:
             for number, page in enumerate(doc.pages, start=1):
                 st.caption(f"Page {number} · {len(page)} characters")
@@ -127,6 +255,7 @@ def render(index: CorpusIndex) -> None:
         st.success(md_escape(notice))
     _upload(index)
     _messages(index)
+    _ocr_signals(index)
     corpus = index.corpus
     st.dataframe(
         pd.DataFrame(
