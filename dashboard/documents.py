@@ -47,7 +47,7 @@ def _upload(index: CorpusIndex) -> None:
         bar.empty()
         st.session_state["upload_outcome"] = outcome
         st.rerun()
-    for level, message in st.session_state.pop("upload_outcome", []):
+    for level, message in st.session_state.get("upload_outcome", []):
         getattr(st, level)(md_escape(message))
 
 

@@ -1,0 +1,283 @@
+"""The real dashboard run with Streamlit's AppTest: pages render, fixes change results as
+the bundled testbed says, links restore the view, uploads and edits persist, and document
+text reaches the page escaped."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragdash.cases import load_cases
+from ragdash.faults import corrupt_query
+from ragdash.ranking import FIX_NAMES, Fixes
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_docs"
+EXPLORE = "dashboard/pages/explore.py"
+SUITE = "dashboard/pages/suite.py"
+DOCUMENTS = "dashboard/pages/documents.py"
+#: Which fix repairs which corrupted case of the bundled testbed.
+CASE_FIX = {"stale-version": "recency", "ocr-noise": "ocr", "typo": "fuzzy",
+            "split-table": "tables"}
+RESULT_HEADER = re.compile(r"^\*\*#(\d+) · (.+?)\*\*")
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """An AppTest on the bundled sample docs with a fresh workspace."""
+    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
+
+    def make(**params: str) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        for key, value in params.items():
+            at.query_params[key] = value
+        return at
+
+    return make
+
+
+def results(at: AppTest) -> list[str]:
+    """Document ids of the ranked passages shown, in order."""
+    found = []
+    for md in at.markdown:
+        match = RESULT_HEADER.match(md.value)
+        if match:
+            found.append(match.group(2).replace("\\", ""))
+    return found
+
+
+def param(at: AppTest, name: str) -> str:
+    """A URL parameter as the app left it (AppTest may hold a string or a list)."""
+    value = at.query_params[name]
+    return value[0] if isinstance(value, list) else value
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.mark.parametrize("page", [EXPLORE, SUITE, DOCUMENTS])
+def test_each_page_renders_without_exceptions(app, page):
+    at = app()
+    at.run()
+    at.switch_page(page).run()
+    no_exception(at)
+    assert at.title[0].value in {"Explore", "Test suite", "Documents"}
+
+
+def test_opens_on_the_first_case_of_the_library_with_its_verdict(app):
+    at = app()
+    at.run()
+    no_exception(at)
+    first = load_cases(SAMPLE / "cases.json")[0]
+    assert at.text_input(key="w_q").value == first.query
+    assert at.selectbox(key="w_expect").value == first.expected_id
+    # With no fix the stale-version case fails, and the page says why in words.
+    assert at.error and "RANKING" in at.error[0].value
+
+
+@pytest.mark.parametrize("name", sorted(CASE_FIX))
+def test_toggling_each_fix_repairs_its_case(app, name):
+    case = next(c for c in load_cases(SAMPLE / "cases.json") if c.name == name)
+    at = app(q=case.query, fixes="none", expect=case.expected_id,
+             evidence=";".join(case.evidence), k=str(case.top_k))
+    at.run()
+    no_exception(at)
+    assert at.error, "with no fix the corrupted case must fail"
+    at.toggle(key=f"w_fix_{CASE_FIX[name]}").set_value(True).run()
+    no_exception(at)
+    assert results(at)[0] == case.expected_id
+    assert at.success and "PASS" in at.success[0].value
+    assert param(at, "fixes") == CASE_FIX[name]
+
+
+def test_toggle_changes_the_first_result_of_the_stale_query(app):
+    at = app(q="return policy days", fixes="none")
+    at.run()
+    assert results(at)[0] == "returns-2024"
+    at.toggle(key="w_fix_recency").set_value(True).run()
+    assert results(at)[0] == "returns-2026"
+
+
+def test_url_parameters_restore_the_view(app):
+    at = app(q="warehouse sync", fixes="recency,fuzzy", threshold="70", k="2",
+             fault="typo", rate="0.2", seed="7", expect="inventory", evidence="15 minutes")
+    at.run()
+    no_exception(at)
+    for name in FIX_NAMES:
+        assert at.toggle(key=f"w_fix_{name}").value == (name in ("recency", "fuzzy"))
+    assert at.slider(key="w_threshold").value == 70
+    assert at.number_input(key="w_k").value == 2
+    assert at.radio(key="w_fault").value == "typo"
+    corrupted = corrupt_query("warehouse sync", "typo", 0.2, 7)
+    assert corrupted in [c.value for c in at.code]
+    assert len(results(at)) == 2
+    # The address bar keeps describing the same view.
+    assert param(at, "fixes") == "recency,fuzzy" and param(at, "threshold") == "70"
+    assert param(at, "seed") == "7" and param(at, "k") == "2"
+
+
+def test_bad_url_parameters_fall_back_with_a_warning(app):
+    at = app(q="return policy days", fixes="bogus", k="zero", threshold="300")
+    at.run()
+    no_exception(at)
+    text = " ".join(w.value for w in at.warning)
+    assert "bogus" in text and "zero" in text and "threshold" in text
+    assert results(at), "the page still shows results with default settings"
+
+
+def test_empty_query_shows_a_message_not_a_traceback(app):
+    at = app(q="   ", fixes="all")
+    at.run()
+    no_exception(at)
+    assert any("empty" in i.value for i in at.info)
+    assert results(at) == []
+
+
+def test_corrupting_a_query_shows_the_corrupted_text_and_uses_it(app):
+    at = app(q="warehouse sync", fixes="none")
+    at.run()
+    assert results(at)[0] == "inventory"
+    at.radio(key="w_fault").set_value("ocr")
+    at.slider(key="w_rate").set_value(1.0)
+    at.run()
+    no_exception(at)
+    corrupted = corrupt_query("warehouse sync", "ocr", 1.0, 0)
+    assert corrupted != "warehouse sync"
+    assert corrupted in [c.value for c in at.code]
+
+
+def test_comparison_tab_explains_why_the_winner_moved(app):
+    at = app(q="return policy days", fixes="recency")
+    at.run()
+    no_exception(at)
+    frames = [df.value for df in at.dataframe]
+    moves = next(f for f in frames if "why" in f.columns)
+    row = moves[moves["passage"].str.startswith("returns-2026")].iloc[0]
+    assert row["before"] == 2 and row["after"] == 1
+    assert "newest" in row["why"]
+
+
+def test_suite_page_shows_every_case_and_the_ablation(app):
+    at = app(fixes="none")
+    at.run()
+    at.switch_page(SUITE).run()
+    no_exception(at)
+    cases = load_cases(SAMPLE / "cases.json")
+    table = at.dataframe[0].value
+    assert list(table["case"]) == [c.name for c in cases]
+    failing = set(table.loc[table["verdict"] == "FAIL", "case"])
+    assert failing == set(CASE_FIX)
+    assert len(at.get("download_button")) == 2
+
+
+def test_picking_a_case_opens_it_in_explore(app):
+    at = app(fixes="none")
+    at.run()
+    at.switch_page(SUITE).run()
+    at.selectbox(key="suite_pick").set_value("typo").run()
+    at.button[0].click().run()
+    no_exception(at)
+    assert at.text_input(key="w_q").value == "warehuse sync"
+    assert at.selectbox(key="w_expect").value == "inventory"
+    assert results(at)[0] == "crm"
+
+
+def test_adding_a_case_in_the_ui_saves_it_to_the_workspace(app, tmp_path):
+    at = app()
+    at.run()
+    at.switch_page(SUITE).run()
+    form_inputs = [t for t in at.text_input if t.key is None or not t.key.startswith("w_")]
+    name, query, evidence = form_inputs[0], form_inputs[1], form_inputs[2]
+    name.set_value("reported-refund")
+    query.set_value("refund card")
+    evidence.set_value("full refund")
+    at.selectbox[-1].set_value("returns-2026")
+    at.button(key="FormSubmitter:add_case-Save case").click().run()
+    no_exception(at)
+    saved = load_cases(tmp_path / "workspace" / "cases.json")
+    assert [c.name for c in saved] == ["reported-refund"]
+    assert "reported-refund" in list(at.dataframe[0].value["case"])
+
+
+def test_upload_persists_in_the_workspace_and_is_searchable(app, tmp_path):
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    body = b"---\nid: loyalty\nupdated: 2026-03-01\n---\nLoyalty points expire after 18 months.\n"
+    at.file_uploader(key="upload").upload("loyalty.md", body, "text/markdown").run()
+    no_exception(at)
+    assert (tmp_path / "workspace" / "uploads" / "loyalty.md").read_bytes() == body
+    assert "loyalty" in list(at.dataframe[0].value["id"])
+    # A restart (a new session) still has it, and it can be found.
+    again = app(q="loyalty points expire", fixes="none")
+    again.run()
+    assert results(again)[0] == "loyalty"
+
+
+def test_a_corrupt_upload_is_refused_with_a_message_and_nothing_is_lost(app, tmp_path):
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    before = list(at.dataframe[0].value["id"])
+    at.file_uploader(key="upload").upload("broken.pdf", b"%PDF-1.4 garbage", "application/pdf")
+    at.run()
+    no_exception(at)
+    assert any("broken.pdf" in e.value.replace("\\", "") for e in at.error)
+    assert list(at.dataframe[0].value["id"]) == before
+    assert not (tmp_path / "workspace" / "uploads" / "broken.pdf").exists()
+
+
+def test_editing_metadata_saves_it_and_bad_dates_are_refused(app, tmp_path):
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    updated = [t for t in at.text_input if t.label.startswith("Updated")]
+    # Forms follow list order: the second document is returns-2026.
+    updated[1].set_value("26/01/2026")
+    at.button(key="FormSubmitter:edit_returns-2026.md-Save metadata").click().run()
+    no_exception(at)
+    assert any("ISO date" in e.value for e in at.error)
+    assert not (tmp_path / "workspace" / "metadata.csv").exists()
+    updated = [t for t in at.text_input if t.label.startswith("Updated")]
+    updated[1].set_value("2023-01-01")
+    at.button(key="FormSubmitter:edit_returns-2026.md-Save metadata").click().run()
+    no_exception(at)
+    assert "2023-01-01" in (tmp_path / "workspace" / "metadata.csv").read_text()
+    docs = at.dataframe[0].value
+    assert docs.loc[docs["id"] == "returns-2026", "updated"].iloc[0] == "2023-01-01"
+
+
+def test_hostile_document_text_reaches_the_page_escaped(app, tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "evil.md").write_text(
+        "---\nid: evil\nupdated: 2026-01-01\n---\n"
+        "Refund <script>alert('x')</script> <img src=x onerror=\"alert(1)\"> "
+        "<style>body{display:none}</style> **bold** $x^2$\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    at = app(q="refund", fixes="none")
+    at.run()
+    no_exception(at)
+    passage = next(h.value for h in at.html if "rd-passage" in h.value and "Refund" in h.value)
+    assert "<script>" not in passage and "&lt;script&gt;" in passage
+    assert "<img" not in passage and "&lt;img" in passage
+    assert "<style>" not in passage and "**bold**" in passage
+
+
+def test_fixes_off_and_on_give_what_the_core_gives(app):
+    from ragdash.index import CorpusIndex
+    from ragdash.ingest import load_folder
+
+    index = CorpusIndex(load_folder(SAMPLE))
+    for spec in ("none", "all"):
+        at = app(q="enterprise sso", fixes=spec, k="3")
+        at.run()
+        expected = [r.doc_id for r in index.search("enterprise sso", Fixes.parse(spec))[:3]]
+        assert results(at) == expected
