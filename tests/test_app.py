@@ -271,6 +271,33 @@ def test_hostile_document_text_reaches_the_page_escaped(app, tmp_path, monkeypat
     assert "<style>" not in passage and "**bold**" in passage
 
 
+def test_hostile_ids_long_tokens_and_invisible_characters_do_not_break_pages(
+    app, tmp_path, monkeypatch
+):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    long_token = "a" * 5000
+    (docs / "odd.md").write_text(
+        "---\nid: x<b>bold</b>\nsubject: [link](javascript:alert(1))\nupdated: 2026-01-01\n---\n"
+        f"Refund \u202egnirts desrever\u202c zero\u200bwidth {long_token} "
+        "[click](javascript:alert(1))\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    at = app(q="refund", fixes="all")
+    at.run()
+    no_exception(at)
+    assert results(at) == ["x<b>bold</b>"]
+    header = next(m.value for m in at.markdown if m.value.startswith("**#1"))
+    # Markdown would make "<b>" bold; escaped, it is shown as typed.
+    assert "\\<b\\>" in header and "<b>" not in header.replace("\\<b\\>", "")
+    passage = next(h.value for h in at.html if "rd-passage" in h.value and "Refund" in h.value)
+    assert long_token in passage and "\u202e" in passage and "<a " not in passage
+    for page in (SUITE, DOCUMENTS):
+        at.switch_page(page).run()
+        no_exception(at)
+
+
 def test_fixes_off_and_on_give_what_the_core_gives(app):
     from ragdash.index import CorpusIndex
     from ragdash.ingest import load_folder
