@@ -37,8 +37,15 @@ def _upload(index: CorpusIndex) -> None:
         for i, uploaded in enumerate(fresh):
             bar.progress(i / len(fresh), text=f"Reading {uploaded.name} ({i + 1}/{len(fresh)})")
             done.add(uploaded.file_id)
+
+            def page_progress(fraction: float, label: str, i: int = i, f=uploaded) -> None:
+                overall = (i + fraction) / len(fresh)
+                bar.progress(min(overall, 1.0), text=f"Reading {f.name}: {label}")
+
             try:
-                name, warnings = ws.save_upload(uploaded.name, uploaded.getvalue())
+                name, warnings = ws.save_upload(
+                    uploaded.name, uploaded.getvalue(), progress=page_progress
+                )
             except WorkspaceError as exc:
                 outcome.append(("error", str(exc)))
                 continue

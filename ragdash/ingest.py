@@ -199,7 +199,11 @@ def list_order(folder: Path, metadata_rows: list[tuple[str, dict[str, str]]]) ->
 
 
 def load_document(
-    path: Path, overrides: dict[str, str], order: int, max_pages: int = MAX_PDF_PAGES
+    path: Path,
+    overrides: dict[str, str],
+    order: int,
+    max_pages: int = MAX_PDF_PAGES,
+    progress: Progress | None = None,
 ) -> tuple[Document, list[str]]:
     """Load one file into a :class:`Document`; returns it with its warnings.
 
@@ -211,7 +215,7 @@ def load_document(
     except OSError as exc:
         raise IngestError(f"cannot be read ({exc.strerror or exc})") from None
     if path.suffix.lower() == PDF_SUFFIX:
-        pdf = read_pdf(data, max_pages)
+        pdf = read_pdf(data, max_pages, progress)
         meta: dict[str, str] = {}
         pages, kind = pdf.pages, "pdf"
         table_pages = pdf.table_pages

@@ -53,14 +53,14 @@ def safe_file_name(name: str) -> str:
     return f"{stem}{suffix}"
 
 
-def check_document(file_name: str, data: bytes) -> list[str]:
+def check_document(file_name: str, data: bytes, progress: Progress | None = None) -> list[str]:
     """Load ``data`` as the file ``file_name`` would be loaded; returns its warnings or
-    raises :class:`WorkspaceError` with the loader's message."""
+    raises :class:`WorkspaceError` with the loader's message. ``progress`` sees each PDF page."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / file_name
         path.write_bytes(data)
         try:
-            _, warnings = load_document(path, {}, 0)
+            _, warnings = load_document(path, {}, 0, progress=progress)
         except IngestError as exc:
             raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
     return warnings
@@ -84,7 +84,11 @@ class Workspace:
         return sorted(p.name for p in self.uploads.iterdir() if p.suffix.lower() in DOC_SUFFIXES)
 
     def save_upload(
-        self, name: str, data: bytes, replace_existing: bool = False
+        self,
+        name: str,
+        data: bytes,
+        replace_existing: bool = False,
+        progress: Progress | None = None,
     ) -> tuple[str, list[str]]:
         """Check that an uploaded file loads, then store it atomically.
 
@@ -99,7 +103,8 @@ class Workspace:
         if len(data) > MAX_UPLOAD_BYTES:
             mib = MAX_UPLOAD_BYTES // (1024 * 1024)
             raise WorkspaceError(f"{file_name!r} is larger than {mib} MiB; nothing was saved")
-        warnings = check_document(file_name, data)
+        # Checked before anything is written: stopping mid-way leaves the workspace as it was.
+        warnings = check_document(file_name, data, progress)
         self._ensure()
         target = self.uploads / file_name
         if target.exists() and not replace_existing:
