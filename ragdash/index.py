@@ -3,27 +3,54 @@
 from __future__ import annotations
 
 from ragdash.documents import Corpus, Passage
-from ragdash.ranking import Fixes, RankedPassage, rank_passages
+from ragdash.inverted import InvertedIndex
+from ragdash.ranking import Fixes, RankedPassage
 from ragdash.segmentation import corpus_passages
 
 
 class CorpusIndex:
-    """Holds a corpus and its two passage sets (``tables`` off / on), segmented lazily once.
+    """Holds a corpus, its two passage sets (``tables`` off / on) and an inverted index over
+    each, all built lazily once.
 
-    One instance is shared by the CLI, the dashboard and the tests; ``search`` is the single
-    entry point to ranking.
+    One instance is shared by the CLI, the dashboard and the tests; ``search`` and ``top`` are
+    the entry points to ranking (identical to :func:`ragdash.ranking.rank_passages`).
     """
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self._passages: dict[bool, tuple[Passage, ...]] = {}
+        self._inverted: dict[bool, InvertedIndex] = {}
 
     def passages(self, tables: bool = False) -> tuple[Passage, ...]:
         """All passages, in list order, as ingestion with the tables fix off or on makes them."""
         if tables not in self._passages:
-            self._passages[tables] = corpus_passages(self.corpus, join_tables=tables)
+            other = self._passages.get(not tables)
+            if other is not None and tables_neutral(self.corpus):
+                self._passages[tables] = other  # the tables fix changes nothing here
+            else:
+                self._passages[tables] = corpus_passages(self.corpus, join_tables=tables)
         return self._passages[tables]
+
+    def inverted(self, tables: bool = False) -> InvertedIndex:
+        """The inverted index over :meth:`passages` (shared when both sets are the same)."""
+        if tables not in self._inverted:
+            passages = self.passages(tables)
+            other = self._inverted.get(not tables)
+            if other is not None and other.passages is passages:
+                self._inverted[tables] = other
+            else:
+                self._inverted[tables] = InvertedIndex.build(passages)
+        return self._inverted[tables]
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         """Every eligible passage ranked for ``query`` under ``fixes``, best first."""
-        return rank_passages(self.passages(fixes.tables), query, fixes)
+        return self.inverted(fixes.tables).rank(query, fixes)
+
+    def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
+        """The first ``k`` of :meth:`search`, without ranking the rest."""
+        return self.inverted(fixes.tables).rank(query, fixes, max(k, 0))
+
+
+def tables_neutral(corpus: Corpus) -> bool:
+    """True when the tables fix cannot change any passage: no document is paged."""
+    return all(doc.kind != "pdf" and len(doc.pages) == 1 for doc in corpus.documents)

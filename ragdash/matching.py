@@ -8,8 +8,10 @@ being ranked, so fuzzy candidates are searched over distinct words (rapidfuzz
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
@@ -89,6 +91,55 @@ def _stronger(a: TokenMatch, b: TokenMatch) -> bool:
     )
 
 
+class Lexicon(Protocol):
+    """The words a query may match, with the lookups fuzzy and OCR matching need."""
+
+    def __contains__(self, word: object) -> bool: ...
+
+    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
+        """Words whose OCR normalization is ``normal`` (and differs from the word)."""
+        ...
+
+    def fuzzy_pool(self) -> Sequence[str]:
+        """The fuzzy-eligible words, sorted."""
+        ...
+
+
+@dataclass
+class SetLexicon:
+    """A :class:`Lexicon` over a plain set of words; lookups are worked out on first use."""
+
+    words: AbstractSet[str]
+    _by_normal: dict[tuple[tuple[str, str], ...], dict[str, set[str]]] = field(
+        default_factory=dict, repr=False
+    )
+    _pool: list[str] | None = field(default=None, repr=False)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.words
+
+    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
+        key = tuple(sorted(subs.items()))
+        if key not in self._by_normal:
+            self._by_normal[key] = ocr_groups(self.words, subs)
+        return self._by_normal[key].get(normal, ())
+
+    def fuzzy_pool(self) -> Sequence[str]:
+        if self._pool is None:
+            self._pool = sorted(w for w in self.words if fuzzy_eligible(w))
+        return self._pool
+
+
+def ocr_groups(words: Iterable[str], subs: Mapping[str, str]) -> dict[str, set[str]]:
+    """Normalized form → the words that normalize to it (only words the map changes)."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for word in words:
+        normal = normalize_ocr(word, subs)
+        if normal != word:
+            groups[normal].add(word)
+    return dict(groups)
+
+
 def plan_query(
     query_tokens: Iterable[str], vocabulary: Iterable[str], settings: MatchSettings
 ) -> QueryPlan:
@@ -100,31 +151,35 @@ def plan_query(
     scoring similarity/100 — so a near-spelling never outweighs an exact match, and a
     correctly spelled query ranks exactly as it does with fuzzy off.
     """
-    vocab = set(vocabulary)
+    return plan_with_lexicon(query_tokens, SetLexicon(set(vocabulary)), settings)
+
+
+def plan_with_lexicon(
+    query_tokens: Iterable[str], lexicon: Lexicon, settings: MatchSettings
+) -> QueryPlan:
+    """:func:`plan_query` against a :class:`Lexicon` (e.g. an index's cached vocabulary)."""
     distinct = tuple(dict.fromkeys(query_tokens))
     subs = settings.substitutions
-    by_normal: dict[str, set[str]] = defaultdict(set)
-    if settings.ocr:
-        for word in vocab:
-            normal = normalize_ocr(word, subs)
-            if normal != word:
-                by_normal[normal].add(word)
-    fuzzy_pool: list[str] | None = None
     candidates: dict[str, dict[str, TokenMatch]] = {}
     for q in distinct:
         options: dict[str, TokenMatch] = {}
-        if q in vocab:
+        if q in lexicon:
             options[q] = TokenMatch(q, q, EXACT, 100.0, 1.0)
         if settings.ocr:
             normal = normalize_ocr(q, subs)
-            for word in by_normal.get(normal, set()) | ({normal} & vocab):
+            words = {w for w in lexicon.ocr_variants(normal, subs) if w in lexicon}
+            if normal in lexicon:
+                words.add(normal)
+            for word in words:
                 if word not in options:
                     options[word] = TokenMatch(q, word, OCR, 100.0, 1.0, _ocr_note(q, word, subs))
         if settings.fuzzy and not options and fuzzy_eligible(q):
-            if fuzzy_pool is None:
-                fuzzy_pool = sorted(w for w in vocab if fuzzy_eligible(w))
             for word, score, _ in process.extract(
-                q, fuzzy_pool, scorer=fuzz.ratio, score_cutoff=settings.threshold, limit=None
+                q,
+                lexicon.fuzzy_pool(),
+                scorer=fuzz.ratio,
+                score_cutoff=settings.threshold,
+                limit=None,
             ):
                 options[word] = TokenMatch(q, word, FUZZY, float(score), round(score / 100, 4))
         candidates[q] = options

@@ -96,4 +96,4 @@ def judge(case: Case, ranked: Sequence[RankedPassage], fixes: Fixes) -> ProofChe
 
 def check_case(index: CorpusIndex, case: Case, fixes: Fixes) -> ProofCheck:
     """Run a case's query under ``fixes`` and judge it. Raises ``QueryError`` on a bad query."""
-    return judge(case, index.search(case.query, fixes), fixes)
+    return judge(case, index.top(case.query, fixes, max(case.top_k, 1)), fixes)

@@ -10,7 +10,15 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from ragdash.documents import Passage
-from ragdash.matching import DEFAULT_THRESHOLD, MatchSettings, QueryPlan, TokenMatch, plan_query
+from ragdash.matching import (
+    DEFAULT_THRESHOLD,
+    Lexicon,
+    MatchSettings,
+    QueryPlan,
+    TokenMatch,
+    plan_query,
+    plan_with_lexicon,
+)
 from ragdash.tokens import DEFAULT_OCR_MAP, tokenize
 
 FIX_NAMES = ("recency", "status", "ocr", "fuzzy", "tables")
@@ -120,7 +128,17 @@ def eligible_passages(passages: Iterable[Passage], fixes: Fixes) -> list[Passage
 def score_passage(passage: Passage, plan: QueryPlan) -> tuple[float, tuple[TokenMatch, ...]]:
     """The passage's score under ``plan`` and the breakdown, one line per query token."""
     breakdown = tuple(plan.best_match(token, passage.tokens) for token in plan.tokens)
-    return round(sum(m.points for m in breakdown), 6), breakdown
+    return breakdown_score(breakdown), breakdown
+
+
+def breakdown_score(breakdown: Sequence[TokenMatch]) -> float:
+    """A passage's score: the points of its breakdown, summed in query order."""
+    return round(sum(m.points for m in breakdown), 6)
+
+
+def plan_for(tokens: Sequence[str], lexicon: Lexicon, fixes: Fixes) -> QueryPlan:
+    """The query plan of ``tokens`` under ``fixes`` against an index's vocabulary."""
+    return plan_with_lexicon(tokens, lexicon, fixes.match_settings)
 
 
 def sort_key(passage: Passage, score: float, recency: bool) -> tuple:

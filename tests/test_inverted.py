@@ -1,0 +1,133 @@
+"""The inverted index ranks exactly as the straightforward scorer, and is built once."""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import pytest
+from conftest import make_document, make_index
+
+from ragdash.index import CorpusIndex
+from ragdash.inverted import build_postings
+from ragdash.ranking import FIX_NAMES, Fixes, QueryError, rank_passages
+
+WORDS = [
+    "return", "returns", "policy", "policies", "days", "sync", "synch", "warehouse",
+    "warehouses", "plan", "plans", "storage", "basic", "pro", "enterpr1se", "enterprise",
+    "ss0", "sso", "30", "60", "10", "minutes", "io", "1o", "c0ntract", "contract",
+]  # fmt: skip
+TYPOS = ["warehuse", "polcy", "storag", "xyz", "enterpr1ze", "contrakt", "s5o"]
+ALL_FIXES = [
+    Fixes().with_only(name for name, on in zip(FIX_NAMES, flags, strict=True) if on)
+    for flags in product([False, True], repeat=len(FIX_NAMES))
+]
+
+
+def random_index(rng: random.Random) -> CorpusIndex:
+    docs = []
+    for i in range(rng.randint(0, 9)):
+        text = " ".join(rng.choices(WORDS, k=rng.randint(0, 12)))
+        pages = [text[: len(text) // 2], text[len(text) // 2 :], "basic | pro\n30 | 60"]
+        body = pages if rng.random() < 0.4 else (text or "!!")
+        updated = rng.choice([None, "2024-02-01", "2025-06-30", "2026-01-05"])
+        status = rng.choice(["current", "current", "withdrawn"])
+        docs.append(make_document(f"d{i}", body, updated=updated, status=status))
+    return make_index(*docs)
+
+
+def random_query(rng: random.Random) -> str:
+    return " ".join(rng.choices([*WORDS, *TYPOS], k=rng.randint(1, 5)))
+
+
+def outcome(ranked):
+    return [(r.rank, r.passage, r.score, r.breakdown) for r in ranked]
+
+
+def reference(index: CorpusIndex, query: str, fixes: Fixes):
+    return rank_passages(index.passages(fixes.tables), query, fixes)
+
+
+@pytest.mark.parametrize("fixes", ALL_FIXES, ids=lambda f: f.label)
+def test_search_and_top_equal_the_reference_scorer_on_random_corpora(fixes):
+    assert len(ALL_FIXES) == 32
+    rng = random.Random(fixes.label)
+    for _ in range(40):
+        index = random_index(rng)
+        for _ in range(4):
+            query = random_query(rng)
+            expected = outcome(reference(index, query, fixes))
+            assert outcome(index.search(query, fixes)) == expected
+            k = rng.randint(0, len(expected) + 2)
+            assert outcome(index.top(query, fixes, k)) == expected[:k]
+
+
+@pytest.mark.parametrize("threshold", [0.0, 50.0, 95.0])
+def test_fuzzy_thresholds_and_custom_ocr_maps_equal_the_reference(threshold):
+    rng = random.Random(int(threshold))
+    ocr_map = (("1", "i"), ("5", "s"), ("0", "o"))
+    for _ in range(30):
+        index = random_index(rng)
+        for spec in ("fuzzy", "ocr,fuzzy", "all"):
+            fixes = Fixes.parse(spec, threshold=threshold, ocr_map=ocr_map)
+            query = random_query(rng)
+            expected = outcome(reference(index, query, fixes))
+            assert outcome(index.search(query, fixes)) == expected
+            assert outcome(index.top(query, fixes, 3)) == expected[:3]
+
+
+def test_top_fills_with_zero_score_passages_in_list_order():
+    index = make_index(
+        make_document("a", "nothing here"),
+        make_document("b", "sync plan"),
+        make_document("c", "still nothing"),
+    )
+    assert [r.doc_id for r in index.top("sync", Fixes(), 3)] == ["b", "a", "c"]
+    assert [r.score for r in index.top("sync", Fixes(), 3)] == [1.0, 0.0, 0.0]
+    assert index.top("sync", Fixes(), 0) == []
+
+
+def test_bad_queries_are_refused_by_the_index_too():
+    index = make_index(make_document("a", "sync"))
+    with pytest.raises(QueryError, match="empty"):
+        index.top("?!", Fixes(), 3)
+
+
+def test_postings_are_built_once_per_passage_set_and_reused_by_every_query():
+    index = make_index(
+        make_document("a", "sync plan"), make_document("b", ["page one", "page two sync"])
+    )
+    index.search("sync", Fixes())
+    postings = index.inverted(False).postings
+    index.search("plan page", Fixes.parse("recency,status,ocr,fuzzy"))
+    index.top("warehuse", Fixes.parse("fuzzy"), 1)
+    assert index.inverted(False).postings is postings
+    tables = index.inverted(True)
+    index.search("sync", Fixes.all())
+    assert index.inverted(True) is tables and tables is not index.inverted(False)
+
+
+def test_a_corpus_without_pages_shares_one_index_for_both_tables_settings():
+    index = make_index(make_document("a", "sync plan"), make_document("b", "plan"))
+    assert index.inverted(False) is index.inverted(True)
+    assert index.passages(False) is index.passages(True)
+
+
+def test_ocr_groups_and_fuzzy_pools_are_cached_per_map_and_status():
+    index = make_index(make_document("a", "enterpr1se plan"), make_document("b", "warehouse"))
+    inverted = index.inverted(False)
+    index.search("enterprise warehuse", Fixes.parse("ocr,fuzzy"))
+    view = inverted.view(False)
+    pool = view.fuzzy_pool()
+    index.search("enterprise warehuse", Fixes.parse("ocr,fuzzy"))
+    assert inverted.view(False) is view and view.fuzzy_pool() is pool
+    assert len(inverted._groups) == 1
+    index.search("enterprise", Fixes.parse("ocr", ocr_map=(("1", "l"),)))
+    assert len(inverted._groups) == 2
+
+
+def test_postings_list_each_token_s_passages_in_ascending_order():
+    postings = build_postings([frozenset({"a", "b"}), frozenset(), frozenset({"b"})])
+    assert postings.ids("a").tolist() == [0]
+    assert postings.ids("b").tolist() == [0, 2]
+    assert postings.ids("zzz").tolist() == []
