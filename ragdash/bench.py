@@ -1,0 +1,399 @@
+"""``python -m ragdash.bench``: how fast the index builds and answers, next to BM25 peers.
+
+Corpora are cut from text the project did not write — the docstrings of the Python
+standard library, then of the installed packages — into passages of a few sentences, each
+its own document with a seeded date, status and (now and then) OCR damage. Queries are a few
+words of a random passage, some misspelled or OCR-damaged. Everything is measured in the
+same run: build time and memory, median and p95 top-k latency with no fix and with all
+fixes, and the same queries through ``rank_bm25`` (``BM25Okapi.get_scores`` + top-k) and
+``bm25s`` when they are installed. Not a test: nothing here asserts a timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gc
+import random
+import statistics
+import sysconfig
+import time
+import tracemalloc
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from ragdash.ablation import configurations, run_ablation
+from ragdash.documents import Corpus, Document
+from ragdash.index import CorpusIndex
+from ragdash.proof import Case
+from ragdash.ranking import Fixes
+from ragdash.tokens import tokenize
+
+SIZES = (1_000, 10_000, 100_000)
+QUICK_SIZES = (1_000, 10_000)
+NO_FIXES = Fixes()
+MIN_PASSAGE_CHARS, MAX_PASSAGE_CHARS = 200, 900
+_DOC_NODES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+# --- corpus --------------------------------------------------------------------------------
+
+
+def source_files() -> Iterator[Path]:
+    """Standard-library sources, then installed packages', in a stable order (no tests)."""
+    paths = sysconfig.get_paths()
+    stdlib, purelib = Path(paths["stdlib"]), Path(paths["purelib"])
+    for root, skip_site in ((stdlib, True), (purelib, False)):
+        for path in sorted(root.rglob("*.py")):
+            parts = set(path.relative_to(root).parts)
+            if (skip_site and "site-packages" in parts) or parts & {"test", "tests"}:
+                continue
+            yield path
+
+
+def docstrings(path: Path) -> list[str]:
+    """The module, class and function docstrings of one source file."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return []
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        text = ast.get_docstring(node)
+        if text:
+            found.append(text)
+        stack.extend(n for n in reversed(node.body) if isinstance(n, _DOC_NODES))
+    return found
+
+
+def split_passages(text: str) -> list[str]:
+    """Blank-line paragraphs merged up to :data:`MIN_PASSAGE_CHARS`, long ones cut at lines."""
+    pieces: list[str] = []
+    for para in text.split("\n\n"):
+        lines, size = [], 0
+        for line in para.strip().splitlines():
+            if lines and size + len(line) > MAX_PASSAGE_CHARS:
+                pieces.append("\n".join(lines))
+                lines, size = [], 0
+            lines.append(line)
+            size += len(line) + 1
+        if lines:
+            pieces.append("\n".join(lines))
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and len(merged[-1]) < MIN_PASSAGE_CHARS:
+            merged[-1] = f"{merged[-1]}\n\n{piece}"
+        else:
+            merged.append(piece)
+    return [m for m in merged if len(tokenize(m)) >= 5]
+
+
+def passage_texts(count: int) -> list[str]:
+    """``count`` distinct passages of third-party text (fewer if the sources run out)."""
+    seen: dict[str, None] = {}
+    for path in source_files():
+        for doc in docstrings(path):
+            for text in split_passages(doc):
+                seen.setdefault(text)
+                if len(seen) >= count:
+                    return list(seen)
+    return list(seen)
+
+
+def damage(text: str, rng: random.Random) -> str:
+    """Misread one ``o``/``i`` of a word as ``0``/``1``, as OCR does."""
+    words = [w for w in set(tokenize(text)) if w.isalpha() and len(w) >= 5 and "o" in w]
+    if not words:
+        return text
+    word = rng.choice(sorted(words))
+    return text.replace(word, word.replace("o", "0", 1), 1)
+
+
+def make_corpus(texts: Sequence[str], seed: int = 0) -> Corpus:
+    """One text document per passage: dated (some undated), 10% withdrawn, 3% OCR-damaged."""
+    rng = random.Random(seed)
+    docs = []
+    for i, text in enumerate(texts):
+        updated = None if rng.random() < 0.1 else date(2020, 1, 1) + timedelta(rng.randrange(2500))
+        status = "withdrawn" if rng.random() < 0.1 else "current"
+        body = damage(text, rng) if rng.random() < 0.03 else text
+        docs.append(Document(f"p{i}", f"passage {i}", updated, status, f"p{i}.md", "text",
+                             (body,), i))  # fmt: skip
+    return Corpus(tuple(docs))
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+    doc_id: str  # the passage it was drawn from
+    evidence: str  # one of its words
+
+
+def make_queries(corpus: Corpus, count: int, seed: int = 1) -> list[Query]:
+    """2-4 distinct words of random passages; 30% with a typo, 10% with OCR damage."""
+    rng = random.Random(seed)
+    queries: list[Query] = []
+    for _ in range(count * 100):
+        if len(queries) >= count:
+            break
+        doc = rng.choice(corpus.documents)
+        words = sorted({w for w in tokenize(doc.text) if w.isalpha() and len(w) >= 3})
+        if len(words) < 2:
+            continue
+        picked = rng.sample(words, min(len(words), rng.randint(2, 4)))
+        long = [i for i, w in enumerate(picked) if len(w) >= 6]
+        roll = rng.random()
+        if roll < 0.3 and long:
+            i = rng.choice(long)
+            cut = rng.randrange(1, len(picked[i]) - 1)
+            picked[i] = picked[i][:cut] + picked[i][cut + 1 :]
+        elif roll < 0.4 and any("o" in w for w in picked):
+            i = next(i for i, w in enumerate(picked) if "o" in w)
+            picked[i] = picked[i].replace("o", "0", 1)
+        queries.append(Query(" ".join(picked), doc.doc_id, picked[0]))
+    return queries
+
+
+# --- systems -------------------------------------------------------------------------------
+
+
+class System:
+    """Something that builds over passage texts and answers top-k queries."""
+
+    name = ""
+
+    def build(self, corpus: Corpus) -> None:
+        raise NotImplementedError
+
+    def query(self, text: str, k: int) -> object:
+        raise NotImplementedError
+
+
+class Ragdash(System):
+    name = "ragdash"
+
+    def __init__(self, fixes: Fixes = NO_FIXES) -> None:
+        self.fixes = fixes
+
+    def build(self, corpus: Corpus) -> None:
+        self.index = CorpusIndex(corpus)
+        self.index.inverted(False)
+
+    def query(self, text: str, k: int) -> object:
+        return self.index.top(text, self.fixes, k)
+
+
+class RankBM25(System):
+    name = "rank_bm25"
+
+    def build(self, corpus: Corpus) -> None:
+        from rank_bm25 import BM25Okapi
+
+        self.bm25 = BM25Okapi([tokenize(doc.text) for doc in corpus.documents])
+
+    def query(self, text: str, k: int) -> object:
+        scores = self.bm25.get_scores(tokenize(text))
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        return top[np.argsort(-scores[top], kind="stable")]
+
+
+class BM25S(System):
+    name = "bm25s"
+
+    def build(self, corpus: Corpus) -> None:
+        import bm25s
+
+        self.retriever = bm25s.BM25()
+        tokens = [tokenize(doc.text) for doc in corpus.documents]
+        self.retriever.index(tokens, show_progress=False)
+        self.size = len(tokens)
+
+    def query(self, text: str, k: int) -> object:
+        return self.retriever.retrieve([tokenize(text)], k=min(k, self.size), show_progress=False)
+
+
+def available_peers() -> list[System]:
+    peers: list[System] = []
+    for cls, module in ((RankBM25, "rank_bm25"), (BM25S, "bm25s")):
+        try:
+            __import__(module)
+        except ImportError:
+            continue
+        peers.append(cls())
+    return peers
+
+
+# --- measuring -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Latency:
+    median_ms: float
+    p95_ms: float
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def build_memory_mb(system: System, corpus: Corpus) -> float:
+    """Memory the built system holds (tracemalloc, traced Python and numpy allocations)."""
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    system.build(corpus)
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    return held / 2**20
+
+
+def latency(system: System, queries: Sequence[str], k: int) -> Latency:
+    times = [timed(lambda q=q: system.query(q, k)) * 1000 for q in queries]
+    p95 = float(np.percentile(times, 95)) if times else 0.0
+    return Latency(statistics.median(times) if times else 0.0, p95)
+
+
+def ablation_cases(queries: Sequence[Query], count: int) -> list[Case]:
+    """``count`` proof-check cases (queries reused round-robin), top-3, one evidence word."""
+    return [
+        Case(f"c{i}", q.text, q.doc_id, (q.evidence,), top_k=3)
+        for i, q in ((i, queries[i % len(queries)]) for i in range(count))
+    ]
+
+
+@dataclass
+class Row:
+    passages: int
+    build_s: dict[str, float]
+    memory_mb: dict[str, float]
+    extras_s: float  # first all-fixes query: OCR groups, fuzzy pools, tie orders
+    latency: dict[str, Latency]
+    ablation_s: float
+    ablation_runs: int
+
+
+def measure(size: int, texts: Sequence[str], args: argparse.Namespace) -> Row:
+    corpus = make_corpus(texts[:size])
+    queries = make_queries(corpus, args.queries)
+    strings = [q.text for q in queries]
+    makers: list[Callable[[], System]] = [Ragdash, *(type(p) for p in available_peers())]
+    build, memory, lat = {}, {}, {}
+    ours = Ragdash()
+    for make in makers:
+        memory[make.name] = build_memory_mb(make(), corpus)
+        gc.collect()
+        system = ours if make is Ragdash else make()
+        build[make.name] = timed(lambda s=system: s.build(corpus))
+        if system is not ours:
+            lat[make.name] = latency(system, strings, args.k)
+        del system
+        gc.collect()
+    lat["none"] = latency(ours, strings, args.k)
+    every = Ragdash(Fixes.all())
+    every.index = ours.index
+    extras = timed(lambda: every.query("warmup qxzv", args.k))
+    lat["all"] = latency(every, strings, args.k)
+    cases = ablation_cases(queries, args.cases)
+    ablation = timed(lambda: run_ablation(ours.index, cases))
+    runs = len(cases) * len(configurations())
+    return Row(len(corpus.documents), build, memory, extras, lat, ablation, runs)
+
+
+# --- report --------------------------------------------------------------------------------
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.1f}x" if a and b else "n/a"
+
+
+def _ms(lat: Latency | None) -> str:
+    return f"{lat.median_ms:.2f} / {lat.p95_ms:.2f}" if lat else "n/a"
+
+
+def _num(value: float | None, fmt: str) -> str:
+    return format(value, fmt) if value is not None else "n/a"
+
+
+def report(rows: Sequence[Row], k: int) -> str:
+    """The three markdown tables: build, query latency, ablation."""
+    out = ["### Build (tokenize + index; memory held, tracemalloc)", ""]
+    out.append(
+        "| passages | ragdash s | ragdash MB | all-fixes extras s | rank_bm25 s | bm25s s "
+        "| bm25s MB | build ragdash÷bm25s |"
+    )
+    out.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        b, m = r.build_s, r.memory_mb
+        out.append(
+            f"| {r.passages:,} | {b['ragdash']:.2f} | {m['ragdash']:.0f} | {r.extras_s:.2f} "
+            f"| {_num(b.get('rank_bm25'), '.2f')} | {_num(b.get('bm25s'), '.2f')} "
+            f"| {_num(m.get('bm25s'), '.0f')} | {_ratio(b['ragdash'], b.get('bm25s'))} |"
+        )
+    out += ["", f"### Query latency, top-{k}, ms (median / p95)", ""]
+    out.append(
+        "| passages | no fix | all fixes | rank_bm25 | bm25s "
+        "| rank_bm25÷all-fixes | all-fixes÷bm25s |"
+    )
+    out.append("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        lat = r.latency
+        mine, peer, fast = lat["all"].median_ms, lat.get("rank_bm25"), lat.get("bm25s")
+        out.append(
+            f"| {r.passages:,} | {_ms(lat['none'])} | {_ms(lat['all'])} "
+            f"| {_ms(peer)} | {_ms(fast)} "
+            f"| {_ratio(peer.median_ms if peer else None, mine)} "
+            f"| {_ratio(mine, fast.median_ms if fast else None)} |"
+        )
+    out += ["", "### Ablation (run_ablation: cases × 12 configurations)", ""]
+    out.append("| passages | checks | seconds | ms per check |")
+    out.append("|---:|---:|---:|---:|")
+    for r in rows:
+        per = 1000 * r.ablation_s / max(r.ablation_runs, 1)
+        out.append(f"| {r.passages:,} | {r.ablation_runs:,} | {r.ablation_s:.2f} | {per:.2f} |")
+    return "\n".join(out)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m ragdash.bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="1k and 10k passages, fewer runs")
+    parser.add_argument("--passages", type=int, nargs="+", help="corpus sizes to measure")
+    parser.add_argument("--queries", type=int, help="queries per size (default 200, quick 50)")
+    parser.add_argument("--cases", type=int, help="ablation cases (default 1000, quick 100)")
+    parser.add_argument("--k", type=int, default=10, help="passages returned per query")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    args.passages = args.passages or list(QUICK_SIZES if quick else SIZES)
+    args.queries = args.queries or (50 if quick else 200)
+    args.cases = args.cases if args.cases is not None else (100 if quick else 1000)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    start = time.perf_counter()
+    texts = passage_texts(max(args.passages))
+    print(f"corpus: {len(texts):,} passages of standard-library and package docstrings "
+          f"({time.perf_counter() - start:.1f} s to read)")  # fmt: skip
+    sizes = sorted({min(size, len(texts)) for size in args.passages})
+    rows = []
+    for size in sizes:
+        rows.append(measure(size, texts, args))
+        print(f"measured {size:,} passages", flush=True)
+    print()
+    print(report(rows, args.k))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

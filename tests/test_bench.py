@@ -1,0 +1,44 @@
+"""The benchmark entry point runs on a tiny corpus and prints its tables (no timing checked)."""
+
+from __future__ import annotations
+
+import re
+
+from ragdash import bench
+from ragdash.ranking import Fixes
+
+
+def test_bench_prints_build_latency_and_ablation_tables_with_ratios(capsys):
+    assert bench.main(["--passages", "150", "--queries", "5", "--cases", "4"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("### Build", "### Query latency, top-10", "### Ablation"):
+        assert heading in out
+    for column in ("ragdash s", "ragdash MB", "bm25s s", "build ragdash÷bm25s", "no fix",
+                   "all fixes", "rank_bm25", "rank_bm25÷all-fixes", "all-fixes÷bm25s",
+                   "checks"):  # fmt: skip
+        assert column in out
+    rows = [line for line in out.splitlines() if line.startswith("| 150 |")]
+    assert len(rows) == 3
+    assert len(re.findall(r"\d+\.\d+x", rows[0] + rows[1])) == 3  # the three ratios
+    assert "| 48 |" in rows[2]  # 4 cases × 12 configurations
+
+
+def test_bench_corpus_is_third_party_text_cut_into_seeded_documents():
+    texts = bench.passage_texts(50)
+    assert len(texts) == 50 and len(set(texts)) == 50
+    corpus = bench.make_corpus(texts)
+    assert corpus == bench.make_corpus(texts)
+    assert {doc.status for doc in corpus.documents} <= {"current", "withdrawn"}
+    queries = bench.make_queries(corpus, 20)
+    assert queries == bench.make_queries(corpus, 20)
+    assert all(2 <= len(q.text.split()) <= 4 for q in queries)
+
+
+def test_bench_systems_answer_the_same_top_k_shape():
+    corpus = bench.make_corpus(bench.passage_texts(30))
+    ours = bench.Ragdash(Fixes.all())
+    ours.build(corpus)
+    assert len(ours.query("return the value", 5)) == 5
+    for peer in bench.available_peers():
+        peer.build(corpus)
+        peer.query("return the value", 5)
