@@ -1,0 +1,46 @@
+"""Highlighting: escaped first, then hits and evidence wrapped in <mark>."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragdash.highlight import highlight_html, highlight_spans, match_kinds
+from ragdash.matching import TokenMatch
+
+
+def test_hits_are_marked_by_kind_and_evidence_across_whitespace():
+    out = highlight_html(
+        "Basic |\n10   Go and Enterpr1se",
+        {"basic": "exact", "enterpr1se": "ocr", "go": "fuzzy"},
+        ["10 go"],
+    )
+    assert '<mark class="hit-exact">Basic</mark>' in out
+    assert '<mark class="hit-ocr">Enterpr1se</mark>' in out
+    assert '<mark class="evidence">10   </mark><mark class="evidence hit-fuzzy">Go</mark>' in out
+
+
+def test_markup_in_document_text_is_escaped():
+    out = highlight_html('<script>alert(1)</script><img src=x onerror="x()">', {"script": "exact"})
+    assert "<script>" not in out and "<img" not in out
+    assert "&lt;<mark" in out and "onerror=&quot;x()&quot;" in out
+
+
+@given(st.text(), st.lists(st.text(min_size=1, max_size=5), max_size=3))
+def test_removing_the_marks_gives_back_the_escaped_text(text, evidence):
+    tokens = {t: "exact" for t in re.findall(r"[a-z0-9]+", text.lower())[:3]}
+    out = highlight_html(text, tokens, evidence)
+    assert re.sub(r"</?mark[^>]*>", "", out) == html.escape(text)
+    assert "".join(chunk for chunk, _ in highlight_spans(text, tokens, evidence)) == text
+
+
+def test_match_kinds_keeps_the_strongest_kind_per_token():
+    breakdown = [
+        TokenMatch("warehuse", "warehouse", "fuzzy", 94, 0.94),
+        TokenMatch("warehouse", "warehouse", "exact", 100, 1),
+        TokenMatch("sync", None, "none", 0, 0),
+    ]
+    assert match_kinds(breakdown) == {"warehouse": "exact"}

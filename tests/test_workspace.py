@@ -1,0 +1,132 @@
+"""The workspace: uploads checked before saving, edits validated, removal keeps the file,
+corrupt files reported and never overwritten, atomic writes."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SAMPLE_DOCS, doc_text, make_pdf
+
+from ragdash.atomic import atomic_write
+from ragdash.workspace import Workspace, WorkspaceError, safe_file_name
+
+
+@pytest.fixture
+def ws(tmp_path) -> Workspace:
+    return Workspace(tmp_path / "ws")
+
+
+def test_an_upload_joins_the_corpus_after_the_docs_folder(ws):
+    name, warnings = ws.save_upload(
+        "Loyalty Rules.md", doc_text("Points expire.", id="loyalty").encode()
+    )
+    assert name == "Loyalty-Rules.md" and warnings == []
+    corpus = ws.load(SAMPLE_DOCS)
+    assert corpus.doc_ids[-1] == "loyalty"
+    assert corpus.document("loyalty").order == len(corpus.documents) - 1
+
+
+def test_upload_names_cannot_escape_the_uploads_folder(ws):
+    assert safe_file_name("../../etc/passwd.md") == "passwd.md"
+    assert safe_file_name("C:\\docs\\a b.PDF") == "a-b.pdf"
+    with pytest.raises(WorkspaceError, match="only .txt, .md, .pdf"):
+        safe_file_name("payload.html")
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "problem"),
+    [
+        ("empty.pdf", b"", "empty"),
+        ("broken.pdf", b"%PDF-1.4\nnot really", "could not be read as a PDF"),
+        ("fake.pdf", b"hello", "not a PDF"),
+        ("blank.md", b"   \n", "empty"),
+    ],
+)
+def test_bad_uploads_are_refused_and_nothing_is_written(ws, name, data, problem):
+    with pytest.raises(WorkspaceError, match=problem):
+        ws.save_upload(name, data)
+    assert ws.upload_names() == []
+
+
+def test_an_image_only_pdf_is_refused_saying_ocr_is_needed(ws, tmp_path):
+    pdf = make_pdf(tmp_path / "scan.pdf", [["a line"]], image_only=True).read_bytes()
+    with pytest.raises(WorkspaceError, match="OCR"):
+        ws.save_upload("scan.pdf", pdf)
+
+
+def test_uploading_the_same_name_twice_keeps_the_first(ws):
+    ws.save_upload("a.md", doc_text("first", id="a").encode())
+    with pytest.raises(WorkspaceError, match="already uploaded"):
+        ws.save_upload("a.md", doc_text("second", id="a").encode())
+    assert "first" in (ws.uploads / "a.md").read_text()
+
+
+def test_an_upload_reusing_a_bundled_id_is_reported_not_loaded(ws):
+    ws.save_upload("copy.md", doc_text("30 days", id="returns-2026").encode())
+    corpus = ws.load(SAMPLE_DOCS)
+    assert [d.source for d in corpus.documents if d.doc_id == "returns-2026"] == ["returns-2026.md"]
+    assert any(
+        "duplicate id 'returns-2026'" in m.message and m.source == "copy.md"
+        for m in corpus.messages
+    )
+
+
+def test_edits_change_metadata_and_survive_a_reload(ws):
+    corpus = ws.load(SAMPLE_DOCS)
+    ws.save_edit(
+        corpus,
+        "plans.pdf",
+        {"id": "plans-v2", "subject": "Plans", "updated": "2027-01-01", "status": "withdrawn"},
+    )
+    again = Workspace(ws.root).load(SAMPLE_DOCS)
+    doc = again.document("plans-v2")
+    assert doc is not None and doc.status == "withdrawn" and str(doc.updated) == "2027-01-01"
+    assert again.document("plans") is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"id": ""}, "cannot be empty"),
+        ({"id": "crm"}, "already used by crm.md"),
+        ({"id": "has space"}, "no spaces"),
+        ({"id": "plans", "updated": "01/02/2026"}, "ISO date"),
+        ({"id": "plans", "status": "archived"}, "status must be one of"),
+    ],
+)
+def test_bad_edits_are_refused_and_nothing_is_saved(ws, fields, problem):
+    corpus = ws.load(SAMPLE_DOCS)
+    with pytest.raises(WorkspaceError, match=problem):
+        ws.save_edit(corpus, "plans.pdf", fields)
+    assert not ws.edits_path.exists()
+
+
+def test_a_corrupt_edits_file_is_reported_and_never_overwritten(ws):
+    ws.root.mkdir(parents=True)
+    ws.edits_path.write_bytes(b"no file column here\nx,y\n")
+    before = ws.edits_path.read_bytes()
+    corpus = ws.load(SAMPLE_DOCS)
+    assert any("no 'file' column" in m.message for m in corpus.messages)
+    with pytest.raises(WorkspaceError, match="not overwritten"):
+        ws.save_edit(corpus, "plans.pdf", {"id": "plans"})
+    assert ws.edits_path.read_bytes() == before
+
+
+def test_removing_an_upload_keeps_the_file_under_removed(ws):
+    ws.save_upload("a.md", doc_text("alpha", id="a").encode())
+    kept = ws.remove_upload("a.md")
+    assert ws.upload_names() == [] and kept.read_text().endswith("alpha\n")
+    assert "a" not in ws.load(SAMPLE_DOCS).doc_ids
+    with pytest.raises(WorkspaceError, match="not an uploaded document"):
+        ws.remove_upload("crm.md")
+
+
+def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
+    target = tmp_path / "cases.json"
+    target.write_text("old")
+
+    with pytest.raises(TypeError):
+        atomic_write(target, object())  # type: ignore[arg-type]
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["cases.json"], "no temp file left behind"
+    atomic_write(target, b"new")
+    assert target.read_text() == "new"
