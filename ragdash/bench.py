@@ -265,7 +265,8 @@ def latency(system: System, queries: Sequence[str], k: int) -> Latency:
 
 
 def ablation_cases(queries: Sequence[Query], count: int) -> list[Case]:
-    """``count`` proof-check cases (queries reused round-robin), top-3, one evidence word."""
+    """``count`` proof-check cases (queries reused round-robin if too few), top-3, one
+    evidence word."""
     return [
         Case(f"c{i}", q.text, q.doc_id, (q.evidence,), top_k=3)
         for i, q in ((i, queries[i % len(queries)]) for i in range(count))
@@ -304,7 +305,7 @@ def measure(size: int, texts: Sequence[str], args: argparse.Namespace) -> Row:
     every.index = ours.index
     extras = timed(lambda: every.query("warmup qxzv", args.k))
     lat["all"] = latency(every, strings, args.k)
-    cases = ablation_cases(queries, args.cases)
+    cases = ablation_cases(make_queries(corpus, args.cases, seed=2), args.cases)
     ablation = timed(lambda: run_ablation(ours.index, cases))
     runs = len(cases) * len(configurations())
     return Row(len(corpus.documents), build, memory, extras, lat, ablation, runs)

@@ -20,7 +20,15 @@ from itertools import chain
 import numpy as np
 
 from ragdash.documents import Passage
-from ragdash.matching import KIND_RANK, NONE, QueryPlan, TokenMatch, fuzzy_eligible, ocr_groups
+from ragdash.matching import (
+    KIND_RANK,
+    NONE,
+    QueryPlan,
+    TokenMatch,
+    extract_fuzzy,
+    fuzzy_eligible,
+    ocr_groups,
+)
 from ragdash.ranking import (
     Fixes,
     RankedPassage,
@@ -30,6 +38,8 @@ from ragdash.ranking import (
     rank_passages,
 )
 
+#: Fuzzy look-ups kept per vocabulary view (query token, threshold); cleared when full.
+FUZZY_CACHE_SIZE = 4096
 #: Points are summed as integers of this many units per point (4-decimal fuzzy points).
 UNITS_PER_POINT = 10_000
 
@@ -79,7 +89,8 @@ class VocabularyView:
     words: Mapping[str, int] | frozenset[str]
     groups: dict[tuple[tuple[str, str], ...], dict[str, set[str]]]
     all_words: Sequence[str]
-    _pool: list[str] | None = None
+    _pool: FuzzyPool | None = None
+    _fuzzy: dict[tuple[str, float], list[tuple[str, float]]] = field(default_factory=dict)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
@@ -90,10 +101,57 @@ class VocabularyView:
             self.groups[key] = ocr_groups(self.all_words, subs)
         return self.groups[key].get(normal, ())
 
-    def fuzzy_pool(self) -> Sequence[str]:
+    def fuzzy_pool(self) -> FuzzyPool:
         if self._pool is None:
-            self._pool = sorted(w for w in self.words if fuzzy_eligible(w))
+            self._pool = FuzzyPool.build(sorted(w for w in self.words if fuzzy_eligible(w)))
         return self._pool
+
+    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
+        key = (token, threshold)
+        if key not in self._fuzzy:
+            if len(self._fuzzy) >= FUZZY_CACHE_SIZE:
+                self._fuzzy.clear()
+            self._fuzzy[key] = extract_fuzzy(
+                token, self.fuzzy_pool().candidates(token, threshold), threshold
+            )
+        return self._fuzzy[key]
+
+
+@dataclass(frozen=True, eq=False)
+class FuzzyPool:
+    """Fuzzy-eligible words (letters only) with their letter counts, to skip hopeless ones.
+
+    ``fuzz.ratio`` is ``100 * (1 - indel / (len_a + len_b))`` and the indel distance is at
+    least the L1 distance between letter counts, so a word whose counts are farther than
+    ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold.
+    """
+
+    words: tuple[str, ...]
+    lengths: np.ndarray
+    counts: np.ndarray  # words × 26, int16
+
+    @classmethod
+    def build(cls, words: Sequence[str]) -> FuzzyPool:
+        return cls(
+            tuple(words), np.array([len(w) for w in words], dtype=np.int16), letter_counts(words)
+        )
+
+    def candidates(self, token: str, threshold: float) -> Sequence[str]:
+        """A superset of the words that can reach ``threshold`` against ``token``."""
+        if not self.words:
+            return ()
+        gap = np.abs(self.counts - letter_counts([token])[0]).sum(axis=1)
+        slack = (1 - threshold / 100) * (self.lengths + len(token)) + 1e-6
+        return [self.words[i] for i in np.flatnonzero(gap <= slack).tolist()]
+
+
+def letter_counts(words: Sequence[str]) -> np.ndarray:
+    """How often each letter a-z occurs in each word (words of letters a-z only)."""
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    codes = np.frombuffer("".join(words).encode("ascii"), dtype=np.uint8).astype(np.int64) - 97
+    owners = np.repeat(np.arange(len(words)), lengths)
+    flat = np.bincount(owners * 26 + codes, minlength=len(words) * 26)
+    return flat.reshape(len(words), 26).astype(np.int16)
 
 
 def tie_order(passages: Sequence[Passage], recency: bool) -> np.ndarray:

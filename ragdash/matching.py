@@ -100,8 +100,8 @@ class Lexicon(Protocol):
         """Words whose OCR normalization is ``normal`` (and differs from the word)."""
         ...
 
-    def fuzzy_pool(self) -> Sequence[str]:
-        """The fuzzy-eligible words, sorted."""
+    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
+        """Fuzzy-eligible words at or above ``threshold``, with their similarity."""
         ...
 
 
@@ -124,10 +124,16 @@ class SetLexicon:
             self._by_normal[key] = ocr_groups(self.words, subs)
         return self._by_normal[key].get(normal, ())
 
-    def fuzzy_pool(self) -> Sequence[str]:
+    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
         if self._pool is None:
             self._pool = sorted(w for w in self.words if fuzzy_eligible(w))
-        return self._pool
+        return extract_fuzzy(token, self._pool, threshold)
+
+
+def extract_fuzzy(token: str, words: Sequence[str], threshold: float) -> list[tuple[str, float]]:
+    """Every word of ``words`` whose ``fuzz.ratio`` with ``token`` reaches ``threshold``."""
+    found = process.extract(token, words, scorer=fuzz.ratio, score_cutoff=threshold, limit=None)
+    return [(word, float(score)) for word, score, _ in found]
 
 
 def ocr_groups(words: Iterable[str], subs: Mapping[str, str]) -> dict[str, set[str]]:
@@ -174,14 +180,8 @@ def plan_with_lexicon(
                 if word not in options:
                     options[word] = TokenMatch(q, word, OCR, 100.0, 1.0, _ocr_note(q, word, subs))
         if settings.fuzzy and not options and fuzzy_eligible(q):
-            for word, score, _ in process.extract(
-                q,
-                lexicon.fuzzy_pool(),
-                scorer=fuzz.ratio,
-                score_cutoff=settings.threshold,
-                limit=None,
-            ):
-                options[word] = TokenMatch(q, word, FUZZY, float(score), round(score / 100, 4))
+            for word, score in lexicon.fuzzy_matches(q, settings.threshold):
+                options[word] = TokenMatch(q, word, FUZZY, score, round(score / 100, 4))
         candidates[q] = options
     return QueryPlan(distinct, candidates)
 

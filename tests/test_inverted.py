@@ -9,7 +9,8 @@ import pytest
 from conftest import make_document, make_index
 
 from ragdash.index import CorpusIndex
-from ragdash.inverted import build_postings
+from ragdash.inverted import FuzzyPool, build_postings
+from ragdash.matching import extract_fuzzy
 from ragdash.ranking import FIX_NAMES, Fixes, QueryError, rank_passages
 
 WORDS = [
@@ -131,3 +132,15 @@ def test_postings_list_each_token_s_passages_in_ascending_order():
     assert postings.ids("a").tolist() == [0]
     assert postings.ids("b").tolist() == [0, 2]
     assert postings.ids("zzz").tolist() == []
+
+
+@pytest.mark.parametrize("threshold", [0.0, 40.0, 66.6, 80.0, 90.0, 100.0])
+def test_the_letter_count_filter_never_drops_a_fuzzy_match(threshold):
+    rng = random.Random(threshold)
+    words = sorted({"".join(rng.choices("aeinorst", k=rng.randint(4, 10))) for _ in range(400)})
+    pool = FuzzyPool.build(words)
+    for _ in range(60):
+        token = "".join(rng.choices("aeinorstu", k=rng.randint(4, 10)))
+        kept = pool.candidates(token, threshold)
+        assert set(kept) <= set(words)
+        assert extract_fuzzy(token, kept, threshold) == extract_fuzzy(token, words, threshold)
