@@ -308,7 +308,7 @@ def measure(size: int, texts: Sequence[str], args: argparse.Namespace) -> Row:
     cases = ablation_cases(make_queries(corpus, args.cases, seed=2), args.cases)
     ablation = timed(lambda: run_ablation(ours.index, cases))
     runs = len(cases) * len(configurations())
-    return Row(len(corpus.documents), build, memory, extras, lat, ablation, runs)
+    return Row(len(ours.index.passages()), build, memory, extras, lat, ablation, runs)
 
 
 # --- report --------------------------------------------------------------------------------
