@@ -42,9 +42,13 @@ def default_view(cases: list[Case]) -> ViewState:
 
 
 def current_view(cases: list[Case]) -> ViewState:
-    """The session's view; on the first run it comes from the URL (bad values → warning)."""
+    """The session's view; on the first run it comes from the URL (bad values → warning).
+    A link naming a query is a whole view (left-out parameters are at their defaults, as
+    :meth:`ViewState.to_params` writes them); without one, the first case fills the rest."""
     if VIEW_KEY not in st.session_state:
-        view, problems = from_params(dict(st.query_params.to_dict()), default_view(cases))
+        params = dict(st.query_params.to_dict())
+        base = ViewState() if "q" in params else default_view(cases)
+        view, problems = from_params(params, base)
         st.session_state[VIEW_KEY] = view
         st.session_state["url_problems"] = problems
     for problem in st.session_state.get("url_problems", []):

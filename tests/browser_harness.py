@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -77,17 +80,23 @@ def running_app(docs: Path | None = None, workspace: Path | None = None) -> Iter
 
 
 @contextlib.contextmanager
-def browser_page(width: int = 1400, height: int = 1000):
-    """A playwright page in headless Debian Chromium."""
+def chromium_browser():
+    """A playwright browser: headless Debian Chromium (open many pages from one)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1400, height: int = 1000):
+    """A playwright page in headless Debian Chromium."""
+    with chromium_browser() as browser:
+        yield browser.new_page(viewport={"width": width, "height": height})
 
 
 def wait_for_app(page, timeout: float = 45_000) -> None:
@@ -100,3 +109,41 @@ def wait_for_app(page, timeout: float = 45_000) -> None:
         timeout=timeout,
     )
     page.wait_for_timeout(800)
+
+
+#: The header line above each ranked passage on Explore: ``#1 · <doc id> · score …``.
+RESULT_HEADER = re.compile(r"^#(\d+) · (.+?) · score ")
+T = TypeVar("T")
+
+
+def result_ids(page) -> list[str]:
+    """Document ids of the ranked passages Explore shows, in rank order."""
+    texts = page.locator('[data-testid="stMain"] [data-testid="stMarkdownContainer"]')
+    found = []
+    for text in texts.all_inner_texts():
+        match = RESULT_HEADER.match(text.strip())
+        if match:
+            found.append(match.group(2))
+    return found
+
+
+def first_result(page) -> str | None:
+    """The document id of the first ranked passage, or None when none is shown."""
+    ids = result_ids(page)
+    return ids[0] if ids else None
+
+
+def url_params(page) -> dict[str, str]:
+    """The address bar's query parameters (the first value of each)."""
+    return {k: v[0] for k, v in parse_qs(urlsplit(page.url).query).items()}
+
+
+def eventually(read: Callable[[], T], want: T, timeout: float = 20.0) -> T:
+    """Poll ``read()`` until it returns ``want`` (a rerun may still be drawing); returns
+    the last value read, so the caller's assertion shows what the page had instead."""
+    deadline = time.time() + timeout
+    while True:
+        value = read()
+        if value == want or time.time() > deadline:
+            return value
+        time.sleep(0.25)

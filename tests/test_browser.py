@@ -1,0 +1,271 @@
+"""The real dashboard (`streamlit run app.py`) driven in headless Debian Chromium: shared links
+reproduce the view, fix toggles change the ranking and the address bar, real uploads land in
+the workspace and rank, hostile document text stays text, and every page renders.
+
+Needs /usr/bin/chromium and python playwright (never `playwright install`). Without them the
+tests skip, unless RAGDASH_REQUIRE_BROWSER is set (CI), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+from pathlib import Path
+
+import pytest
+from browser_harness import (
+    CHROMIUM,
+    chromium_browser,
+    eventually,
+    first_result,
+    running_app,
+    url_params,
+    wait_for_app,
+)
+
+from ragdash.index import CorpusIndex
+from ragdash.ingest import load_folder
+from ragdash.ranking import FIX_NAMES, Fixes
+from ragdash.workspace import Workspace
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DOCS = ROOT / "sample_docs"
+RED = "rgb(255, 0, 0)"
+SIDEBAR_TOGGLE = '[data-testid="stSidebar"] [data-testid="stCheckbox"]'
+UPLOAD_INPUT = '[data-testid="stFileUploader"] input[type="file"]'
+ALERT = '[data-testid="stAlert"]'
+
+
+def _browser_problem() -> str | None:
+    if not Path(CHROMIUM).is_file():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "python playwright is not installed (pip install playwright)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    problem = _browser_problem()
+    if problem:
+        if os.environ.get("RAGDASH_REQUIRE_BROWSER"):
+            pytest.fail(
+                f"RAGDASH_REQUIRE_BROWSER is set but the browser tests cannot run: {problem}",
+                pytrace=False,
+            )
+        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    with chromium_browser() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def sample_app(browser, tmp_path_factory) -> str:
+    """One app on the bundled sample docs, shared by the tests that do not change files."""
+    with running_app(workspace=tmp_path_factory.mktemp("ws")) as url:
+        yield url
+
+
+@pytest.fixture
+def dialogs() -> list[str]:
+    """Messages of every alert/confirm/prompt the page opened."""
+    return []
+
+
+@pytest.fixture
+def page(browser, dialogs):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(30_000)
+
+    def on_dialog(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    yield page
+    page.close()
+
+
+def open_view(page, url: str) -> None:
+    page.goto(url)
+    wait_for_app(page)
+
+
+def core_first(query: str, fixes: str, docs: Path = SAMPLE_DOCS) -> str:
+    """What the retrieval core ranks first — the browser must show the same."""
+    return CorpusIndex(load_folder(docs)).search(query, Fixes.parse(fixes))[0].doc_id
+
+
+def toggle_states(page) -> dict[str, bool]:
+    from dashboard.sidebar import FIX_LABELS
+
+    return {
+        name: page.locator(SIDEBAR_TOGGLE, has_text=FIX_LABELS[name]).locator("input").is_checked()
+        for name in FIX_NAMES
+    }
+
+
+def body_restyled(page) -> str | None:
+    """Why the page looks hijacked by injected CSS, or None if it looks like the app."""
+    return page.evaluate(
+        """(red) => {
+            const bg = getComputedStyle(document.body).backgroundColor;
+            if (bg === red) return 'body background is ' + bg;
+            const title = document.querySelector('[data-testid="stMain"] h1');
+            if (!title) return 'no page title';
+            const style = getComputedStyle(title);
+            if (style.display === 'none' || style.visibility === 'hidden') return 'title hidden';
+            if (title.getBoundingClientRect().height === 0) return 'title has no height';
+            return null;
+        }""",
+        RED,
+    )
+
+
+def table_cells(page) -> list[str]:
+    """Cell texts of the Documents page's table (the data grid's accessible table)."""
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.locator("td").first.wait_for(state="attached")
+    return [text.strip() for text in grid.locator("td").all_text_contents()]
+
+
+def make_pdf_bytes(lines: list[str]) -> bytes:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    canvas.setFont("Helvetica", 11)
+    y = A4[1] - 72
+    for line in lines:
+        canvas.drawString(72, y, line)
+        y -= 19
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_shared_link_reproduces_the_view(sample_app, page):
+    query = "return policy days"
+    before, after = core_first(query, "none"), core_first(query, "all")
+    assert before != after, "the stale-version query must be one the fixes change"
+    for fixes, expected in (("none", before), ("all", after)):
+        open_view(page, f"{sample_app}/?q=return+policy+days&fixes={fixes}")
+        assert eventually(lambda: first_result(page), expected) == expected
+        assert toggle_states(page) == {name: fixes == "all" for name in FIX_NAMES}
+        assert page.get_by_label("Query").input_value() == query
+        # The address bar still describes the same view: nothing the link left out is added.
+        assert url_params(page) == {"q": query, "fixes": fixes}
+
+
+def test_toggling_a_fix_changes_the_first_result_and_the_url(sample_app, page):
+    query = "warehuse sync"
+    before, after = core_first(query, "none"), core_first(query, "fuzzy")
+    assert before != after
+    open_view(page, f"{sample_app}/?q=warehuse+sync&fixes=none")
+    assert eventually(lambda: first_result(page), before) == before
+    page.locator(SIDEBAR_TOGGLE, has_text="Fuzzy matching").click()
+    assert eventually(lambda: first_result(page), after) == after
+    assert eventually(lambda: url_params(page).get("fixes"), "fuzzy") == "fuzzy"
+    assert url_params(page)["q"] == query
+    assert toggle_states(page) == {name: name == "fuzzy" for name in FIX_NAMES}
+
+
+def test_uploaded_pdf_is_stored_listed_and_ranked(browser, page, tmp_path):
+    ws = tmp_path / "ws"
+    word = "quokkaberry"
+    pdf = make_pdf_bytes([f"The {word} harvest is logged every Tuesday.", "Orchard notes."])
+    source = tmp_path / "orchard-notes.pdf"
+    source.write_bytes(pdf)
+    with running_app(workspace=ws) as url:
+        open_view(page, f"{url}/documents")
+        page.set_input_files(UPLOAD_INPUT, str(source))
+        page.locator(ALERT, has_text="orchard-notes.pdf added to the workspace").wait_for()
+        assert (ws / "uploads" / "orchard-notes.pdf").read_bytes() == pdf
+        assert eventually(lambda: "orchard-notes.pdf" in table_cells(page), True)
+
+        corpus = Workspace(ws).load(str(SAMPLE_DOCS))
+        expected = CorpusIndex(corpus).search(word, Fixes())[0]
+        assert next(d.source for d in corpus.documents if d.doc_id == expected.doc_id) == (
+            "orchard-notes.pdf"
+        )
+        open_view(page, f"{url}/?q={word}&fixes=none")
+        assert eventually(lambda: first_result(page), expected.doc_id) == expected.doc_id
+
+        # A corrupt "PDF": a clear error naming it, nothing stored, the earlier upload kept.
+        open_view(page, f"{url}/documents")
+        junk = random.Random(7).randbytes(4096)
+        page.set_input_files(
+            UPLOAD_INPUT, {"name": "broken.pdf", "mimeType": "application/pdf", "buffer": junk}
+        )
+        error = page.locator(ALERT, has_text="broken.pdf")
+        error.wait_for()
+        assert "nothing was saved" in error.inner_text()
+        assert not (ws / "uploads" / "broken.pdf").exists()
+        cells = table_cells(page)
+        assert "orchard-notes.pdf" in cells and "broken.pdf" not in cells
+        assert page.locator('[data-testid="stException"]').count() == 0
+
+
+HOSTILE_LINES = [
+    "Zephyrine maintenance notes.",
+    "<script>alert('xss')</script>",
+    '<img src=x onerror="alert(1)">',
+    "<style>body{background:red !important} *{display:none}</style>",
+    "[click](javascript:alert(1))",
+    "**bold** and $x^2$ stay as typed.",
+]
+
+
+def assert_inert(page, dialogs: list[str], container: str) -> None:
+    passage = page.locator(container, has_text="Zephyrine").first
+    passage.wait_for()
+    text = passage.inner_text()
+    for line in HOSTILE_LINES:
+        assert line in text, f"{line!r} not shown literally in {text!r}"
+    assert passage.locator("img, script, style, a, strong, b").count() == 0
+    assert page.locator("img[onerror], a[href^='javascript:' i]").count() == 0
+    assert body_restyled(page) is None
+    page.wait_for_timeout(300)  # give an injected script the chance to fire
+    assert dialogs == []
+
+
+def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "\n".join(HOSTILE_LINES)
+    (docs / "hostile.md").write_text(
+        f"---\nid: hostile\nupdated: 2025-01-01\n---\n{body}\n", encoding="utf-8"
+    )
+    (docs / "harmless.md").write_text(
+        "---\nid: harmless\nupdated: 2025-01-01\n---\nA harmless note about apples.\n",
+        encoding="utf-8",
+    )
+    with running_app(docs=docs, workspace=tmp_path / "ws") as url:
+        open_view(page, f"{url}/?q=zephyrine+maintenance&fixes=none")
+        assert eventually(lambda: first_result(page), "hostile") == "hostile"
+        assert_inert(page, dialogs, ".rd-passage")
+
+        open_view(page, f"{url}/documents")
+        assert body_restyled(page) is None
+        page.locator('[data-testid="stExpander"] summary', has_text="hostile").click()
+        assert_inert(page, dialogs, '[data-testid="stExpander"] .rd-passage')
+
+
+@pytest.mark.parametrize(
+    ("path", "title"), [("/", "Explore"), ("/suite", "Test suite"), ("/documents", "Documents")]
+)
+def test_each_page_renders_without_an_exception(sample_app, page, dialogs, tmp_path, path, title):
+    open_view(page, sample_app + path)
+    assert page.locator('[data-testid="stMain"] h1').first.inner_text().strip() == title
+    page.wait_for_timeout(500)
+    errors = page.locator('[data-testid="stException"]').all_inner_texts()
+    assert errors == []
+    shot = tmp_path / f"{title.lower().replace(' ', '-')}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 1000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert dialogs == []
