@@ -72,7 +72,9 @@ def parse_cases(text: str, source: str = "cases") -> list[Case]:
 
 
 def load_cases(path: str | Path) -> list[Case]:
-    """Read a cases file. Raises :class:`CaseFileError` with a one-line reason."""
+    """Read a cases file — ``cases.json``, or a SQLite case library (recognized by its
+    header, see :mod:`ragdash.library`). Raises :class:`CaseFileError` with a one-line
+    reason."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -80,11 +82,22 @@ def load_cases(path: str | Path) -> list[Case]:
         raise CaseFileError(
             f"cannot read cases file {str(path)!r}: {exc.strerror or exc}"
         ) from None
+    if raw.startswith(b"SQLite format 3\x00"):
+        return _load_library(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise CaseFileError(f"cases file {str(path)!r} is not UTF-8 text") from None
     return parse_cases(text, path.name)
+
+
+def _load_library(path: Path) -> list[Case]:
+    from ragdash.library import CaseLibrary, LibraryError  # library imports this module
+
+    try:
+        return CaseLibrary(path, read_only=True).export_cases()
+    except LibraryError as exc:
+        raise CaseFileError(str(exc)) from None
 
 
 def dump_cases(cases: Iterable[Case]) -> str:

@@ -1,0 +1,207 @@
+"""Fuzzy threshold calibration: sweep the threshold over labeled queries and count, per
+threshold, the cases fuzzy matching repairs, the cases it breaks, and its false matches.
+
+Which queries. Real reported queries (library cases of kind ``reported``) when there are
+any: a threshold tuned to the typos users actually make beats one tuned to invented typos.
+Otherwise every labeled case (corrupted and clean), optionally with seeded typo variants
+of the clean ones (kind ``control``/``clean``) to have enough queries.
+
+What is counted, at threshold *t*, against the same fixes with fuzzy off:
+
+* **repaired** — cases that fail with fuzzy off and pass with fuzzy at *t*;
+* **broken** — cases that pass with fuzzy off and fail with fuzzy at *t*;
+* **false fuzzy matches** — fuzzy token matches in the top-k passages of a query that
+  joined the query token to a word other than the one intended. The intended word is known
+  for a generated typo variant (the clean query's token at the same position); for any
+  other case it is unknown, so a fuzzy match counts as false when the matched word does not
+  occur in the expected document (such a match can only pull in the wrong text). Each
+  distinct (case, query token, matched word) counts once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from ragdash.faults import typo_noise
+from ragdash.index import CorpusIndex
+from ragdash.library import REPORTED
+from ragdash.matching import FUZZY
+from ragdash.proof import Case, ProofCheck, judge
+from ragdash.ranking import Fixes, QueryError
+from ragdash.tokens import tokenize
+
+CLEAN_KINDS = ("control", "clean")
+VARIANT_KIND = "typo-variant"
+DEFAULT_THRESHOLDS = tuple(50.0 + 2.5 * i for i in range(21))  # 50, 52.5, …, 100
+SWEEP_COLUMNS = [
+    "threshold",
+    "repaired",
+    "broken",
+    "false_fuzzy_matches",
+    "repaired_cases",
+    "broken_cases",
+    "false_matches",
+]
+
+
+@dataclass(frozen=True)
+class LabeledQuery:
+    """A case to calibrate on, and the intended word of each query token when known."""
+
+    case: Case
+    intended: tuple[tuple[str, str], ...] = ()  # (typed token, intended token)
+
+    @property
+    def intended_map(self) -> dict[str, str]:
+        return dict(self.intended)
+
+
+@dataclass(frozen=True)
+class QuerySet:
+    queries: tuple[LabeledQuery, ...]
+    source: str  # "reported" (real reports) or "labeled" (testbed cases, maybe + variants)
+    variants: int  # how many generated typo variants are in ``queries``
+
+
+def typo_variants(
+    cases: Iterable[Case], per_case: int, rate: float = 0.1, seed: int = 0
+) -> list[LabeledQuery]:
+    """``per_case`` seeded typo variants of each case (distinct from the original and
+    each other); tokens are aligned by position to record the intended word."""
+    variants = []
+    for c, case in enumerate(cases):
+        seen = {case.query}
+        clean_tokens = tokenize(case.query)
+        for n in range(per_case * 5):  # a few extra tries for duplicates
+            if len(seen) > per_case:
+                break
+            query = typo_noise(case.query, rate, seed + 1000 * c + n)
+            if query in seen:
+                continue
+            seen.add(query)
+            typed = tokenize(query)
+            intended = ()
+            if len(typed) == len(clean_tokens):
+                intended = tuple((t, w) for t, w in zip(typed, clean_tokens, strict=True) if t != w)
+            variant = replace(
+                case,
+                name=f"{case.name}~typo{len(seen) - 1}",
+                query=query,
+                kind=VARIANT_KIND,
+                note=f"typo variant of {case.name!r} (rate {rate:g}, seeded)",
+            )
+            variants.append(LabeledQuery(variant, intended))
+    return variants
+
+
+def calibration_queries(
+    cases: Sequence[Case],
+    variants_per_case: int = 0,
+    rate: float = 0.1,
+    seed: int = 0,
+    prefer_reported: bool = True,
+) -> QuerySet:
+    """The queries to sweep: reported cases when there are any (and ``prefer_reported``),
+    else every case plus ``variants_per_case`` typo variants of each clean case."""
+    reported = [c for c in cases if c.kind == REPORTED]
+    if reported and prefer_reported:
+        return QuerySet(tuple(LabeledQuery(c) for c in reported), "reported", 0)
+    clean = [c for c in cases if c.kind in CLEAN_KINDS]
+    generated = typo_variants(clean, variants_per_case, rate, seed) if variants_per_case else []
+    queries = tuple([LabeledQuery(c) for c in cases] + generated)
+    return QuerySet(queries, "labeled", len(generated))
+
+
+def false_matches(
+    index: CorpusIndex, query: LabeledQuery, check: ProofCheck
+) -> set[tuple[str, str, str]]:
+    """The false fuzzy matches of one check: (case, query token, matched word)."""
+    intended = query.intended_map
+    expected_words: set[str] | None = None
+    found = set()
+    for ranked in check.ranked:
+        for m in ranked.breakdown:
+            if m.kind != FUZZY or m.passage_token is None:
+                continue
+            if m.query_token in intended:
+                wrong = m.passage_token != intended[m.query_token]
+            else:
+                if expected_words is None:
+                    expected_words = _document_words(index, query.case.expected_id)
+                wrong = m.passage_token not in expected_words
+            if wrong:
+                found.add((query.case.name, m.query_token, m.passage_token))
+    return found
+
+
+def _document_words(index: CorpusIndex, doc_id: str) -> set[str]:
+    words: set[str] = set()
+    for tables in (False, True):
+        for passage in index.passages(tables):
+            if passage.doc_id == doc_id:
+                words |= passage.tokens
+    return words
+
+
+def _check(index: CorpusIndex, case: Case, fixes: Fixes) -> ProofCheck | None:
+    try:
+        return judge(case, index.search(case.query, fixes), fixes)
+    except QueryError:
+        return None
+
+
+def sweep_thresholds(
+    index: CorpusIndex,
+    queries: Sequence[LabeledQuery],
+    thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+    base: Fixes | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> pd.DataFrame:
+    """One row per threshold (see the module docstring for what is counted). ``base``
+    gives the other fixes; fuzzy is switched off for the reference and on for the sweep."""
+    base = base or Fixes()
+    off = replace(base, fuzzy=False)
+    reference = {q.case.name: _check(index, q.case, off) for q in queries}
+    rows = []
+    for t, threshold in enumerate(thresholds):
+        if progress:
+            progress(t / max(len(thresholds), 1), f"threshold {threshold:g}")
+        fixes = replace(base, fuzzy=True, threshold=float(threshold))
+        repaired, broken, wrong = [], [], set()
+        for query in queries:
+            before, after = reference[query.case.name], _check(index, query.case, fixes)
+            if before is None or after is None:
+                continue
+            if after.passed and not before.passed:
+                repaired.append(query.case.name)
+            elif before.passed and not after.passed:
+                broken.append(query.case.name)
+            wrong |= false_matches(index, query, after)
+        rows.append(
+            {
+                "threshold": float(threshold),
+                "repaired": len(repaired),
+                "broken": len(broken),
+                "false_fuzzy_matches": len(wrong),
+                "repaired_cases": "; ".join(repaired),
+                "broken_cases": "; ".join(broken),
+                "false_matches": "; ".join(f"{c}: {q} → {w}" for c, q, w in sorted(wrong)),
+            }
+        )
+    if progress:
+        progress(1.0, "done")
+    return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+
+
+def choose_threshold(sweep: pd.DataFrame) -> float:
+    """The threshold with the best net effect (repaired − broken), then the fewest false
+    fuzzy matches, then the highest (the most cautious of equally good ones)."""
+    if sweep.empty:
+        raise ValueError("the sweep is empty: no thresholds were tried")
+    ranked = sweep.assign(net=sweep["repaired"] - sweep["broken"]).sort_values(
+        ["net", "false_fuzzy_matches", "threshold"], ascending=[False, True, False]
+    )
+    return float(ranked.iloc[0]["threshold"])
