@@ -242,6 +242,8 @@ class CaseLibrary:
                 mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
                 if mode != "wal":
                     conn.execute("PRAGMA journal_mode = WAL")
+                if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                    return  # already set up: opening needs no write lock
         except sqlite3.OperationalError as exc:
             if _is_locked(exc):
                 raise self._locked() from None
