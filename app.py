@@ -24,6 +24,9 @@ pages = [
         icon=":material/description:",
         url_path="documents",
     ),
+    st.Page(
+        "dashboard/pages/triage.py", title="Triage", icon=":material/bug_report:", url_path="triage"
+    ),
 ]
 navigation = st.navigation(pages)
 index = current_index()

@@ -19,6 +19,7 @@ from ragdash.workspace import Workspace
 APP_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_DOCS = APP_DIR / "sample_docs"
 CASES_FILE = "cases.json"
+LIBRARY_FILE = "library.sqlite"
 
 
 @dataclass(frozen=True)
@@ -92,12 +93,14 @@ def current_index() -> CorpusIndex | None:
 
 
 def case_library() -> tuple[list[Case], list[str]]:
-    """Cases from the docs folder's ``cases.json`` and the workspace's, with problems."""
+    """Cases from the docs folder's ``cases.json``, the workspace's, and the workspace's
+    SQLite case library (saved from the Triage page), with problems."""
     config = settings()
     cases: list[Case] = []
     problems: list[str] = []
     names: set[str] = set()
-    for path in (config.docs / CASES_FILE, config.workspace / CASES_FILE):
+    paths = (config.docs / CASES_FILE, config.workspace / CASES_FILE, library_file())
+    for path in paths:
         if not path.is_file():
             continue
         try:
@@ -112,6 +115,11 @@ def case_library() -> tuple[list[Case], list[str]]:
             names.add(case.name)
             cases.append(case)
     return cases, problems
+
+
+def library_file() -> Path:
+    """The workspace's SQLite case library (see :mod:`ragdash.library`)."""
+    return settings().workspace / LIBRARY_FILE
 
 
 def source_path(source: str) -> Path | None:

@@ -1,0 +1,548 @@
+"""Triage: turn a user's report into a diagnosis and a saved regression case; the case
+library (SQLite in the workspace); fuzzy threshold calibration; the robustness sweep."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboard.context import case_library, library_file
+from dashboard.render import (
+    breakdown_chart,
+    breakdown_frame,
+    legend,
+    md_code,
+    md_escape,
+    passage_html,
+)
+from dashboard.viewstate import ViewState, split_evidence
+from ragdash.ablation import ALL, BASELINE
+from ragdash.calibration import (
+    DEFAULT_THRESHOLDS,
+    LabeledQuery,
+    calibration_queries,
+    choose_threshold,
+    sweep_thresholds,
+)
+from ragdash.cases import CaseFileError, dump_cases, parse_cases
+from ragdash.faults import QUERY_FAULTS
+from ragdash.index import CorpusIndex
+from ragdash.library import REPORTED, STATUSES, CaseLibrary, LibraryError
+from ragdash.proof import Case, Diagnosis, ProofCheck
+from ragdash.ranking import Fixes, QueryError
+from ragdash.robustness import robustness_sweep, sweep_configurations
+from ragdash.triage import Report, Triage, case_name, triage
+
+REPORT_KEY = "triage_report"
+SAVED_KEY = "triage_saved"
+DIAGNOSIS_TITLES = {
+    Diagnosis.PASS: "Evidence present",
+    Diagnosis.RANKING: "Ranking or filtering problem",
+    Diagnosis.EXTRACTION: "Extraction or segmentation problem",
+}
+ROBUSTNESS_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+METRIC_COLORS = {
+    "repaired": "#2f9e44",
+    "broken": "#e03131",
+    "false fuzzy matches": "#f08c00",
+}
+
+
+def library_path() -> Path:
+    return library_file()
+
+
+def open_library(create: bool = False) -> CaseLibrary | None:
+    """The workspace's case library; None if there is none yet (and ``create`` is off) or
+    it cannot be used — then the page says why (the file is never overwritten)."""
+    path = library_path()
+    if not create and not path.exists():
+        return None
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return CaseLibrary(path)
+    except (LibraryError, OSError) as exc:
+        st.error(f"Case library unavailable: {md_escape(str(exc))}", icon=":material/error:")
+        return None
+
+
+# -- report ---------------------------------------------------------------------------------
+
+
+def _report_form(index: CorpusIndex, view: ViewState) -> None:
+    with st.form("triage_form"):
+        query = st.text_input(
+            "Query, exactly as the user typed it",
+            key="tr_query",
+            placeholder="e.g. return policy days",
+            max_chars=1000,
+        )
+        c1, c2 = st.columns([1, 2])
+        expected = c1.selectbox(
+            "Document with the right answer", index.corpus.doc_ids, key="tr_expect"
+        )
+        evidence = c2.text_input(
+            "Evidence the answer needs (separate with ;)", key="tr_evidence", placeholder="30 days"
+        )
+        note = st.text_area(
+            "Note", key="tr_note", placeholder="the assistant said 60 days, the policy is 30"
+        )
+        top_k = st.number_input("Passages sent to the model (top-k)", 1, 20, 1, key="tr_k")
+        if st.form_submit_button("Diagnose", type="primary"):
+            st.session_state[REPORT_KEY] = Report(
+                query, expected or "", split_evidence(evidence), note.strip(), int(top_k)
+            )
+            st.session_state.pop(SAVED_KEY, None)
+            st.session_state.pop("tr_name", None)
+
+
+def _headline(result: Triage) -> None:
+    title = DIAGNOSIS_TITLES[result.diagnosis]
+    text = f"**{title}.** {md_escape(result.summary)}"
+    if result.diagnosis is Diagnosis.PASS:
+        st.success(text, icon=":material/check_circle:")
+    elif result.repaired:
+        st.warning(text, icon=":material/build:")
+    else:
+        st.error(text, icon=":material/error:")
+    if result.repairs:
+        st.markdown("**Repaired by:** " + ", ".join(md_code(r) for r in result.repairs))
+    elif result.diagnosis is not Diagnosis.PASS:
+        st.markdown("**Repaired by:** no single fix")
+
+
+def _configuration_table(result: Triage) -> None:
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "configuration": label,
+                    "verdict": "pass" if c.passed else "FAIL",
+                    "diagnosis": c.diagnosis.value,
+                    "ranked first": c.first_id or "—",
+                    "missing evidence": "; ".join(c.missing_evidence),
+                }
+                for label, c in result.checks
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _passages(check: ProofCheck, title: str) -> None:
+    st.markdown(f"**{md_escape(title)}** — {check.diagnosis.value}")
+    chart = breakdown_chart(check.ranked)
+    if chart is not None:
+        st.altair_chart(chart, width="stretch")
+    for r in check.ranked:
+        st.markdown(f"#{r.rank} · {md_escape(r.passage.label)} · score {r.score:g}")
+        st.html(passage_html(r, check.case.evidence))
+        with st.expander(f"Score breakdown of #{r.rank}"):
+            st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+
+
+def _explain(result: Triage) -> None:
+    by_label = result.by_label
+    options = list(by_label)
+    default = result.repairs[0] if result.repairs else (result.passing or (ALL,))[0]
+    left, right = st.columns(2)
+    with left:
+        _passages(result.baseline, "No fixes")
+    with right:
+        label = st.selectbox(
+            "Compare with", options, index=options.index(default), key="tr_compare"
+        )
+        _passages(by_label[label], f"Fixes: {label}")
+
+
+def _save(result: Triage, report: Report, taken: set[str]) -> None:
+    st.markdown("**Save as a regression case**")
+    if "tr_name" not in st.session_state:
+        st.session_state["tr_name"] = case_name(report.query, taken)
+    c1, c2 = st.columns([3, 1])
+    name = c1.text_input("Case name", key="tr_name")
+    if c2.button("Save as case", key="tr_save", type="primary", width="stretch"):
+        if not name.strip():
+            st.error("Give the case a name.")
+            return
+        if name.strip() in taken:
+            st.error(f"A case named “{md_escape(name.strip())}” already exists.")
+            return
+        library = open_library(create=True)
+        if library is None:
+            return
+        case = report.as_case(name)
+        try:
+            library.add(case, status="diagnosed")
+            library.record_checks((label, replace(c, case=case)) for label, c in result.checks)
+        except LibraryError as exc:
+            st.error(f"Not saved: {md_escape(str(exc))}")
+            return
+        st.session_state[SAVED_KEY] = case.name
+    saved = st.session_state.get(SAVED_KEY)
+    if saved:
+        st.success(
+            f"Saved case “{md_escape(saved)}” to the case library (status diagnosed, "
+            f"{len(result.checks)} runs recorded). `python -m ragdash check` runs it with "
+            f"{md_code('--cases ' + str(library_path()))}."
+        )
+
+
+def _report_tab(index: CorpusIndex, view: ViewState, cases: list[Case]) -> None:
+    st.caption(
+        "Enter what the user asked and where the right answer is. The report is run under "
+        "every configuration; the diagnosis says what is wrong and which fix repairs it."
+    )
+    _report_form(index, view)
+    report: Report | None = st.session_state.get(REPORT_KEY)
+    if report is None:
+        return
+    try:
+        result = triage(index, report.as_case("report"), view.fixes)
+    except QueryError as exc:
+        st.info(md_escape(str(exc)).capitalize())
+        return
+    _headline(result)
+    _configuration_table(result)
+    legend()
+    _explain(result)
+    _save(result, report, {c.name for c in cases})
+
+
+# -- library --------------------------------------------------------------------------------
+
+
+def _library_tab(index: CorpusIndex, view: ViewState) -> None:
+    library = open_library()
+    st.caption(
+        f"Saved in {md_code(str(library_path()))}. In CI: "
+        f"{md_code('python -m ragdash check --docs DIR --cases ' + str(library_path()))}."
+    )
+    entries = []
+    if library is not None:
+        try:
+            entries = library.list()
+        except LibraryError as exc:
+            st.error(md_escape(str(exc)))
+            return
+    _import(library)
+    if not entries:
+        st.info("No saved cases yet: diagnose a report and save it, or import a cases.json.")
+        return
+    runs = library.history() if library else []
+    last = {run.case_name: run for run in runs if run.configuration == view.fixes.label}
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "case": e.name,
+                    "status": e.status,
+                    "kind": e.case.kind,
+                    "query": e.case.query,
+                    "expected": e.case.expected_id,
+                    "note": e.case.note,
+                    f"last run ({view.fixes.label})": (
+                        ("pass" if last[e.name].passed else "FAIL") if e.name in last else "—"
+                    ),
+                    "updated": e.updated,
+                }
+                for e in entries
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.download_button(
+        "Export as cases.json",
+        dump_cases(e.case for e in entries) + "\n",
+        "cases.json",
+        "application/json",
+    )
+    names = [e.name for e in entries]
+    picked = st.selectbox("Case", names, key="lib_pick")
+    entry = next(e for e in entries if e.name == picked)
+    with st.form("lib_edit"):
+        status = st.selectbox("Status", STATUSES, index=STATUSES.index(entry.status))
+        note = st.text_area("Notes", value=entry.case.note)
+        if st.form_submit_button("Save changes"):
+            try:
+                if status != entry.status:
+                    library.update_status(entry.name, status)
+                if note != entry.case.note:
+                    library.update_notes(entry.name, note)
+            except LibraryError as exc:
+                st.error(md_escape(str(exc)))
+            else:
+                st.rerun()
+    if st.button(f"Run again with the current fixes ({view.fixes.label})", key="lib_rerun"):
+        try:
+            result = triage(index, entry.case, view.fixes)
+            check = result.by_label.get(view.fixes.label) or result.baseline
+            library.record_checks([(view.fixes.label, check)])
+        except (QueryError, LibraryError) as exc:
+            st.error(md_escape(str(exc)))
+        else:
+            st.rerun()
+    history = [r for r in runs if r.case_name == entry.name]
+    st.markdown(f"**Run history** ({len(history)} runs)")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "when": r.at,
+                    "configuration": r.configuration,
+                    "verdict": "pass" if r.passed else "FAIL",
+                    "diagnosis": r.diagnosis,
+                }
+                for r in reversed(history)
+            ],
+            columns=["when", "configuration", "verdict", "diagnosis"],
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _import(library: CaseLibrary | None) -> None:
+    with st.expander("Import a cases.json"):
+        upload = st.file_uploader("cases.json", type=["json"], key="lib_import")
+        overwrite = st.checkbox("Replace cases with the same name", key="lib_replace")
+        if upload is None or not st.button("Import", key="lib_import_go"):
+            return
+        try:
+            cases = parse_cases(upload.getvalue().decode("utf-8-sig"), upload.name)
+        except (CaseFileError, UnicodeDecodeError) as exc:
+            st.error(f"Not imported: {md_escape(str(exc))}")
+            return
+        library = library or open_library(create=True)
+        if library is None:
+            return
+        try:
+            result = library.import_cases(cases, replace=overwrite)
+        except LibraryError as exc:
+            st.error(f"Not imported: {md_escape(str(exc))}")
+            return
+        st.success(
+            f"Imported: {len(result.added)} added, {len(result.updated)} replaced, "
+            f"{len(result.skipped)} skipped (name already present)."
+        )
+
+
+# -- calibration ----------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _sweep_one(
+    _index: CorpusIndex,
+    corpus_key: tuple,
+    queries: tuple[LabeledQuery, ...],
+    threshold: float,
+    base: Fixes,
+) -> pd.DataFrame:
+    return sweep_thresholds(_index, queries, [threshold], base)
+
+
+def calibration_chart(sweep: pd.DataFrame, chosen: float) -> alt.LayerChart:
+    data = sweep.rename(columns={"false_fuzzy_matches": "false fuzzy matches"}).melt(
+        id_vars="threshold",
+        value_vars=list(METRIC_COLORS),
+        var_name="measure",
+        value_name="count",
+    )
+    lines = (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False)
+            ),
+            y=alt.Y("count:Q", title="count"),
+            color=alt.Color(
+                "measure:N",
+                scale=alt.Scale(domain=list(METRIC_COLORS), range=list(METRIC_COLORS.values())),
+            ),
+            tooltip=["threshold", "measure", "count"],
+        )
+    )
+    rule = (
+        alt.Chart(pd.DataFrame({"threshold": [chosen]}))
+        .mark_rule(strokeDash=[4, 4])
+        .encode(x="threshold:Q")
+    )
+    return (lines + rule).properties(height=300)
+
+
+def _use_threshold(value: float) -> None:
+    st.session_state["w_threshold"] = float(value)
+
+
+def _calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: tuple) -> None:
+    st.caption(
+        "Sweeps the fuzzy threshold: cases fuzzy matching repairs, cases it breaks, and "
+        "fuzzy matches to a word other than the one meant. Real reported queries are used "
+        "when the library has any — thresholds from real typos beat ones from invented typos."
+    )
+    c1, c2, c3 = st.columns(3)
+    variants = c1.number_input("Typo variants per clean case", 0, 10, 3, key="cal_variants")
+    rate = c2.slider("Typo rate (per letter)", 0.05, 0.5, 0.1, step=0.05, key="cal_rate")
+    seed = c3.number_input("Seed", 0, 10**6, 0, key="cal_seed")
+    has_reported = any(c.kind == REPORTED for c in cases)
+    prefer = st.checkbox(
+        "Use only the real reported queries",
+        value=True,
+        key="cal_reported",
+        disabled=not has_reported,
+        help="off: the labeled cases and generated typo variants instead",
+    )
+    if st.button("Run calibration", key="cal_run"):
+        st.session_state["cal_on"] = True
+    if not st.session_state.get("cal_on"):
+        return
+    chosen_set = calibration_queries(cases, int(variants), float(rate), int(seed), prefer)
+    if not chosen_set.queries:
+        st.info("No labeled cases to calibrate on.")
+        return
+    if chosen_set.source == "reported":
+        st.markdown(f"Using **{len(chosen_set.queries)}** real reported queries from the library.")
+    else:
+        st.markdown(
+            f"No reported queries yet: using **{len(chosen_set.queries) - chosen_set.variants}** "
+            f"labeled cases and **{chosen_set.variants}** generated typo variants (seed {seed})."
+        )
+    base = replace(view.fixes, fuzzy=True)
+    bar = st.progress(0.0, "Sweeping thresholds…")
+    parts = []
+    for i, threshold in enumerate(DEFAULT_THRESHOLDS):
+        parts.append(_sweep_one(index, key, chosen_set.queries, threshold, base))
+        bar.progress((i + 1) / len(DEFAULT_THRESHOLDS), f"threshold {threshold:g}")
+    bar.empty()
+    sweep = pd.concat(parts, ignore_index=True)
+    chosen = choose_threshold(sweep)
+    row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
+    st.altair_chart(calibration_chart(sweep, chosen), width="stretch")
+    if not sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().any():
+        st.info(
+            "At no threshold does fuzzy matching repair or break any of these queries, so "
+            "they say nothing about the threshold; the highest (most cautious) is shown."
+        )
+    st.markdown(
+        f"**Chosen threshold: {chosen:g}** — repairs {row['repaired']}, breaks {row['broken']}, "
+        f"{row['false_fuzzy_matches']} false fuzzy matches (current: {view.fixes.threshold:g})."
+    )
+    errors = [("broken", c) for c in row["broken_cases"].split("; ") if c] + [
+        ("false fuzzy match", m) for m in row["false_matches"].split("; ") if m
+    ]
+    if errors:
+        st.dataframe(
+            pd.DataFrame(errors, columns=["error", "case"]), hide_index=True, width="stretch"
+        )
+    else:
+        st.caption("No errors at the chosen threshold on these queries.")
+    st.button(
+        f"Use threshold {chosen:g}",
+        key="cal_use",
+        on_click=_use_threshold,
+        args=(chosen,),
+        disabled=chosen == view.fixes.threshold,
+    )
+    with st.expander("Every threshold"):
+        st.dataframe(sweep, hide_index=True, width="stretch")
+
+
+# -- robustness -----------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _robust_one(
+    _index: CorpusIndex,
+    corpus_key: tuple,
+    cases: tuple[Case, ...],
+    fault: str,
+    rate: float,
+    seeds: int,
+    base: Fixes,
+) -> pd.DataFrame:
+    return robustness_sweep(_index, cases, [rate], [fault], sweep_configurations(base), seeds=seeds)
+
+
+def robustness_chart(table: pd.DataFrame, fault: str) -> alt.Chart:
+    data = table[table["fault"] == fault]
+    return (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("rate:Q", title=f"{fault} noise rate (per letter)"),
+            y=alt.Y("pass_rate:Q", title="pass rate", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("configuration:N", sort=list(dict.fromkeys(data["configuration"]))),
+            tooltip=["configuration", "rate", "passed", "total", "pass_rate"],
+        )
+        .properties(height=280, title=f"{fault} noise")
+    )
+
+
+def _robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: tuple) -> None:
+    st.caption(
+        "Each case's query corrupted at increasing rates (OCR misreads, keyboard typos), "
+        "run with no fix, each fix alone and all fixes."
+    )
+    seeds = st.number_input("Corrupted copies per case and rate (seeds)", 1, 10, 3, key="rob_seeds")
+    if st.button("Run robustness sweep", key="rob_run"):
+        st.session_state["rob_on"] = True
+    if not st.session_state.get("rob_on"):
+        return
+    if not cases:
+        st.info("No cases in the library.")
+        return
+    steps = [(f, r) for f in QUERY_FAULTS for r in ROBUSTNESS_RATES]
+    bar = st.progress(0.0, "Corrupting queries…")
+    parts = []
+    for i, (fault, rate) in enumerate(steps):
+        parts.append(_robust_one(index, key, tuple(cases), fault, rate, int(seeds), view.fixes))
+        bar.progress((i + 1) / len(steps), f"{fault} at rate {rate:g}")
+    bar.empty()
+    table = pd.concat(parts, ignore_index=True)
+    columns = st.columns(len(QUERY_FAULTS))
+    for column, fault in zip(columns, QUERY_FAULTS, strict=True):
+        column.altair_chart(robustness_chart(table, fault), width="stretch")
+    worst = table[table["rate"] == max(ROBUSTNESS_RATES)]
+    lines = [
+        f"{md_escape(fault)}: no fix {_pct(worst, fault, BASELINE)}, all fixes "
+        f"{_pct(worst, fault, ALL)}"
+        for fault in QUERY_FAULTS
+    ]
+    st.markdown(f"At rate {max(ROBUSTNESS_RATES):g}, pass rate — " + "; ".join(lines) + ".")
+    with st.expander("Table"):
+        st.dataframe(table, hide_index=True, width="stretch")
+
+
+def _pct(table: pd.DataFrame, fault: str, config: str) -> str:
+    row = table[(table["fault"] == fault) & (table["configuration"] == config)]
+    return f"{row['pass_rate'].iloc[0]:.0%}" if len(row) else "—"
+
+
+# -- page -----------------------------------------------------------------------------------
+
+
+def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
+    """The Triage page."""
+    st.title("Triage")
+    cases, problems = case_library()
+    for problem in problems:
+        st.error(md_escape(problem))
+    report_tab, library_tab, calibration_tab, robustness_tab = st.tabs(
+        ["Report", "Case library", "Threshold calibration", "Robustness"]
+    )
+    with report_tab:
+        _report_tab(index, view, cases)
+    with library_tab:
+        _library_tab(index, view)
+    with calibration_tab:
+        _calibration_tab(index, view, case_library()[0], corpus_key)
+    with robustness_tab:
+        _robustness_tab(index, view, case_library()[0], corpus_key)
