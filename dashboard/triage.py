@@ -429,7 +429,7 @@ def _calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key
     if not sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().any():
         st.info(
             "At no threshold does fuzzy matching repair or break any of these queries, so "
-            "they say nothing about the threshold; the highest (most cautious) is shown."
+            "they say nothing about the threshold."
         )
     st.markdown(
         f"**Chosen threshold: {chosen:g}** — repairs {row['repaired']}, breaks {row['broken']}, "

@@ -198,10 +198,12 @@ def sweep_thresholds(
 
 def choose_threshold(sweep: pd.DataFrame) -> float:
     """The threshold with the best net effect (repaired − broken), then the fewest false
-    fuzzy matches, then the highest (the most cautious of equally good ones)."""
+    fuzzy matches; among equally good thresholds the middle one, so that the choice sits
+    inside the good range rather than at the edge where repairs start to drop."""
     if sweep.empty:
         raise ValueError("the sweep is empty: no thresholds were tried")
-    ranked = sweep.assign(net=sweep["repaired"] - sweep["broken"]).sort_values(
-        ["net", "false_fuzzy_matches", "threshold"], ascending=[False, True, False]
-    )
-    return float(ranked.iloc[0]["threshold"])
+    net = sweep["repaired"] - sweep["broken"]
+    best = sweep[net == net.max()]
+    best = best[best["false_fuzzy_matches"] == best["false_fuzzy_matches"].min()]
+    tied = sorted(best["threshold"])
+    return float(tied[(len(tied) - 1) // 2])
