@@ -75,6 +75,8 @@ def open_library(create: bool = False) -> CaseLibrary | None:
 
 
 def _report_form(index: CorpusIndex, view: ViewState) -> None:
+    if "tr_expect" not in st.session_state and view.expect in index.corpus.doc_ids:
+        st.session_state["tr_expect"] = view.expect  # start from the document being explored
     with st.form("triage_form"):
         query = st.text_input(
             "Query, exactly as the user typed it",
