@@ -18,6 +18,7 @@ from ragdash.matching import DEFAULT_THRESHOLD
 from ragdash.proof import check_case
 from ragdash.ranking import FIX_NAMES, Fixes, QueryError
 from ragdash.report import check_record, ranked_record
+from ragdash.segmentation import cap_passages, max_passages
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -42,7 +43,7 @@ def _fixes(args: argparse.Namespace) -> Fixes:
 
 def _index(args: argparse.Namespace) -> CorpusIndex:
     try:
-        corpus = load_folder(args.docs)
+        corpus = cap_passages(load_folder(args.docs), max_passages())
     except IngestError as exc:
         raise BadInput(str(exc)) from None
     for message in corpus.messages:

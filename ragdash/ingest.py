@@ -29,6 +29,13 @@ class IngestError(Exception):
     """A file that cannot be loaded; the message names the problem in plain words."""
 
 
+class IngestCancelled(IngestError):
+    """Raised by a progress callback to stop reading a file; nothing was kept."""
+
+    def __init__(self, message: str = "was cancelled before it was fully read") -> None:
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class PdfText:
     """The text layer of a PDF, page by page, with warnings about pages that have none.

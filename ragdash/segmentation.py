@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
+from dataclasses import replace
 
-from ragdash.documents import Corpus, Document, Passage
+from ragdash.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.tables import Block, chunk_table, join_page_tables
 from ragdash.tokens import tokenize
 
@@ -18,6 +20,11 @@ TABLE_CHUNK_ROWS = 25
 #: With the tables fix, a prose block or table chunk of a PDF longer than this is cut (at
 #: line ends, preferably sentence ends; table chunks only between rows).
 PASSAGE_MAX_CHARS = 1500
+
+#: Most passages a corpus may hold (memory: about 3.3 KB per passage, see the benchmark);
+#: documents past it are left out with a message. Override with the environment variable.
+DEFAULT_MAX_PASSAGES = 200_000
+MAX_PASSAGES_ENV = "RAGDASH_MAX_PASSAGES"
 
 _BLANK_LINES = re.compile(r"\n\s*\n")
 
@@ -95,6 +102,53 @@ def _passage(doc: Document, text: str, start: int, end: int, position: int, kind
     )
 
 
+def _paged(doc: Document) -> bool:
+    return doc.kind == "pdf" or len(doc.pages) != 1
+
+
+def _plain_pieces(doc: Document) -> list[tuple[str, int, str]]:
+    """(text, page, kind) of each passage with the tables fix off: a short text document
+    whole, a long one by paragraphs, a paged document one passage per non-empty page."""
+    if not _paged(doc):
+        text = doc.pages[0].strip()
+        if len(text) <= LONG_TEXT_CHARS:
+            return [(text, 1, "document")] if text else []
+        return [(p, 1, "paragraph") for p in paragraphs(text)]
+    return [(text.strip(), n, "page") for n, text in enumerate(doc.pages, start=1) if text.strip()]
+
+
+def passage_count(doc: Document) -> int:
+    """How many passages the document gives with the tables fix off — cheap (no tokenizing),
+    for limits checked before a corpus is indexed."""
+    return len(_plain_pieces(doc))
+
+
+def cap_passages(corpus: Corpus, limit: int) -> Corpus:
+    """The corpus with documents left out, in list order, once their passages would take
+    the total past ``limit``; each left-out document gets an error message saying so."""
+    kept: list[Document] = []
+    messages = list(corpus.messages)
+    total = 0
+    for doc in corpus.documents:
+        count = passage_count(doc)
+        if total + count > limit:
+            messages.append(
+                IngestMessage(
+                    doc.source,
+                    "error",
+                    f"document skipped: its {count} passage(s) would take the corpus past "
+                    f"the limit of {limit:,} passages ({total:,} loaded) — remove documents "
+                    f"or raise {MAX_PASSAGES_ENV}",
+                )
+            )
+            continue
+        total += count
+        kept.append(replace(doc, order=len(kept)))
+    if len(kept) == len(corpus.documents):
+        return corpus
+    return Corpus(tuple(kept), tuple(messages))
+
+
 def document_passages(doc: Document, join_tables: bool = False) -> list[Passage]:
     """The passages of one document.
 
@@ -104,14 +158,11 @@ def document_passages(doc: Document, join_tables: bool = False) -> list[Passage]
     every row whole and under the header row.
     A text document stays one passage unless it is long, then it is split into paragraphs.
     """
-    if doc.kind != "pdf" and len(doc.pages) == 1:
-        text = doc.pages[0].strip()
-        if len(text) <= LONG_TEXT_CHARS:
-            return [_passage(doc, text, 1, 1, 0, "document")] if text else []
-        return [_passage(doc, p, 1, 1, i, "paragraph") for i, p in enumerate(paragraphs(text))]
-    if not join_tables:
-        pages = [(n, text.strip()) for n, text in enumerate(doc.pages, start=1) if text.strip()]
-        return [_passage(doc, text, n, n, i, "page") for i, (n, text) in enumerate(pages)]
+    if not join_tables or not _paged(doc):
+        return [
+            _passage(doc, text, page, page, i, kind)
+            for i, (text, page, kind) in enumerate(_plain_pieces(doc))
+        ]
     pieces = []
     for block in join_page_tables(segment_pages(doc)):
         if block.kind == "table":
@@ -128,3 +179,12 @@ def document_passages(doc: Document, join_tables: bool = False) -> list[Passage]
 def corpus_passages(corpus: Corpus, join_tables: bool = False) -> tuple[Passage, ...]:
     """Every passage of the corpus, in list order."""
     return tuple(p for doc in corpus.documents for p in document_passages(doc, join_tables))
+
+
+def max_passages(environ: dict[str, str] | None = None) -> int:
+    """The passage limit: ``RAGDASH_MAX_PASSAGES`` if set to a positive whole number, else
+    :data:`DEFAULT_MAX_PASSAGES`."""
+    value = (os.environ if environ is None else environ).get(MAX_PASSAGES_ENV, "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return DEFAULT_MAX_PASSAGES

@@ -33,6 +33,7 @@ from ragdash.ingest import (
     parse_date,
     read_metadata_csv,
 )
+from ragdash.segmentation import cap_passages, max_passages, passage_count
 
 EDITS_FILE = "metadata.csv"
 #: Largest upload accepted, matching ``server.maxUploadSize`` in .streamlit/config.toml.
@@ -53,17 +54,19 @@ def safe_file_name(name: str) -> str:
     return f"{stem}{suffix}"
 
 
-def check_document(file_name: str, data: bytes, progress: Progress | None = None) -> list[str]:
-    """Load ``data`` as the file ``file_name`` would be loaded; returns its warnings or
-    raises :class:`WorkspaceError` with the loader's message. ``progress`` sees each PDF page."""
+def check_document(
+    file_name: str, data: bytes, progress: Progress | None = None
+) -> tuple[Document, list[str]]:
+    """Load ``data`` as the file ``file_name`` would be loaded; returns the document and its
+    warnings, or raises :class:`WorkspaceError` with the loader's message. ``progress`` sees
+    each PDF page; it may raise :class:`ragdash.ingest.IngestCancelled` to stop."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / file_name
         path.write_bytes(data)
         try:
-            _, warnings = load_document(path, {}, 0, progress=progress)
+            return load_document(path, {}, 0, progress=progress)
         except IngestError as exc:
             raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
-    return warnings
 
 
 class Workspace:
@@ -89,13 +92,15 @@ class Workspace:
         data: bytes,
         replace_existing: bool = False,
         progress: Progress | None = None,
+        passage_room: int | None = None,
     ) -> tuple[str, list[str]]:
         """Check that an uploaded file loads, then store it atomically.
 
         Returns the stored file name and the loader's warnings. Raises
         :class:`WorkspaceError` naming the problem (nothing is saved) for an unsupported
-        type, an empty or oversized file, or one that cannot be loaded (corrupt, encrypted,
-        image-only PDF, …).
+        type, an empty or oversized file, one that cannot be loaded (corrupt, encrypted,
+        image-only PDF, …), one with more passages than ``passage_room`` (what the corpus
+        limit leaves), or when ``progress`` cancels the check.
         """
         file_name = safe_file_name(name)
         if not data:
@@ -104,7 +109,13 @@ class Workspace:
             mib = MAX_UPLOAD_BYTES // (1024 * 1024)
             raise WorkspaceError(f"{file_name!r} is larger than {mib} MiB; nothing was saved")
         # Checked before anything is written: stopping mid-way leaves the workspace as it was.
-        warnings = check_document(file_name, data, progress)
+        document, warnings = check_document(file_name, data, progress)
+        count = passage_count(document)
+        if passage_room is not None and count > passage_room:
+            raise WorkspaceError(
+                f"{file_name!r} has {count:,} passages, more than the {max(passage_room, 0):,} "
+                f"the corpus limit leaves room for; nothing was saved"
+            )
         self._ensure()
         target = self.uploads / file_name
         if target.exists() and not replace_existing:
@@ -179,15 +190,20 @@ class Workspace:
         edits[source] = clean
         self._write_edits(edits)
 
-    def load(self, docs: str | Path, progress: Progress | None = None) -> Corpus:
+    def load(
+        self, docs: str | Path, progress: Progress | None = None, limit: int | None = None
+    ) -> Corpus:
         """The docs folder, then the uploads, with saved edits applied; duplicate ids
-        across the two keep the first and report the second."""
+        across the two keep the first and report the second. Documents past the passage
+        ``limit`` (default :func:`ragdash.segmentation.max_passages`) are left out with a
+        message."""
         base = load_folder(docs, progress=progress)
         parts = [base]
         if self.upload_names():
             parts.append(load_folder(self.uploads, progress=progress))
         edits, messages = self.read_edits()
-        return merge_corpora(parts, edits, messages)
+        merged = merge_corpora(parts, edits, messages)
+        return cap_passages(merged, max_passages() if limit is None else limit)
 
 
 def apply_edit(doc: Document, edit: Mapping[str, str]) -> tuple[Document, list[str]]:
