@@ -14,6 +14,7 @@ from ragdash.cases import CaseFileError, load_cases
 from ragdash.index import CorpusIndex
 from ragdash.ingest import IngestError
 from ragdash.proof import Case
+from ragdash.segmentation import max_passages
 from ragdash.workspace import Workspace
 
 APP_DIR = Path(__file__).resolve().parent.parent
@@ -65,8 +66,8 @@ def _fingerprint(paths: list[Path]) -> tuple:
 
 
 @st.cache_resource(show_spinner="Reading documents…", max_entries=4)
-def _load_index(docs: str, workspace_root: str, fingerprint: tuple) -> CorpusIndex:
-    corpus = Workspace(workspace_root).load(docs)
+def _load_index(docs: str, workspace_root: str, fingerprint: tuple, limit: int) -> CorpusIndex:
+    corpus = Workspace(workspace_root).load(docs, limit=limit)
     index = CorpusIndex(corpus)
     index.passages(False)
     index.passages(True)
@@ -86,7 +87,7 @@ def current_index() -> CorpusIndex | None:
     config = settings()
     key = fingerprint_key()
     try:
-        return _load_index(str(config.docs), str(config.workspace), key)
+        return _load_index(str(config.docs), str(config.workspace), key, max_passages())
     except IngestError as exc:
         st.error(f"Cannot load documents: {exc}. Start with `--docs DIR` or set RAGDASH_DOCS.")
         return None

@@ -14,14 +14,33 @@ from ragdash.index import CorpusIndex
 from ragdash.ingest import IngestError
 from ragdash.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ocr_signals import add_substitutions, ocr_signals
+from ragdash.segmentation import max_passages
 from ragdash.tokens import format_ocr_map, parse_ocr_map
 from ragdash.workspace import WorkspaceError
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 
 
+INGESTING_KEY = "upload_in_progress"
+
+
+def _interrupted_upload() -> None:
+    """If the last run stopped while reading uploads (Cancel, Stop, a page switch), say so:
+    what was saved before stays, the file being read and the rest of the batch were not."""
+    pending = st.session_state.pop(INGESTING_KEY, None)
+    if not pending:
+        return
+    done: set[str] = st.session_state.setdefault("uploaded_ids", set())
+    done.update(pending["ids"])  # don't start them again on this run
+    outcome = list(pending["outcome"])
+    skipped = ", ".join(pending["names"][len(pending["saved"]) :])
+    outcome.append(("warning", f"Upload cancelled while reading: {skipped} not saved"))
+    st.session_state["upload_outcome"] = outcome
+
+
 def _upload(index: CorpusIndex) -> None:
     ws = workspace()
+    _interrupted_upload()
     files = st.file_uploader(
         "Upload documents (.pdf, .txt, .md)",
         type=UPLOAD_TYPES,
@@ -33,10 +52,21 @@ def _upload(index: CorpusIndex) -> None:
     fresh = [f for f in files or [] if f.file_id not in done]
     if fresh:
         outcome: list[tuple[str, str]] = []
+        # Kept until the batch ends: a rerun that finds it knows this run was interrupted.
+        pending = {
+            "ids": [f.file_id for f in fresh],
+            "names": [f.name for f in fresh],
+            "saved": [],
+            "outcome": outcome,
+        }
+        st.session_state[INGESTING_KEY] = pending
+        room = max_passages() - len(index.passages(False))
         bar = st.progress(0.0, text="Reading uploads…")
+        # A click reruns the app, which stops this run at its next progress update; the file
+        # being read is only written once it has loaded, so nothing half-read is kept.
+        st.button("Cancel upload", key="upload_cancel", icon=":material/cancel:")
         for i, uploaded in enumerate(fresh):
             bar.progress(i / len(fresh), text=f"Reading {uploaded.name} ({i + 1}/{len(fresh)})")
-            done.add(uploaded.file_id)
 
             def page_progress(fraction: float, label: str, i: int = i, f=uploaded) -> None:
                 overall = (i + fraction) / len(fresh)
@@ -44,14 +74,17 @@ def _upload(index: CorpusIndex) -> None:
 
             try:
                 name, warnings = ws.save_upload(
-                    uploaded.name, uploaded.getvalue(), progress=page_progress
+                    uploaded.name, uploaded.getvalue(), progress=page_progress, passage_room=room
                 )
             except WorkspaceError as exc:
                 outcome.append(("error", str(exc)))
-                continue
-            outcome.append(("success", f"{name} added to the workspace"))
-            outcome.extend(("warning", f"{name}: {w}") for w in warnings)
+            else:
+                outcome.append(("success", f"{name} added to the workspace"))
+                outcome.extend(("warning", f"{name}: {w}") for w in warnings)
+            pending["saved"].append(uploaded.name)
+            done.add(uploaded.file_id)
         bar.empty()
+        st.session_state.pop(INGESTING_KEY, None)
         st.session_state["upload_outcome"] = outcome
         st.rerun()
     for level, message in st.session_state.get("upload_outcome", []):

@@ -308,3 +308,28 @@ def test_fixes_off_and_on_give_what_the_core_gives(app):
         at.run()
         expected = [r.doc_id for r in index.search("enterprise sso", Fixes.parse(spec))[:3]]
         assert results(at) == expected
+
+
+def test_the_passage_limit_refuses_an_upload_and_names_skipped_docs(app, tmp_path, monkeypatch):
+    from ragdash.ingest import load_folder
+    from ragdash.segmentation import passage_count
+
+    counts = [passage_count(d) for d in load_folder(SAMPLE).documents]
+    monkeypatch.setenv("RAGDASH_MAX_PASSAGES", str(sum(counts)))
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    body = b"---\nid: loyalty\n---\nLoyalty points expire after 18 months.\n"
+    at.file_uploader(key="upload").upload("loyalty.md", body, "text/markdown").run()
+    no_exception(at)
+    refused = [e.value.replace("\\", "") for e in at.error]
+    assert any("loyalty.md" in e and "limit" in e and "nothing was saved" in e for e in refused)
+    assert not (tmp_path / "workspace" / "uploads" / "loyalty.md").exists()
+    # A lower limit: the last documents in list order are left out, each named on the page.
+    monkeypatch.setenv("RAGDASH_MAX_PASSAGES", str(sum(counts) - counts[-1]))
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+    assert len(at.dataframe[0].value["id"]) == len(counts) - 1
+    assert any("would take the corpus past the limit" in e.value for e in at.error)

@@ -7,11 +7,16 @@ from collections import Counter
 from conftest import make_corpus, make_document
 
 from ragdash.segmentation import (
+    DEFAULT_MAX_PASSAGES,
     LONG_TEXT_CHARS,
+    MAX_PASSAGES_ENV,
     MIN_PARAGRAPH_CHARS,
+    cap_passages,
     corpus_passages,
     document_passages,
+    max_passages,
     paragraphs,
+    passage_count,
 )
 from ragdash.tables import cells
 from ragdash.tokens import tokenize
@@ -145,3 +150,37 @@ def test_corpus_passages_follow_list_order_and_carry_document_metadata():
     assert passages[0].status == "withdrawn"
     assert str(passages[0].updated) == "2024-01-01"
     assert passages[1].updated is None
+
+
+def test_passage_count_is_the_number_of_passages_with_the_tables_fix_off(sample_corpus):
+    docs = [
+        *sample_corpus.documents,
+        make_document("long", _long_text()),
+        make_document("paged", ["page one", "", "page three"]),
+    ]
+    for doc in docs:
+        assert passage_count(doc) == len(document_passages(doc, join_tables=False)), doc.doc_id
+
+
+def test_documents_past_the_passage_limit_are_left_out_with_a_message():
+    corpus = make_corpus(
+        make_document("a", "alpha"),
+        make_document("b", ["one", "two", "three"]),
+        make_document("c", "charlie"),
+    )
+    capped = cap_passages(corpus, limit=2)
+    # "b" (3 passages) does not fit after "a"; "c" still does: list order decides, nothing else.
+    assert capped.doc_ids == ("a", "c")
+    assert [d.order for d in capped.documents] == [0, 1]
+    [message] = capped.messages
+    assert message.level == "error" and message.source == "b.pdf"
+    assert "3 passage(s)" in message.message and "limit of 2 passages" in message.message
+    assert MAX_PASSAGES_ENV in message.message
+    assert cap_passages(corpus, limit=5) is corpus  # within the limit: untouched
+
+
+def test_the_passage_limit_comes_from_the_environment_when_it_is_a_positive_number():
+    assert max_passages({}) == DEFAULT_MAX_PASSAGES
+    assert max_passages({MAX_PASSAGES_ENV: "50"}) == 50
+    for bad in ("0", "-3", "lots", ""):
+        assert max_passages({MAX_PASSAGES_ENV: bad}) == DEFAULT_MAX_PASSAGES

@@ -7,6 +7,8 @@ import pytest
 from conftest import SAMPLE_DOCS, doc_text, make_pdf
 
 from ragdash.atomic import atomic_write
+from ragdash.ingest import IngestCancelled
+from ragdash.segmentation import passage_count
 from ragdash.workspace import Workspace, WorkspaceError, safe_file_name
 
 
@@ -130,3 +132,39 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["cases.json"], "no temp file left behind"
     atomic_write(target, b"new")
     assert target.read_text() == "new"
+
+
+def test_an_upload_with_more_passages_than_the_limit_leaves_room_for_is_refused(ws, tmp_path):
+    pdf = make_pdf(tmp_path / "big.pdf", [["Page one text."], ["Page two."], ["Page three."]])
+    with pytest.raises(WorkspaceError, match=r"3 passages, more than the 2 .*nothing was saved"):
+        ws.save_upload("big.pdf", pdf.read_bytes(), passage_room=2)
+    assert ws.upload_names() == []
+    name, _ = ws.save_upload("big.pdf", pdf.read_bytes(), passage_room=3)
+    assert name == "big.pdf"
+
+
+def test_a_cancelled_upload_leaves_the_workspace_as_it_was(ws, tmp_path):
+    ws.save_upload("first.md", doc_text("Kept before.", id="first").encode())
+    before = sorted(p.name for p in ws.root.rglob("*"))
+    pdf = make_pdf(tmp_path / "long.pdf", [[f"Page {n} text."] for n in range(1, 7)])
+    seen = []
+
+    def cancel_on_page_three(fraction: float, label: str) -> None:
+        seen.append(label)
+        if label.startswith("page 3"):
+            raise IngestCancelled()
+
+    with pytest.raises(WorkspaceError, match="cancelled.*nothing was saved"):
+        ws.save_upload("long.pdf", pdf.read_bytes(), progress=cancel_on_page_three)
+    assert seen[-1] == "page 3 of 6"
+    assert sorted(p.name for p in ws.root.rglob("*")) == before
+    assert ws.load(SAMPLE_DOCS).doc_ids[-1] == "first"
+
+
+def test_loading_a_workspace_past_the_passage_limit_keeps_the_first_documents(ws):
+    ws.save_upload("extra.md", doc_text("One more.", id="extra").encode())
+    full = ws.load(SAMPLE_DOCS)
+    total = sum(passage_count(d) for d in full.documents)
+    capped = ws.load(SAMPLE_DOCS, limit=total - 1)
+    assert capped.doc_ids == full.doc_ids[:-1]
+    assert any(m.source == "extra.md" and "limit" in m.message for m in capped.messages)
