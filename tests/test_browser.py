@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -210,6 +211,29 @@ def test_uploaded_pdf_is_stored_listed_and_ranked(browser, page, tmp_path):
         assert "orchard-notes.pdf" in cells and "broken.pdf" not in cells
         assert page.locator('[data-testid="stException"]').count() == 0
 
+
+
+def test_cancelling_a_long_upload_keeps_the_workspace_as_it_was(browser, page, tmp_path):
+    from conftest import make_pdf
+
+    ws = tmp_path / "ws"
+    lines = [f"Line {i} of a long ledger page with several words." for i in range(30)]
+    source = make_pdf(tmp_path / "ledger.pdf", [lines] * 200)  # about 15 s to read
+    with running_app(workspace=ws) as url:
+        open_view(page, f"{url}/documents")
+        before = table_cells(page)
+        page.set_input_files(UPLOAD_INPUT, str(source))
+        # Progress is shown page by page while the PDF is read …
+        page.get_by_text(re.compile(r"Reading ledger\.pdf: page \d+ of 200")).wait_for()
+        page.get_by_role("button", name="Cancel upload").click()
+        # … and cancelling stops it with a message: nothing stored, nothing else lost.
+        notice = page.locator(ALERT, has_text="Upload cancelled")
+        notice.wait_for(timeout=20_000)
+        assert "ledger.pdf not saved" in notice.inner_text()
+        assert not (ws / "uploads" / "ledger.pdf").exists()
+        assert not list(ws.rglob("*.pdf"))
+        assert eventually(lambda: table_cells(page), before) == before
+        assert page.locator('[data-testid="stException"]').count() == 0
 
 HOSTILE_LINES = [
     "Zephyrine maintenance notes.",
