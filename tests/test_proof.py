@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from conftest import make_document, make_index
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragdash.proof import (
     Case,
@@ -13,7 +15,7 @@ from ragdash.proof import (
     judge,
     missing_evidence,
 )
-from ragdash.ranking import Fixes
+from ragdash.ranking import Fixes, QueryError
 
 
 def _index():
@@ -107,3 +109,38 @@ def test_every_diagnosis_has_a_distinct_explanation():
     assert len(set(explanations.values())) == len(Diagnosis)
     assert "ranking" in Diagnosis.RANKING.explanation
     assert "extraction" in Diagnosis.EXTRACTION.explanation
+
+
+# --- properties: any Unicode query or evidence -----------------------------------------------
+
+ANY_FIXES = st.builds(
+    Fixes,
+    recency=st.booleans(),
+    status=st.booleans(),
+    ocr=st.booleans(),
+    fuzzy=st.booleans(),
+    tables=st.booleans(),
+    threshold=st.floats(0, 100),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60), st.lists(st.text(max_size=12), max_size=3), st.integers(1, 4),
+       ANY_FIXES)
+def test_any_unicode_query_and_evidence_is_judged_or_refused_with_a_message(
+    query, evidence, top_k, fixes
+):
+    index = _index()
+    case = Case("fuzz", query, "new", tuple(evidence), top_k)
+    try:
+        check = check_case(index, case, fixes)
+    except QueryError as exc:
+        assert str(exc)  # a reason the user can read, e.g. "query is empty"
+        return
+    # The verdict follows the rule: right document first AND every evidence string present.
+    assert len(check.ranked) == min(top_k, 3)
+    context = collapse(context_text(check.ranked))
+    absent = tuple(e for e in evidence if collapse(e) not in context)
+    assert check.missing_evidence == absent
+    assert check.passed == (check.first_id == "new" and not absent)
+    assert check == check_case(index, case, fixes)  # deterministic
