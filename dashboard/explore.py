@@ -18,7 +18,7 @@ from dashboard.render import (
 )
 from dashboard.state import seed_widget, set_view
 from dashboard.viewstate import FAULTS, ViewState, split_evidence
-from ragdash.compare import compare_rankings, tie_explanation
+from ragdash.compare import compare_rankings, tie_explanation, withdrawn_explanation
 from ragdash.faults import corrupt_query
 from ragdash.index import CorpusIndex
 from ragdash.proof import Case, Diagnosis, judge
@@ -184,6 +184,11 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     why = tie_explanation(ranked, view.fixes)
     if why:
         st.caption(f"Tie at the top: {md_escape(why)}")
+    if view.fixes.status:
+        unfiltered = index.top(query, replace(view.fixes, status=False), 1)
+        left_out = withdrawn_explanation(unfiltered, ranked, view.fixes)
+        if left_out:
+            st.caption(f"Withdrawn version left out: {md_escape(left_out)}")
     results_tab, compare_tab = st.tabs(["Ranked passages", "No fixes vs current fixes"])
     with results_tab:
         _results(ranked, view)

@@ -78,6 +78,29 @@ def tie_explanation(ranked: Sequence[RankedPassage], fixes: Fixes) -> str | None
     return f"{a.doc_id} wins over {b.doc_id}: {score}, {why} (list order)"
 
 
+
+def withdrawn_explanation(
+    unfiltered: Sequence[RankedPassage], ranked: Sequence[RankedPassage], fixes: Fixes
+) -> str | None:
+    """With ``status`` on, say when a withdrawn document would have tied with or beaten the
+    winner: ``unfiltered`` is the same query ranked with ``status`` off."""
+    if not fixes.status or not unfiltered:
+        return None
+    rival = unfiltered[0].passage
+    if rival.status != "withdrawn":
+        return None
+    rival_score = unfiltered[0].score
+    if not ranked:
+        return f"{rival.doc_id} would come first (score {rival_score:g}) but is withdrawn (status)"
+    winner = ranked[0]
+    if rival_score < winner.score:
+        return None
+    how = "tie with" if rival_score == winner.score else "beat"
+    return (
+        f"{winner.doc_id} wins: {rival.doc_id} would {how} it (score {rival_score:g} vs "
+        f"{winner.score:g}) but is withdrawn, so it is not retrieved (status)"
+    )
+
 def _counterpart(a: RankedPassage, before: Sequence[RankedPassage]) -> RankedPassage | None:
     """The passage ``a`` was before the fixes: the same text, or — when the tables fix re-cut
     the document — the same document's passage on overlapping pages sharing most words."""

@@ -162,6 +162,21 @@ def test_comparison_tab_explains_why_the_winner_moved(app):
     assert "newest" in row["why"]
 
 
+
+def test_explore_says_in_words_how_the_tie_at_the_top_was_broken(app):
+    at = app(q="return policy days", fixes="recency")
+    at.run()
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any(
+        "returns-2026 wins over returns-2024: same score 3, updated 2026-01-05 vs 2024-02-01"
+        in c
+        for c in captions
+    ), captions
+    at = app(q="return policy days", fixes="status")
+    at.run()
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any("returns-2024 would tie with it" in c and "withdrawn" in c for c in captions)
+
 def test_suite_page_shows_every_case_and_the_ablation(app):
     at = app(fixes="none")
     at.run()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragdash.compare import compare_rankings, tie_explanation
+from ragdash.compare import compare_rankings, tie_explanation, withdrawn_explanation
 from ragdash.ranking import Fixes
 
 
@@ -50,3 +50,15 @@ def test_tie_explanations_say_what_decided(sample_index):
     assert recency is not None and "2026-01-05 vs 2024-02-01" in recency
     no_tie = tie_explanation(sample_index.search("return policy 30 days", Fixes()), Fixes())
     assert no_tie is None
+
+
+def test_status_explains_that_a_withdrawn_rival_was_left_out(sample_index):
+    query, on = "return policy days", Fixes.parse("status")
+    unfiltered = sample_index.search(query, Fixes())
+    why = withdrawn_explanation(unfiltered, sample_index.search(query, on), on)
+    assert why is not None and why.startswith("returns-2026 wins: returns-2024 would tie")
+    assert "withdrawn" in why and "score 3 vs 3" in why
+    # Nothing to say without the status fix, or when the withdrawn document was not ahead.
+    assert withdrawn_explanation(unfiltered, unfiltered, Fixes()) is None
+    sync = sample_index.search("warehouse sync", on)
+    assert withdrawn_explanation(sample_index.search("warehouse sync", Fixes()), sync, on) is None
