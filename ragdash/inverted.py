@@ -7,7 +7,7 @@ units of 1/10,000 of a point — every match is worth 1 or a fuzzy similarity ro
 decimals — so sums are exact and ties stay ties.
 
 Built once per passage set; the OCR groups (per OCR map) and the fuzzy pools (per ``status``
-flag) are worked out on first use and kept.
+flag, one pool for every fuzzy rule) are worked out on first use and kept.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ import numpy as np
 
 from ragdash.documents import Passage
 from ragdash.matching import (
+    FUZZY_MIN_LENGTH,
     KIND_RANK,
     NONE,
     QueryPlan,
     TokenMatch,
+    extract_edits,
     extract_fuzzy,
-    fuzzy_eligible,
     ocr_groups,
 )
 from ragdash.ranking import (
@@ -38,7 +39,7 @@ from ragdash.ranking import (
     rank_passages,
 )
 
-#: Fuzzy look-ups kept per vocabulary view (query token, threshold); cleared when full.
+#: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
 FUZZY_CACHE_SIZE = 4096
 #: Points are summed as integers of this many units per point (4-decimal fuzzy points).
 UNITS_PER_POINT = 10_000
@@ -90,7 +91,7 @@ class VocabularyView:
     groups: dict[tuple[tuple[str, str], ...], dict[str, set[str]]]
     all_words: Sequence[str]
     _pool: FuzzyPool | None = None
-    _fuzzy: dict[tuple[str, float], list[tuple[str, float]]] = field(default_factory=dict)
+    _fuzzy: dict[tuple[object, ...], list[tuple[str, float]]] = field(default_factory=dict)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
@@ -102,28 +103,39 @@ class VocabularyView:
         return self.groups[key].get(normal, ())
 
     def fuzzy_pool(self) -> FuzzyPool:
+        """The view's letters-only words with their letter counts (shared by every rule)."""
         if self._pool is None:
-            self._pool = FuzzyPool.build(sorted(w for w in self.words if fuzzy_eligible(w)))
+            self._pool = FuzzyPool.build(sorted(w for w in self.words if w.isalpha()))
         return self._pool
 
     def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
-        key = (token, threshold)
+        key = ("ratio", token, threshold)
         if key not in self._fuzzy:
-            if len(self._fuzzy) >= FUZZY_CACHE_SIZE:
-                self._fuzzy.clear()
-            self._fuzzy[key] = extract_fuzzy(
-                token, self.fuzzy_pool().candidates(token, threshold), threshold
-            )
+            kept = self.fuzzy_pool().candidates(token, threshold, FUZZY_MIN_LENGTH)
+            self._remember(key, extract_fuzzy(token, kept, threshold))
         return self._fuzzy[key]
+
+    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
+        key = ("edits", token, edits, min_length)
+        if key not in self._fuzzy:
+            kept = self.fuzzy_pool().within_edits(token, edits, min_length)
+            self._remember(key, extract_edits(token, kept, edits))
+        return self._fuzzy[key]
+
+    def _remember(self, key: tuple[object, ...], found: list[tuple[str, float]]) -> None:
+        if len(self._fuzzy) >= FUZZY_CACHE_SIZE:
+            self._fuzzy.clear()
+        self._fuzzy[key] = found
 
 
 @dataclass(frozen=True, eq=False)
 class FuzzyPool:
-    """Fuzzy-eligible words (letters only) with their letter counts, to skip hopeless ones.
+    """Words (letters only) with their letter counts, to skip hopeless ones.
 
     ``fuzz.ratio`` is ``100 * (1 - indel / (len_a + len_b))`` and the indel distance is at
     least the L1 distance between letter counts, so a word whose counts are farther than
-    ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold.
+    ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold. For edit
+    distance (OSA), one edit changes that L1 gap by at most 2 and the length by at most 1.
     """
 
     words: tuple[str, ...]
@@ -136,13 +148,27 @@ class FuzzyPool:
             tuple(words), np.array([len(w) for w in words], dtype=np.int16), letter_counts(words)
         )
 
-    def candidates(self, token: str, threshold: float) -> Sequence[str]:
-        """A superset of the words that can reach ``threshold`` against ``token``."""
+    def candidates(self, token: str, threshold: float, min_length: int = 0) -> Sequence[str]:
+        """A superset of the words of ``min_length`` letters or more that can reach
+        ``threshold`` against ``token``."""
         if not self.words:
             return ()
-        gap = np.abs(self.counts - letter_counts([token])[0]).sum(axis=1)
         slack = (1 - threshold / 100) * (self.lengths + len(token)) + 1e-6
-        return [self.words[i] for i in np.flatnonzero(gap <= slack).tolist()]
+        keep = (self._gap(token) <= slack) & (self.lengths >= min_length)
+        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+
+    def within_edits(self, token: str, edits: int, min_length: int = 0) -> Sequence[str]:
+        """A superset of the words of ``min_length`` letters or more within ``edits`` OSA
+        edits of ``token``."""
+        if not self.words or edits < 1:
+            return ()
+        near = np.abs(self.lengths.astype(np.int64) - len(token)) <= edits
+        keep = near & (self.lengths >= min_length) & (self._gap(token) <= 2 * edits)
+        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+
+    def _gap(self, token: str) -> np.ndarray:
+        """L1 distance between each word's letter counts and ``token``'s."""
+        return np.abs(self.counts - letter_counts([token])[0]).sum(axis=1)
 
 
 def letter_counts(words: Sequence[str]) -> np.ndarray:

@@ -11,11 +11,13 @@ from datetime import date
 
 from ragdash.documents import Passage
 from ragdash.matching import (
+    DEFAULT_FUZZY_RULE,
     DEFAULT_THRESHOLD,
     Lexicon,
     MatchSettings,
     QueryPlan,
     TokenMatch,
+    check_fuzzy_rule,
     plan_query,
     plan_with_lexicon,
 )
@@ -47,6 +49,11 @@ class Fixes:
     tables: bool = False
     threshold: float = DEFAULT_THRESHOLD
     ocr_map: tuple[tuple[str, str], ...] = tuple(sorted(DEFAULT_OCR_MAP.items()))
+    #: one of ``ragdash.matching.FUZZY_RULES``; the threshold only counts for ``ratio``
+    fuzzy_rule: str = DEFAULT_FUZZY_RULE
+
+    def __post_init__(self) -> None:
+        check_fuzzy_rule(self.fuzzy_rule)
 
     @classmethod
     def none(cls, **settings: object) -> Fixes:
@@ -90,7 +97,9 @@ class Fixes:
 
     @property
     def match_settings(self) -> MatchSettings:
-        return MatchSettings(self.ocr, self.fuzzy, self.threshold, dict(self.ocr_map))
+        return MatchSettings(
+            self.ocr, self.fuzzy, self.threshold, dict(self.ocr_map), self.fuzzy_rule
+        )
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from itertools import product
 
 import pytest
@@ -10,7 +11,7 @@ from conftest import make_document, make_index
 
 from ragdash.index import CorpusIndex
 from ragdash.inverted import FuzzyPool, build_postings
-from ragdash.matching import extract_fuzzy
+from ragdash.matching import EDIT_RULES, FUZZY_RULES, extract_edits, extract_fuzzy
 from ragdash.ranking import FIX_NAMES, Fixes, QueryError, rank_passages
 
 WORDS = [
@@ -37,8 +38,12 @@ def random_index(rng: random.Random) -> CorpusIndex:
     return make_index(*docs)
 
 
-def random_query(rng: random.Random) -> str:
-    return " ".join(rng.choices([*WORDS, *TYPOS], k=rng.randint(1, 5)))
+#: Misspellings the edit presets treat differently by length: swaps, 3-letter words, two edits.
+PRESET_TYPOS = ["snyc", "pr0", "prp", "sos", "wrehuse", "warehuoes", "polciies", "dyas", "mintues"]
+
+
+def random_query(rng: random.Random, typos: Sequence[str] = TYPOS) -> str:
+    return " ".join(rng.choices([*WORDS, *typos], k=rng.randint(1, 5)))
 
 
 def outcome(ranked):
@@ -75,6 +80,34 @@ def test_fuzzy_thresholds_and_custom_ocr_maps_equal_the_reference(threshold):
             expected = outcome(reference(index, query, fixes))
             assert outcome(index.search(query, fixes)) == expected
             assert outcome(index.top(query, fixes, 3)) == expected[:3]
+
+
+@pytest.mark.parametrize("rule", list(FUZZY_RULES))
+def test_every_fuzzy_rule_equals_the_reference_under_every_fix_combination(rule):
+    combos = [f for f in ALL_FIXES if f.fuzzy]
+    rng = random.Random(rule)
+    for _ in range(12):
+        index = random_index(rng)
+        for fixes in combos:
+            # The threshold must not matter to a preset: vary it anyway.
+            fixes = Fixes.parse(fixes.label, fuzzy_rule=rule, threshold=rng.choice([0, 80, 100]))
+            query = random_query(rng, [*TYPOS, *PRESET_TYPOS])
+            expected = outcome(reference(index, query, fixes))
+            assert outcome(index.search(query, fixes)) == expected
+            k = rng.randint(0, 4)
+            assert outcome(index.top(query, fixes, k)) == expected[:k]
+
+
+def test_a_preset_ranks_the_misspelled_document_first_like_the_reference():
+    index = make_index(
+        make_document("crm", "contacts sync every five minutes"),
+        make_document("inventory", "stock levels sync from the warehouse"),
+    )
+    for rule in EDIT_RULES:
+        fixes = Fixes.parse("fuzzy", fuzzy_rule=rule)
+        ranked = index.search("warehuse sync", fixes)
+        assert [r.doc_id for r in ranked] == ["inventory", "crm"]
+        assert outcome(ranked) == outcome(reference(index, "warehuse sync", fixes))
 
 
 def test_top_fills_with_zero_score_passages_in_list_order():
@@ -125,6 +158,10 @@ def test_ocr_groups_and_fuzzy_pools_are_cached_per_map_and_status():
     assert len(inverted._groups) == 1
     index.search("enterprise", Fixes.parse("ocr", ocr_map=(("1", "l"),)))
     assert len(inverted._groups) == 2
+    # The edit presets look up the same pool.
+    for rule in EDIT_RULES:
+        index.search("warehuse plna", Fixes.parse("fuzzy", fuzzy_rule=rule))
+    assert view.fuzzy_pool() is pool
 
 
 def test_postings_list_each_token_s_passages_in_ascending_order():
@@ -144,3 +181,31 @@ def test_the_letter_count_filter_never_drops_a_fuzzy_match(threshold):
         kept = pool.candidates(token, threshold)
         assert set(kept) <= set(words)
         assert extract_fuzzy(token, kept, threshold) == extract_fuzzy(token, words, threshold)
+
+
+@pytest.mark.parametrize("edits", [1, 2])
+def test_the_edit_prefilter_never_drops_a_word_within_the_edits(edits):
+    rng = random.Random(edits)
+    words = sorted({"".join(rng.choices("aeinorst", k=rng.randint(1, 9))) for _ in range(600)})
+    pool = FuzzyPool.build(words)
+    for _ in range(150):
+        base = rng.choice(words)
+        # Mostly near misses of a pool word (swaps, edits), some random strings.
+        token = list(base)
+        for _ in range(rng.randint(0, 3)):
+            i = rng.randrange(len(token) + 1)
+            op = rng.choice("sidt")
+            if op == "s" and i < len(token):
+                token[i] = rng.choice("aeinorstu")
+            elif op == "i":
+                token.insert(i, rng.choice("aeinorstu"))
+            elif op == "d" and i < len(token) and len(token) > 1:
+                del token[i]
+            elif op == "t" and i + 1 < len(token):
+                token[i], token[i + 1] = token[i + 1], token[i]
+        token = "".join(token) if rng.random() < 0.8 else "".join(rng.choices("aeinost", k=5))
+        for min_length in (0, 3, 5):
+            kept = pool.within_edits(token, edits, min_length)
+            eligible = [w for w in words if len(w) >= min_length]
+            assert set(kept) <= set(eligible)
+            assert extract_edits(token, kept, edits) == extract_edits(token, eligible, edits)

@@ -5,15 +5,21 @@ from __future__ import annotations
 import pytest
 
 from ragdash.matching import (
+    ES_AUTO,
     EXACT,
     FUZZY,
+    FUZZY_RULES,
     NONE,
     OCR,
+    RATIO,
+    TYPOS_5_9,
     MatchSettings,
     fuzzy_eligible,
     fuzzy_similarity,
+    max_edits,
     plan_query,
 )
+from ragdash.ranking import Fixes
 
 VOCAB = {"warehouse", "sync", "enterpr1se", "sso", "plan", "100", "storage"}
 
@@ -114,3 +120,94 @@ def test_fuzzy_similarity_is_a_0_to_100_ratio():
 def test_plan_keeps_each_distinct_query_token_once_in_order():
     plan = plan_query(["sync", "plan", "sync"], VOCAB, MatchSettings())
     assert plan.tokens == ("sync", "plan")
+
+
+# --- edit-distance presets --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("length", "edits"),
+    [(0, 0), (1, 0), (2, 0), (3, 1), (5, 1), (6, 2), (12, 2)],
+)
+def test_es_auto_allows_no_edit_up_to_2_letters_one_to_5_two_beyond(length, edits):
+    assert max_edits(ES_AUTO, length) == edits
+
+
+@pytest.mark.parametrize(
+    ("length", "edits"),
+    [(0, 0), (4, 0), (5, 1), (8, 1), (9, 2), (15, 2)],
+)
+def test_typos_5_9_allows_one_typo_from_5_letters_and_two_from_9(length, edits):
+    assert max_edits(TYPOS_5_9, length) == edits
+
+
+def test_ratio_is_not_an_edit_rule_and_unknown_rules_are_refused():
+    assert set(FUZZY_RULES) == {RATIO, ES_AUTO, TYPOS_5_9}
+    with pytest.raises(ValueError, match="not an edit-distance rule"):
+        max_edits(RATIO, 8)
+    with pytest.raises(ValueError, match="es-auto"):
+        max_edits("lenient", 8)
+    with pytest.raises(ValueError, match="unknown fuzzy rule"):
+        MatchSettings(fuzzy=True, fuzzy_rule="lenient")
+    with pytest.raises(ValueError, match="unknown fuzzy rule"):
+        Fixes(fuzzy=True, fuzzy_rule="lenient")
+
+
+def test_es_auto_repairs_warehuse_whatever_the_threshold():
+    # One edit in an 8-letter word; the (ratio) threshold plays no part in a preset.
+    for threshold in (0.0, 80.0, 100.0):
+        settings = MatchSettings(fuzzy=True, threshold=threshold, fuzzy_rule=ES_AUTO)
+        match = _best("warehuse", {"warehouse"}, settings)
+        assert (match.kind, match.passage_token) == (FUZZY, "warehouse")
+        # Scored like any fuzzy match: its ratio/100, below one point.
+        assert match.similarity == fuzzy_similarity("warehuse", "warehouse")
+        assert match.points == round(match.similarity / 100, 4) < 1
+
+
+def test_a_swap_of_two_letters_is_one_edit():
+    vocab = {"the", "sync", "policy"}
+    for typo, word in (("teh", "the"), ("snyc", "sync"), ("plociy", "policy")):
+        match = _best(typo, {word}, MatchSettings(fuzzy=True, fuzzy_rule=ES_AUTO), vocab)
+        assert (match.kind, match.passage_token) == (FUZZY, word)
+
+
+@pytest.mark.parametrize("token", ["ot", "sx", "a"])
+def test_es_auto_never_matches_a_token_of_one_or_two_letters_fuzzily(token):
+    vocab = {"to", "so", "at", "as", "an", "sync"}
+    assert not fuzzy_eligible(token, ES_AUTO)
+    plan = plan_query([token], vocab, MatchSettings(fuzzy=True, fuzzy_rule=ES_AUTO))
+    assert plan.candidates[token] == {}
+
+
+def test_the_presets_differ_by_token_length_as_documented():
+    es = MatchSettings(fuzzy=True, fuzzy_rule=ES_AUTO)
+    typos = MatchSettings(fuzzy=True, fuzzy_rule=TYPOS_5_9)
+    # 4 letters, one swap: es-auto allows one edit, typos-5-9 wants 5 letters for a typo.
+    assert _best("snyc", {"sync"}, es).kind == FUZZY
+    assert _best("snyc", {"sync"}, typos).kind == NONE
+    # 7 letters, two edits from "warehouse": es-auto allows two, typos-5-9 one (two from 9).
+    assert _best("wrehuse", {"warehouse"}, es).passage_token == "warehouse"
+    assert _best("wrehuse", {"warehouse"}, typos).kind == NONE
+    # 9 letters, two edits: both presets allow it.
+    assert _best("warehuoes", {"warehouses"}, typos, {"warehouses"}).kind == FUZZY
+    # Three edits are too many for either.
+    for settings in (es, typos):
+        assert _best("wrhuse", {"warehouse"}, settings).kind == NONE
+
+
+@pytest.mark.parametrize("rule", [ES_AUTO, TYPOS_5_9])
+@pytest.mark.parametrize("token", ["100", "x10", "10gb", "covid19"])
+def test_tokens_with_digits_never_match_fuzzily_under_a_preset(rule, token):
+    vocab = {"1000", "x100", "10gbs", "covid", "covid20", "covidl9"}
+    assert not fuzzy_eligible(token, rule)
+    plan = plan_query([token], vocab, MatchSettings(fuzzy=True, fuzzy_rule=rule))
+    assert plan.candidates[token] == {}
+
+
+@pytest.mark.parametrize("rule", [ES_AUTO, TYPOS_5_9])
+def test_a_preset_never_matches_a_word_with_digits_or_a_correctly_spelled_token(rule):
+    settings = MatchSettings(fuzzy=True, fuzzy_rule=rule)
+    plan = plan_query(["enterprise"], {"enterpr1se", "enterprises", "enterprise"}, settings)
+    assert set(plan.candidates["enterprise"]) == {"enterprise"}  # exact only, no fuzzy
+    plan = plan_query(["enterprize"], {"enterpr1se"}, settings)
+    assert plan.candidates["enterprize"] == {}  # words with digits are not in the pool
