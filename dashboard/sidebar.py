@@ -1,4 +1,5 @@
-"""The sidebar, on every page: one toggle per fix, the fuzzy threshold, the OCR map, top-k."""
+"""The sidebar, on every page: one toggle per fix, the fuzzy rule and threshold, the OCR map,
+top-k."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dashboard.render import md_escape
 from dashboard.state import seed_widget, set_view
 from dashboard.viewstate import MAX_TOP_K, ViewState
 from ragdash.index import CorpusIndex
+from ragdash.matching import DEFAULT_FUZZY_RULE, FUZZY_RULES
 from ragdash.ranking import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
 from ragdash.tokens import format_ocr_map, parse_ocr_map
 
@@ -30,6 +32,14 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
     for name in FIX_NAMES:
         bar.toggle(FIX_LABELS[name], key=f"w_fix_{name}", help=FIX_DESCRIPTIONS[name])
+    seed_widget("w_fuzzyrule", view.fixes.fuzzy_rule)
+    rule = bar.selectbox(
+        "Fuzzy rule",
+        list(FUZZY_RULES),
+        key="w_fuzzyrule",
+        help="how close a misspelled word must be to match: "
+        + "; ".join(f"**{name}**: {text}" for name, text in FUZZY_RULES.items()),
+    )
     seed_widget("w_threshold", float(view.fixes.threshold))
     threshold = bar.slider(
         "Fuzzy threshold (similarity %)",
@@ -37,8 +47,9 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         100.0,
         step=1.0,
         key="w_threshold",
+        disabled=rule != DEFAULT_FUZZY_RULE,
         help="rapidfuzz ratio a misspelled word needs to match: too low joins unrelated "
-        "words, too high misses common typos",
+        "words, too high misses common typos (only for the ratio rule; a preset counts edits)",
     )
     seed_widget("w_ocrmap", format_ocr_map(dict(view.fixes.ocr_map)))
     ocr_text = bar.text_input(
@@ -52,7 +63,7 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     seed_widget("w_k", view.k)
     k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
     on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]
-    fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map).with_only(on)
+    fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule).with_only(on)
     new_view = replace(view, fixes=fixes, k=int(k))
     set_view(new_view)
     if index is not None:

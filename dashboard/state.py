@@ -21,6 +21,7 @@ WIDGET_KEYS = (
     "w_expect",
     "w_evidence",
     "w_k",
+    "w_fuzzyrule",
     "w_threshold",
     "w_ocrmap",
     "w_fix_recency",

@@ -29,9 +29,11 @@ def _ablation(
     cases: tuple[Case, ...],
     threshold: float,
     ocr_map: tuple,
+    fuzzy_rule: str = "ratio",
 ) -> pd.DataFrame:
     # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
-    return run_ablation(_index, cases, Fixes(threshold=threshold, ocr_map=ocr_map))
+    fixes = Fixes(threshold=threshold, ocr_map=ocr_map, fuzzy_rule=fuzzy_rule)
+    return run_ablation(_index, cases, fixes)
 
 
 def heatmap(table: pd.DataFrame) -> alt.Chart:
@@ -142,7 +144,8 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         st.switch_page("dashboard/pages/explore.py")
 
     st.subheader("Ablation: which fix repairs which case")
-    table = _ablation(index, corpus_key, tuple(cases), view.fixes.threshold, view.fixes.ocr_map)
+    settings = (view.fixes.threshold, view.fixes.ocr_map, view.fixes.fuzzy_rule)
+    table = _ablation(index, corpus_key, tuple(cases), *settings)
     st.altair_chart(heatmap(table), width="stretch")
     st.caption(
         "Columns: no fixes, each fix alone, all fixes, and all fixes but one. "

@@ -2,8 +2,9 @@
 
 URL parameters (all optional; ``st.query_params`` is string-valued):
 ``q`` query · ``fault`` none|ocr|typo · ``rate`` 0-1 · ``seed`` int · ``fixes`` all|none|a,b
-· ``threshold`` 0-100 · ``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``expect`` expected
-document id · ``evidence`` evidence strings separated by ``;``.
+· ``threshold`` 0-100 · ``fuzzyrule`` ratio|es-auto|typos-5-9 (left out when ``ratio``) ·
+``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``expect`` expected document id · ``evidence``
+evidence strings separated by ``;``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from ragdash.matching import DEFAULT_THRESHOLD
+from ragdash.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
 from ragdash.ranking import Fixes
 from ragdash.tokens import DEFAULT_OCR_MAP, format_ocr_map, parse_ocr_map
 
@@ -40,6 +41,8 @@ class ViewState:
             params.update(fault=self.fault, rate=f"{self.rate:g}", seed=str(self.seed))
         if self.fixes.threshold != DEFAULT_THRESHOLD:
             params["threshold"] = f"{self.fixes.threshold:g}"
+        if self.fixes.fuzzy_rule != DEFAULT_FUZZY_RULE:
+            params["fuzzyrule"] = self.fixes.fuzzy_rule
         if dict(self.fixes.ocr_map) != dict(DEFAULT_OCR_MAP):
             params["ocrmap"] = format_ocr_map(dict(self.fixes.ocr_map)).replace(" ", "")
         if self.k != DEFAULT_TOP_K:
@@ -87,7 +90,11 @@ def from_params(
     number("rate", 0.0, 1.0, float)
     number("seed", 0, 10**9, int)
     number("k", 1, MAX_TOP_K, int)
-    settings: dict[str, object] = {"threshold": view.fixes.threshold, "ocr_map": view.fixes.ocr_map}
+    settings: dict[str, object] = {
+        "threshold": view.fixes.threshold,
+        "ocr_map": view.fixes.ocr_map,
+        "fuzzy_rule": view.fixes.fuzzy_rule,
+    }
     if "threshold" in params:
         try:
             threshold = float(params["threshold"])
@@ -96,6 +103,13 @@ def from_params(
             settings["threshold"] = threshold
         except ValueError:
             problems.append(f"threshold={params['threshold']!r} must be a number 0-100")
+    if "fuzzyrule" in params:
+        if params["fuzzyrule"] in FUZZY_RULES:
+            settings["fuzzy_rule"] = params["fuzzyrule"]
+        else:
+            problems.append(
+                f"fuzzyrule={params['fuzzyrule']!r} is not one of {', '.join(FUZZY_RULES)}"
+            )
     if "ocrmap" in params:
         try:
             settings["ocr_map"] = tuple(sorted(parse_ocr_map(params["ocrmap"]).items()))

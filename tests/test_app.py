@@ -121,12 +121,40 @@ def test_url_parameters_restore_the_view(app):
     assert param(at, "seed") == "7" and param(at, "k") == "2"
 
 
+def test_choosing_a_fuzzy_preset_changes_the_result_and_the_link(app):
+    # "snyc" swaps two letters of "sync": 75% similar, under the default threshold of 80,
+    # but one edit, which es-auto allows a 4-letter word (typos-5-9 wants 5 letters).
+    at = app(q="snyc", fixes="fuzzy")
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_fuzzyrule").value == "ratio"
+    assert not at.slider(key="w_threshold").disabled
+    unmatched = results(at)[0]
+    assert unmatched not in ("crm", "inventory")  # nothing matched: list order
+    at.selectbox(key="w_fuzzyrule").select("es-auto").run()
+    no_exception(at)
+    assert results(at)[0] == "crm"  # holds "sync", listed before inventory
+    assert param(at, "fuzzyrule") == "es-auto"
+    assert at.slider(key="w_threshold").disabled  # a preset counts edits, not similarity
+    at.selectbox(key="w_fuzzyrule").select("typos-5-9").run()
+    assert results(at)[0] == unmatched and param(at, "fuzzyrule") == "typos-5-9"
+
+
+def test_a_link_with_a_fuzzy_preset_opens_with_it(app):
+    at = app(q="snyc", fixes="fuzzy", fuzzyrule="es-auto")
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_fuzzyrule").value == "es-auto"
+    assert results(at)[0] == "crm"
+
+
 def test_bad_url_parameters_fall_back_with_a_warning(app):
-    at = app(q="return policy days", fixes="bogus", k="zero", threshold="300")
+    at = app(q="return policy days", fixes="bogus", k="zero", threshold="300", fuzzyrule="AUTO")
     at.run()
     no_exception(at)
     text = " ".join(w.value for w in at.warning)
     assert "bogus" in text and "zero" in text and "threshold" in text
+    assert "fuzzyrule" in text and at.selectbox(key="w_fuzzyrule").value == "ratio"
     assert results(at), "the page still shows results with default settings"
 
 
@@ -211,7 +239,7 @@ def test_adding_a_case_in_the_ui_saves_it_to_the_workspace(app, tmp_path):
     name.set_value("reported-refund")
     query.set_value("refund card")
     evidence.set_value("full refund")
-    at.selectbox[-1].set_value("returns-2026")
+    next(s for s in at.selectbox if s.label == "Expected document").set_value("returns-2026")
     at.button(key="FormSubmitter:add_case-Save case").click().run()
     no_exception(at)
     saved = load_cases(tmp_path / "workspace" / "cases.json")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dashboard.viewstate import ViewState, from_params, split_evidence
+from ragdash.matching import FUZZY_RULES
 from ragdash.ranking import FIX_NAMES, Fixes
 
 
@@ -16,7 +18,10 @@ def test_round_trip_through_the_url():
         rate=0.25,
         seed=4,
         fixes=Fixes.parse(
-            "ocr,fuzzy", threshold=72.0, ocr_map=(("0", "o"), ("1", "i"), ("5", "s"))
+            "ocr,fuzzy",
+            threshold=72.0,
+            ocr_map=(("0", "o"), ("1", "i"), ("5", "s")),
+            fuzzy_rule="typos-5-9",
         ),
         k=4,
         expect="inventory",
@@ -40,6 +45,7 @@ def test_defaults_stay_out_of_the_url():
                 "seed",
                 "fixes",
                 "threshold",
+                "fuzzyrule",
                 "k",
                 "ocrmap",
                 "expect",
@@ -54,6 +60,7 @@ def test_any_parameters_give_a_valid_view(params):
     assert view.fault in ("none", "ocr", "typo")
     assert 1 <= view.k <= 20 and 0 <= view.rate <= 1 and 0 <= view.fixes.threshold <= 100
     assert set(view.fixes.enabled) <= set(FIX_NAMES)
+    assert view.fixes.fuzzy_rule in FUZZY_RULES
     assert all(isinstance(p, str) and p for p in problems)
 
 
@@ -62,6 +69,23 @@ def test_bad_values_are_named():
     assert view.fixes.enabled == () and view.k == 3
     assert any("speed" in p for p in problems) and any("k=" in p for p in problems)
     assert any("rate" in p for p in problems)
+
+
+@pytest.mark.parametrize("rule", ["es-auto", "typos-5-9"])
+def test_a_fuzzy_preset_is_in_the_link_and_comes_back(rule):
+    view = ViewState(q="warehuse sync", fixes=Fixes.parse("fuzzy", fuzzy_rule=rule))
+    params = view.to_params()
+    assert params["fuzzyrule"] == rule
+    assert from_params(params) == (view, [])
+    # The default rule stays out of the link.
+    assert "fuzzyrule" not in ViewState(q="x", fixes=Fixes.parse("fuzzy")).to_params()
+
+
+def test_a_bad_fuzzy_rule_is_named_and_the_default_kept():
+    view, problems = from_params({"q": "warehuse", "fixes": "fuzzy", "fuzzyrule": "AUTO"})
+    assert view.fixes.fuzzy_rule == "ratio" and view.fixes.enabled == ("fuzzy",)
+    assert len(problems) == 1 and "fuzzyrule='AUTO'" in problems[0]
+    assert "es-auto" in problems[0]
 
 
 def test_evidence_is_split_on_semicolons_and_lines():
