@@ -14,7 +14,7 @@ from ragdash.ablation import ablation_matrix, run_ablation
 from ragdash.cases import CaseFileError, load_cases
 from ragdash.index import CorpusIndex
 from ragdash.ingest import MAX_PDF_PAGES, IngestError, load_folder
-from ragdash.matching import DEFAULT_THRESHOLD
+from ragdash.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
 from ragdash.proof import check_case
 from ragdash.ranking import FIX_NAMES, Fixes, QueryError
 from ragdash.report import check_record, ranked_record
@@ -36,7 +36,11 @@ def _fixes(args: argparse.Namespace) -> Fixes:
     if not 0 <= args.threshold <= 100:
         raise BadInput(f"--threshold must be between 0 and 100, got {args.threshold}")
     try:
-        return Fixes.parse(args.fixes, threshold=args.threshold)
+        return Fixes.parse(
+            args.fixes,
+            threshold=args.threshold,
+            fuzzy_rule=getattr(args, "fuzzy_rule", DEFAULT_FUZZY_RULE),
+        )
     except ValueError as exc:
         raise BadInput(f"--fixes: {exc}") from None
 
@@ -242,7 +246,16 @@ def build_parser() -> argparse.ArgumentParser:
             "--threshold",
             type=float,
             default=DEFAULT_THRESHOLD,
-            help=f"fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g})",
+            help=f"fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g}; "
+            "only for --fuzzy-rule ratio)",
+        )
+        p.add_argument(
+            "--fuzzy-rule",
+            choices=list(FUZZY_RULES),
+            default=DEFAULT_FUZZY_RULE,
+            help="how close a misspelled word must be: ratio (similarity threshold), es-auto "
+            "(Elasticsearch fuzziness AUTO) or typos-5-9 (one typo from 5 letters, two from 9); "
+            f"default {DEFAULT_FUZZY_RULE}",
         )
         p.add_argument("--json", action="store_true", help="machine-readable output")
 

@@ -194,6 +194,19 @@ def test_query_threshold_applies_to_fuzzy(capsys):
     assert kinds == {"none"}
 
 
+def test_query_fuzzy_rule_es_auto_repairs_the_typo_whatever_the_threshold(capsys):
+    # At threshold 99 the ratio rule repairs nothing (see above); es-auto counts edits.
+    args = ("query", *DOCS, "--fixes", "fuzzy", "--json", "--threshold", "99")
+    code, out, _ = run_main(capsys, *args, "--fuzzy-rule", "es-auto", "warehuse sync")
+    assert code == 0
+    first = json.loads(out)["ranked"][0]
+    assert first["doc_id"] == "inventory"
+    assert [(m["passage_token"], m["kind"]) for m in first["breakdown"]] == [
+        ("warehouse", "fuzzy"),
+        ("sync", "exact"),
+    ]
+
+
 def test_ablate_json_lists_every_case_and_configuration(capsys, sample_cases):
     code, out, _ = run_main(capsys, "ablate", *DOCS, *CASES, "--json")
     assert code == 0
