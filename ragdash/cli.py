@@ -166,6 +166,62 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_fragility(args: argparse.Namespace) -> int:
+    """The fewest OCR/typo edits that break each case, with no fixes and with ``--fixes``."""
+    import pandas as pd
+
+    from ragdash.faults import QUERY_FAULTS
+    from ragdash.fragility import (
+        case_summary,
+        compared_configurations,
+        fragility_table,
+        result_phrase,
+    )
+
+    for name in ("max_edits", "beam", "max_evaluations"):
+        if getattr(args, name) < 1:
+            raise BadInput(f"--{name.replace('_', '-')} must be at least 1")
+    index = _index(args)
+    fixes = _fixes(args)
+    cases = _cases(args, index)
+    try:
+        table = fragility_table(
+            index,
+            cases,
+            compared_configurations(fixes),
+            QUERY_FAULTS if args.kind == "both" else (args.kind,),
+            seed=args.seed,
+            max_edits=args.max_edits,
+            beam=args.beam,
+            max_evaluations=args.max_evaluations,
+        )
+    except QueryError as exc:
+        raise BadInput(str(exc)) from None
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+        return EXIT_OK
+    print(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
+    for case in cases:
+        rows = [("fault", "fixes", "result", "corrupted query", "failure", "evaluations")]
+        for row in table[table["case"] == case.name].itertuples(index=False):
+            broken = row.outcome == "breaks"
+            edits = None if pd.isna(row.edits) else int(row.edits)
+            rows.append(
+                (
+                    row.fault,
+                    row.configuration,
+                    result_phrase(row.outcome, edits, row.depth, row.stopped),
+                    row.corrupted_query if broken else "-",
+                    row.failure or "-",
+                    str(row.evaluations),
+                )
+            )
+        print(f"\n{case.name}: {case.query!r} → {case.expected_id}")
+        print(_table(rows))
+        print(case_summary(table, case.name))
+    return EXIT_OK
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -264,6 +320,11 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("text", help="the query")
     common(query, cases=False)
     common(sub.add_parser("ablate", help="cases × fix configurations"), cases=True)
+    fragility = sub.add_parser(
+        "fragility", help="fewest OCR/typo edits that break each case, no fixes vs --fixes"
+    )
+    common(fragility, cases=True)
+    _fragility_options(fragility)
     inspect = sub.add_parser("inspect", help="what ingestion makes of one PDF")
     inspect.add_argument("file", help="the PDF file")
     inspect.add_argument(
@@ -276,7 +337,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = {"check": cmd_check, "query": cmd_query, "ablate": cmd_ablate, "inspect": cmd_inspect}
+def _fragility_options(p: argparse.ArgumentParser) -> None:
+    from ragdash.fragility import DEFAULT_BEAM, DEFAULT_MAX_EDITS, DEFAULT_MAX_EVALUATIONS
+
+    p.set_defaults(fixes="all")  # compared with no fixes: the default question is "do they help"
+    p.add_argument("--kind", choices=("ocr", "typo", "both"), default="both", help="fault kind")
+    p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
+    p.add_argument(
+        "--max-edits",
+        type=int,
+        default=DEFAULT_MAX_EDITS,
+        help=f"give up after this many edits (default {DEFAULT_MAX_EDITS})",
+    )
+    p.add_argument(
+        "--beam", type=int, default=DEFAULT_BEAM, help=f"beam width (default {DEFAULT_BEAM})"
+    )
+    p.add_argument(
+        "--max-evaluations",
+        type=int,
+        default=DEFAULT_MAX_EVALUATIONS,
+        help=f"proof checks per search at most (default {DEFAULT_MAX_EVALUATIONS})",
+    )
+
+
+COMMANDS = {
+    "check": cmd_check,
+    "query": cmd_query,
+    "ablate": cmd_ablate,
+    "fragility": cmd_fragility,
+    "inspect": cmd_inspect,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

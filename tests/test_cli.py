@@ -222,3 +222,103 @@ def test_ablate_text_is_a_case_by_configuration_matrix(capsys, sample_cases):
     header = out.splitlines()[0]
     assert all(name in header for name in configurations())
     assert all(case.name in out for case in sample_cases)
+
+
+# --- fragility -----------------------------------------------------------------------------
+
+FRAGILITY_FIELDS = {
+    "case",
+    "fault",
+    "configuration",
+    "outcome",
+    "edits",
+    "corrupted_query",
+    "diagnosis",
+    "first_id",
+    "evaluations",
+    "exhausted",
+    "sentence",
+}
+
+
+def test_fragility_json_compares_no_fixes_with_all_fixes(capsys, sample_cases):
+    code, out, _ = run_main(capsys, "fragility", *DOCS, *CASES, "--kind", "ocr", "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert len(records) == len(sample_cases) * 2
+    assert all(set(r) >= FRAGILITY_FIELDS for r in records)
+    assert {(r["configuration"], r["fault"]) for r in records} == {("none", "ocr"), ("all", "ocr")}
+    by_key = {(r["case"], r["configuration"]): r for r in records}
+    broken = by_key["typo-control", "none"]
+    assert (broken["outcome"], broken["edits"], broken["corrupted_query"]) == (
+        "breaks",
+        1,
+        "wareh0use sync",
+    )
+    assert (broken["diagnosis"], broken["first_id"]) == ("ranking", "crm")
+    repaired = by_key["typo-control", "all"]
+    assert (repaired["outcome"], repaired["edits"], repaired["diagnosis"]) == (
+        "survives",
+        None,
+        None,
+    )
+    assert by_key["stale-version", "none"]["edits"] == 0  # already fails
+
+
+def test_fragility_text_is_a_table_per_case_with_a_summary(capsys, sample_cases):
+    args = ("fragility", *DOCS, *CASES, "--kind", "ocr", "--fixes", "ocr")
+    code, out, _ = run_main(capsys, *args)
+    assert code == 0
+    assert all(f"\n{case.name}: " in out for case in sample_cases)
+    assert "wareh0use sync" in out
+    assert (
+        "OCR: breaks after 1 edit with no fixes, survives 1 edit (no more possible) with ocr."
+        in out
+    )
+
+
+def test_fragility_respects_the_evaluation_budget_and_max_edits(capsys):
+    args = ("fragility", *DOCS, *CASES, "--kind", "typo", "--max-edits", "2")
+    code, out, _ = run_main(capsys, *args, "--max-evaluations", "30", "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert all(r["evaluations"] <= 30 and r["max_edits"] == 2 for r in records)
+    assert any(r["exhausted"] and "not searched further" in r["sentence"] for r in records)
+
+
+def test_fragility_is_the_same_whatever_the_hash_seed():
+    args = ["fragility", *DOCS, *CASES, "--kind", "typo", "--max-evaluations", "150", "--json"]
+    outputs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hash_seed}
+        result = subprocess.run(
+            [sys.executable, "-m", "ragdash", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        outputs.append(json.loads(result.stdout))
+    assert outputs[0] == outputs[1]
+    assert any(r["outcome"] == "breaks" for r in outputs[0])
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--kind", "smudge"], "invalid choice: 'smudge'"),
+        (["--max-edits", "0"], "--max-edits must be at least 1"),
+        (["--beam", "0"], "--beam must be at least 1"),
+        (["--max-evaluations", "-5"], "--max-evaluations must be at least 1"),
+        (["--seed", "x"], "invalid int value"),
+        (["--fixes", "speed"], "unknown fix 'speed'"),
+    ],
+)
+def test_fragility_bad_input_exits_2_with_one_line(capsys, args, fragment):
+    code, out, err = run_main(capsys, "fragility", *DOCS, *CASES, *args)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("ragdash: error: ") and fragment in err
