@@ -16,6 +16,10 @@ What is counted, at threshold *t*, against the same fixes with fuzzy off:
   other case it is unknown, so a fuzzy match counts as false when the matched word does not
   occur in the expected document (such a match can only pull in the wrong text). Each
   distinct (case, query token, matched word) counts once.
+
+The edit-distance presets (``es-auto``, ``typos-5-9``) have no threshold:
+:func:`evaluate_presets` counts each of them the same way, one row per preset, so they can be
+compared with the sweep.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import pandas as pd
 from ragdash.faults import typo_noise
 from ragdash.index import CorpusIndex
 from ragdash.library import REPORTED
-from ragdash.matching import FUZZY
+from ragdash.matching import EDIT_RULES, FUZZY, FUZZY_RULES, RATIO
 from ragdash.proof import Case, ProofCheck, judge
 from ragdash.ranking import Fixes, QueryError
 from ragdash.tokens import tokenize
@@ -45,6 +49,7 @@ SWEEP_COLUMNS = [
     "broken_cases",
     "false_matches",
 ]
+PRESET_COLUMNS = ["rule", "description", *SWEEP_COLUMNS[1:]]
 
 
 @dataclass(frozen=True)
@@ -153,6 +158,42 @@ def _check(index: CorpusIndex, case: Case, fixes: Fixes) -> ProofCheck | None:
         return None
 
 
+def _references(
+    index: CorpusIndex, queries: Sequence[LabeledQuery], base: Fixes
+) -> dict[str, ProofCheck | None]:
+    """Each query's check under ``base`` with fuzzy off: what fuzzy matching is judged against."""
+    off = replace(base, fuzzy=False)
+    return {q.case.name: _check(index, q.case, off) for q in queries}
+
+
+def _count(
+    index: CorpusIndex,
+    queries: Sequence[LabeledQuery],
+    references: dict[str, ProofCheck | None],
+    fixes: Fixes,
+) -> dict[str, object]:
+    """Repaired, broken and false fuzzy matches under ``fixes`` (fuzzy on) against
+    ``references``: the counting columns of a sweep row."""
+    repaired, broken, wrong = [], [], set()
+    for query in queries:
+        before, after = references[query.case.name], _check(index, query.case, fixes)
+        if before is None or after is None:
+            continue
+        if after.passed and not before.passed:
+            repaired.append(query.case.name)
+        elif before.passed and not after.passed:
+            broken.append(query.case.name)
+        wrong |= false_matches(index, query, after)
+    return {
+        "repaired": len(repaired),
+        "broken": len(broken),
+        "false_fuzzy_matches": len(wrong),
+        "repaired_cases": "; ".join(repaired),
+        "broken_cases": "; ".join(broken),
+        "false_matches": "; ".join(f"{c}: {q} → {w}" for c, q, w in sorted(wrong)),
+    }
+
+
 def sweep_thresholds(
     index: CorpusIndex,
     queries: Sequence[LabeledQuery],
@@ -161,39 +202,38 @@ def sweep_thresholds(
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """One row per threshold (see the module docstring for what is counted). ``base``
-    gives the other fixes; fuzzy is switched off for the reference and on for the sweep."""
+    gives the other fixes; fuzzy is switched off for the reference and on, with the ``ratio``
+    rule, for the sweep."""
     base = base or Fixes()
-    off = replace(base, fuzzy=False)
-    reference = {q.case.name: _check(index, q.case, off) for q in queries}
+    references = _references(index, queries, base)
     rows = []
     for t, threshold in enumerate(thresholds):
         if progress:
             progress(t / max(len(thresholds), 1), f"threshold {threshold:g}")
-        fixes = replace(base, fuzzy=True, threshold=float(threshold))
-        repaired, broken, wrong = [], [], set()
-        for query in queries:
-            before, after = reference[query.case.name], _check(index, query.case, fixes)
-            if before is None or after is None:
-                continue
-            if after.passed and not before.passed:
-                repaired.append(query.case.name)
-            elif before.passed and not after.passed:
-                broken.append(query.case.name)
-            wrong |= false_matches(index, query, after)
-        rows.append(
-            {
-                "threshold": float(threshold),
-                "repaired": len(repaired),
-                "broken": len(broken),
-                "false_fuzzy_matches": len(wrong),
-                "repaired_cases": "; ".join(repaired),
-                "broken_cases": "; ".join(broken),
-                "false_matches": "; ".join(f"{c}: {q} → {w}" for c, q, w in sorted(wrong)),
-            }
-        )
+        fixes = replace(base, fuzzy=True, threshold=float(threshold), fuzzy_rule=RATIO)
+        rows.append({"threshold": float(threshold), **_count(index, queries, references, fixes)})
     if progress:
         progress(1.0, "done")
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+
+
+def evaluate_presets(
+    index: CorpusIndex,
+    queries: Sequence[LabeledQuery],
+    rules: Sequence[str] = tuple(EDIT_RULES),
+    base: Fixes | None = None,
+) -> pd.DataFrame:
+    """One row per fuzzy rule (by default the edit presets), counted exactly as
+    :func:`sweep_thresholds` counts a threshold: columns :data:`PRESET_COLUMNS`. For
+    ``ratio`` the threshold of ``base`` is used."""
+    base = base or Fixes()
+    references = _references(index, queries, base)
+    rows = []
+    for rule in rules:
+        fixes = replace(base, fuzzy=True, fuzzy_rule=rule)  # validates the rule
+        counts = _count(index, queries, references, fixes)
+        rows.append({"rule": rule, "description": FUZZY_RULES[rule], **counts})
+    return pd.DataFrame(rows, columns=PRESET_COLUMNS)
 
 
 def choose_threshold(sweep: pd.DataFrame) -> float:

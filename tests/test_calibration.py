@@ -9,16 +9,19 @@ import pytest
 
 from ragdash.calibration import (
     DEFAULT_THRESHOLDS,
+    PRESET_COLUMNS,
     SWEEP_COLUMNS,
     VARIANT_KIND,
     LabeledQuery,
     calibration_queries,
     choose_threshold,
+    evaluate_presets,
     false_matches,
     sweep_thresholds,
     typo_variants,
 )
 from ragdash.library import REPORTED
+from ragdash.matching import EDIT_RULES, FUZZY_RULES
 from ragdash.proof import check_case
 from ragdash.ranking import Fixes
 from ragdash.tokens import tokenize
@@ -115,3 +118,64 @@ def test_real_reported_queries_are_preferred_over_invented_typos(sample_cases):
 def test_choose_threshold_refuses_an_empty_sweep(sample_index):
     with pytest.raises(ValueError, match="empty"):
         choose_threshold(sweep_thresholds(sample_index, [], thresholds=[]))
+
+
+@pytest.fixture(scope="module")
+def presets(sample_index, sample_cases):
+    queries = calibration_queries(sample_cases, variants_per_case=3, seed=0)
+    return evaluate_presets(sample_index, queries.queries)
+
+
+def test_one_row_per_edit_preset_with_its_description(presets):
+    assert list(presets.columns) == PRESET_COLUMNS
+    assert presets["rule"].tolist() == list(EDIT_RULES)
+    assert presets["description"].tolist() == [FUZZY_RULES[r] for r in EDIT_RULES]
+
+
+@pytest.mark.parametrize("threshold", [60.0, 80.0, 100.0])
+def test_presets_are_counted_exactly_like_a_sweep_row(sample_index, sample_cases, threshold):
+    # The ratio rule at a threshold, evaluated as a "preset", gives the sweep's row.
+    queries = calibration_queries(sample_cases, variants_per_case=3, seed=0).queries
+    base = Fixes(threshold=threshold)
+    as_preset = evaluate_presets(sample_index, queries, ["ratio"], base).iloc[0]
+    as_sweep = sweep_thresholds(sample_index, queries, [threshold]).iloc[0]
+    for column in SWEEP_COLUMNS[1:]:
+        assert as_preset[column] == as_sweep[column]
+
+
+def test_the_sweep_uses_the_ratio_rule_even_when_a_preset_is_chosen(sample_index, sample_cases):
+    queries = calibration_queries(sample_cases).queries
+    plain = sweep_thresholds(sample_index, queries, [100.0])
+    chosen = sweep_thresholds(sample_index, queries, [100.0], Fixes(fuzzy_rule="es-auto"))
+    assert chosen.equals(plain) and plain.iloc[0]["repaired"] == 0
+
+
+def test_each_preset_repairs_the_typo_case_and_its_counts_are_real(
+    sample_index, sample_cases, presets
+):
+    # "warehuse" is one edit from "warehouse": both presets allow one edit at 8 letters.
+    queries = {q.case.name: q for q in calibration_queries(sample_cases, 3).queries}
+    for row in presets.itertuples(index=False):
+        fixes = Fixes(fuzzy=True, fuzzy_rule=row.rule)
+        repaired = [c for c in row.repaired_cases.split("; ") if c]
+        broken = [c for c in row.broken_cases.split("; ") if c]
+        assert "typo" in repaired
+        assert (row.repaired, row.broken) == (len(repaired), len(broken))
+        for name in repaired:
+            assert not check_case(sample_index, queries[name].case, Fixes()).passed
+            assert check_case(sample_index, queries[name].case, fixes).passed
+        for name in broken:
+            assert check_case(sample_index, queries[name].case, Fixes()).passed
+            assert not check_case(sample_index, queries[name].case, fixes).passed
+        listed = {m for m in row.false_matches.split("; ") if m}
+        assert row.false_fuzzy_matches == len(listed)
+        for entry in listed:  # each one really is a fuzzy match in the top-k under the rule
+            name, pair = entry.split(": ", 1)
+            typed, word = pair.split(" → ")
+            check = check_case(sample_index, queries[name].case, fixes)
+            assert (name, typed, word) in false_matches(sample_index, queries[name], check)
+
+
+def test_an_unknown_rule_is_refused(sample_index):
+    with pytest.raises(ValueError, match="unknown fuzzy rule"):
+        evaluate_presets(sample_index, [], ["lenient"])
