@@ -260,23 +260,30 @@ def _evaluate(index: CorpusIndex, case: Case, query: str, fixes: Fixes) -> _Eval
     while True:
         ranked = index.top(query, fixes, limit)
         docs = {r.doc_id for r in ranked}
-        found = case.expected_id in docs and len(docs) > 1
-        if found or len(ranked) < limit or ranked[-1].score <= 0:
+        complete = len(ranked) < limit  # every eligible passage is in `ranked`
+        seen_both = case.expected_id in docs and len(docs) > 1
+        if seen_both or complete or ranked[-1].score <= 0:
             break
         limit *= 4
     check = judge(probe, ranked, fixes)
-    margin = _ranking_margin(ranked, case.expected_id)
+    margin = _ranking_margin(ranked, case.expected_id, complete)
     if check.passed and case.evidence:
         margin = min(margin, _evidence_margin(ranked, case, k))
     return _Evaluated(query, check, margin)
 
 
-def _ranking_margin(ranked: Sequence[RankedPassage], expected: str) -> float:
-    mine = next((r.score for r in ranked if r.doc_id == expected), None)
-    other = next((r.score for r in ranked if r.doc_id != expected), None)
+def _ranking_margin(ranked: Sequence[RankedPassage], expected: str, complete: bool) -> float:
+    """Expected document's best score minus any other's; a document not in an incomplete
+    ``ranked`` scores 0 (ranking stopped at a zero score), one not in a complete one cannot
+    be retrieved at all."""
+    unseen = None if complete else 0.0
+    mine = next((r.score for r in ranked if r.doc_id == expected), unseen)
+    other = next((r.score for r in ranked if r.doc_id != expected), unseen)
+    if mine is None:  # the expected document cannot be retrieved (e.g. withdrawn)
+        return -math.inf
     if other is None:  # no other document can be retrieved: ranking cannot break
-        return math.inf if mine is not None else -math.inf
-    return (0.0 if mine is None else mine) - other
+        return math.inf
+    return mine - other
 
 
 def _evidence_margin(ranked: Sequence[RankedPassage], case: Case, k: int) -> float:
@@ -363,11 +370,11 @@ def find_breaking_perturbation(
         if not children:
             return result(NO_EDITS, step - 1, None, ())
         batch = sorted(children)
-        if len(batch) > sample:
-            batch = rng.sample(batch, sample)
         budget = max_evaluations - evaluations
-        cut = len(batch) > budget
-        batch = batch[:budget]
+        cut = len(batch) > budget and budget < sample  # the budget, not sampling, stops us
+        take = min(len(batch), sample, budget)
+        if take < len(batch):  # a seeded sample, not the alphabetical first ones
+            batch = rng.sample(batch, take)
         passing: list[tuple[float, float, _Evaluated]] = []
         failing: list[_Evaluated] = []
         for query in batch:
