@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.context import case_library, settings
+from dashboard.fragility import render_fragility
 from dashboard.render import DIAGNOSIS_COLORS, md_escape
 from dashboard.state import open_case
 from dashboard.viewstate import ViewState, split_evidence
@@ -167,4 +168,6 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "ragdash-results.json",
         "application/json",
     )
+    st.subheader("How close to breaking")
+    render_fragility(index, corpus_key, cases, view.fixes, key="suite_fragility")
     _add_case_form(index, cases)

@@ -218,6 +218,38 @@ def test_suite_page_shows_every_case_and_the_ablation(app):
     assert len(at.get("download_button")) == 2
 
 
+
+def test_suite_searches_how_close_each_case_is_to_breaking(app):
+    from ragdash.fragility import compared_configurations, find_breaking_perturbation
+    from ragdash.index import CorpusIndex
+    from ragdash.ingest import load_folder
+
+    at = app(fixes="fuzzy")
+    at.run()
+    at.switch_page(SUITE).run()
+    at.button(key="suite_fragility_run").click().run(timeout=120)
+    no_exception(at)
+    cases = load_cases(SAMPLE / "cases.json")
+    sentences = {
+        md.value.split("** — ")[0].strip("*").replace("\\", ""): md.value
+        for md in at.markdown
+        if "** — " in md.value
+    }
+    assert set(sentences) == {c.name for c in cases}
+    # The page says what the core finds: typo-control breaks sooner with no fix than with fuzzy.
+    index = CorpusIndex(load_folder(SAMPLE))
+    case = next(c for c in cases if c.name == "typo-control")
+    none, fuzzy = (
+        find_breaking_perturbation(index, case, fixes, "typo")
+        for fixes in compared_configurations(Fixes.parse("fuzzy")).values()
+    )
+    assert none.edits is not None and (fuzzy.edits is None or fuzzy.edits > none.edits)
+    assert f"breaks after {none.edits} edit" in sentences["typo-control"]
+    table = next(df.value for df in at.dataframe if "corrupted_query" in df.value.columns)
+    rows = table[(table["case"] == "typo-control") & (table["fault"] == "typo")]
+    assert list(rows["configuration"]) == ["none", "fuzzy"]
+    assert rows.iloc[0]["corrupted_query"] == none.corrupted_query
+
 def test_picking_a_case_opens_it_in_explore(app):
     at = app(fixes="none")
     at.run()
