@@ -26,12 +26,14 @@ from ragdash.calibration import (
     LabeledQuery,
     calibration_queries,
     choose_threshold,
+    evaluate_presets,
     sweep_thresholds,
 )
 from ragdash.cases import CaseFileError, dump_cases, parse_cases
 from ragdash.faults import QUERY_FAULTS
 from ragdash.index import CorpusIndex
 from ragdash.library import REPORTED, STATUSES, CaseLibrary, LibraryError
+from ragdash.matching import RATIO
 from ragdash.proof import Case, Diagnosis, ProofCheck
 from ragdash.ranking import Fixes, QueryError
 from ragdash.robustness import robustness_sweep, sweep_configurations
@@ -350,25 +352,48 @@ def _sweep_one(
     return sweep_thresholds(_index, queries, [threshold], base)
 
 
-def calibration_chart(sweep: pd.DataFrame, chosen: float) -> alt.LayerChart:
-    data = sweep.rename(columns={"false_fuzzy_matches": "false fuzzy matches"}).melt(
-        id_vars="threshold",
-        value_vars=list(METRIC_COLORS),
-        var_name="measure",
-        value_name="count",
+@st.cache_data(show_spinner=False, max_entries=64)
+def _presets(
+    _index: CorpusIndex, corpus_key: tuple, queries: tuple[LabeledQuery, ...], base: Fixes
+) -> pd.DataFrame:
+    return evaluate_presets(_index, queries, base=base)
+
+
+def _measures(table: pd.DataFrame, id_vars: list[str]) -> pd.DataFrame:
+    """One row per (id, measure): the long form the charts draw."""
+    return table.rename(columns={"false_fuzzy_matches": "false fuzzy matches"}).melt(
+        id_vars=id_vars, value_vars=list(METRIC_COLORS), var_name="measure", value_name="count"
+    )
+
+
+def calibration_chart(
+    sweep: pd.DataFrame, chosen: float, presets: pd.DataFrame | None = None
+) -> alt.TopLevelMixin:
+    """Repaired / broken / false fuzzy matches per threshold, the chosen threshold dashed; with
+    ``presets``, a panel beside it with one point per preset and measure (same y axis)."""
+    color = alt.Color(
+        "measure:N",
+        scale=alt.Scale(domain=list(METRIC_COLORS), range=list(METRIC_COLORS.values())),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    top = max(1, int(sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().max()))
+    if presets is not None and not presets.empty:
+        top = max(top, int(presets[["repaired", "broken", "false_fuzzy_matches"]].max().max()))
+    y = alt.Y(
+        "count:Q",
+        title="count",
+        scale=alt.Scale(domain=[0, top]),
+        axis=alt.Axis(tickMinStep=1, format="d"),
     )
     lines = (
-        alt.Chart(data)
+        alt.Chart(_measures(sweep, ["threshold"]))
         .mark_line(point=True)
         .encode(
             x=alt.X(
                 "threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False)
             ),
-            y=alt.Y("count:Q", title="count"),
-            color=alt.Color(
-                "measure:N",
-                scale=alt.Scale(domain=list(METRIC_COLORS), range=list(METRIC_COLORS.values())),
-            ),
+            y=y,
+            color=color,
             tooltip=["threshold", "measure", "count"],
         )
     )
@@ -377,18 +402,37 @@ def calibration_chart(sweep: pd.DataFrame, chosen: float) -> alt.LayerChart:
         .mark_rule(strokeDash=[4, 4])
         .encode(x="threshold:Q")
     )
-    return (lines + rule).properties(height=300)
+    sweep_panel = (lines + rule).properties(height=300, title="ratio rule, by threshold")
+    if presets is None or presets.empty:
+        return sweep_panel
+    rules = presets["rule"].tolist()
+    points = (
+        alt.Chart(_measures(presets, ["rule", "description"]))
+        .mark_point(filled=True, size=110, opacity=1)
+        .encode(
+            x=alt.X("rule:N", title="edit preset", sort=rules, axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset("measure:N", sort=list(METRIC_COLORS)),
+            y=y,
+            color=color,
+            tooltip=["rule", "description", "measure", "count"],
+        )
+        .properties(height=300, width=70 * len(rules), title="edit presets")
+    )
+    return alt.hconcat(sweep_panel.properties(width=480), points).resolve_scale(y="shared")
 
 
 def _use_threshold(value: float) -> None:
     st.session_state["w_threshold"] = float(value)
+    st.session_state["w_fuzzyrule"] = RATIO  # a threshold is a setting of the ratio rule
 
 
 def _calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: tuple) -> None:
     st.caption(
         "Sweeps the fuzzy threshold: cases fuzzy matching repairs, cases it breaks, and "
-        "fuzzy matches to a word other than the one meant. Real reported queries are used "
-        "when the library has any — thresholds from real typos beat ones from invented typos."
+        "fuzzy matches to a word other than the one meant; the edit-distance presets "
+        "(es-auto, typos-5-9) are counted the same way beside it. Real reported queries are "
+        "used when the library has any — thresholds from real typos beat ones from invented "
+        "typos."
     )
     c1, c2, c3 = st.columns(3)
     variants = c1.number_input("Typo variants per clean case", 0, 10, 3, key="cal_variants")
@@ -417,25 +461,35 @@ def _calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key
             f"No reported queries yet: using **{len(chosen_set.queries) - chosen_set.variants}** "
             f"labeled cases and **{chosen_set.variants}** generated typo variants (seed {seed})."
         )
-    base = replace(view.fixes, fuzzy=True)
+    base = replace(view.fixes, fuzzy=True, fuzzy_rule=RATIO)
     bar = st.progress(0.0, "Sweeping thresholds…")
     parts = []
     for i, threshold in enumerate(DEFAULT_THRESHOLDS):
         parts.append(_sweep_one(index, key, chosen_set.queries, threshold, base))
         bar.progress((i + 1) / len(DEFAULT_THRESHOLDS), f"threshold {threshold:g}")
+    presets = _presets(index, key, chosen_set.queries, base)
     bar.empty()
     sweep = pd.concat(parts, ignore_index=True)
     chosen = choose_threshold(sweep)
     row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
-    st.altair_chart(calibration_chart(sweep, chosen), width="stretch")
+    st.altair_chart(calibration_chart(sweep, chosen, presets), width="content")
+    st.dataframe(
+        presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
+            columns={"false_fuzzy_matches": "false fuzzy matches"}
+        ),
+        hide_index=True,
+        width="stretch",
+    )
     if not sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().any():
         st.info(
             "At no threshold does fuzzy matching repair or break any of these queries, so "
             "they say nothing about the threshold."
         )
+    rule = view.fixes.fuzzy_rule
+    current = f"threshold {view.fixes.threshold:g}" if rule == RATIO else f"the {rule} preset"
     st.markdown(
         f"**Chosen threshold: {chosen:g}** — repairs {row['repaired']}, breaks {row['broken']}, "
-        f"{row['false_fuzzy_matches']} false fuzzy matches (current: {view.fixes.threshold:g})."
+        f"{row['false_fuzzy_matches']} false fuzzy matches (current: {current})."
     )
     errors = [("broken", c) for c in row["broken_cases"].split("; ") if c] + [
         ("false fuzzy match", m) for m in row["false_matches"].split("; ") if m
@@ -451,7 +505,7 @@ def _calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key
         key="cal_use",
         on_click=_use_threshold,
         args=(chosen,),
-        disabled=chosen == view.fixes.threshold,
+        disabled=chosen == view.fixes.threshold and rule == RATIO,
     )
     with st.expander("Every threshold"):
         st.dataframe(sweep, hide_index=True, width="stretch")

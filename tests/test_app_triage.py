@@ -10,6 +10,7 @@ import pytest
 from conftest import SAMPLE_CASES
 from streamlit.testing.v1 import AppTest
 
+from ragdash.calibration import calibration_queries, evaluate_presets
 from ragdash.cases import load_cases
 from ragdash.index import CorpusIndex
 from ragdash.ingest import load_folder
@@ -186,6 +187,28 @@ def test_calibration_plots_the_sweep_and_names_the_chosen_threshold(page):
     page.button(key="cal_use").click().run()
     no_exception(page)
     assert page.slider(key="w_threshold").value == value
+
+
+def test_calibration_counts_the_edit_presets_on_the_same_queries(page):
+    page.selectbox(key="w_fuzzyrule").select("es-auto").run()
+    page.button(key="cal_run").click().run()
+    no_exception(page)
+    table = next(df.value for df in page.dataframe if "rule" in df.value.columns)
+    # The same queries the page used (default: 3 typo variants per clean case, seed 0).
+    queries = calibration_queries(list(CASES.values()), 3, 0.1, 0).queries
+    index = CorpusIndex(load_folder(ROOT / "sample_docs"))
+    expected = evaluate_presets(index, queries, base=Fixes(fuzzy=True))
+    assert table["rule"].tolist() == expected["rule"].tolist() == ["es-auto", "typos-5-9"]
+    assert table["repaired"].tolist() == expected["repaired"].tolist()
+    assert table["false fuzzy matches"].tolist() == expected["false_fuzzy_matches"].tolist()
+    assert all(table["repaired"] >= 1)  # "warehuse" is one edit away: the typo case
+    chosen = next(m.value for m in page.markdown if m.value.startswith("**Chosen threshold:"))
+    assert "current: the es-auto preset" in chosen
+    # Using the calibrated threshold goes back to the ratio rule it was calibrated for.
+    page.button(key="cal_use").click().run()
+    no_exception(page)
+    assert page.selectbox(key="w_fuzzyrule").value == "ratio"
+    assert not page.slider(key="w_threshold").disabled
 
 
 def test_calibration_prefers_the_real_reported_queries(page):
