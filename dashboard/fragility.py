@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard.render import md_escape
 from ragdash.fragility import (
     KIND_TITLES,
+    NO_EDITS,
     case_summary,
     compared_configurations,
     fragility_table,
@@ -21,6 +22,8 @@ from ragdash.ranking import Fixes
 
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
 MAX_EDITS_CHOICES = (2, 4, 6, 8)
+#: No fixes in orange, the current fixes in blue.
+CONFIGURATION_COLORS = ["#e8590c", "#1c7ed6"]
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -63,8 +66,10 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
             label = "fails"
         elif row.outcome == "breaks":
             label = str(edits)
+        elif row.stopped == NO_EDITS:
+            label = f"survives all {int(row.depth)}" if int(row.depth) else "no edit possible"
         else:
-            label = f"≥{int(row.depth) + 1}" if int(row.depth) else "—"
+            label = f"survives {int(row.depth)}+"
         rows.append(
             {
                 "case": row.case,
@@ -86,11 +91,22 @@ def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
     bars are cases that survived the whole search."""
     data = chart_frame(table)
     cases = list(dict.fromkeys(data["case"]))
+    configurations = list(dict.fromkeys(data["configuration"]))
     base = alt.Chart(data).encode(
         y=alt.Y("case:N", sort=cases, title=None, axis=alt.Axis(labelLimit=220)),
         yOffset=alt.YOffset("configuration:N"),
-        x=alt.X("edits:Q", title="character edits to break the proof check"),
-        color=alt.Color("configuration:N", title="fixes"),
+        x=alt.X(
+            "edits:Q",
+            title="character edits to break the proof check",
+            axis=alt.Axis(tickMinStep=1, format="d"),
+            scale=alt.Scale(domainMax=int(data["edits"].max()) + 2),
+        ),
+        color=alt.Color(
+            "configuration:N",
+            title="fixes",
+            sort=configurations,
+            scale=alt.Scale(domain=configurations, range=CONFIGURATION_COLORS),
+        ),
         tooltip=["case", "fault", "configuration", "result", "corrupted query", "failure"],
     )
     bars = base.mark_bar().encode(
