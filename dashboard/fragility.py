@@ -22,17 +22,22 @@ from ragdash.ranking import Fixes
 
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
 MAX_EDITS_CHOICES = (2, 4, 6, 8)
-#: No fixes in orange, the current fixes in blue.
-CONFIGURATION_COLORS = ["#e8590c", "#1c7ed6"]
+#: No fixes in orange, the current fixes in blue, other configurations after them.
+CONFIGURATION_COLORS = ["#e8590c", "#1c7ed6", "#2f9e44", "#ae3ec9", "#868e96"]
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def _case_table(
-    _index: CorpusIndex, corpus_key: tuple, case: Case, fixes: Fixes, seed: int, max_edits: int
+    _index: CorpusIndex,
+    corpus_key: tuple,
+    case: Case,
+    configurations: tuple[tuple[str, Fixes], ...],
+    seed: int,
+    max_edits: int,
 ) -> pd.DataFrame:
     # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
     return fragility_table(
-        _index, [case], compared_configurations(fixes), seed=seed, max_edits=max_edits
+        _index, [case], dict(configurations), seed=seed, max_edits=max_edits
     )
 
 
@@ -40,7 +45,7 @@ def fragility_frame(
     index: CorpusIndex,
     corpus_key: tuple,
     cases: list[Case],
-    fixes: Fixes,
+    configurations: dict[str, Fixes],
     seed: int,
     max_edits: int,
 ) -> pd.DataFrame:
@@ -50,7 +55,9 @@ def fragility_frame(
     parts = []
     for i, case in enumerate(cases):
         bar.progress(i / len(cases), f"{case.name} ({i + 1}/{len(cases)})")
-        parts.append(_case_table(index, corpus_key, case, fixes, seed, max_edits))
+        parts.append(
+            _case_table(index, corpus_key, case, tuple(configurations.items()), seed, max_edits)
+        )
     bar.empty()
     return pd.concat(parts, ignore_index=True)
 
@@ -105,7 +112,9 @@ def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
             "configuration:N",
             title="fixes",
             sort=configurations,
-            scale=alt.Scale(domain=configurations, range=CONFIGURATION_COLORS),
+            scale=alt.Scale(
+                domain=configurations, range=CONFIGURATION_COLORS[: len(configurations)]
+            ),
         ),
         tooltip=["case", "fault", "configuration", "result", "corrupted query", "failure"],
     )
@@ -127,10 +136,18 @@ def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
 
 
 def render_fragility(
-    index: CorpusIndex, corpus_key: tuple, cases: list[Case], fixes: Fixes, key: str
+    index: CorpusIndex,
+    corpus_key: tuple,
+    cases: list[Case],
+    fixes: Fixes,
+    key: str,
+    also: dict[str, Fixes] | None = None,
 ) -> pd.DataFrame | None:
-    """Controls, the search (on request), the chart, one sentence per case and the table.
-    Returns the table once it has been run, else None."""
+    """Controls, the search (on request), the chart, one sentence per case and the table,
+    comparing no fixes with ``fixes`` (and the ``also`` configurations). Returns the table
+    once it has been run, else None."""
+    configurations = {**compared_configurations(fixes), **(also or {})}
+    names = ", ".join(list(configurations)[1:])
     c1, c2, c3 = st.columns([1, 1, 2])
     seed = int(c1.number_input("Seed", 0, 10**6, 0, key=f"{key}_seed"))
     max_edits = int(
@@ -142,10 +159,10 @@ def render_fragility(
     if not st.session_state.get(run_key):
         st.caption(
             "For each case: the fewest OCR (o→0, i→1) or typo edits of its query that make "
-            f"the proof check fail, with no fixes and with {fixes.label}. Seeded and bounded."
+            f"the proof check fail, with no fixes and with {names}. Seeded and bounded."
         )
         return None
-    table = fragility_frame(index, corpus_key, cases, fixes, seed, max_edits)
+    table = fragility_frame(index, corpus_key, cases, configurations, seed, max_edits)
     st.altair_chart(fragility_chart(table))
     for case in dict.fromkeys(table["case"]):
         st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(table, case))}")

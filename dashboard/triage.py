@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.context import case_library, library_file
+from dashboard.fragility import render_fragility
 from dashboard.render import (
     breakdown_chart,
     breakdown_frame,
@@ -198,7 +199,9 @@ def _save(result: Triage, report: Report, taken: set[str]) -> None:
         )
 
 
-def _report_tab(index: CorpusIndex, view: ViewState, cases: list[Case]) -> None:
+def _report_tab(
+    index: CorpusIndex, view: ViewState, cases: list[Case], corpus_key: tuple
+) -> None:
     st.caption(
         "Enter what the user asked and where the right answer is. The report is run under "
         "every configuration; the diagnosis says what is wrong and which fix repairs it."
@@ -216,6 +219,11 @@ def _report_tab(index: CorpusIndex, view: ViewState, cases: list[Case]) -> None:
     _configuration_table(result)
     legend()
     _explain(result)
+    st.markdown("**How close to breaking**")
+    repairs = {label: result.by_label[label].fixes for label in result.repairs}
+    render_fragility(
+        index, corpus_key, [report.as_case("report")], view.fixes, key="tr_fragility", also=repairs
+    )
     _save(result, report, {c.name for c in cases})
 
 
@@ -595,7 +603,7 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         ["Report", "Case library", "Threshold calibration", "Robustness"]
     )
     with report_tab:
-        _report_tab(index, view, cases)
+        _report_tab(index, view, cases, corpus_key)
     with library_tab:
         _library_tab(index, view)
     with calibration_tab:

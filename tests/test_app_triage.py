@@ -107,6 +107,26 @@ def check_case_with_no_fix(case):
     return check_case(CorpusIndex(load_folder(ROOT / "sample_docs")), case, Fixes())
 
 
+
+def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(page):
+    from ragdash.fragility import find_breaking_perturbation, result_phrase
+    from ragdash.proof import Case
+
+    case = CASES["typo"]  # fails with no fixes, repaired by fuzzy
+    at = submit_report(page, case.query, case.expected_id, "; ".join(case.evidence))
+    at.button(key="tr_fragility_run").click().run(timeout=120)
+    no_exception(at)
+    [sentence] = [
+        unescape(md.value) for md in at.markdown if md.value.startswith("**report** — ")
+    ]
+    index = CorpusIndex(load_folder(ROOT / "sample_docs"))
+    reported = Case("report", case.query, case.expected_id, case.evidence, case.top_k)
+    found = find_breaking_perturbation(index, reported, Fixes.parse("fuzzy"), "typo")
+    phrase = result_phrase(found.outcome, found.edits, found.depth, found.stopped)
+    assert "Typos: already fails with no fixes" in sentence
+    assert f"{phrase} with fuzzy" in sentence, sentence
+
+
 def test_a_clean_report_says_the_evidence_is_present(page):
     case = CASES["typo-control"]
     submit_report(page, case.query, case.expected_id, "; ".join(case.evidence))
