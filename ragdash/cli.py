@@ -1,4 +1,4 @@
-"""``python -m ragdash``: check cases, run a query, print the ablation table, or inspect a PDF.
+"""``python -m ragdash``: check cases, run a query, ablate, inspect a PDF, or export cases.
 
 Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
 """
@@ -273,6 +273,74 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from ragdash.atomic import atomic_write
+    from ragdash.export import DOCS_ENV, json_export, pytest_module
+
+    try:
+        cases = load_cases(args.cases)
+    except CaseFileError as exc:
+        raise BadInput(str(exc)) from None
+    if args.format == "json":
+        text = json_export(cases)
+    else:
+        docs = args.docs or os.environ.get(DOCS_ENV) or "sample_docs"
+        if not Path(docs).is_dir():
+            raise BadInput(f"docs folder {docs!r} does not exist or is not a folder (--docs)")
+        text = pytest_module(cases, docs=docs, fixes=_fixes(args))
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a "\ud800" escape in a case file
+        raise BadInput("a case holds text that cannot be written as UTF-8") from None
+    if args.output:
+        try:
+            atomic_write(args.output, data)
+        except OSError as exc:
+            raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+        print(f"ragdash: wrote {len(cases)} case(s) to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.flush()  # bytes straight to the buffer: UTF-8 whatever the locale says
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is not None:
+            buffer.write(data)
+            buffer.flush()
+        else:
+            sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _export_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cases", required=True, help="cases.json or a SQLite case library")
+    p.add_argument("--format", required=True, choices=("pytest", "json"), help="what to write")
+    p.add_argument(
+        "--docs",
+        default=None,
+        help="pytest: default docs folder of the tests (RAGDASH_DOCS overrides it when they "
+        "run); default $RAGDASH_DOCS or sample_docs",
+    )
+    p.add_argument(
+        "--fixes",
+        default="all",  # an exported suite guards the repairs: by default they are all on
+        help=f"pytest: all (default), none, or a comma list of {','.join(FIX_NAMES)}",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"pytest: fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g})",
+    )
+    p.add_argument(
+        "--fuzzy-rule",
+        choices=list(FUZZY_RULES),
+        default=DEFAULT_FUZZY_RULE,
+        help=f"pytest: fuzzy rule (default {DEFAULT_FUZZY_RULE})",
+    )
+    p.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -334,6 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse PDFs with more pages (default {MAX_PDF_PAGES})",
     )
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    _export_options(
+        sub.add_parser("export", help="write cases as a standalone pytest file or cases.json")
+    )
     return parser
 
 
@@ -366,6 +437,7 @@ COMMANDS = {
     "ablate": cmd_ablate,
     "fragility": cmd_fragility,
     "inspect": cmd_inspect,
+    "export": cmd_export,
 }
 
 
