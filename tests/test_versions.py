@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 from datetime import date, timedelta
-from itertools import combinations
+from itertools import accumulate, combinations
 
 import pytest
 from conftest import make_corpus, make_document
@@ -265,7 +265,7 @@ def _synthetic_corpus(count: int, seed: int = 0) -> Corpus:
     edited copy (10% of its words replaced) of the one before, dated later."""
     rng = random.Random(seed)
     vocab = [f"w{i}x" for i in range(30_000)]
-    weights = [1 / (i + 1) for i in range(len(vocab))]
+    cumulative = list(accumulate(1 / (i + 1) for i in range(len(vocab))))  # Zipf, summed once
     subject_words = [f"s{i}word" for i in range(800)]
     docs: list[Document] = []
     for i in range(count):
@@ -275,7 +275,7 @@ def _synthetic_corpus(count: int, seed: int = 0) -> Corpus:
                 words[k] = rng.choice(vocab)
             text, subject, doc_id = " ".join(words), docs[-1].subject, f"{docs[-1].doc_id}-v2"
         else:
-            text = " ".join(rng.choices(vocab, weights=weights, k=rng.randint(150, 400)))
+            text = " ".join(rng.choices(vocab, cum_weights=cumulative, k=rng.randint(150, 400)))
             subject = " ".join(rng.sample(subject_words, rng.randint(2, 4)))
             doc_id = f"doc{i}"
         updated = date(2020, 1, 1) + timedelta(i)
