@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard.context import case_library, current_index
 from dashboard.render import inject_css
 from dashboard.sidebar import render_sidebar
-from dashboard.state import current_view, sync_url
+from dashboard.state import corpus_link_warning, current_view, sync_url
 
 st.set_page_config(page_title="ragdash", page_icon=":material/search:", layout="wide")
 inject_css()
@@ -32,5 +32,7 @@ navigation = st.navigation(pages)
 index = current_index()
 cases, _ = case_library()
 view = render_sidebar(current_view(cases), index)
+if index is not None:
+    corpus_link_warning(index.fingerprint)
 navigation.run()
-sync_url(st.session_state["view"])
+sync_url(st.session_state["view"], index.fingerprint if index is not None else None)

@@ -7,11 +7,13 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard.render import md_escape
+from dashboard.render import md_code, md_escape
 from dashboard.viewstate import ViewState, from_params
 from ragdash.proof import Case
 
 VIEW_KEY = "view"
+#: The ``corpus`` hash of the link the session was opened with ('' if none).
+LINK_CORPUS_KEY = "link_corpus"
 #: Widget keys whose values come from the view; cleared to re-seed widgets from a new view.
 WIDGET_KEYS = (
     "w_q",
@@ -51,6 +53,7 @@ def current_view(cases: list[Case]) -> ViewState:
         base = ViewState() if "q" in params else default_view(cases)
         view, problems = from_params(params, base)
         st.session_state[VIEW_KEY] = view
+        st.session_state[LINK_CORPUS_KEY] = params.get("corpus", "")
         st.session_state["url_problems"] = problems
     for problem in st.session_state.get("url_problems", []):
         st.warning(f"Link parameter ignored: {md_escape(problem)}")
@@ -80,9 +83,25 @@ def open_case(case: Case) -> None:
     )
 
 
-def sync_url(view: ViewState) -> None:
-    """Write the view into the URL, so the address bar is always a shareable link."""
+def corpus_link_warning(fingerprint: str) -> None:
+    """Warn when the link this session opened was made on another corpus (its ``corpus``
+    hash differs): the same view would silently give other results."""
+    linked = st.session_state.get(LINK_CORPUS_KEY, "")
+    if linked and linked != fingerprint:
+        st.warning(
+            f"This link was made on a different corpus ({md_code(linked[:16])}; the one "
+            f"loaded here is {md_code(fingerprint)}): documents, dates or statuses differ, so the "
+            "results below may not be the ones that were shared.",
+            icon=":material/link_off:",
+        )
+
+
+def sync_url(view: ViewState, corpus: str | None = None) -> None:
+    """Write the view — and the ``corpus`` hash it was seen on — into the URL, so the
+    address bar is always a shareable link."""
     params = view.to_params()
+    if corpus:
+        params["corpus"] = corpus
     if dict(st.query_params.to_dict()) != params:
         st.query_params.from_dict(params)
 

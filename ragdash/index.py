@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from ragdash.documents import Corpus, Passage
+from ragdash.fingerprint import corpus_fingerprint
 from ragdash.inverted import InvertedIndex
 from ragdash.ranking import Fixes, RankedPassage
 from ragdash.segmentation import corpus_passages
@@ -41,6 +44,12 @@ class CorpusIndex:
             else:
                 self._inverted[tables] = InvertedIndex.build(passages)
         return self._inverted[tables]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A short hash of the corpus as the retriever sees it (see
+        :func:`ragdash.fingerprint.corpus_fingerprint`): shared links carry it."""
+        return corpus_fingerprint(self.corpus)
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         """Every eligible passage ranked for ``query`` under ``fixes``, best first."""

@@ -121,6 +121,28 @@ def test_url_parameters_restore_the_view(app):
     assert param(at, "seed") == "7" and param(at, "k") == "2"
 
 
+
+def test_links_carry_the_corpus_hash_and_warn_when_opened_on_another_corpus(app):
+    from ragdash.fingerprint import corpus_fingerprint
+    from ragdash.ingest import load_folder
+
+    here = corpus_fingerprint(load_folder(SAMPLE))
+    at = app(q="return policy days", fixes="none")
+    at.run()
+    assert param(at, "corpus") == here
+    assert not [w for w in at.warning if "different corpus" in w.value]
+    # The same link on this corpus: no warning; with another corpus's hash: a clear warning.
+    same = app(q="return policy days", fixes="none", corpus=here)
+    same.run()
+    assert not [w for w in same.warning if "different corpus" in w.value]
+    other = app(q="return policy days", fixes="none", corpus="0123456789")
+    other.run()
+    no_exception(other)
+    [warning] = [w.value for w in other.warning if "different corpus" in w.value]
+    assert "0123456789" in warning and here in warning
+    assert results(other)[0] == "returns-2024"  # the view itself is still shown
+    assert param(other, "corpus") == here  # and the address bar now names this corpus
+
 def test_choosing_a_fuzzy_preset_changes_the_result_and_the_link(app):
     # "snyc" swaps two letters of "sync": 75% similar, under the default threshold of 80,
     # but one edit, which es-auto allows a 4-letter word (typos-5-9 wants 5 letters).

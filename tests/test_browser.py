@@ -25,6 +25,7 @@ from browser_harness import (
     wait_for_app,
 )
 
+from ragdash.fingerprint import corpus_fingerprint
 from ragdash.index import CorpusIndex
 from ragdash.ingest import load_folder
 from ragdash.ranking import FIX_NAMES, Fixes
@@ -34,6 +35,8 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "sample_docs"
+#: The bundled corpus's hash, which every link made on it carries.
+SAMPLE_HASH = corpus_fingerprint(load_folder(SAMPLE_DOCS))
 RED = "rgb(255, 0, 0)"
 SIDEBAR_TOGGLE = '[data-testid="stSidebar"] [data-testid="stCheckbox"]'
 UPLOAD_INPUT = '[data-testid="stFileUploader"] input[type="file"]'
@@ -160,7 +163,7 @@ def test_shared_link_reproduces_the_view(sample_app, page):
         assert toggle_states(page) == {name: fixes == "all" for name in FIX_NAMES}
         assert page.get_by_label("Query").input_value() == query
         # The address bar still describes the same view: nothing the link left out is added.
-        assert url_params(page) == {"q": query, "fixes": fixes}
+        assert url_params(page) == {"q": query, "fixes": fixes, "corpus": SAMPLE_HASH}
 
 
 def test_toggling_a_fix_changes_the_first_result_and_the_url(sample_app, page):
