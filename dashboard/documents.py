@@ -7,18 +7,23 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard.context import source_path, workspace
+from dashboard.context import case_library, source_path, workspace
 from dashboard.render import md_escape, text_block
 from ragdash.documents import STATUSES, Document
+from ragdash.findability import evidence_findability, passage_diff
 from ragdash.index import CorpusIndex
 from ragdash.ingest import IngestError
 from ragdash.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ocr_signals import add_substitutions, ocr_signals
+from ragdash.proof import Case
 from ragdash.segmentation import max_passages
 from ragdash.tokens import format_ocr_map, parse_ocr_map
+from ragdash.versions import VersionPair, find_version_pairs
 from ragdash.workspace import WorkspaceError
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
+#: Re-cut passages shown as text side by side (all of them are in the table above).
+DIFF_ROWS_SHOWN = 20
 
 
 INGESTING_KEY = "upload_in_progress"
@@ -240,6 +245,80 @@ def _add_to_map(substitutions: dict[str, str]) -> None:
         st.session_state["doc_notice"] = f"Not added: {exc}"
 
 
+@st.cache_data(show_spinner="Looking for stale versions…", max_entries=8)
+def _version_pairs(_index: CorpusIndex, corpus_key: tuple) -> list[VersionPair]:
+    # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
+    return find_version_pairs(_index.corpus)
+
+
+def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
+    """Document pairs that look like two versions of one text, and the risk they carry."""
+    pairs = _version_pairs(index, corpus_key)
+    if not pairs:
+        st.caption("No stale versions: no two documents look like versions of each other.")
+        return
+    st.subheader(f"Possible stale versions ({len(pairs)})")
+    st.caption(
+        "Pairs with near-same subjects (or ids equal but for a date or version number), "
+        "most of their words in common, and different dates or statuses: keyword scores tie "
+        "between them, so list order, recency or status decides which one the model reads."
+    )
+    for pair in pairs:
+        st.warning(
+            f"{md_escape(pair.sentence)}. **{md_escape(pair.risk).capitalize()}.**",
+            icon=":material/difference:",
+        )
+
+
+def _ingestion_diff(doc: Document, index: CorpusIndex, cases: list[Case]) -> None:
+    """Passages before and after the tables fix side by side, and which case evidence the
+    fix makes findable in one passage."""
+    findings = evidence_findability(index, doc.doc_id, cases)
+    if findings:
+        st.markdown("**Case evidence in one passage, tables fix off → on**")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "case": f.case_name,
+                        "evidence": f.evidence_text,
+                        "fix off": ", ".join(f.without_fix) or "—",
+                        "fix on": ", ".join(f.with_fix) or "—",
+                        "change": f.change,
+                    }
+                    for f in findings
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    diff = passage_diff(index, doc.doc_id)
+    st.markdown("**Passages before → after the tables fix**")
+    st.dataframe(
+        diff[["before_label", "before_text", "change", "after_label", "after_text"]],
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "before_label": "before",
+            "after_label": "after",
+            "before_text": st.column_config.TextColumn("text before", width="large"),
+            "after_text": st.column_config.TextColumn("text after", width="large"),
+        },
+    )
+    changed = diff[diff["change"] != "unchanged"].head(DIFF_ROWS_SHOWN)
+    if changed.empty:
+        return
+    with st.expander(f"Texts side by side ({len(changed)} re-cut passage(s))"):
+        for row in changed.itertuples(index=False):
+            left, right = st.columns(2)
+            left.caption(f"before: {row.before_label or '—'} ({row.change})")
+            right.caption(f"after: {row.after_label or '—'}")
+            with left:
+                text_block(row.before_text or "")
+            with right:
+                text_block(row.after_text or "")
+
+
 def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFrame:
     return pd.DataFrame(
         [
@@ -250,7 +329,7 @@ def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFra
     )
 
 
-def _document(doc: Document, index: CorpusIndex, uploads: set[str]) -> None:
+def _document(doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case]) -> None:
     date = doc.updated.isoformat() if doc.updated else "undated"
     label = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
     with st.expander(md_escape(label)):
@@ -268,15 +347,13 @@ def _document(doc: Document, index: CorpusIndex, uploads: set[str]) -> None:
                 st.caption(f"Page {number} · {len(page)} characters")
                 text_block(page or "(no text on this page)")
         with passages_tab:
-            left, right = st.columns(2)
-            for column, tables, title in (
-                (left, False, "Tables fix off"),
-                (right, True, "Tables fix on"),
-            ):
-                column.markdown(f"**{title}**")
-                column.dataframe(
-                    _passages_table(index, doc.doc_id, tables), hide_index=True, width="stretch"
+            if doc.kind == "pdf":
+                _ingestion_diff(doc, index, cases)
+            else:
+                st.dataframe(
+                    _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
                 )
+                st.caption("A text file is cut the same way with the tables fix off and on.")
         if doc.source in uploads and st.button(f"Remove {doc.source}", key=f"rm_{doc.source}"):
             try:
                 kept = workspace().remove_upload(doc.source)
@@ -287,7 +364,7 @@ def _document(doc: Document, index: CorpusIndex, uploads: set[str]) -> None:
             st.rerun()
 
 
-def render(index: CorpusIndex) -> None:
+def render(index: CorpusIndex, corpus_key: tuple) -> None:
     """The Documents page."""
     st.title("Documents")
     notice = st.session_state.pop("doc_notice", None)
@@ -320,6 +397,8 @@ def render(index: CorpusIndex) -> None:
         "List order decides score ties when no fix is on: metadata.csv rows first, "
         "then the other files by name, then uploads."
     )
+    _versions(index, corpus_key)
     uploads = set(workspace().upload_names())
+    cases, _ = case_library()
     for doc in corpus.documents:
-        _document(doc, index, uploads)
+        _document(doc, index, uploads, cases)

@@ -430,3 +430,25 @@ def test_the_passage_limit_refuses_an_upload_and_names_skipped_docs(app, tmp_pat
     no_exception(at)
     assert len(at.dataframe[0].value["id"]) == len(counts) - 1
     assert any("would take the corpus past the limit" in e.value for e in at.error)
+
+
+def test_documents_page_lists_stale_versions_and_what_the_tables_fix_makes_findable(app):
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+    [pair] = [unescape(w.value) for w in at.warning if "older version of" in w.value]
+    assert pair.startswith("returns-2024 (2024-02-01, withdrawn) looks like an older version of "
+                           "returns-2026 (2026-01-05)")
+    assert "listed first" in pair
+    findings = next(df.value for df in at.dataframe if "fix on" in df.value.columns)
+    together = findings[findings["evidence"].str.contains("together")].iloc[0]
+    assert together["case"] == "split-table" and together["change"] == "became findable"
+    assert together["fix off"] == "—" and together["fix on"].startswith("plans p1-2")
+    diff = next(df.value for df in at.dataframe if "text after" in df.value.columns
+                or "after_text" in df.value.columns)
+    assert "joined" in set(diff["change"])
+
+
+def unescape(text: str) -> str:
+    return text.replace("\\", "")
