@@ -272,6 +272,12 @@ def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
         "---\nid: harmless\nupdated: 2025-01-01\n---\nA harmless note about apples.\n",
         encoding="utf-8",
     )
+    # An older copy with a hostile id: the stale-version warning names it, as text.
+    old_id = "<b>old</b><img src=x onerror=alert(2)>"
+    (docs / "z-hostile-old.md").write_text(  # listed after "hostile": ties go to it
+        f"---\nid: {old_id}\nsubject: hostile\nupdated: 2024-01-01\n---\n{body}\n",
+        encoding="utf-8",
+    )
     with running_app(docs=docs, workspace=tmp_path / "ws") as url:
         open_view(page, f"{url}/?q=zephyrine+maintenance&fixes=none")
         assert eventually(lambda: first_result(page), "hostile") == "hostile"
@@ -279,12 +285,21 @@ def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
 
         open_view(page, f"{url}/documents")
         assert body_restyled(page) is None
-        page.locator('[data-testid="stExpander"] summary', has_text="hostile").click()
+        warning = page.locator(ALERT, has_text="looks like an older version of hostile")
+        assert old_id in warning.inner_text()
+        assert warning.locator("b, img").count() == 0
+        page.locator('[data-testid="stExpander"] summary', has_text="hostile —").click()
         assert_inert(page, dialogs, '[data-testid="stExpander"] .rd-passage')
 
 
 @pytest.mark.parametrize(
-    ("path", "title"), [("/", "Explore"), ("/suite", "Test suite"), ("/documents", "Documents")]
+    ("path", "title"),
+    [
+        ("/", "Explore"),
+        ("/suite", "Test suite"),
+        ("/documents", "Documents"),
+        ("/triage", "Triage"),
+    ],
 )
 def test_each_page_renders_without_an_exception(sample_app, page, dialogs, tmp_path, path, title):
     open_view(page, sample_app + path)
