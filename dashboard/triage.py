@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard.context import case_library, library_file
+from dashboard.context import case_library, library_file, settings
 from dashboard.fragility import render_fragility
 from dashboard.render import (
     breakdown_chart,
@@ -30,7 +30,8 @@ from ragdash.calibration import (
     evaluate_presets,
     sweep_thresholds,
 )
-from ragdash.cases import CaseFileError, dump_cases, parse_cases
+from ragdash.cases import CaseFileError, parse_cases
+from ragdash.export import json_export, pytest_module
 from ragdash.faults import QUERY_FAULTS
 from ragdash.index import CorpusIndex
 from ragdash.library import REPORTED, STATUSES, CaseLibrary, LibraryError
@@ -270,11 +271,16 @@ def _library_tab(index: CorpusIndex, view: ViewState) -> None:
         hide_index=True,
         width="stretch",
     )
-    st.download_button(
-        "Export as cases.json",
-        dump_cases(e.case for e in entries) + "\n",
-        "cases.json",
-        "application/json",
+    saved = [e.case for e in entries]
+    d1, d2 = st.columns(2)
+    d1.download_button("Export as cases.json", json_export(saved), "cases.json", "application/json")
+    d2.download_button(
+        f"Export as a pytest file (fixes: {view.fixes.label})",
+        pytest_module(saved, docs=settings().docs, fixes=view.fixes),
+        "test_ragdash_cases.py",
+        "text/x-python",
+        help="A standalone test file: one test per case, run through ragdash's proof check on "
+        "the docs folder (RAGDASH_DOCS overrides it). No network, no LLM.",
     )
     names = [e.name for e in entries]
     picked = st.selectbox("Case", names, key="lib_pick")

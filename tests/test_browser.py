@@ -238,6 +238,44 @@ def test_cancelling_a_long_upload_keeps_the_workspace_as_it_was(browser, page, t
         assert eventually(lambda: table_cells(page), before) == before
         assert page.locator('[data-testid="stException"]').count() == 0
 
+
+def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
+    browser, page, tmp_path
+):
+    import subprocess
+    import sys
+
+    from conftest import SAMPLE_CASES
+
+    from ragdash.cases import load_cases
+    from ragdash.library import CaseLibrary
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    library = CaseLibrary(ws / "library.sqlite")
+    corrupted = [c for c in load_cases(SAMPLE_CASES) if c.kind == "corrupted"]
+    for case in corrupted:
+        library.add(case, status="diagnosed")
+    with running_app(workspace=ws) as url:
+        open_view(page, f"{url}/triage?q=x&fixes=all")
+        page.get_by_role("tab", name="Case library").click()
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Export as a pytest file (fixes: all)").click()
+        exported = tmp_path / "export" / "test_exported.py"
+        exported.parent.mkdir()
+        download.value.save_as(exported)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(exported)],
+        cwd=exported.parent,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # Every corrupted case of the testbed passes with all fixes, checked by the file alone.
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"{len(corrupted)} passed" in run.stdout
+
 HOSTILE_LINES = [
     "Zephyrine maintenance notes.",
     "<script>alert('xss')</script>",
