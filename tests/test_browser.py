@@ -283,6 +283,8 @@ HOSTILE_LINES = [
     "<style>body{background:red !important} *{display:none}</style>",
     "[click](javascript:alert(1))",
     "**bold** and $x^2$ stay as typed.",
+    "right-to-left \u202eevil\u202c and zero\u200bwidth\u200d characters",
+    "long-token-" + "x" * 3000,
 ]
 
 
