@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 
@@ -11,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ragdash.highlight import HIGHLIGHT_CSS, highlight_html, match_kinds
+from ragdash.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.ranking import RankedPassage
 
 KIND_COLORS = {"exact": "#4caf50", "ocr": "#f59f00", "fuzzy": "#4c6ef5"}
@@ -101,4 +100,4 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
 
 def text_block(text: str) -> None:
     """Show untrusted text literally (escaped, whitespace kept)."""
-    st.html(f'<div class="rd-passage">{html.escape(text)}</div>')
+    st.html(f'<div class="rd-passage">{escape_text(text)}</div>')

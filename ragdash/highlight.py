@@ -13,6 +13,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from ragdash.matching import TokenMatch
 
 _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
+#: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
+#: so a passage would not read as it is stored: they are shown as their code points instead.
+#: Zero-width characters stay as they are (they reorder nothing; emoji need the joiner).
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_text(text: str) -> str:
+    """Document text as HTML text: escaped, with bidirectional controls made visible
+    (``⟨U+202E⟩``)."""
+    return _BIDI_CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", html.escape(text))
 
 
 def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
@@ -67,7 +77,7 @@ def highlight_html(text: str, token_kinds: Mapping[str, str], evidence: Sequence
     """Escaped HTML of ``text`` with hits and evidence wrapped in ``<mark class=...>``."""
     out = []
     for chunk, classes in highlight_spans(text, token_kinds, evidence):
-        escaped = html.escape(chunk)
+        escaped = escape_text(chunk)
         if classes:
             out.append(f'<mark class="{" ".join(classes)}">{escaped}</mark>')
         else:

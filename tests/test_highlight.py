@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import html
 import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.highlight import highlight_html, highlight_spans, match_kinds
+from ragdash.highlight import escape_text, highlight_html, highlight_spans, match_kinds
 from ragdash.matching import TokenMatch
+
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def test_hits_are_marked_by_kind_and_evidence_across_whitespace():
@@ -33,7 +34,8 @@ def test_markup_in_document_text_is_escaped():
 def test_removing_the_marks_gives_back_the_escaped_text(text, evidence):
     tokens = {t: "exact" for t in re.findall(r"[a-z0-9]+", text.lower())[:3]}
     out = highlight_html(text, tokens, evidence)
-    assert re.sub(r"</?mark[^>]*>", "", out) == html.escape(text)
+    assert re.sub(r"</?mark[^>]*>", "", out) == escape_text(text)
+    assert not BIDI.search(out)  # nothing may reorder what is shown
     assert "".join(chunk for chunk, _ in highlight_spans(text, tokens, evidence)) == text
 
 
@@ -44,3 +46,12 @@ def test_match_kinds_keeps_the_strongest_kind_per_token():
         TokenMatch("sync", None, "none", 0, 0),
     ]
     assert match_kinds(breakdown) == {"warehouse": "exact"}
+
+
+def test_bidirectional_controls_are_shown_not_obeyed():
+    # An override would display "evil" as "live": the stored text must be what is read.
+    text = "pay \u202eevil\u202c now \u2067x\u2069 <b>"
+    assert escape_text(text) == "pay ⟨U+202E⟩evil⟨U+202C⟩ now ⟨U+2067⟩x⟨U+2069⟩ &lt;b&gt;"
+    # Zero-width characters reorder nothing and emoji need the joiner: kept as they are.
+    assert escape_text("zero\u200bwidth 👩\u200d💻") == "zero\u200bwidth 👩\u200d💻"
+    assert "⟨U+202E⟩<mark" in highlight_html(text, {"evil": "exact"})
