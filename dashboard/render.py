@@ -94,7 +94,9 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
             ),
             tooltip=["passage", "token", "kind", "points"],
         )
-        .properties(height=40 + 36 * len({r["passage"] for r in rows}))
+        # Streamlit fits the whole chart, axis and title included, into this height: keep
+        # about 75 px for the x axis so a single bar still shows.
+        .properties(height=75 + 30 * len({r["passage"] for r in rows}))
     )
 
 
