@@ -13,9 +13,11 @@ from browser_harness import browser_page, running_app, wait_for_app  # noqa: E40
 SHOTS = {
     "explore-none": "/?q=return+policy+days&fixes=none&expect=returns-2026&evidence=30+days&k=1",
     "explore-all": "/?q=warehuse+sync&fixes=all&expect=inventory&evidence=15+minutes&k=2",
-    "suite": "/suite?fixes=none",
+    "suite": "/suite?fixes=fuzzy",
     "documents": "/documents",
 }
+#: Buttons to click before the screenshot (long work the page only runs on request).
+CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
 
 
 def main() -> None:
@@ -26,6 +28,10 @@ def main() -> None:
         for name in names:
             page.goto(url + SHOTS[name])
             wait_for_app(page)
+            for label in CLICKS.get(name, []):
+                page.get_by_role("button", name=label).click()
+                page.wait_for_timeout(1000)
+                wait_for_app(page)
             page.wait_for_timeout(2500)
             page.screenshot(path=str(out / f"{name}.png"), full_page=True)
             print(f"wrote screenshots/{name}.png")
