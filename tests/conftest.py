@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date
@@ -18,6 +21,23 @@ from ragdash.proof import Case
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "sample_docs"
 SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
+
+
+def run_module(
+    module: str, *args: str, cwd: Path = ROOT, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``python -m MODULE ARGS`` in a subprocess with ragdash importable, text output
+    captured. The caller's RAGDASH_DOCS is not inherited; ``env`` adds variables."""
+    environ = {k: v for k, v in os.environ.items() if k != "RAGDASH_DOCS"}
+    environ.update(PYTHONPATH=str(ROOT), **env)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=environ,
+        timeout=timeout,
+    )
 
 
 def make_pdf(

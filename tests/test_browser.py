@@ -242,10 +242,7 @@ def test_cancelling_a_long_upload_keeps_the_workspace_as_it_was(browser, page, t
 def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
     browser, page, tmp_path
 ):
-    import subprocess
-    import sys
-
-    from conftest import SAMPLE_CASES
+    from conftest import SAMPLE_CASES, run_module
 
     from ragdash.cases import load_cases
     from ragdash.library import CaseLibrary
@@ -264,14 +261,7 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
         exported = tmp_path / "export" / "test_exported.py"
         exported.parent.mkdir()
         download.value.save_as(exported)
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(exported)],
-        cwd=exported.parent,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = run_module("pytest", "-q", "-p", "no:cacheprovider", str(exported), cwd=exported.parent)
     # Every corrupted case of the testbed passes with all fixes, checked by the file alone.
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"{len(corrupted)} passed" in run.stdout

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
-from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, doc_text
+from conftest import SAMPLE_CASES, SAMPLE_DOCS, doc_text, run_module
 
 from ragdash.ablation import ABLATION_COLUMNS, configurations
 from ragdash.cli import main
@@ -20,16 +18,8 @@ RANKED_FIELDS = {"doc_id", "passage", "score", "breakdown"}
 BREAKDOWN_FIELDS = {"query_token", "passage_token", "kind", "similarity", "points"}
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "ragdash", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=60,
-    )
+def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return run_module("ragdash", *args, **env)
 
 
 def run_main(capsys, *args: str) -> tuple[int, str, str]:
@@ -290,15 +280,7 @@ def test_fragility_is_the_same_whatever_the_hash_seed():
     args = ["fragility", *DOCS, *CASES, "--kind", "typo", "--max-evaluations", "150", "--json"]
     outputs = []
     for hash_seed in ("1", "2"):
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hash_seed}
-        result = subprocess.run(
-            [sys.executable, "-m", "ragdash", *args],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=env,
-            timeout=60,
-        )
+        result = run_cli(*args, PYTHONHASHSEED=hash_seed)
         assert result.returncode == 0, result.stderr
         outputs.append(json.loads(result.stdout))
     assert outputs[0] == outputs[1]

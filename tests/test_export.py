@@ -6,13 +6,11 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS
+from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, run_module
 
 from ragdash.cases import dump_cases, load_cases, parse_cases
 from ragdash.cli import main
@@ -26,16 +24,7 @@ TEMPLATE_IMPORTS = {"__future__", "json", "os", "pathlib", "pytest", "ragdash"}
 
 def run_pytest(path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``python3 -m pytest -q FILE`` in the file's folder with ragdash on PYTHONPATH."""
-    environ = {k: v for k, v in os.environ.items() if k != "RAGDASH_DOCS"}
-    environ.update(PYTHONPATH=str(ROOT), **env)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path.name],
-        capture_output=True,
-        text=True,
-        cwd=path.parent,
-        env=environ,
-        timeout=120,
-    )
+    return run_module("pytest", "-q", "-p", "no:cacheprovider", path.name, cwd=path.parent, **env)
 
 
 def write_module(tmp_path: Path, source: str, name: str = "test_exported.py") -> Path:
@@ -276,24 +265,13 @@ def test_cli_bad_case_file_exits_2(tmp_path, capsysbinary):
 
 
 def test_cli_as_a_process(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    ok = subprocess.run(
-        [sys.executable, "-m", "ragdash", "export", "--cases", str(SAMPLE_CASES)]
-        + ["--format", "pytest", "--docs", str(SAMPLE_DOCS), "-o", str(tmp_path / "test_x.py")],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
+    ok = run_module(
+        "ragdash", "export", "--cases", str(SAMPLE_CASES), "--format", "pytest",
+        "--docs", str(SAMPLE_DOCS), "-o", str(tmp_path / "test_x.py"), cwd=tmp_path,
+    )  # fmt: skip
     assert ok.returncode == 0, ok.stderr
-    bad = subprocess.run(
-        [sys.executable, "-m", "ragdash", "export", "--cases", "nope.json", "--format", "json"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
+    bad = run_module(
+        "ragdash", "export", "--cases", "nope.json", "--format", "json", cwd=tmp_path
     )
     assert bad.returncode == 2
     assert bad.stderr.startswith("ragdash: error: ") and "Traceback" not in bad.stderr

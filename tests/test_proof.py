@@ -6,6 +6,7 @@ from conftest import make_document, make_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragdash.matching import FUZZY_RULES
 from ragdash.proof import (
     Case,
     Diagnosis,
@@ -15,7 +16,7 @@ from ragdash.proof import (
     judge,
     missing_evidence,
 )
-from ragdash.ranking import Fixes, QueryError
+from ragdash.ranking import FIX_NAMES, Fixes, QueryError
 
 
 def _index():
@@ -113,14 +114,12 @@ def test_every_diagnosis_has_a_distinct_explanation():
 
 # --- properties: any Unicode query or evidence -----------------------------------------------
 
+# Every fix combination, any threshold and every fuzzy rule.
 ANY_FIXES = st.builds(
-    Fixes,
-    recency=st.booleans(),
-    status=st.booleans(),
-    ocr=st.booleans(),
-    fuzzy=st.booleans(),
-    tables=st.booleans(),
-    threshold=st.floats(0, 100),
+    lambda on, threshold, rule: Fixes(threshold=threshold, fuzzy_rule=rule).with_only(on),
+    st.sets(st.sampled_from(FIX_NAMES)),
+    st.floats(0, 100),
+    st.sampled_from(sorted(FUZZY_RULES)),
 )
 
 
