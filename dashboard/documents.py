@@ -78,14 +78,15 @@ def _upload(index: CorpusIndex) -> None:
                 bar.progress(min(overall, 1.0), text=f"Reading {f.name}: {label}")
 
             try:
-                name, warnings = ws.save_upload(
+                saved = ws.save_upload(
                     uploaded.name, uploaded.getvalue(), progress=page_progress, passage_room=room
                 )
             except WorkspaceError as exc:
                 outcome.append(("error", str(exc)))
             else:
-                outcome.append(("success", f"{name} added to the workspace"))
-                outcome.extend(("warning", f"{name}: {w}") for w in warnings)
+                room -= saved.passages  # later files of the batch share what is left
+                outcome.append(("success", f"{saved.name} added to the workspace"))
+                outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
             pending["saved"].append(uploaded.name)
             done.add(uploaded.file_id)
         bar.empty()

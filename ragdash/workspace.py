@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from ragdash.atomic import atomic_write
 from ragdash.documents import STATUSES, Corpus, Document, IngestMessage
@@ -38,6 +39,15 @@ from ragdash.segmentation import cap_passages, max_passages, passage_count
 EDITS_FILE = "metadata.csv"
 #: Largest upload accepted, matching ``server.maxUploadSize`` in .streamlit/config.toml.
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+
+
+class SavedUpload(NamedTuple):
+    """An upload stored in the workspace: its file name, the loader's warnings, and how many
+    passages it adds (tables fix off, as the passage limit counts them)."""
+
+    name: str
+    warnings: list[str]
+    passages: int
 
 
 class WorkspaceError(ValueError):
@@ -93,10 +103,10 @@ class Workspace:
         replace_existing: bool = False,
         progress: Progress | None = None,
         passage_room: int | None = None,
-    ) -> tuple[str, list[str]]:
+    ) -> SavedUpload:
         """Check that an uploaded file loads, then store it atomically.
 
-        Returns the stored file name and the loader's warnings. Raises
+        Returns the stored file name, the loader's warnings and the passage count. Raises
         :class:`WorkspaceError` naming the problem (nothing is saved) for an unsupported
         type, an empty or oversized file, one that cannot be loaded (corrupt, encrypted,
         image-only PDF, …), one with more passages than ``passage_room`` (what the corpus
@@ -123,7 +133,7 @@ class Workspace:
                 f"{file_name!r} is already uploaded; remove it first to replace it"
             )
         atomic_write(target, data)
-        return file_name, warnings
+        return SavedUpload(file_name, warnings, count)
 
     def remove_upload(self, name: str) -> Path:
         """Move an uploaded file to ``removed/`` (kept, never deleted); returns its new path."""

@@ -454,3 +454,26 @@ def test_documents_page_lists_stale_versions_and_what_the_tables_fix_makes_finda
 
 def unescape(text: str) -> str:
     return text.replace("\\", "")
+
+
+def test_files_of_one_upload_batch_share_the_room_the_passage_limit_leaves(
+    app, tmp_path, monkeypatch
+):
+    from ragdash.ingest import load_folder
+    from ragdash.segmentation import passage_count
+
+    room_for_one = sum(passage_count(d) for d in load_folder(SAMPLE).documents) + 1
+    monkeypatch.setenv("RAGDASH_MAX_PASSAGES", str(room_for_one))
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    first = b"---\nid: loyalty\n---\nLoyalty points expire after 18 months.\n"
+    second = b"---\nid: gifts\n---\nGift cards never expire.\n"
+    uploader = at.file_uploader(key="upload")
+    uploader.upload("loyalty.md", first, "text/markdown")
+    uploader.upload("gifts.md", second, "text/markdown").run()
+    no_exception(at)
+    uploads = tmp_path / "workspace" / "uploads"
+    assert (uploads / "loyalty.md").exists() and not (uploads / "gifts.md").exists()
+    refused = [unescape(e.value) for e in at.error]
+    assert any("gifts.md" in e and "more than the 0" in e for e in refused), refused

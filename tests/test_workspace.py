@@ -18,10 +18,8 @@ def ws(tmp_path) -> Workspace:
 
 
 def test_an_upload_joins_the_corpus_after_the_docs_folder(ws):
-    name, warnings = ws.save_upload(
-        "Loyalty Rules.md", doc_text("Points expire.", id="loyalty").encode()
-    )
-    assert name == "Loyalty-Rules.md" and warnings == []
+    saved = ws.save_upload("Loyalty Rules.md", doc_text("Points expire.", id="loyalty").encode())
+    assert saved.name == "Loyalty-Rules.md" and saved.warnings == [] and saved.passages == 1
     corpus = ws.load(SAMPLE_DOCS)
     assert corpus.doc_ids[-1] == "loyalty"
     assert corpus.document("loyalty").order == len(corpus.documents) - 1
@@ -139,8 +137,8 @@ def test_an_upload_with_more_passages_than_the_limit_leaves_room_for_is_refused(
     with pytest.raises(WorkspaceError, match=r"3 passages, more than the 2 .*nothing was saved"):
         ws.save_upload("big.pdf", pdf.read_bytes(), passage_room=2)
     assert ws.upload_names() == []
-    name, _ = ws.save_upload("big.pdf", pdf.read_bytes(), passage_room=3)
-    assert name == "big.pdf"
+    saved = ws.save_upload("big.pdf", pdf.read_bytes(), passage_room=3)
+    assert (saved.name, saved.passages) == ("big.pdf", 3)
 
 
 def test_a_cancelled_upload_leaves_the_workspace_as_it_was(ws, tmp_path):
