@@ -324,8 +324,7 @@ def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFra
     return pd.DataFrame(
         [
             {"passage": p.label, "kind": p.kind, "chars": len(p.text), "text": p.text}
-            for p in index.passages(tables)
-            if p.doc_id == doc_id
+            for p in index.passages_of(doc_id, tables)
         ]
     )
 

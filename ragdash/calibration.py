@@ -145,9 +145,8 @@ def false_matches(
 def _document_words(index: CorpusIndex, doc_id: str) -> set[str]:
     words: set[str] = set()
     for tables in (False, True):
-        for passage in index.passages(tables):
-            if passage.doc_id == doc_id:
-                words |= passage.tokens
+        for passage in index.passages_of(doc_id, tables):
+            words |= passage.tokens
     return words
 
 

@@ -81,8 +81,8 @@ def evidence_findability(
     wanted = [case for case in cases if case.expected_id == doc_id and case.evidence]
     if not wanted:
         return []
-    before = _collapsed(_document_passages(index, doc_id, tables=False))
-    after = _collapsed(_document_passages(index, doc_id, tables=True))
+    before = _collapsed(index.passages_of(doc_id, tables=False))
+    after = _collapsed(index.passages_of(doc_id, tables=True))
     findings: list[EvidenceFinding] = []
     for case in wanted:
         groups = [(e,) for e in case.evidence]
@@ -93,10 +93,6 @@ def evidence_findability(
                 EvidenceFinding(case.name, group, _holding(before, group), _holding(after, group))
             )
     return findings
-
-
-def _document_passages(index: CorpusIndex, doc_id: str, tables: bool) -> list[Passage]:
-    return [p for p in index.passages(tables) if p.doc_id == doc_id]
 
 
 def _collapsed(passages: Sequence[Passage]) -> list[tuple[str, str]]:
@@ -128,8 +124,8 @@ def passage_diff(index: CorpusIndex, doc_id: str) -> pd.DataFrame:
 
     Empty (with the columns) for an unknown ``doc_id``.
     """
-    before = _document_passages(index, doc_id, tables=False)
-    after = _document_passages(index, doc_id, tables=True)
+    before = index.passages_of(doc_id, tables=False)
+    after = index.passages_of(doc_id, tables=True)
     # Which before passages each after passage draws from: the best match, then others
     # holding words the best one lacks.
     pairing: list[tuple[Passage, Passage | None, list[Passage]]] = []

@@ -23,6 +23,7 @@ class CorpusIndex:
         self.corpus = corpus
         self._passages: dict[bool, tuple[Passage, ...]] = {}
         self._inverted: dict[bool, InvertedIndex] = {}
+        self._by_document: dict[bool, dict[str, tuple[Passage, ...]]] = {}
 
     def passages(self, tables: bool = False) -> tuple[Passage, ...]:
         """All passages, in list order, as ingestion with the tables fix off or on makes them."""
@@ -33,6 +34,16 @@ class CorpusIndex:
             else:
                 self._passages[tables] = corpus_passages(self.corpus, join_tables=tables)
         return self._passages[tables]
+
+    def passages_of(self, doc_id: str, tables: bool = False) -> tuple[Passage, ...]:
+        """One document's passages, in order (grouped once per passage set, so pages that
+        show every document do not scan the whole corpus for each)."""
+        if tables not in self._by_document:
+            groups: dict[str, list[Passage]] = {}
+            for passage in self.passages(tables):
+                groups.setdefault(passage.doc_id, []).append(passage)
+            self._by_document[tables] = {d: tuple(ps) for d, ps in groups.items()}
+        return self._by_document[tables].get(doc_id, ())
 
     def inverted(self, tables: bool = False) -> InvertedIndex:
         """The inverted index over :meth:`passages` (shared when both sets are the same)."""

@@ -142,13 +142,13 @@ def test_unknown_document_gives_an_empty_frame(sample_index):
 
 @dataclass
 class _FakeIndex:
-    """Just the ``passages(tables)`` that the diff reads, with chosen passages."""
+    """Just the ``passages_of(doc_id, tables)`` that the diff reads, with chosen passages."""
 
     before: tuple[Passage, ...]
     after: tuple[Passage, ...]
 
-    def passages(self, tables: bool = False) -> tuple[Passage, ...]:
-        return self.after if tables else self.before
+    def passages_of(self, doc_id: str, tables: bool = False) -> tuple[Passage, ...]:
+        return tuple(p for p in (self.after if tables else self.before) if p.doc_id == doc_id)
 
 
 def _passage(text: str, page: int, position: int) -> Passage:

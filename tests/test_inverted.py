@@ -209,3 +209,13 @@ def test_the_edit_prefilter_never_drops_a_word_within_the_edits(edits):
             eligible = [w for w in words if len(w) >= min_length]
             assert set(kept) <= set(eligible)
             assert extract_edits(token, kept, edits) == extract_edits(token, eligible, edits)
+
+
+def test_passages_of_a_document_are_its_passages_in_order(sample_index):
+    for tables in (False, True):
+        everything = sample_index.passages(tables)
+        for doc_id in sample_index.corpus.doc_ids:
+            assert sample_index.passages_of(doc_id, tables) == tuple(
+                p for p in everything if p.doc_id == doc_id
+            )
+    assert sample_index.passages_of("no-such-document") == ()
