@@ -10,7 +10,7 @@ import streamlit as st
 from dashboard.context import case_library, source_path, workspace
 from dashboard.render import md_escape, text_block
 from ragdash.documents import STATUSES, Document
-from ragdash.findability import evidence_findability, passage_diff
+from ragdash.findability import EvidenceFinding, evidence_findability, passage_diff
 from ragdash.index import CorpusIndex
 from ragdash.ingest import IngestError
 from ragdash.inspection import IngestionReport, inspect_pdf, render_page_with_tables
@@ -271,10 +271,20 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
         )
 
 
-def _ingestion_diff(doc: Document, index: CorpusIndex, cases: list[Case]) -> None:
+@st.cache_data(show_spinner=False, max_entries=256)
+def _diff_of(
+    _index: CorpusIndex, corpus_key: tuple, doc_id: str, cases: tuple[Case, ...]
+) -> tuple[list[EvidenceFinding], pd.DataFrame]:
+    # Every PDF's diff is drawn on each rerun of the page: work it out once per corpus.
+    return evidence_findability(_index, doc_id, cases), passage_diff(_index, doc_id)
+
+
+def _ingestion_diff(
+    doc: Document, index: CorpusIndex, cases: list[Case], corpus_key: tuple
+) -> None:
     """Passages before and after the tables fix side by side, and which case evidence the
     fix makes findable in one passage."""
-    findings = evidence_findability(index, doc.doc_id, cases)
+    findings, diff = _diff_of(index, corpus_key, doc.doc_id, tuple(cases))
     if findings:
         st.markdown("**Case evidence in one passage, tables fix off → on**")
         st.dataframe(
@@ -293,7 +303,6 @@ def _ingestion_diff(doc: Document, index: CorpusIndex, cases: list[Case]) -> Non
             hide_index=True,
             width="stretch",
         )
-    diff = passage_diff(index, doc.doc_id)
     st.markdown("**Passages before → after the tables fix**")
     st.dataframe(
         diff[["before_label", "before_text", "change", "after_label", "after_text"]],
@@ -329,7 +338,9 @@ def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFra
     )
 
 
-def _document(doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case]) -> None:
+def _document(
+    doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case], corpus_key: tuple
+) -> None:
     date = doc.updated.isoformat() if doc.updated else "undated"
     label = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
     with st.expander(md_escape(label)):
@@ -348,7 +359,7 @@ def _document(doc: Document, index: CorpusIndex, uploads: set[str], cases: list[
                 text_block(page or "(no text on this page)")
         with passages_tab:
             if doc.kind == "pdf":
-                _ingestion_diff(doc, index, cases)
+                _ingestion_diff(doc, index, cases, corpus_key)
             else:
                 st.dataframe(
                     _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
@@ -401,4 +412,4 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
     for doc in corpus.documents:
-        _document(doc, index, uploads, cases)
+        _document(doc, index, uploads, cases, corpus_key)
