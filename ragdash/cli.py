@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,7 +40,7 @@ def _fixes(args: argparse.Namespace) -> Fixes:
         return Fixes.parse(
             args.fixes,
             threshold=args.threshold,
-            fuzzy_rule=getattr(args, "fuzzy_rule", DEFAULT_FUZZY_RULE),
+            fuzzy_rule=args.fuzzy_rule,
         )
     except ValueError as exc:
         raise BadInput(f"--fixes: {exc}") from None
@@ -312,6 +313,30 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _fix_options(p: argparse.ArgumentParser, default: str) -> None:
+    """``--fixes``, ``--threshold`` and ``--fuzzy-rule``: what :func:`_fixes` reads."""
+    p.add_argument(
+        "--fixes",
+        default=default,
+        help=f"all, none, or a comma list of {','.join(FIX_NAMES)} (default {default})",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g}; "
+        "only for --fuzzy-rule ratio)",
+    )
+    p.add_argument(
+        "--fuzzy-rule",
+        choices=list(FUZZY_RULES),
+        default=DEFAULT_FUZZY_RULE,
+        help="how close a misspelled word must be: ratio (similarity threshold), es-auto "
+        "(Elasticsearch fuzziness AUTO) or typos-5-9 (one typo from 5 letters, two from 9); "
+        f"default {DEFAULT_FUZZY_RULE}",
+    )
+
+
 def _export_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", required=True, help="cases.json or a SQLite case library")
     p.add_argument("--format", required=True, choices=("pytest", "json"), help="what to write")
@@ -321,23 +346,8 @@ def _export_options(p: argparse.ArgumentParser) -> None:
         help="pytest: default docs folder of the tests (RAGDASH_DOCS overrides it when they "
         "run); default $RAGDASH_DOCS or sample_docs",
     )
-    p.add_argument(
-        "--fixes",
-        default="all",  # an exported suite guards the repairs: by default they are all on
-        help=f"pytest: all (default), none, or a comma list of {','.join(FIX_NAMES)}",
-    )
-    p.add_argument(
-        "--threshold",
-        type=float,
-        default=DEFAULT_THRESHOLD,
-        help=f"pytest: fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g})",
-    )
-    p.add_argument(
-        "--fuzzy-rule",
-        choices=list(FUZZY_RULES),
-        default=DEFAULT_FUZZY_RULE,
-        help=f"pytest: fuzzy rule (default {DEFAULT_FUZZY_RULE})",
-    )
+    # An exported suite guards the repairs: by default they are all on (pytest format only).
+    _fix_options(p, default="all")
     p.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
 
 
@@ -353,33 +363,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m ragdash", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def common(p: argparse.ArgumentParser, cases: bool) -> None:
+    def common(p: argparse.ArgumentParser, cases: bool, fixes: str = "none") -> None:
         p.add_argument("--docs", required=True, help="docs folder (.txt, .md, .pdf, metadata.csv)")
         if cases:
             p.add_argument("--cases", required=True, help="cases.json file")
-        p.add_argument(
-            "--fixes", default="none", help=f"all, none, or a comma list of {','.join(FIX_NAMES)}"
-        )
+        _fix_options(p, default=fixes)
         p.add_argument(
             "--top-k",
             type=int,
             default=None,
             help="passages sent to the model (overrides each case's top_k)",
-        )
-        p.add_argument(
-            "--threshold",
-            type=float,
-            default=DEFAULT_THRESHOLD,
-            help=f"fuzzy similarity threshold 0-100 (default {DEFAULT_THRESHOLD:g}; "
-            "only for --fuzzy-rule ratio)",
-        )
-        p.add_argument(
-            "--fuzzy-rule",
-            choices=list(FUZZY_RULES),
-            default=DEFAULT_FUZZY_RULE,
-            help="how close a misspelled word must be: ratio (similarity threshold), es-auto "
-            "(Elasticsearch fuzziness AUTO) or typos-5-9 (one typo from 5 letters, two from 9); "
-            f"default {DEFAULT_FUZZY_RULE}",
         )
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -391,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     fragility = sub.add_parser(
         "fragility", help="fewest OCR/typo edits that break each case, no fixes vs --fixes"
     )
-    common(fragility, cases=True)
+    common(fragility, cases=True, fixes="all")  # compared with no fixes: do they help?
     _fragility_options(fragility)
     inspect = sub.add_parser("inspect", help="what ingestion makes of one PDF")
     inspect.add_argument("file", help="the PDF file")
@@ -411,7 +404,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _fragility_options(p: argparse.ArgumentParser) -> None:
     from ragdash.fragility import DEFAULT_BEAM, DEFAULT_MAX_EDITS, DEFAULT_MAX_EVALUATIONS
 
-    p.set_defaults(fixes="all")  # compared with no fixes: the default question is "do they help"
     p.add_argument("--kind", choices=("ocr", "typo", "both"), default="both", help="fault kind")
     p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     p.add_argument(
@@ -451,3 +443,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as exc:
         print(f"ragdash: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader went away (`... | head`): stop quietly, as Unix tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 
 import pytest
-from conftest import SAMPLE_CASES, SAMPLE_DOCS, doc_text, run_module
+from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, doc_text, run_module
 
 from ragdash.ablation import ABLATION_COLUMNS, configurations
 from ragdash.cli import main
@@ -304,3 +306,22 @@ def test_fragility_bad_input_exits_2_with_one_line(capsys, args, fragment):
     assert out == ""
     assert len(err.strip().splitlines()) == 1
     assert err.startswith("ragdash: error: ") and fragment in err
+
+
+def test_output_piped_into_a_reader_that_stops_early_gives_no_traceback():
+    # `python -m ragdash fragility ... | head -1`: the reader closes the pipe mid-output.
+    args = ["fragility", *DOCS, *CASES, "--kind", "ocr", "--max-edits", "1"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragdash", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith("seed 0")
+    proc.stdout.close()
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
