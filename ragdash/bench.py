@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ragdash.ablation import configurations, run_ablation
-from ragdash.documents import Corpus, Document
-from ragdash.index import CorpusIndex
-from ragdash.proof import Case
-from ragdash.ranking import Fixes
-from ragdash.tokens import tokenize
+from ragdash.checks.ablation import configurations, run_ablation
+from ragdash.checks.proof import Case
+from ragdash.ingestion.documents import Corpus, Document
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import Fixes
+from ragdash.retrieval.tokens import tokenize
 
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)

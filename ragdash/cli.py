@@ -11,20 +11,21 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ragdash.ablation import ablation_matrix, run_ablation
-from ragdash.cases import CaseFileError, load_cases
-from ragdash.index import CorpusIndex
-from ragdash.ingest import MAX_PDF_PAGES, IngestError, load_folder
-from ragdash.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
-from ragdash.proof import check_case
-from ragdash.ranking import FIX_NAMES, Fixes, QueryError
-from ragdash.report import check_record, ranked_record
-from ragdash.segmentation import cap_passages, max_passages
+from ragdash.checks.ablation import ablation_matrix, run_ablation
+from ragdash.checks.cases import load_cases
+from ragdash.checks.proof import check_case
+from ragdash.checks.report import check_record, ranked_record
+from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError
+from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
+from ragdash.ingestion.segmentation import cap_passages, max_passages
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
-class BadInput(Exception):
+class BadInput(RagdashError):
     """Anything the user gave that cannot be used; printed as one line, exit 2."""
 
 
@@ -171,8 +172,8 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     """The fewest OCR/typo edits that break each case, with no fixes and with ``--fixes``."""
     import pandas as pd
 
-    from ragdash.faults import QUERY_FAULTS
-    from ragdash.fragility import (
+    from ragdash.checks.faults import QUERY_FAULTS
+    from ragdash.checks.fragility import (
         case_summary,
         compared_configurations,
         fragility_table,
@@ -226,7 +227,7 @@ def cmd_fragility(args: argparse.Namespace) -> int:
 def cmd_inspect(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ragdash.inspection import inspect_pdf
+    from ragdash.ingestion.inspection import inspect_pdf
 
     path = Path(args.file)
     try:
@@ -278,8 +279,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from ragdash.atomic import atomic_write
-    from ragdash.export import DOCS_ENV, json_export, pytest_module
+    from ragdash.storage.atomic import atomic_write
+    from ragdash.storage.export import DOCS_ENV, json_export, pytest_module
 
     try:
         cases = load_cases(args.cases)
@@ -402,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fragility_options(p: argparse.ArgumentParser) -> None:
-    from ragdash.fragility import DEFAULT_BEAM, DEFAULT_MAX_EDITS, DEFAULT_MAX_EVALUATIONS
+    from ragdash.checks.fragility import DEFAULT_BEAM, DEFAULT_MAX_EDITS, DEFAULT_MAX_EVALUATIONS
 
     p.add_argument("--kind", choices=("ocr", "typo", "both"), default="both", help="fault kind")
     p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")

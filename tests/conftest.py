@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ragdash.cases import load_cases
-from ragdash.documents import Corpus, Document
-from ragdash.index import CorpusIndex
-from ragdash.ingest import load_folder
-from ragdash.proof import Case
+from ragdash.checks.cases import load_cases
+from ragdash.checks.proof import Case
+from ragdash.ingestion.documents import Corpus, Document
+from ragdash.ingestion.ingest import load_folder
+from ragdash.retrieval.index import CorpusIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "sample_docs"

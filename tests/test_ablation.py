@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragdash.ablation import (
+from ragdash.checks.ablation import (
     ABLATION_COLUMNS,
     ALL,
     BASELINE,
@@ -12,8 +12,8 @@ from ragdash.ablation import (
     configurations,
     run_ablation,
 )
-from ragdash.proof import check_case
-from ragdash.ranking import FIX_NAMES, Fixes
+from ragdash.checks.proof import check_case
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
 
 
 @pytest.fixture(scope="module")

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragdash.cases import load_cases
-from ragdash.faults import corrupt_query
-from ragdash.ranking import FIX_NAMES, Fixes
+from ragdash.checks.cases import load_cases
+from ragdash.checks.faults import corrupt_query
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_docs"
-EXPLORE = "dashboard/pages/explore.py"
-SUITE = "dashboard/pages/suite.py"
-DOCUMENTS = "dashboard/pages/documents.py"
+EXPLORE = "ragdash/ui/pages/explore.py"
+SUITE = "ragdash/ui/pages/suite.py"
+DOCUMENTS = "ragdash/ui/pages/documents.py"
 #: Which fix repairs which corrupted case of the bundled testbed.
 CASE_FIX = {"stale-version": "recency", "ocr-noise": "ocr", "typo": "fuzzy",
             "split-table": "tables"}
@@ -123,8 +123,8 @@ def test_url_parameters_restore_the_view(app):
 
 
 def test_links_carry_the_corpus_hash_and_warn_when_opened_on_another_corpus(app):
-    from ragdash.fingerprint import corpus_fingerprint
-    from ragdash.ingest import load_folder
+    from ragdash.ingestion.fingerprint import corpus_fingerprint
+    from ragdash.ingestion.ingest import load_folder
 
     here = corpus_fingerprint(load_folder(SAMPLE))
     at = app(q="return policy days", fixes="none")
@@ -242,9 +242,9 @@ def test_suite_page_shows_every_case_and_the_ablation(app):
 
 
 def test_suite_searches_how_close_each_case_is_to_breaking(app):
-    from ragdash.fragility import compared_configurations, find_breaking_perturbation
-    from ragdash.index import CorpusIndex
-    from ragdash.ingest import load_folder
+    from ragdash.checks.fragility import compared_configurations, find_breaking_perturbation
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.retrieval.index import CorpusIndex
 
     at = app(fixes="fuzzy")
     at.run()
@@ -398,8 +398,8 @@ def test_hostile_ids_long_tokens_and_invisible_characters_do_not_break_pages(
 
 
 def test_fixes_off_and_on_give_what_the_core_gives(app):
-    from ragdash.index import CorpusIndex
-    from ragdash.ingest import load_folder
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.retrieval.index import CorpusIndex
 
     index = CorpusIndex(load_folder(SAMPLE))
     for spec in ("none", "all"):
@@ -410,8 +410,8 @@ def test_fixes_off_and_on_give_what_the_core_gives(app):
 
 
 def test_the_passage_limit_refuses_an_upload_and_names_skipped_docs(app, tmp_path, monkeypatch):
-    from ragdash.ingest import load_folder
-    from ragdash.segmentation import passage_count
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.ingestion.segmentation import passage_count
 
     counts = [passage_count(d) for d in load_folder(SAMPLE).documents]
     monkeypatch.setenv("RAGDASH_MAX_PASSAGES", str(sum(counts)))
@@ -459,8 +459,8 @@ def unescape(text: str) -> str:
 def test_files_of_one_upload_batch_share_the_room_the_passage_limit_leaves(
     app, tmp_path, monkeypatch
 ):
-    from ragdash.ingest import load_folder
-    from ragdash.segmentation import passage_count
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.ingestion.segmentation import passage_count
 
     room_for_one = sum(passage_count(d) for d in load_folder(SAMPLE).documents) + 1
     monkeypatch.setenv("RAGDASH_MAX_PASSAGES", str(room_for_one))

@@ -10,16 +10,16 @@ import pytest
 from conftest import SAMPLE_CASES
 from streamlit.testing.v1 import AppTest
 
-from ragdash.calibration import calibration_queries, evaluate_presets
-from ragdash.cases import load_cases
-from ragdash.index import CorpusIndex
-from ragdash.ingest import load_folder
-from ragdash.library import REPORTED, CaseLibrary
-from ragdash.proof import Diagnosis, check_case
-from ragdash.ranking import Fixes
+from ragdash.checks.calibration import calibration_queries, evaluate_presets
+from ragdash.checks.cases import load_cases
+from ragdash.checks.proof import Diagnosis, check_case
+from ragdash.ingestion.ingest import load_folder
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import Fixes
+from ragdash.storage.library import REPORTED, CaseLibrary
 
 ROOT = Path(__file__).resolve().parent.parent
-TRIAGE = "dashboard/pages/triage.py"
+TRIAGE = "ragdash/ui/pages/triage.py"
 CASES = {c.name: c for c in load_cases(SAMPLE_CASES)}
 #: corrupted case of the testbed → the fixes that repair it alone (see test_triage.py)
 REPAIRS = {
@@ -109,8 +109,8 @@ def check_case_with_no_fix(case):
 
 
 def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(page):
-    from ragdash.fragility import find_breaking_perturbation, result_phrase
-    from ragdash.proof import Case
+    from ragdash.checks.fragility import find_breaking_perturbation, result_phrase
+    from ragdash.checks.proof import Case
 
     case = CASES["typo"]  # fails with no fixes, repaired by fuzzy
     at = submit_report(page, case.query, case.expected_id, "; ".join(case.evidence))
@@ -152,7 +152,7 @@ def test_saving_a_report_creates_a_diagnosed_case_in_the_workspace_library(page,
     assert [("pass" if r.passed else "FAIL") for r in history] == table["verdict"].tolist()
     # The library tab lists it, and the Test suite now runs it too.
     assert any("case" in df.value and name in df.value["case"].tolist() for df in page.dataframe)
-    page.switch_page("dashboard/pages/suite.py").run()
+    page.switch_page("ragdash/ui/pages/suite.py").run()
     no_exception(page)
     assert name in page.dataframe[0].value["case"].tolist()
 

@@ -25,11 +25,11 @@ from browser_harness import (
     wait_for_app,
 )
 
-from ragdash.fingerprint import corpus_fingerprint
-from ragdash.index import CorpusIndex
-from ragdash.ingest import load_folder
-from ragdash.ranking import FIX_NAMES, Fixes
-from ragdash.workspace import Workspace
+from ragdash.ingestion.fingerprint import corpus_fingerprint
+from ragdash.ingestion.ingest import load_folder
+from ragdash.ingestion.workspace import Workspace
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
 
 pytestmark = pytest.mark.browser
 
@@ -105,7 +105,7 @@ def core_first(query: str, fixes: str, docs: Path = SAMPLE_DOCS) -> str:
 
 
 def toggle_states(page) -> dict[str, bool]:
-    from dashboard.sidebar import FIX_LABELS
+    from ragdash.ui.sidebar import FIX_LABELS
 
     return {
         name: page.locator(SIDEBAR_TOGGLE, has_text=FIX_LABELS[name]).locator("input").is_checked()
@@ -244,8 +244,8 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
 ):
     from conftest import SAMPLE_CASES, run_module
 
-    from ragdash.cases import load_cases
-    from ragdash.library import CaseLibrary
+    from ragdash.checks.cases import load_cases
+    from ragdash.storage.library import CaseLibrary
 
     ws = tmp_path / "ws"
     ws.mkdir()

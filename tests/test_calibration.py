@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from ragdash.calibration import (
+from ragdash.checks.calibration import (
     DEFAULT_THRESHOLDS,
     PRESET_COLUMNS,
     SWEEP_COLUMNS,
@@ -20,11 +20,11 @@ from ragdash.calibration import (
     sweep_thresholds,
     typo_variants,
 )
-from ragdash.library import REPORTED
-from ragdash.matching import EDIT_RULES, FUZZY_RULES
-from ragdash.proof import check_case
-from ragdash.ranking import Fixes
-from ragdash.tokens import tokenize
+from ragdash.checks.proof import check_case
+from ragdash.retrieval.matching import EDIT_RULES, FUZZY_RULES
+from ragdash.retrieval.ranking import Fixes
+from ragdash.retrieval.tokens import tokenize
+from ragdash.storage.library import REPORTED
 
 
 @pytest.fixture(scope="module")

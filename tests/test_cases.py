@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragdash.cases import (
+from ragdash.checks.cases import (
     CaseFileError,
     case_from_dict,
     case_to_dict,
@@ -15,7 +15,7 @@ from ragdash.cases import (
     parse_cases,
     save_cases,
 )
-from ragdash.proof import Case
+from ragdash.checks.proof import Case
 
 
 def test_the_sample_cases_load_with_unique_names_and_kinds(sample_cases):

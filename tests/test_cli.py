@@ -10,7 +10,7 @@ import sys
 import pytest
 from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, doc_text, run_module
 
-from ragdash.ablation import ABLATION_COLUMNS, configurations
+from ragdash.checks.ablation import ABLATION_COLUMNS, configurations
 from ragdash.cli import main
 
 DOCS = ["--docs", str(SAMPLE_DOCS)]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ragdash.compare import compare_rankings, tie_explanation, withdrawn_explanation
-from ragdash.ranking import Fixes
+from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdrawn_explanation
+from ragdash.retrieval.ranking import Fixes
 
 
 def moves(index, query, fixes, k=2):

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, run_module
 
-from ragdash.cases import dump_cases, load_cases, parse_cases
+from ragdash.checks.cases import dump_cases, load_cases, parse_cases
+from ragdash.checks.proof import Case
 from ragdash.cli import main
-from ragdash.export import export_payload, json_export, pytest_module
-from ragdash.library import CaseLibrary
-from ragdash.proof import Case
-from ragdash.ranking import Fixes
+from ragdash.retrieval.ranking import Fixes
+from ragdash.storage.export import export_payload, json_export, pytest_module
+from ragdash.storage.library import CaseLibrary
 
 TEMPLATE_IMPORTS = {"__future__", "json", "os", "pathlib", "pytest", "ragdash"}
 

@@ -9,7 +9,7 @@ from conftest import make_corpus, make_document
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.faults import (
+from ragdash.checks.faults import (
     add_stale_version,
     corrupt_query,
     ocr_noise,
@@ -17,10 +17,10 @@ from ragdash.faults import (
     split_table,
     typo_noise,
 )
-from ragdash.index import CorpusIndex
-from ragdash.proof import Case, check_case
-from ragdash.ranking import Fixes
-from ragdash.tables import cells
+from ragdash.checks.proof import Case, check_case
+from ragdash.ingestion.tables import cells
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import Fixes
 
 QUERY = "enterprise identity provider for the warehouse"
 RATES = st.floats(min_value=0.01, max_value=1.0)

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ragdash.documents import Passage
-from ragdash.findability import (
+from ragdash.checks.findability import (
     BECAME_FINDABLE,
     EITHER_WAY,
     LOST,
@@ -18,7 +17,8 @@ from ragdash.findability import (
     evidence_findability,
     passage_diff,
 )
-from ragdash.proof import Case
+from ragdash.checks.proof import Case
+from ragdash.ingestion.documents import Passage
 
 
 def _by_case(findings, name):

@@ -10,9 +10,9 @@ from datetime import date
 import pytest
 from conftest import SAMPLE_DOCS, make_corpus, make_document
 
-from ragdash.documents import Corpus
-from ragdash.fingerprint import corpus_fingerprint
-from ragdash.ingest import load_folder
+from ragdash.ingestion.documents import Corpus
+from ragdash.ingestion.fingerprint import corpus_fingerprint
+from ragdash.ingestion.ingest import load_folder
 
 
 def _corpus() -> Corpus:

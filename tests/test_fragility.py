@@ -10,7 +10,7 @@ import pytest
 from conftest import make_document, make_index
 from rapidfuzz.distance import OSA
 
-from ragdash.fragility import (
+from ragdash.checks.fragility import (
     FRAGILITY_COLUMNS,
     MAX_EDITS,
     MAX_EVALUATIONS,
@@ -22,8 +22,9 @@ from ragdash.fragility import (
     single_edits,
     typo_edits,
 )
-from ragdash.proof import Case, Diagnosis, check_case
-from ragdash.ranking import Fixes, QueryError
+from ragdash.checks.proof import Case, Diagnosis, check_case
+from ragdash.errors import QueryError
+from ragdash.retrieval.ranking import Fixes
 
 NONE, ALL = Fixes.none(), Fixes.all()
 FUZZY, OCR = Fixes.parse("fuzzy"), Fixes.parse("ocr")

@@ -7,8 +7,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.highlight import escape_text, highlight_html, highlight_spans, match_kinds
-from ragdash.matching import TokenMatch
+from ragdash.retrieval.highlight import escape_text, highlight_html, highlight_spans, match_kinds
+from ragdash.retrieval.matching import TokenMatch
 
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import doc_text, make_pdf
 from reportlab.lib import pdfencrypt
 
-from ragdash.ingest import (
+from ragdash.ingestion.ingest import (
     IngestError,
     decode_text,
     load_document,

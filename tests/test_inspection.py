@@ -22,9 +22,10 @@ from pdf_factory import (
 )
 
 from ragdash.cli import main
-from ragdash.ingest import IngestError, load_folder
-from ragdash.inspection import BOX_COLORS, inspect_pdf, render_page_with_tables
-from ragdash.segmentation import PASSAGE_MAX_CHARS
+from ragdash.errors import IngestError
+from ragdash.ingestion.ingest import load_folder
+from ragdash.ingestion.inspection import BOX_COLORS, inspect_pdf, render_page_with_tables
+from ragdash.ingestion.segmentation import PASSAGE_MAX_CHARS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LO_RULED = FIXTURES / "lo_long_ruled.pdf"

@@ -9,10 +9,11 @@ from itertools import product
 import pytest
 from conftest import make_document, make_index
 
-from ragdash.index import CorpusIndex
-from ragdash.inverted import FuzzyPool, build_postings
-from ragdash.matching import EDIT_RULES, FUZZY_RULES, extract_edits, extract_fuzzy
-from ragdash.ranking import FIX_NAMES, Fixes, QueryError, rank_passages
+from ragdash.errors import QueryError
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.inverted import FuzzyPool, build_postings
+from ragdash.retrieval.matching import EDIT_RULES, FUZZY_RULES, extract_edits, extract_fuzzy
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes, rank_passages
 
 WORDS = [
     "return", "returns", "policy", "policies", "days", "sync", "synch", "warehouse",

@@ -12,11 +12,12 @@ from dataclasses import replace
 import pytest
 from conftest import ROOT, SAMPLE_DOCS
 
-from ragdash.ablation import configurations
-from ragdash.cases import CaseFileError, load_cases, parse_cases, save_cases
+from ragdash.checks.ablation import configurations
+from ragdash.checks.cases import load_cases, parse_cases, save_cases
+from ragdash.checks.proof import Case, check_case
 from ragdash.cli import main
-from ragdash.library import STATUSES, CaseLibrary, LibraryError, is_sqlite_file
-from ragdash.proof import Case, check_case
+from ragdash.errors import CaseFileError, LibraryError
+from ragdash.storage.library import STATUSES, CaseLibrary, is_sqlite_file
 
 
 @pytest.fixture
@@ -117,8 +118,8 @@ def test_check_runs_the_saved_library_in_ci(library, sample_cases, capsys):
 
 WRITER = """
 import sys
-from ragdash.library import CaseLibrary
-from ragdash.proof import Case
+from ragdash.storage.library import CaseLibrary
+from ragdash.checks.proof import Case
 path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 library = CaseLibrary(path, timeout=30)
 for i in range(count):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragdash.matching import (
+from ragdash.retrieval.matching import (
     ES_AUTO,
     EXACT,
     FUZZY,
@@ -19,7 +19,7 @@ from ragdash.matching import (
     max_edits,
     plan_query,
 )
-from ragdash.ranking import Fixes
+from ragdash.retrieval.ranking import Fixes
 
 VOCAB = {"warehouse", "sync", "enterpr1se", "sso", "plan", "100", "storage"}
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 import pytest
 from pdf_factory import text_pages_pdf
 
-from ragdash.ingest import load_folder
-from ragdash.ocr_signals import add_substitutions, damaged_tokens, ocr_signals, substitutions_to
-from ragdash.tokens import DEFAULT_OCR_MAP, normalize_ocr
+from ragdash.checks.ocr_signals import (
+    add_substitutions,
+    damaged_tokens,
+    ocr_signals,
+    substitutions_to,
+)
+from ragdash.ingestion.ingest import load_folder
+from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, normalize_ocr
 
 
 @pytest.fixture(scope="module")

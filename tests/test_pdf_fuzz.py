@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ragdash.ingest import IngestError, read_pdf
+from ragdash.errors import IngestError
+from ragdash.ingestion.ingest import read_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [ROOT / "sample_docs" / "plans.pdf", *sorted((ROOT / "tests" / "fixtures").glob("*.pdf"))]

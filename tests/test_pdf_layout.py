@@ -20,12 +20,12 @@ from pdf_factory import (
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import Paragraph
 
-from ragdash.documents import Corpus, Document, Passage
-from ragdash.faults import ocr_noise_document
-from ragdash.ingest import read_pdf
-from ragdash.segmentation import PASSAGE_MAX_CHARS, document_passages
-from ragdash.tables import cells, is_table_line
-from ragdash.tokens import tokenize
+from ragdash.checks.faults import ocr_noise_document
+from ragdash.ingestion.documents import Corpus, Document, Passage
+from ragdash.ingestion.ingest import read_pdf
+from ragdash.ingestion.segmentation import PASSAGE_MAX_CHARS, document_passages
+from ragdash.ingestion.tables import cells, is_table_line
+from ragdash.retrieval.tokens import tokenize
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

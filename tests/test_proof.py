@@ -6,8 +6,7 @@ from conftest import make_document, make_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragdash.matching import FUZZY_RULES
-from ragdash.proof import (
+from ragdash.checks.proof import (
     Case,
     Diagnosis,
     check_case,
@@ -16,7 +15,9 @@ from ragdash.proof import (
     judge,
     missing_evidence,
 )
-from ragdash.ranking import FIX_NAMES, Fixes, QueryError
+from ragdash.errors import QueryError
+from ragdash.retrieval.matching import FUZZY_RULES
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
 
 
 def _index():

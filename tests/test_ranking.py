@@ -7,7 +7,7 @@ from conftest import make_document, make_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragdash.ranking import (
+from ragdash.retrieval.ranking import (
     FIX_NAMES,
     MAX_QUERY_CHARS,
     Fixes,

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ragdash.ablation import ALL, BASELINE
-from ragdash.proof import check_case
-from ragdash.ranking import FIX_NAMES, Fixes
-from ragdash.robustness import (
+from ragdash.checks.ablation import ALL, BASELINE
+from ragdash.checks.proof import check_case
+from ragdash.checks.robustness import (
     ROBUSTNESS_COLUMNS,
     noisy_queries,
     robustness_sweep,
     sweep_configurations,
 )
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
 
 RATES = (0.0, 0.1, 0.3)
 

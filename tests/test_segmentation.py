@@ -6,7 +6,7 @@ from collections import Counter
 
 from conftest import make_corpus, make_document
 
-from ragdash.segmentation import (
+from ragdash.ingestion.segmentation import (
     DEFAULT_MAX_PASSAGES,
     LONG_TEXT_CHARS,
     MAX_PASSAGES_ENV,
@@ -18,8 +18,8 @@ from ragdash.segmentation import (
     paragraphs,
     passage_count,
 )
-from ragdash.tables import cells
-from ragdash.tokens import tokenize
+from ragdash.ingestion.tables import cells
+from ragdash.retrieval.tokens import tokenize
 
 HEADER = "Plan | Storage | Monthly price"
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from ragdash.tables import Block, cells, chunk_table, is_table_line, join_page_tables, page_blocks
+from ragdash.ingestion.tables import (
+    Block,
+    cells,
+    chunk_table,
+    is_table_line,
+    join_page_tables,
+    page_blocks,
+)
 
 HEADER = "Plan | Storage | Monthly price"
 

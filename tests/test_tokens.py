@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.tokens import (
+from ragdash.retrieval.tokens import (
     DEFAULT_OCR_MAP,
     TOKEN_PATTERN,
     format_ocr_map,

@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLE_CASES, doc_text, write_docs
 
-from ragdash.ablation import BASELINE, configurations
-from ragdash.cases import load_cases
-from ragdash.index import CorpusIndex
-from ragdash.ingest import load_folder
-from ragdash.library import REPORTED
-from ragdash.proof import Diagnosis, check_case
-from ragdash.ranking import FIX_DESCRIPTIONS, QueryError
-from ragdash.triage import Report, case_name, triage, triage_report
+from ragdash.checks.ablation import BASELINE, configurations
+from ragdash.checks.cases import load_cases
+from ragdash.checks.proof import Diagnosis, check_case
+from ragdash.checks.triage import Report, case_name, triage, triage_report
+from ragdash.errors import QueryError
+from ragdash.ingestion.ingest import load_folder
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import FIX_DESCRIPTIONS
+from ragdash.storage.library import REPORTED
 
 #: corrupted case of the testbed → the single fixes that repair it (its flaw's fix; the
 #: stale 2024 policy is also withdrawn, so skipping withdrawn documents repairs it too)

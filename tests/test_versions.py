@@ -12,9 +12,7 @@ from conftest import make_corpus, make_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragdash.documents import Corpus, Document
-from ragdash.tokens import tokenize
-from ragdash.versions import (
+from ragdash.checks.versions import (
     BLOCK_LIMIT,
     VersionPair,
     _overlapping_pairs,
@@ -22,6 +20,8 @@ from ragdash.versions import (
     name_pieces,
     strip_versions,
 )
+from ragdash.ingestion.documents import Corpus, Document
+from ragdash.retrieval.tokens import tokenize
 
 POLICY_OLD = (
     "Return policy. You can send back an unused item within 60 days of delivery and get a "

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard.viewstate import ViewState, from_params, split_evidence
-from ragdash.matching import FUZZY_RULES
-from ragdash.ranking import FIX_NAMES, Fixes
+from ragdash.retrieval.matching import FUZZY_RULES
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.ui.viewstate import ViewState, from_params, split_evidence
 
 
 def test_round_trip_through_the_url():

@@ -1,0 +1,1 @@
+"""Stage 3 — checks: cases, the proof check, and the analyses built on it."""

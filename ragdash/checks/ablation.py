@@ -1,0 +1,77 @@
+"""Ablation: every case under baseline, each fix alone, all fixes, and all but each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from ragdash.checks.proof import Case, ProofCheck, check_case
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+
+BASELINE, ALL = "none", "all"
+
+
+def configurations(base: Fixes | None = None) -> dict[str, Fixes]:
+    """Named fix sets, in display order: ``none``, each fix alone, ``all``, ``all-but-X``.
+
+    Settings (fuzzy threshold, OCR map) come from ``base``; which fixes are on does not.
+    """
+    base = base or Fixes()
+    configs = {BASELINE: base.with_only(())}
+    configs.update({name: base.with_only([name]) for name in FIX_NAMES})
+    configs[ALL] = base.with_only(FIX_NAMES)
+    configs.update(
+        {f"all-but-{name}": base.with_only(n for n in FIX_NAMES if n != name) for name in FIX_NAMES}
+    )
+    return configs
+
+
+def run_ablation(
+    index: CorpusIndex,
+    cases: Sequence[Case],
+    base: Fixes | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> pd.DataFrame:
+    """One row per (case, configuration): verdict, diagnosis, first ID, missing evidence."""
+    configs = configurations(base)
+    rows = []
+    total = max(len(cases) * len(configs), 1)
+    for c, case in enumerate(cases):
+        for k, (label, fixes) in enumerate(configs.items()):
+            if progress:
+                progress((c * len(configs) + k) / total, f"{case.name} · {label}")
+            rows.append(ablation_row(label, check_case(index, case, fixes)))
+    return pd.DataFrame(rows, columns=ABLATION_COLUMNS)
+
+
+ABLATION_COLUMNS = [
+    "case",
+    "kind",
+    "configuration",
+    "passed",
+    "diagnosis",
+    "first_id",
+    "missing_evidence",
+]
+
+
+def ablation_row(label: str, check: ProofCheck) -> dict[str, object]:
+    return {
+        "case": check.case.name,
+        "kind": check.case.kind,
+        "configuration": label,
+        "passed": check.passed,
+        "diagnosis": check.diagnosis.value,
+        "first_id": check.first_id or "",
+        "missing_evidence": "; ".join(check.missing_evidence),
+    }
+
+
+def ablation_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """Cases × configurations, each cell the diagnosis, columns in configuration order."""
+    matrix = table.pivot(index="case", columns="configuration", values="diagnosis")
+    order = [c for c in table["configuration"].drop_duplicates()]
+    cases = [c for c in table["case"].drop_duplicates()]
+    return matrix.loc[cases, order]

@@ -1,0 +1,58 @@
+"""One error root for everything ragdash refuses, so a caller (the CLI, a page, a library
+user) needs one ``except RagdashError`` to show the message and lose nothing.
+
+Every subclass's message names the thing at fault and the problem in plain words, e.g.
+``IngestError("plans.pdf: encrypted PDF (a password is needed)")``. Classes that reject a
+bad *value* also derive from ``ValueError``, so ``except ValueError`` keeps working for
+callers that expect Python's convention.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CaseFileError",
+    "IngestCancelled",
+    "IngestError",
+    "LibraryError",
+    "QueryError",
+    "RagdashError",
+    "SettingsError",
+    "WorkspaceError",
+]
+
+
+class RagdashError(Exception):
+    """Root of every error ragdash raises on purpose; the message is meant for the user."""
+
+
+class SettingsError(RagdashError, ValueError):
+    """Fix settings that cannot be used (a threshold out of range, an unknown fuzzy rule, a
+    malformed OCR map); the message names the bad value."""
+
+
+class QueryError(RagdashError, ValueError):
+    """A query that cannot be run; the message says why."""
+
+
+class IngestError(RagdashError):
+    """A file that cannot be loaded; the message names the problem in plain words."""
+
+
+class IngestCancelled(IngestError):
+    """Raised by a progress callback to stop reading a file; nothing was kept."""
+
+    def __init__(self, message: str = "was cancelled before it was fully read") -> None:
+        super().__init__(message)
+
+
+class CaseFileError(RagdashError, ValueError):
+    """A case file that cannot be used; the message names the file and the problem."""
+
+
+class LibraryError(RagdashError):
+    """The case library cannot be used or changed; the message names the file and why.
+    Nothing was written."""
+
+
+class WorkspaceError(RagdashError, ValueError):
+    """A workspace operation that was refused; the message says why. Nothing was changed."""

@@ -1,0 +1,1 @@
+"""Stage 1 — ingestion: files become documents, pages, tables and passages."""

@@ -1,0 +1,97 @@
+"""Plain data: documents, passages, ingestion messages and the corpus that holds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from ragdash.retrieval.tokens import tokenize
+
+STATUSES = ("current", "withdrawn")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source file, with its metadata and its text page by page.
+
+    A text file has one page. ``order`` is the list position that decides ties when no fix
+    is on (``metadata.csv`` rows first, then the other files by name). ``table_pages`` is a
+    PDF's structured text, page by page — detected tables rendered as ``cell | cell`` rows —
+    which the ``tables`` fix segments instead of ``pages`` (see
+    :mod:`ragdash.ingestion.pdf_layout`); None when there is none.
+    """
+
+    doc_id: str
+    subject: str
+    updated: date | None
+    status: str
+    source: str
+    kind: str  # "text" or "pdf"
+    pages: tuple[str, ...]
+    order: int
+    table_pages: tuple[str, ...] | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.pages)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A retrievable piece of a document: what the retriever scores and the model reads."""
+
+    doc_id: str
+    text: str
+    page_start: int  # 1-based; text files are page 1
+    page_end: int
+    position: int  # 0-based index of the passage within its document
+    order: int  # the document's list order
+    kind: str  # "page", "paragraph", "document", "prose" or "table"
+    subject: str = ""
+    updated: date | None = None
+    status: str = "current"
+    tokens: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", frozenset(tokenize(self.text)))
+
+    @property
+    def label(self) -> str:
+        """Short human name, e.g. ``plans p1-2 #3``."""
+        pages = (
+            f"p{self.page_start}"
+            if self.page_start == self.page_end
+            else (f"p{self.page_start}-{self.page_end}")
+        )
+        return f"{self.doc_id} {pages} #{self.position + 1}"
+
+
+@dataclass(frozen=True)
+class IngestMessage:
+    """A per-file problem found while loading. ``level`` is ``error`` (file skipped) or
+    ``warning`` (file loaded with a caveat)."""
+
+    source: str
+    level: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.level}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The loaded documents, in list order, plus what went wrong while loading them."""
+
+    documents: tuple[Document, ...]
+    messages: tuple[IngestMessage, ...] = ()
+
+    def document(self, doc_id: str) -> Document | None:
+        for doc in self.documents:
+            if doc.doc_id == doc_id:
+                return doc
+        return None
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        return tuple(doc.doc_id for doc in self.documents)

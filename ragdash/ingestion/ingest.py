@@ -1,0 +1,300 @@
+"""Loading a docs folder: text/markdown with front matter, PDFs via pdfplumber, and an
+optional ``metadata.csv``. Every per-file problem becomes an :class:`IngestMessage`; the
+other files still load."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from ragdash.errors import IngestError
+from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
+from ragdash.ingestion.pdf_layout import PageLayout, page_layout
+
+TEXT_SUFFIXES = (".txt", ".md")
+PDF_SUFFIX = ".pdf"
+DOC_SUFFIXES = (*TEXT_SUFFIXES, PDF_SUFFIX)
+METADATA_FILE = "metadata.csv"
+METADATA_FIELDS = ("id", "subject", "updated", "status")
+#: PDFs with more pages than this are refused with a message rather than stalling the app.
+MAX_PDF_PAGES = 500
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class PdfText:
+    """The text layer of a PDF, page by page, with warnings about pages that have none.
+
+    ``layouts`` holds each page's detected tables and structured text (tables as pipe rows),
+    which the ``tables`` fix segments instead of the plain text.
+    """
+
+    pages: tuple[str, ...]
+    warnings: tuple[str, ...]
+    layouts: tuple[PageLayout, ...] = ()
+
+    @property
+    def table_pages(self) -> tuple[str, ...] | None:
+        """The structured text of every page, or None if layouts were not computed."""
+        return tuple(layout.text for layout in self.layouts) if self.layouts else None
+
+
+def decode_text(data: bytes) -> tuple[str, str | None]:
+    """Decode text bytes: UTF-8 (with or without BOM) or UTF-16 with a BOM; anything else
+    is read as Windows-1252/Latin-1 so nothing is lost, with a warning to say so."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), None
+        except UnicodeDecodeError as exc:
+            raise IngestError(
+                f"has a UTF-16 byte-order mark but is not valid UTF-16 ({exc.reason})"
+            ) from None
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        where = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        try:
+            text = data.decode("cp1252")
+            name = "Windows-1252"
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+            name = "Latin-1"
+        return text, f"is not valid UTF-8 ({where}); read as {name} — check accented characters"
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """Split a leading ``---`` block of ``key: value`` lines from the body.
+
+    Raises :class:`IngestError` for an unterminated block or a line that is not
+    ``key: value``.
+    """
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    for end in range(1, len(lines)):
+        if lines[end].strip() == "---":
+            break
+    else:
+        raise IngestError("front matter opened with '---' is never closed with '---'")
+    meta: dict[str, str] = {}
+    for number, line in enumerate(lines[1:end], start=2):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            raise IngestError(f"front matter line {number} is not 'key: value': {line.strip()!r}")
+        meta[key.strip().lower()] = value.strip().strip("'\"")
+    return meta, "\n".join(lines[end + 1 :])
+
+
+def parse_date(value: str) -> date:
+    """Parse an ISO date (``2026-01-05``); raises :class:`IngestError` naming the value."""
+    try:
+        return date.fromisoformat(value.strip())
+    except ValueError:
+        raise IngestError(f"date {value!r} is not an ISO date like 2026-01-05") from None
+
+
+def read_pdf(
+    data: bytes, max_pages: int = MAX_PDF_PAGES, progress: Progress | None = None
+) -> PdfText:
+    """Extract the text layer of a PDF with pdfplumber, page by page, and in the same pass
+    detect each page's tables (:func:`ragdash.ingestion.pdf_layout.page_layout`).
+
+    ``progress(fraction, "page N of M")`` is called before each page.
+    Raises :class:`IngestError` for an empty, corrupt, encrypted, oversized or image-only PDF.
+    """
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+
+    if not data:
+        raise IngestError("is empty (0 bytes)")
+    if not data.lstrip()[:5].startswith(b"%PDF"):
+        raise IngestError("is not a PDF (it does not start with %PDF)")
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            total = len(pdf.pages)
+            if total > max_pages:
+                raise IngestError(
+                    f"has {total} pages; the limit is {max_pages} — split it into smaller files"
+                )
+            texts: list[str] = []
+            layouts: list[PageLayout] = []
+            for number, page in enumerate(pdf.pages, start=1):
+                if progress:
+                    progress((number - 1) / total, f"page {number} of {total}")
+                texts.append(page.extract_text() or "")
+                layouts.append(page_layout(page, number, texts[-1]))
+                page.close()  # drop the page's parsed objects: memory stays flat
+            pages = tuple(texts)
+    except IngestError:
+        raise
+    except PDFPasswordIncorrect:
+        raise IngestError("is encrypted with a password; decrypt it first") from None
+    except Exception as exc:  # pdfminer raises many unrelated types for damaged files
+        # pdfplumber wraps pdfminer's errors: PdfminerException(PDFPasswordIncorrect())
+        wrapped = any(isinstance(arg, PDFPasswordIncorrect) for arg in exc.args)
+        if wrapped or "password" in str(exc).lower() or "encrypt" in type(exc).__name__.lower():
+            raise IngestError("is encrypted with a password; decrypt it first") from None
+        detail = str(exc).strip() or type(exc).__name__
+        raise IngestError(f"could not be read as a PDF (corrupt or truncated: {detail})") from None
+    if not pages:
+        raise IngestError("has no pages")
+    empty = [str(n) for n, text in enumerate(pages, start=1) if not text.strip()]
+    if len(empty) == len(pages):
+        raise IngestError("has no text layer (image-only or scanned); run OCR on it first")
+    warnings = ()
+    if empty:
+        warnings = (f"page(s) {', '.join(empty)} have no text layer (image-only?); OCR needed",)
+    if progress:
+        progress(1.0, "done")
+    return PdfText(pages, warnings, tuple(layouts))
+
+
+def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], list[IngestMessage]]:
+    """Rows of ``metadata.csv`` as (file, fields) in file order, plus problems found."""
+    messages: list[IngestMessage] = []
+    try:
+        text, warning = decode_text(path.read_bytes())
+    except (OSError, IngestError) as exc:
+        return [], [IngestMessage(path.name, "error", f"unreadable: {exc}")]
+    if warning:
+        messages.append(IngestMessage(path.name, "warning", warning))
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames or "file" not in [f.strip().lower() for f in reader.fieldnames]:
+        return [], [*messages, IngestMessage(path.name, "error", "has no 'file' column; ignored")]
+    rows: list[tuple[str, dict[str, str]]] = []
+    seen: set[str] = set()
+    for line, row in enumerate(reader, start=2):
+        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        name = clean.pop("file", "")
+        if not name:
+            messages.append(IngestMessage(path.name, "warning", f"row {line} has no file; ignored"))
+            continue
+        if name in seen:
+            messages.append(
+                IngestMessage(path.name, "warning", f"row {line} repeats file {name!r}; ignored")
+            )
+            continue
+        seen.add(name)
+        rows.append((name, {k: v for k, v in clean.items() if k in METADATA_FIELDS and v}))
+    return rows, messages
+
+
+def list_order(folder: Path, metadata_rows: list[tuple[str, dict[str, str]]]) -> list[Path]:
+    """Document files in list order: ``metadata.csv`` rows first, then the rest by name."""
+    files = {
+        p.name: p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in DOC_SUFFIXES
+    }
+    ordered = [files.pop(name) for name, _ in metadata_rows if name in files]
+    return ordered + [files[name] for name in sorted(files)]
+
+
+def load_document(
+    path: Path,
+    overrides: dict[str, str],
+    order: int,
+    max_pages: int = MAX_PDF_PAGES,
+    progress: Progress | None = None,
+) -> tuple[Document, list[str]]:
+    """Load one file into a :class:`Document`; returns it with its warnings.
+
+    Raises :class:`IngestError` if the file cannot be used at all.
+    """
+    warnings: list[str] = []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"cannot be read ({exc.strerror or exc})") from None
+    if path.suffix.lower() == PDF_SUFFIX:
+        pdf = read_pdf(data, max_pages, progress)
+        meta: dict[str, str] = {}
+        pages, kind = pdf.pages, "pdf"
+        table_pages = pdf.table_pages
+        warnings.extend(pdf.warnings)
+    else:
+        if not data.strip():
+            raise IngestError("is empty")
+        text, warning = decode_text(data)
+        if warning:
+            warnings.append(warning)
+        meta, body = split_front_matter(text)
+        if not body.strip():
+            raise IngestError("has front matter but no text")
+        pages, kind, table_pages = (body,), "text", None
+    meta.update(overrides)
+    doc_id = meta.get("id", "").strip() or path.stem
+    updated = None
+    if meta.get("updated"):
+        try:
+            updated = parse_date(meta["updated"])
+        except IngestError as exc:
+            warnings.append(f"{exc}; treated as undated (oldest)")
+    else:
+        warnings.append("has no 'updated' date; treated as the oldest")
+    status = meta.get("status", "current").strip().lower() or "current"
+    if status not in STATUSES:
+        warnings.append(f"status {status!r} is not one of {', '.join(STATUSES)}; using 'current'")
+        status = "current"
+    subject = meta.get("subject", "").strip() or doc_id
+    return Document(
+        doc_id, subject, updated, status, path.name, kind, tuple(pages), order, table_pages
+    ), warnings
+
+
+def load_folder(
+    folder: str | Path, max_pages: int = MAX_PDF_PAGES, progress: Progress | None = None
+) -> Corpus:
+    """Load every ``.txt``, ``.md`` and ``.pdf`` file of ``folder`` into a :class:`Corpus`.
+
+    Files that fail are left out with an error message; duplicate IDs keep the first file in
+    list order. ``progress(fraction, file_name)`` is called before each file.
+    Raises :class:`IngestError` only if the folder itself is missing.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise IngestError(f"docs folder {str(folder)!r} does not exist or is not a folder")
+    messages: list[IngestMessage] = []
+    metadata_rows: list[tuple[str, dict[str, str]]] = []
+    if (folder / METADATA_FILE).is_file():
+        metadata_rows, messages = read_metadata_csv(folder / METADATA_FILE)
+    overrides = dict(metadata_rows)
+    paths = list_order(folder, metadata_rows)
+    for name in overrides:
+        if not (folder / name).is_file():
+            messages.append(
+                IngestMessage(METADATA_FILE, "warning", f"lists {name!r}, no such file")
+            )
+    documents: list[Document] = []
+    owner: dict[str, str] = {}
+    for index, path in enumerate(paths):
+        if progress:
+            progress(index / max(len(paths), 1), path.name)
+        try:
+            doc, warnings = load_document(
+                path, overrides.get(path.name, {}), len(documents), max_pages
+            )
+        except IngestError as exc:
+            messages.append(IngestMessage(path.name, "error", f"{exc}; file skipped"))
+            continue
+        if doc.doc_id in owner:
+            messages.append(
+                IngestMessage(
+                    path.name,
+                    "error",
+                    f"duplicate id {doc.doc_id!r} (already used by {owner[doc.doc_id]}); "
+                    "file skipped — give it another id in its front matter or metadata.csv",
+                )
+            )
+            continue
+        owner[doc.doc_id] = path.name
+        documents.append(doc)
+        messages.extend(IngestMessage(path.name, "warning", w) for w in warnings)
+    if progress:
+        progress(1.0, "done")
+    return Corpus(tuple(documents), tuple(messages))

@@ -1,0 +1,264 @@
+"""The dashboard's workspace folder: uploaded documents and metadata edits that survive a
+restart. Layout::
+
+    workspace/uploads/      uploaded .pdf/.txt/.md files (a docs folder of its own)
+    workspace/metadata.csv  edits of id/subject/updated/status, keyed by file name
+    workspace/removed/      removed uploads, kept (with a timestamp) so nothing is lost
+
+Every write is atomic (temp file + rename). The corpus the dashboard shows is the docs
+folder followed by the uploads, with the edits applied.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+from ragdash.errors import WorkspaceError
+from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
+from ragdash.ingestion.ingest import (
+    DOC_SUFFIXES,
+    METADATA_FIELDS,
+    IngestError,
+    Progress,
+    load_document,
+    load_folder,
+    parse_date,
+    read_metadata_csv,
+)
+from ragdash.ingestion.segmentation import cap_passages, max_passages, passage_count
+from ragdash.storage.atomic import atomic_write
+
+EDITS_FILE = "metadata.csv"
+#: Largest upload accepted, matching ``server.maxUploadSize`` in .streamlit/config.toml.
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+
+
+class SavedUpload(NamedTuple):
+    """An upload stored in the workspace: its file name, the loader's warnings, and how many
+    passages it adds (tables fix off, as the passage limit counts them)."""
+
+    name: str
+    warnings: list[str]
+    passages: int
+
+
+def safe_file_name(name: str) -> str:
+    """The base name of an uploaded file, reduced to safe characters, suffix checked."""
+    base = Path(name.replace("\\", "/")).name
+    stem, suffix = Path(base).stem, Path(base).suffix.lower()
+    if suffix not in DOC_SUFFIXES:
+        raise WorkspaceError(f"{base!r}: only {', '.join(DOC_SUFFIXES)} files can be uploaded")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-") or "document"
+    return f"{stem}{suffix}"
+
+
+def check_document(
+    file_name: str, data: bytes, progress: Progress | None = None
+) -> tuple[Document, list[str]]:
+    """Load ``data`` as the file ``file_name`` would be loaded; returns the document and its
+    warnings, or raises :class:`WorkspaceError` with the loader's message. ``progress`` sees
+    each PDF page; it may raise :class:`ragdash.ingestion.ingest.IngestCancelled` to stop."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / file_name
+        path.write_bytes(data)
+        try:
+            return load_document(path, {}, 0, progress=progress)
+        except IngestError as exc:
+            raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
+
+
+class Workspace:
+    """Uploads and edits under ``root``; see the module docstring for the layout."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.uploads = self.root / "uploads"
+        self.edits_path = self.root / EDITS_FILE
+        self.removed = self.root / "removed"
+
+    def _ensure(self) -> None:
+        self.uploads.mkdir(parents=True, exist_ok=True)
+
+    def upload_names(self) -> list[str]:
+        if not self.uploads.is_dir():
+            return []
+        return sorted(p.name for p in self.uploads.iterdir() if p.suffix.lower() in DOC_SUFFIXES)
+
+    def save_upload(
+        self,
+        name: str,
+        data: bytes,
+        replace_existing: bool = False,
+        progress: Progress | None = None,
+        passage_room: int | None = None,
+    ) -> SavedUpload:
+        """Check that an uploaded file loads, then store it atomically.
+
+        Returns the stored file name, the loader's warnings and the passage count. Raises
+        :class:`WorkspaceError` naming the problem (nothing is saved) for an unsupported
+        type, an empty or oversized file, one that cannot be loaded (corrupt, encrypted,
+        image-only PDF, …), one with more passages than ``passage_room`` (what the corpus
+        limit leaves), or when ``progress`` cancels the check.
+        """
+        file_name = safe_file_name(name)
+        if not data:
+            raise WorkspaceError(f"{file_name!r} is empty (0 bytes); nothing was saved")
+        if len(data) > MAX_UPLOAD_BYTES:
+            mib = MAX_UPLOAD_BYTES // (1024 * 1024)
+            raise WorkspaceError(f"{file_name!r} is larger than {mib} MiB; nothing was saved")
+        # Checked before anything is written: stopping mid-way leaves the workspace as it was.
+        document, warnings = check_document(file_name, data, progress)
+        count = passage_count(document)
+        if passage_room is not None and count > passage_room:
+            raise WorkspaceError(
+                f"{file_name!r} has {count:,} passages, more than the {max(passage_room, 0):,} "
+                f"the corpus limit leaves room for; nothing was saved"
+            )
+        self._ensure()
+        target = self.uploads / file_name
+        if target.exists() and not replace_existing:
+            raise WorkspaceError(
+                f"{file_name!r} is already uploaded; remove it first to replace it"
+            )
+        atomic_write(target, data)
+        return SavedUpload(file_name, warnings, count)
+
+    def remove_upload(self, name: str) -> Path:
+        """Move an uploaded file to ``removed/`` (kept, never deleted); returns its new path."""
+        source = self.uploads / Path(name).name
+        if not source.is_file():
+            raise WorkspaceError(f"{name!r} is not an uploaded document")
+        self.removed.mkdir(parents=True, exist_ok=True)
+        target = self.removed / f"{time.strftime('%Y%m%d-%H%M%S')}-{source.name}"
+        shutil.move(str(source), target)
+        edits, _ = self.read_edits()
+        if source.name in edits:
+            del edits[source.name]
+            self._write_edits(edits)
+        return target
+
+    def read_edits(self) -> tuple[dict[str, dict[str, str]], list[IngestMessage]]:
+        """The saved metadata edits, and any problem reading them (the file is kept)."""
+        if not self.edits_path.is_file():
+            return {}, []
+        rows, messages = read_metadata_csv(self.edits_path)
+        return dict(rows), [
+            IngestMessage(f"workspace/{m.source}", m.level, m.message) for m in messages
+        ]
+
+    def _write_edits(self, edits: Mapping[str, Mapping[str, str]]) -> None:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["file", *METADATA_FIELDS])
+        for name in sorted(edits):
+            writer.writerow([name, *(edits[name].get(f, "") for f in METADATA_FIELDS)])
+        self.root.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.edits_path, buffer.getvalue().encode("utf-8"))
+
+    def save_edit(self, corpus: Corpus, source: str, fields: Mapping[str, str]) -> None:
+        """Validate and save new metadata for the document loaded from ``source``.
+
+        Raises :class:`WorkspaceError` (nothing saved) for an empty or duplicate id, a bad
+        date or an unknown status.
+        """
+        clean = {k: (fields.get(k) or "").strip() for k in METADATA_FIELDS}
+        if not clean["id"]:
+            raise WorkspaceError("the document id cannot be empty")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", clean["id"]):
+            raise WorkspaceError(
+                f"id {clean['id']!r}: use letters, digits, '.', '_' or '-' (no spaces)"
+            )
+        others = {d.doc_id: d.source for d in corpus.documents if d.source != source}
+        if clean["id"] in others:
+            raise WorkspaceError(f"id {clean['id']!r} is already used by {others[clean['id']]}")
+        if clean["updated"]:
+            try:
+                parse_date(clean["updated"])
+            except IngestError as exc:
+                raise WorkspaceError(str(exc)) from None
+        clean["status"] = clean["status"].lower() or "current"
+        if clean["status"] not in STATUSES:
+            raise WorkspaceError(f"status must be one of {', '.join(STATUSES)}")
+        edits, messages = self.read_edits()
+        if any(m.level == "error" for m in messages):
+            raise WorkspaceError(
+                f"{self.edits_path} cannot be read, so it was not overwritten: "
+                + "; ".join(m.message for m in messages)
+            )
+        edits[source] = clean
+        self._write_edits(edits)
+
+    def load(
+        self, docs: str | Path, progress: Progress | None = None, limit: int | None = None
+    ) -> Corpus:
+        """The docs folder, then the uploads, with saved edits applied; duplicate ids
+        across the two keep the first and report the second. Documents past the passage
+        ``limit`` (default :func:`ragdash.ingestion.segmentation.max_passages`) are left out with a
+        message."""
+        base = load_folder(docs, progress=progress)
+        parts = [base]
+        if self.upload_names():
+            parts.append(load_folder(self.uploads, progress=progress))
+        edits, messages = self.read_edits()
+        merged = merge_corpora(parts, edits, messages)
+        return cap_passages(merged, max_passages() if limit is None else limit)
+
+
+def apply_edit(doc: Document, edit: Mapping[str, str]) -> tuple[Document, list[str]]:
+    """A document with saved edits applied, and warnings for edits that do not parse."""
+    warnings = []
+    changes: dict[str, object] = {}
+    if edit.get("id"):
+        changes["doc_id"] = edit["id"]
+    if edit.get("subject"):
+        changes["subject"] = edit["subject"]
+    if edit.get("updated"):
+        try:
+            changes["updated"] = parse_date(edit["updated"])
+        except IngestError as exc:
+            warnings.append(f"saved edit ignored: {exc}")
+    if edit.get("status"):
+        if edit["status"] in STATUSES:
+            changes["status"] = edit["status"]
+        else:
+            warnings.append(f"saved edit ignored: status {edit['status']!r}")
+    return (replace(doc, **changes) if changes else doc), warnings
+
+
+def merge_corpora(
+    parts: list[Corpus],
+    edits: Mapping[str, Mapping[str, str]] | None = None,
+    messages: list[IngestMessage] | None = None,
+) -> Corpus:
+    """Concatenate corpora in order (renumbering list order), apply edits keyed by file
+    name, and refuse duplicate ids with a message."""
+    documents: list[Document] = []
+    notes: list[IngestMessage] = list(messages or [])
+    owner: dict[str, str] = {}
+    for part in parts:
+        notes.extend(part.messages)
+        for doc in part.documents:
+            doc, warnings = apply_edit(doc, (edits or {}).get(doc.source, {}))
+            notes.extend(IngestMessage(doc.source, "warning", w) for w in warnings)
+            if doc.doc_id in owner:
+                notes.append(
+                    IngestMessage(
+                        doc.source,
+                        "error",
+                        f"duplicate id {doc.doc_id!r} (already used by {owner[doc.doc_id]}); "
+                        "document skipped — give it another id",
+                    )
+                )
+                continue
+            owner[doc.doc_id] = doc.source
+            documents.append(replace(doc, order=len(documents)))
+    return Corpus(tuple(documents), tuple(notes))

@@ -1,0 +1,98 @@
+"""Highlighting passage text as safe HTML: every piece of document text is escaped first,
+then matched tokens and evidence strings are wrapped in ``<mark>`` elements.
+
+Pure functions, no Streamlit: the dashboard renders the result with ``st.html``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from ragdash.retrieval.matching import TokenMatch
+
+_TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
+#: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
+#: so a passage would not read as it is stored: they are shown as their code points instead.
+#: Zero-width characters stay as they are (they reorder nothing; emoji need the joiner).
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_text(text: str) -> str:
+    """Document text as HTML text: escaped, with bidirectional controls made visible
+    (``⟨U+202E⟩``)."""
+    return _BIDI_CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", html.escape(text))
+
+
+def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
+    """A regex finding ``evidence`` case-insensitively with any whitespace between words —
+    the same comparison the proof check makes."""
+    words = evidence.split()
+    if not words:
+        return None
+    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def match_kinds(breakdown: Iterable[TokenMatch]) -> dict[str, str]:
+    """Passage token → match kind, from a score breakdown (strongest kind kept)."""
+    order = {"exact": 0, "ocr": 1, "fuzzy": 2}
+    kinds: dict[str, str] = {}
+    for m in breakdown:
+        if m.passage_token and m.kind in order:
+            old = kinds.get(m.passage_token)
+            if old is None or order[m.kind] < order[old]:
+                kinds[m.passage_token] = m.kind
+    return kinds
+
+
+def highlight_spans(
+    text: str, token_kinds: Mapping[str, str], evidence: Sequence[str] = ()
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Cut ``text`` into (chunk, classes) pieces: ``hit-exact``/``hit-ocr``/``hit-fuzzy``
+    for matched tokens, ``evidence`` for required evidence strings, () for plain text."""
+    marks: list[set[str]] = [set() for _ in text]
+    for m in _TOKEN_SPAN.finditer(text):
+        kind = token_kinds.get(m.group().lower())
+        if kind:
+            for i in range(m.start(), m.end()):
+                marks[i].add(f"hit-{kind}")
+    for item in evidence:
+        pattern = evidence_pattern(item)
+        if pattern is None:
+            continue
+        for m in pattern.finditer(text):
+            for i in range(m.start(), m.end()):
+                marks[i].add("evidence")
+    pieces: list[tuple[str, tuple[str, ...]]] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or marks[i] != marks[start]:
+            pieces.append((text[start:i], tuple(sorted(marks[start]))))
+            start = i
+    return pieces
+
+
+def highlight_html(text: str, token_kinds: Mapping[str, str], evidence: Sequence[str] = ()) -> str:
+    """Escaped HTML of ``text`` with hits and evidence wrapped in ``<mark class=...>``."""
+    out = []
+    for chunk, classes in highlight_spans(text, token_kinds, evidence):
+        escaped = escape_text(chunk)
+        if classes:
+            out.append(f'<mark class="{" ".join(classes)}">{escaped}</mark>')
+        else:
+            out.append(escaped)
+    return "".join(out)
+
+
+HIGHLIGHT_CSS = """
+.rd-passage { white-space: pre-wrap; font-family: ui-monospace, SFMono-Regular, Menlo, monospace;
+  font-size: 0.86rem; line-height: 1.5; padding: 0.6rem 0.8rem; border-radius: 0.4rem;
+  background: #f7f7f9; border: 1px solid #e3e3e8; overflow-wrap: anywhere; }
+.rd-passage mark { padding: 0 1px; border-radius: 2px; color: inherit; background: none; }
+.rd-passage mark.hit-exact { background: #b6e3b6; }
+.rd-passage mark.hit-ocr { background: #ffd59e; }
+.rd-passage mark.hit-fuzzy { background: #c9d7ff; }
+.rd-passage mark.evidence { outline: 2px solid #d6336c; outline-offset: 0; }
+.rd-legend mark { padding: 0 4px; border-radius: 2px; margin-right: 6px; }
+"""

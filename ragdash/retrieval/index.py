@@ -1,0 +1,76 @@
+"""A corpus ready to search: its passages with the tables fix off and on, built once."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ragdash.ingestion.documents import Corpus, Passage
+from ragdash.ingestion.fingerprint import corpus_fingerprint
+from ragdash.ingestion.segmentation import corpus_passages
+from ragdash.retrieval.inverted import InvertedIndex
+from ragdash.retrieval.ranking import Fixes, RankedPassage
+
+
+class CorpusIndex:
+    """Holds a corpus, its two passage sets (``tables`` off / on) and an inverted index over
+    each, all built lazily once.
+
+    One instance is shared by the CLI, the dashboard and the tests; ``search`` and ``top`` are
+    the entry points to ranking (identical to :func:`ragdash.retrieval.ranking.rank_passages`).
+    """
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self._passages: dict[bool, tuple[Passage, ...]] = {}
+        self._inverted: dict[bool, InvertedIndex] = {}
+        self._by_document: dict[bool, dict[str, tuple[Passage, ...]]] = {}
+
+    def passages(self, tables: bool = False) -> tuple[Passage, ...]:
+        """All passages, in list order, as ingestion with the tables fix off or on makes them."""
+        if tables not in self._passages:
+            other = self._passages.get(not tables)
+            if other is not None and tables_neutral(self.corpus):
+                self._passages[tables] = other  # the tables fix changes nothing here
+            else:
+                self._passages[tables] = corpus_passages(self.corpus, join_tables=tables)
+        return self._passages[tables]
+
+    def passages_of(self, doc_id: str, tables: bool = False) -> tuple[Passage, ...]:
+        """One document's passages, in order (grouped once per passage set, so pages that
+        show every document do not scan the whole corpus for each)."""
+        if tables not in self._by_document:
+            groups: dict[str, list[Passage]] = {}
+            for passage in self.passages(tables):
+                groups.setdefault(passage.doc_id, []).append(passage)
+            self._by_document[tables] = {d: tuple(ps) for d, ps in groups.items()}
+        return self._by_document[tables].get(doc_id, ())
+
+    def inverted(self, tables: bool = False) -> InvertedIndex:
+        """The inverted index over :meth:`passages` (shared when both sets are the same)."""
+        if tables not in self._inverted:
+            passages = self.passages(tables)
+            other = self._inverted.get(not tables)
+            if other is not None and other.passages is passages:
+                self._inverted[tables] = other
+            else:
+                self._inverted[tables] = InvertedIndex.build(passages)
+        return self._inverted[tables]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A short hash of the corpus as the retriever sees it (see
+        :func:`ragdash.ingestion.fingerprint.corpus_fingerprint`): shared links carry it."""
+        return corpus_fingerprint(self.corpus)
+
+    def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
+        """Every eligible passage ranked for ``query`` under ``fixes``, best first."""
+        return self.inverted(fixes.tables).rank(query, fixes)
+
+    def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
+        """The first ``k`` of :meth:`search`, without ranking the rest."""
+        return self.inverted(fixes.tables).rank(query, fixes, max(k, 0))
+
+
+def tables_neutral(corpus: Corpus) -> bool:
+    """True when the tables fix cannot change any passage: no document is paged."""
+    return all(doc.kind != "pdf" and len(doc.pages) == 1 for doc in corpus.documents)

@@ -1,0 +1,317 @@
+"""An inverted index over one passage set: a query touches only the postings it needs.
+
+Results are identical to :func:`ragdash.retrieval.ranking.rank_passages` (the straightforward
+scorer): the same query plan (:func:`ragdash.retrieval.matching.plan_with_lexicon`, here over the
+index's cached vocabulary), the same scores and breakdowns, the same order. Scores are
+accumulated as whole
+units of 1/10,000 of a point — every match is worth 1 or a fuzzy similarity rounded to 4
+decimals — so sums are exact and ties stay ties.
+
+Built once per passage set; the OCR groups (per OCR map) and the fuzzy pools (per ``status``
+flag, one pool for every fuzzy rule) are worked out on first use and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import chain
+
+import numpy as np
+
+from ragdash.ingestion.documents import Passage
+from ragdash.retrieval.matching import (
+    FUZZY_MIN_LENGTH,
+    KIND_RANK,
+    NONE,
+    QueryPlan,
+    TokenMatch,
+    extract_edits,
+    extract_fuzzy,
+    ocr_groups,
+)
+from ragdash.retrieval.ranking import (
+    Fixes,
+    RankedPassage,
+    breakdown_score,
+    plan_for,
+    query_tokens,
+    rank_passages,
+)
+
+#: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
+FUZZY_CACHE_SIZE = 4096
+#: Points are summed as integers of this many units per point (4-decimal fuzzy points).
+UNITS_PER_POINT = 10_000
+
+
+@dataclass(frozen=True, eq=False)
+class Postings:
+    """Token → ascending passage ids, as CSR arrays: ids of ``vocabulary[t]`` are
+    ``passage_ids[offsets[t]:offsets[t + 1]]``."""
+
+    vocabulary: tuple[str, ...]
+    token_ids: Mapping[str, int]
+    offsets: np.ndarray
+    passage_ids: np.ndarray
+
+    def ids(self, token: str) -> np.ndarray:
+        """The passages holding ``token`` (empty if none)."""
+        t = self.token_ids.get(token)
+        if t is None:
+            return self.passage_ids[:0]
+        return self.passage_ids[self.offsets[t] : self.offsets[t + 1]]
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.offsets.nbytes + self.passage_ids.nbytes)
+
+
+def build_postings(token_sets: Sequence[frozenset[str]]) -> Postings:
+    """Postings of passages given as token sets, vocabulary in first-seen order."""
+    lengths = np.fromiter(map(len, token_sets), dtype=np.int64, count=len(token_sets))
+    flat = list(chain.from_iterable(token_sets))
+    vocabulary = tuple(dict.fromkeys(flat))
+    token_ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+    tids = np.fromiter(map(token_ids.__getitem__, flat), dtype=np.int32, count=len(flat))
+    owners = np.repeat(np.arange(len(token_sets), dtype=np.int32), lengths)
+    order = np.argsort(tids, kind="stable")  # stable: ids stay ascending within a token
+    counts = np.bincount(tids, minlength=len(vocabulary))
+    offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return Postings(vocabulary, token_ids, offsets, owners[order])
+
+
+@dataclass
+class VocabularyView:
+    """The words of the passages a query may see (all, or current only) as a
+    :class:`ragdash.retrieval.matching.Lexicon` backed by the index's caches."""
+
+    words: Mapping[str, int] | frozenset[str]
+    groups: dict[tuple[tuple[str, str], ...], dict[str, set[str]]]
+    all_words: Sequence[str]
+    _pool: FuzzyPool | None = None
+    _fuzzy: dict[tuple[object, ...], list[tuple[str, float]]] = field(default_factory=dict)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.words
+
+    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
+        key = tuple(sorted(subs.items()))
+        if key not in self.groups:  # shared by both views: built once per OCR map
+            self.groups[key] = ocr_groups(self.all_words, subs)
+        return self.groups[key].get(normal, ())
+
+    def fuzzy_pool(self) -> FuzzyPool:
+        """The view's letters-only words with their letter counts (shared by every rule)."""
+        if self._pool is None:
+            self._pool = FuzzyPool.build(sorted(w for w in self.words if w.isalpha()))
+        return self._pool
+
+    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
+        key = ("ratio", token, threshold)
+        if key not in self._fuzzy:
+            kept = self.fuzzy_pool().candidates(token, threshold, FUZZY_MIN_LENGTH)
+            self._remember(key, extract_fuzzy(token, kept, threshold))
+        return self._fuzzy[key]
+
+    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
+        key = ("edits", token, edits, min_length)
+        if key not in self._fuzzy:
+            kept = self.fuzzy_pool().within_edits(token, edits, min_length)
+            self._remember(key, extract_edits(token, kept, edits))
+        return self._fuzzy[key]
+
+    def _remember(self, key: tuple[object, ...], found: list[tuple[str, float]]) -> None:
+        if len(self._fuzzy) >= FUZZY_CACHE_SIZE:
+            self._fuzzy.clear()
+        self._fuzzy[key] = found
+
+
+@dataclass(frozen=True, eq=False)
+class FuzzyPool:
+    """Words (letters only) with their letter counts, to skip hopeless ones.
+
+    ``fuzz.ratio`` is ``100 * (1 - indel / (len_a + len_b))`` and the indel distance is at
+    least the L1 distance between letter counts, so a word whose counts are farther than
+    ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold. For edit
+    distance (OSA), one edit changes that L1 gap by at most 2 and the length by at most 1.
+    """
+
+    words: tuple[str, ...]
+    lengths: np.ndarray
+    counts: np.ndarray  # words × 26, int16
+
+    @classmethod
+    def build(cls, words: Sequence[str]) -> FuzzyPool:
+        return cls(
+            tuple(words), np.array([len(w) for w in words], dtype=np.int16), letter_counts(words)
+        )
+
+    def candidates(self, token: str, threshold: float, min_length: int = 0) -> Sequence[str]:
+        """A superset of the words of ``min_length`` letters or more that can reach
+        ``threshold`` against ``token``."""
+        if not self.words:
+            return ()
+        slack = (1 - threshold / 100) * (self.lengths + len(token)) + 1e-6
+        keep = (self._gap(token) <= slack) & (self.lengths >= min_length)
+        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+
+    def within_edits(self, token: str, edits: int, min_length: int = 0) -> Sequence[str]:
+        """A superset of the words of ``min_length`` letters or more within ``edits`` OSA
+        edits of ``token``."""
+        if not self.words or edits < 1:
+            return ()
+        near = np.abs(self.lengths.astype(np.int64) - len(token)) <= edits
+        keep = near & (self.lengths >= min_length) & (self._gap(token) <= 2 * edits)
+        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+
+    def _gap(self, token: str) -> np.ndarray:
+        """L1 distance between each word's letter counts and ``token``'s."""
+        return np.abs(self.counts - letter_counts([token])[0]).sum(axis=1)
+
+
+def letter_counts(words: Sequence[str]) -> np.ndarray:
+    """How often each letter a-z occurs in each word (words of letters a-z only)."""
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    codes = np.frombuffer("".join(words).encode("ascii"), dtype=np.uint8).astype(np.int64) - 97
+    owners = np.repeat(np.arange(len(words)), lengths)
+    flat = np.bincount(owners * 26 + codes, minlength=len(words) * 26)
+    return flat.reshape(len(words), 26).astype(np.int16)
+
+
+def tie_order(passages: Sequence[Passage], recency: bool) -> np.ndarray:
+    """Passage ids in the order zero-score passages (and any tie) are ranked."""
+    n = len(passages)
+    keys = [np.arange(n), [p.position for p in passages], [p.order for p in passages]]
+    if recency:
+        keys.append([-(p.updated or date.min).toordinal() for p in passages])
+    return np.lexsort([np.asarray(k, dtype=np.int64) for k in keys])
+
+
+@dataclass(eq=False)
+class InvertedIndex:
+    """Postings, status mask, vocabulary views and tie orders for one passage set."""
+
+    passages: tuple[Passage, ...]
+    postings: Postings
+    current: np.ndarray  # bool per passage: status is not 'withdrawn'
+    _views: dict[bool, VocabularyView] = field(default_factory=dict, repr=False)
+    _groups: dict = field(default_factory=dict, repr=False)
+    _orders: dict[bool, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, passages: Sequence[Passage]) -> InvertedIndex:
+        passages = tuple(passages)
+        current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
+        return cls(passages, build_postings([p.tokens for p in passages]), current)
+
+    def view(self, status: bool) -> VocabularyView:
+        """The eligible vocabulary: every word, or (``status``) words of current passages."""
+        if status not in self._views:
+            words: Mapping[str, int] | frozenset[str] = self.postings.token_ids
+            if status:
+                words = frozenset(self._current_words())
+            self._views[status] = VocabularyView(words, self._groups, self.postings.vocabulary)
+        return self._views[status]
+
+    def _current_words(self) -> Iterable[str]:
+        post = self.postings
+        if self.current.all() or not post.vocabulary:
+            return post.vocabulary if self.current.all() else ()
+        hits = np.add.reduceat(self.current[post.passage_ids].astype(np.int64), post.offsets[:-1])
+        return (w for w, n in zip(post.vocabulary, hits, strict=True) if n)
+
+    def order(self, recency: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(ids in tie order, each id's rank in it)."""
+        if recency not in self._orders:
+            order = tie_order(self.passages, recency)
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            self._orders[recency] = (order, rank)
+        return self._orders[recency]
+
+    def rank(self, query: str, fixes: Fixes, k: int | None = None) -> list[RankedPassage]:
+        """The eligible passages ranked for ``query`` (only the first ``k`` if given), exactly
+        as :func:`ragdash.retrieval.ranking.rank_passages` ranks them. Raises ``QueryError``."""
+        tokens = query_tokens(query)
+        eligible = self.current if fixes.status else None
+        if not self.passages or (eligible is not None and not eligible.any()):
+            return []
+        plan = plan_for(tokens, self.view(fixes.status), fixes)
+        units = self._units(plan)
+        if units is None:  # a point not in whole units: cannot happen, but stay exact
+            return rank_passages(self.passages, query, fixes)[:k]
+        ids = self._ranked_ids(units, eligible, fixes.recency, k)
+        return self._materialize(plan, ids, units)
+
+    def _units(self, plan: QueryPlan) -> np.ndarray | None:
+        """Each passage's score in units: per query token, its best option's points."""
+        units = np.zeros(len(self.passages), dtype=np.int64)
+        for q in plan.tokens:
+            options = sorted(plan.candidates[q].values(), key=lambda m: m.points)
+            worth = [m.points * UNITS_PER_POINT for m in options]
+            if any(abs(w - round(w)) > 1e-6 for w in worth):
+                return None
+            if len(options) == 1:
+                units[self.postings.ids(options[0].passage_token or "")] += round(worth[0])
+            elif options:
+                best = np.zeros_like(units)
+                for match, w in zip(options, worth, strict=True):
+                    best[self.postings.ids(match.passage_token or "")] = round(w)  # max wins
+                units += best
+        return units
+
+    def _ranked_ids(
+        self, units: np.ndarray, eligible: np.ndarray | None, recency: bool, k: int | None
+    ) -> np.ndarray:
+        """Scoring ids by (score desc, tie order), then zero-score ids in tie order."""
+        order, rank = self.order(recency)
+        scoring = units > 0
+        if eligible is not None:
+            scoring &= eligible
+        ids = np.flatnonzero(scoring)
+        key = -units[ids] * len(units) + rank[ids]
+        if k is not None and len(ids) > k:
+            part = np.argpartition(key, k)[:k]
+            ids, key = ids[part], key[part]
+        ids = ids[np.argsort(key)]
+        need = len(units) if k is None else k - len(ids)
+        if need > 0:
+            zero = ~scoring[order] if eligible is None else (~scoring & eligible)[order]
+            ids = np.concatenate([ids, order[zero][:need]])
+        return ids
+
+    def _materialize(
+        self, plan: QueryPlan, ids: np.ndarray, units: np.ndarray
+    ) -> list[RankedPassage]:
+        choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
+        nothing = tuple(TokenMatch(q, None, NONE, 0.0, 0.0) for q in plan.tokens)
+        empty = breakdown_score(nothing)
+        zero_points = any(m.points == 0 for _, opts in choices for _, m in opts)
+        ranked = []
+        for rank, pid in enumerate(ids.tolist(), start=1):
+            passage = self.passages[pid]
+            if units[pid] or zero_points:
+                breakdown = tuple(_best(q, opts, passage.tokens) for q, opts in choices)
+                ranked.append(RankedPassage(rank, passage, breakdown_score(breakdown), breakdown))
+            else:
+                ranked.append(RankedPassage(rank, passage, empty, nothing))
+        return ranked
+
+
+def _strongest_first(options: Mapping[str, TokenMatch]) -> list[tuple[str, TokenMatch]]:
+    """Options in the order :meth:`QueryPlan.best_match` prefers them."""
+    return sorted(
+        options.items(),
+        key=lambda item: (item[1].points, -KIND_RANK[item[1].kind], item[0]),
+        reverse=True,
+    )
+
+
+def _best(q: str, options: list[tuple[str, TokenMatch]], tokens: frozenset[str]) -> TokenMatch:
+    for word, match in options:
+        if word in tokens:
+            return match
+    return TokenMatch(q, None, NONE, 0.0, 0.0)

@@ -1,0 +1,270 @@
+"""How a query token finds a passage token: exactly, after OCR normalization, or fuzzily.
+
+A :class:`QueryPlan` is worked out once per query against the vocabulary of the passages
+being ranked, so fuzzy candidates are searched over distinct words (rapidfuzz
+``process.extract``), never over every passage.
+
+Fuzzy rules (:data:`FUZZY_RULES`): ``ratio`` matches words whose rapidfuzz ``fuzz.ratio``
+reaches a threshold; the edit presets ``es-auto`` and ``typos-5-9`` allow a number of edits
+that depends on the query token's length (:func:`max_edits`), counted as optimal string
+alignment distance (insert, delete, substitute, swap two adjacent letters = one edit each).
+Whatever the rule, a fuzzy match scores its ``fuzz.ratio``/100.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+
+from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, normalize_ocr
+
+#: Match kinds, strongest first. A fuzzy match scores its similarity (below 1 point).
+EXACT, OCR, FUZZY, NONE = "exact", "ocr", "fuzzy", "none"
+KIND_RANK = {EXACT: 0, OCR: 1, FUZZY: 2, NONE: 3}
+#: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
+FUZZY_MIN_LENGTH = 4
+DEFAULT_THRESHOLD = 80.0
+
+RATIO, ES_AUTO, TYPOS_5_9 = "ratio", "es-auto", "typos-5-9"
+DEFAULT_FUZZY_RULE = RATIO
+#: Fuzzy rule name → what it does, in words.
+FUZZY_RULES: Mapping[str, str] = {
+    RATIO: "rapidfuzz ratio at or above the threshold, words of 4+ letters",
+    ES_AUTO: "Elasticsearch fuzziness AUTO: 1-2 letters exact, 3-5 one edit, 6+ two edits",
+    TYPOS_5_9: "one typo from 5 letters, two from 9 (Meilisearch default): shorter words exact",
+}
+#: Edit presets: the query-token length from which one edit, and from which two edits, are
+#: allowed (shorter tokens match exactly only).
+EDIT_RULES: Mapping[str, tuple[int, int]] = {ES_AUTO: (3, 6), TYPOS_5_9: (5, 9)}
+
+
+@dataclass(frozen=True)
+class TokenMatch:
+    """One line of a score breakdown: a query token and what it matched in a passage."""
+
+    query_token: str
+    passage_token: str | None
+    kind: str
+    similarity: float  # 0-100; 100 for exact and OCR matches
+    points: float
+    note: str = ""  # e.g. "enterpr1se → enterprise" for an OCR-normalized match
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """The matching part of the fixes: OCR normalization and fuzzy matching."""
+
+    ocr: bool = False
+    fuzzy: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    ocr_map: Mapping[str, str] | None = None
+    fuzzy_rule: str = DEFAULT_FUZZY_RULE  # the threshold only counts for "ratio"
+
+    def __post_init__(self) -> None:
+        check_fuzzy_rule(self.fuzzy_rule)
+
+    @property
+    def substitutions(self) -> Mapping[str, str]:
+        return DEFAULT_OCR_MAP if self.ocr_map is None else self.ocr_map
+
+
+def check_fuzzy_rule(rule: str) -> None:
+    """Raise ``ValueError`` naming the choices unless ``rule`` is one of :data:`FUZZY_RULES`."""
+    if rule not in FUZZY_RULES:
+        raise ValueError(f"unknown fuzzy rule {rule!r}; choose from {', '.join(FUZZY_RULES)}")
+
+
+def max_edits(rule: str, length: int) -> int:
+    """How many edits an edit preset allows a query token of ``length`` letters (0: the
+    token must match exactly). Raises ``ValueError`` for ``ratio`` or an unknown rule."""
+    if rule not in EDIT_RULES:
+        check_fuzzy_rule(rule)
+        raise ValueError(f"fuzzy rule {rule!r} is not an edit-distance rule")
+    one, two = EDIT_RULES[rule]
+    return 0 if length < one else 1 if length < two else 2
+
+
+def fuzzy_min_length(rule: str = DEFAULT_FUZZY_RULE) -> int:
+    """The shortest token (and word) ``rule`` may match fuzzily."""
+    check_fuzzy_rule(rule)
+    return EDIT_RULES[rule][0] if rule in EDIT_RULES else FUZZY_MIN_LENGTH
+
+
+def fuzzy_eligible(token: str, rule: str = DEFAULT_FUZZY_RULE) -> bool:
+    """Fuzzy matching is for words: long enough for ``rule`` and free of digits (numbers and
+    codes must match exactly — ``10`` is not a typo of ``100``)."""
+    return len(token) >= fuzzy_min_length(rule) and token.isalpha()
+
+
+def fuzzy_similarity(a: str, b: str) -> float:
+    """Normalized Indel similarity, 0-100 (rapidfuzz ``fuzz.ratio``)."""
+    return float(fuzz.ratio(a, b))
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """For each distinct query token, the passage tokens that would match it and how."""
+
+    tokens: tuple[str, ...]
+    candidates: Mapping[str, Mapping[str, TokenMatch]]
+
+    def best_match(self, query_token: str, passage_tokens: frozenset[str]) -> TokenMatch:
+        """The strongest match of ``query_token`` among a passage's tokens."""
+        options = self.candidates.get(query_token, {})
+        best: TokenMatch | None = None
+        if len(options) <= len(passage_tokens):
+            found = (m for tok, m in options.items() if tok in passage_tokens)
+        else:
+            found = (options[tok] for tok in passage_tokens if tok in options)
+        for match in found:
+            if best is None or _stronger(match, best):
+                best = match
+        return best or TokenMatch(query_token, None, NONE, 0.0, 0.0)
+
+
+def _stronger(a: TokenMatch, b: TokenMatch) -> bool:
+    return (a.points, -KIND_RANK[a.kind], a.passage_token or "") > (
+        b.points,
+        -KIND_RANK[b.kind],
+        b.passage_token or "",
+    )
+
+
+class Lexicon(Protocol):
+    """The words a query may match, with the lookups fuzzy and OCR matching need."""
+
+    def __contains__(self, word: object) -> bool: ...
+
+    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
+        """Words whose OCR normalization is ``normal`` (and differs from the word)."""
+        ...
+
+    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
+        """Fuzzy-eligible words at or above ``threshold``, with their similarity."""
+        ...
+
+    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
+        """Letters-only words of at least ``min_length`` letters within ``edits`` OSA edits
+        of ``token``, with their ``fuzz.ratio`` similarity."""
+        ...
+
+
+@dataclass
+class SetLexicon:
+    """A :class:`Lexicon` over a plain set of words; lookups are worked out on first use."""
+
+    words: AbstractSet[str]
+    _by_normal: dict[tuple[tuple[str, str], ...], dict[str, set[str]]] = field(
+        default_factory=dict, repr=False
+    )
+    _pool: list[str] | None = field(default=None, repr=False)
+    _letter_words: list[str] | None = field(default=None, repr=False)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.words
+
+    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
+        key = tuple(sorted(subs.items()))
+        if key not in self._by_normal:
+            self._by_normal[key] = ocr_groups(self.words, subs)
+        return self._by_normal[key].get(normal, ())
+
+    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
+        if self._pool is None:
+            self._pool = sorted(w for w in self.words if fuzzy_eligible(w))
+        return extract_fuzzy(token, self._pool, threshold)
+
+    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
+        if self._letter_words is None:
+            self._letter_words = sorted(w for w in self.words if w.isalpha())
+        words = [w for w in self._letter_words if len(w) >= min_length]
+        return extract_edits(token, words, edits)
+
+
+def extract_fuzzy(token: str, words: Sequence[str], threshold: float) -> list[tuple[str, float]]:
+    """Every word of ``words`` whose ``fuzz.ratio`` with ``token`` reaches ``threshold``."""
+    found = process.extract(token, words, scorer=fuzz.ratio, score_cutoff=threshold, limit=None)
+    return [(word, float(score)) for word, score, _ in found]
+
+
+def extract_edits(token: str, words: Sequence[str], edits: int) -> list[tuple[str, float]]:
+    """Every word of ``words`` within ``edits`` OSA edits of ``token`` (a swap of adjacent
+    letters is one edit), with its ``fuzz.ratio`` similarity."""
+    if edits < 1:
+        return []
+    found = process.extract(token, words, scorer=OSA.distance, score_cutoff=edits, limit=None)
+    return [(word, fuzzy_similarity(token, word)) for word, _, _ in found]
+
+
+def ocr_groups(words: Iterable[str], subs: Mapping[str, str]) -> dict[str, set[str]]:
+    """Normalized form → the words that normalize to it (only words the map changes)."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for word in words:
+        normal = normalize_ocr(word, subs)
+        if normal != word:
+            groups[normal].add(word)
+    return dict(groups)
+
+
+def plan_query(
+    query_tokens: Iterable[str], vocabulary: Iterable[str], settings: MatchSettings
+) -> QueryPlan:
+    """Work out every way each query token can match a word of ``vocabulary``.
+
+    Exact matches score 1. With ``ocr``, tokens whose cautious normalizations are equal
+    score 1 too. With ``fuzzy``, a query token that matches no word of the vocabulary
+    exactly (or after OCR normalization) may match words close enough under the fuzzy
+    rule (``ratio``: at or above the threshold; an edit preset: within the edits it allows
+    for the token's length), scoring similarity/100 — so a near-spelling never outweighs
+    an exact match, and a correctly spelled query ranks exactly as it does with fuzzy off.
+    """
+    return plan_with_lexicon(query_tokens, SetLexicon(set(vocabulary)), settings)
+
+
+def plan_with_lexicon(
+    query_tokens: Iterable[str], lexicon: Lexicon, settings: MatchSettings
+) -> QueryPlan:
+    """:func:`plan_query` against a :class:`Lexicon` (e.g. an index's cached vocabulary)."""
+    distinct = tuple(dict.fromkeys(query_tokens))
+    subs = settings.substitutions
+    candidates: dict[str, dict[str, TokenMatch]] = {}
+    for q in distinct:
+        options: dict[str, TokenMatch] = {}
+        if q in lexicon:
+            options[q] = TokenMatch(q, q, EXACT, 100.0, 1.0)
+        if settings.ocr:
+            normal = normalize_ocr(q, subs)
+            words = {w for w in lexicon.ocr_variants(normal, subs) if w in lexicon}
+            if normal in lexicon:
+                words.add(normal)
+            for word in words:
+                if word not in options:
+                    options[word] = TokenMatch(q, word, OCR, 100.0, 1.0, _ocr_note(q, word, subs))
+        if settings.fuzzy and not options and fuzzy_eligible(q, settings.fuzzy_rule):
+            for word, score in fuzzy_lookup(lexicon, q, settings):
+                options[word] = TokenMatch(q, word, FUZZY, score, round(score / 100, 4))
+        candidates[q] = options
+    return QueryPlan(distinct, candidates)
+
+
+def fuzzy_lookup(lexicon: Lexicon, token: str, settings: MatchSettings) -> list[tuple[str, float]]:
+    """The fuzzy candidates of an eligible ``token`` under ``settings.fuzzy_rule``."""
+    rule = settings.fuzzy_rule
+    if rule in EDIT_RULES:
+        return lexicon.edit_matches(token, max_edits(rule, len(token)), fuzzy_min_length(rule))
+    return lexicon.fuzzy_matches(token, settings.threshold)
+
+
+def _ocr_note(query_token: str, word: str, subs: Mapping[str, str]) -> str:
+    changes = []
+    for token in (query_token, word):
+        normal = normalize_ocr(token, subs)
+        if normal != token:
+            changes.append(f"{token} → {normal}")
+    return "; ".join(changes)

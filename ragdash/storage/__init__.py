@@ -1,0 +1,1 @@
+"""Where results live: the SQLite case library, exports and atomic file writes."""

@@ -1,0 +1,431 @@
+"""The case library: proof-check cases in one SQLite file (stdlib ``sqlite3``), each with a
+status (open, diagnosed, fixed), notes, timestamps and the history of its runs.
+
+Schema (``PRAGMA user_version`` = 1)::
+
+    cases(name PK, query, expected_id, evidence JSON list, top_k, kind, note,
+          status, created, updated)
+    runs(id PK, case_name → cases.name, configuration, passed, diagnosis, at)
+
+Safety rules:
+
+* Opening checks the file before anything is written: a file that is not SQLite, or fails
+  ``PRAGMA quick_check``, or is some other program's database raises :class:`LibraryError`
+  and is left byte-for-byte as it was.
+* Every write is one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on error);
+  the database runs in WAL mode with a busy timeout, so two processes can write at once.
+* A database still locked after the timeout raises ``LibraryError`` saying it is locked.
+
+A connection is opened per operation, so one :class:`CaseLibrary` can be shared by threads.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ragdash.checks.cases import case_from_dict, case_to_dict
+from ragdash.checks.proof import Case, ProofCheck
+from ragdash.errors import CaseFileError, LibraryError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+STATUSES = ("open", "diagnosed", "fixed")
+SCHEMA_VERSION = 1
+DEFAULT_TIMEOUT = 5.0
+#: The kind given to cases saved from a user's report (the Triage page).
+REPORTED = "reported"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS cases (
+    name TEXT PRIMARY KEY,
+    query TEXT NOT NULL,
+    expected_id TEXT NOT NULL,
+    evidence TEXT NOT NULL DEFAULT '[]',
+    top_k INTEGER NOT NULL DEFAULT 1 CHECK (top_k >= 1),
+    kind TEXT NOT NULL DEFAULT '',
+    note TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'diagnosed', 'fixed')),
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    case_name TEXT NOT NULL REFERENCES cases(name) ON DELETE CASCADE ON UPDATE CASCADE,
+    configuration TEXT NOT NULL,
+    passed INTEGER NOT NULL,
+    diagnosis TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_case ON runs(case_name, id);
+"""
+
+
+@dataclass(frozen=True)
+class LibraryCase:
+    """A case as the library holds it."""
+
+    case: Case
+    status: str
+    created: str  # ISO 8601, UTC
+    updated: str
+
+    @property
+    def name(self) -> str:
+        return self.case.name
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a case under one configuration."""
+
+    case_name: str
+    configuration: str
+    passed: bool
+    diagnosis: str
+    at: str
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    added: tuple[str, ...]
+    updated: tuple[str, ...]
+    skipped: tuple[str, ...]  # already present and not replaced
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def is_sqlite_file(path: str | Path) -> bool:
+    """Whether ``path`` starts with the SQLite header (``SQLite format 3\\0``)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _is_locked(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class CaseLibrary:
+    """The SQLite case library at ``path`` (created on first write unless ``read_only``)."""
+
+    def __init__(
+        self, path: str | Path, timeout: float = DEFAULT_TIMEOUT, read_only: bool = False
+    ) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        self.read_only = read_only
+        self._check_file()
+        if not read_only:
+            self._init_schema()
+
+    # -- opening -------------------------------------------------------------------------
+
+    def _where(self) -> str:
+        return f"case library {str(self.path)!r}"
+
+    def _check_file(self) -> None:
+        """Refuse a file that is not a healthy ragdash library, without writing to it."""
+        if not self.path.exists():
+            if self.read_only:
+                raise LibraryError(f"{self._where()} does not exist")
+            if not self.path.parent.is_dir():
+                raise LibraryError(f"{self._where()}: folder {str(self.path.parent)!r} is missing")
+            return
+        if self.path.is_dir():
+            raise LibraryError(f"{self._where()} is a folder, not a file")
+        try:
+            size = self.path.stat().st_size
+        except OSError as exc:
+            raise LibraryError(f"{self._where()} cannot be read: {exc.strerror or exc}") from None
+        if size == 0 and not self.read_only:
+            return  # an empty file is a new database to SQLite
+        if not is_sqlite_file(self.path):
+            raise LibraryError(
+                f"{self._where()} is not an SQLite database (corrupt or another kind of "
+                "file); it was left as it is"
+            )
+        try:
+            with self._connection(mode="ro") as conn:
+                rows = conn.execute("PRAGMA quick_check").fetchall()
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as exc:
+            if _is_locked(exc):
+                raise self._locked() from None
+            raise LibraryError(
+                f"{self._where()} is corrupt ({exc}); it was left as it is"
+            ) from None
+        problems = [r[0] for r in rows if r[0] != "ok"]
+        if problems:
+            raise LibraryError(
+                f"{self._where()} is corrupt ({'; '.join(problems[:3])}); it was left as it is"
+            )
+        if tables and not {"cases", "runs"} <= tables:
+            raise LibraryError(
+                f"{self._where()} is an SQLite database of another program (no cases/runs "
+                "tables); it was left as it is"
+            )
+        if self.read_only and not tables:
+            raise LibraryError(f"{self._where()} holds no cases table")
+
+    def _locked(self) -> LibraryError:
+        return LibraryError(
+            f"{self._where()} is locked by another process (waited {self.timeout:g} s); "
+            "nothing was written — try again"
+        )
+
+    @contextmanager
+    def _connection(self, mode: str = "rw") -> Iterator[sqlite3.Connection]:
+        uri_mode = "ro" if mode == "ro" or self.read_only else "rwc"
+        conn = sqlite3.connect(
+            f"{self.path.resolve().as_uri()}?mode={uri_mode}",
+            uri=True,
+            timeout=self.timeout,
+            isolation_level=None,  # explicit BEGIN/COMMIT below
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it is committed, or none of it."""
+        if self.read_only:
+            raise LibraryError(f"{self._where()} was opened read-only")
+        try:
+            with self._connection() as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if _is_locked(exc):
+                raise self._locked() from None
+            raise LibraryError(f"{self._where()}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise LibraryError(f"{self._where()}: {exc}") from None
+
+    def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        try:
+            with self._connection(mode="ro") as conn:
+                return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if _is_locked(exc):
+                raise self._locked() from None
+            raise LibraryError(f"{self._where()}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise LibraryError(f"{self._where()}: {exc}") from None
+
+    def _init_schema(self) -> None:
+        # WAL lets readers and one writer work at once; set outside a transaction.
+        try:
+            with self._connection() as conn:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if mode != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                    return  # already set up: opening needs no write lock
+        except sqlite3.OperationalError as exc:
+            if _is_locked(exc):
+                raise self._locked() from None
+            raise LibraryError(f"{self._where()}: {exc}") from None
+        with self._write() as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise LibraryError(
+                    f"{self._where()} was written by a newer ragdash (schema {version})"
+                )
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # -- cases ---------------------------------------------------------------------------
+
+    def add(self, case: Case, status: str = "open") -> LibraryCase:
+        """Add a new case; a name already in the library raises :class:`LibraryError`."""
+        _check_status(status)
+        stamp = now_iso()
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM cases WHERE name = ?", (case.name,)).fetchone():
+                raise LibraryError(f"a case named {case.name!r} is already in the library")
+            _insert(conn, case, status, stamp, stamp)
+        return LibraryCase(case, status, stamp, stamp)
+
+    def get(self, name: str) -> LibraryCase | None:
+        rows = self._read(f"SELECT {_CASE_COLUMNS} FROM cases WHERE name = ?", (name,))
+        return _library_case(rows[0]) if rows else None
+
+    def list(self, status: str | None = None) -> list[LibraryCase]:
+        """Every case, oldest first (optionally only those with ``status``)."""
+        if status is not None:
+            _check_status(status)
+            rows = self._read(
+                f"SELECT {_CASE_COLUMNS} FROM cases WHERE status = ? ORDER BY created, rowid",
+                (status,),
+            )
+        else:
+            rows = self._read(f"SELECT {_CASE_COLUMNS} FROM cases ORDER BY created, rowid")
+        return [_library_case(row) for row in rows]
+
+    def cases(self) -> list[Case]:
+        return [entry.case for entry in self.list()]
+
+    def update_status(self, name: str, status: str) -> None:
+        _check_status(status)
+        self._update(name, "status", status)
+
+    def update_notes(self, name: str, note: str) -> None:
+        self._update(name, "note", note)
+
+    def _update(self, name: str, column: str, value: str) -> None:
+        with self._write() as conn:
+            cursor = conn.execute(
+                f"UPDATE cases SET {column} = ?, updated = ? WHERE name = ?",
+                (value, now_iso(), name),
+            )
+            if cursor.rowcount == 0:
+                raise LibraryError(f"no case named {name!r} in the library")
+
+    def remove(self, name: str) -> None:
+        """Delete a case and its run history."""
+        with self._write() as conn:
+            if conn.execute("DELETE FROM cases WHERE name = ?", (name,)).rowcount == 0:
+                raise LibraryError(f"no case named {name!r} in the library")
+
+    # -- runs ----------------------------------------------------------------------------
+
+    def record_run(self, name: str, configuration: str, passed: bool, diagnosis: str) -> Run:
+        return self.record_runs(name, [(configuration, passed, diagnosis)])[0]
+
+    def record_checks(self, labelled: Iterable[tuple[str, ProofCheck]]) -> list[Run]:
+        """Record proof checks (configuration label, check) — all in one transaction."""
+        stamp = now_iso()
+        runs = [
+            Run(check.case.name, label, check.passed, check.diagnosis.value, stamp)
+            for label, check in labelled
+        ]
+        self._insert_runs(runs)
+        return runs
+
+    def record_runs(self, name: str, verdicts: Iterable[tuple[str, bool, str]]) -> list[Run]:
+        """Record (configuration, passed, diagnosis) runs of one case in one transaction."""
+        stamp = now_iso()
+        runs = [Run(name, c, bool(p), d, stamp) for c, p, d in verdicts]
+        self._insert_runs(runs)
+        return runs
+
+    def _insert_runs(self, runs: Sequence[Run]) -> None:
+        with self._write() as conn:
+            for name in {run.case_name for run in runs}:
+                if not conn.execute("SELECT 1 FROM cases WHERE name = ?", (name,)).fetchone():
+                    raise LibraryError(f"no case named {name!r} in the library")
+            conn.executemany(
+                "INSERT INTO runs (case_name, configuration, passed, diagnosis, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(r.case_name, r.configuration, int(r.passed), r.diagnosis, r.at) for r in runs],
+            )
+
+    def history(self, name: str | None = None) -> list[Run]:
+        """Runs, oldest first: of one case, or of every case."""
+        sql = "SELECT case_name, configuration, passed, diagnosis, at FROM runs"
+        rows = (
+            self._read(f"{sql} WHERE case_name = ? ORDER BY id", (name,))
+            if name is not None
+            else self._read(f"{sql} ORDER BY id")
+        )
+        return [Run(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
+
+    # -- import / export -----------------------------------------------------------------
+
+    def import_cases(self, cases: Iterable[Case], replace: bool = False) -> ImportResult:
+        """Add cases (``cases.json`` objects); existing names are skipped, or with
+        ``replace`` overwritten (status and history kept). One transaction."""
+        added: list[str] = []
+        updated: list[str] = []
+        skipped: list[str] = []
+        stamp = now_iso()
+        with self._write() as conn:
+            for case in cases:
+                exists = conn.execute("SELECT 1 FROM cases WHERE name = ?", (case.name,)).fetchone()
+                if not exists:
+                    _insert(conn, case, "open", stamp, stamp)
+                    added.append(case.name)
+                elif replace:
+                    conn.execute(
+                        "UPDATE cases SET query = ?, expected_id = ?, evidence = ?, top_k = ?, "
+                        "kind = ?, note = ?, updated = ? WHERE name = ?",
+                        (*_case_values(case)[1:], stamp, case.name),
+                    )
+                    updated.append(case.name)
+                else:
+                    skipped.append(case.name)
+        return ImportResult(tuple(added), tuple(updated), tuple(skipped))
+
+    def export_cases(self) -> list[Case]:
+        """Every case, as the ``cases.json`` format holds them."""
+        return self.cases()
+
+
+_CASE_COLUMNS = "name, query, expected_id, evidence, top_k, kind, note, status, created, updated"
+
+
+def _check_status(status: str) -> None:
+    if status not in STATUSES:
+        raise LibraryError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+
+
+def _case_values(case: Case) -> tuple[object, ...]:
+    data = case_to_dict(case)
+    return (
+        data["name"],
+        data["query"],
+        data["expected_id"],
+        json.dumps(data["evidence"], ensure_ascii=False),
+        data["top_k"],
+        data["kind"],
+        data["note"],
+    )
+
+
+def _insert(conn: sqlite3.Connection, case: Case, status: str, created: str, updated: str) -> None:
+    conn.execute(
+        f"INSERT INTO cases ({_CASE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (*_case_values(case), status, created, updated),
+    )
+
+
+def _library_case(row: tuple) -> LibraryCase:
+    name, query, expected, evidence, top_k, kind, note, status, created, updated = row
+    try:
+        evidence_list = json.loads(evidence)
+        case = case_from_dict(
+            {
+                "name": name,
+                "query": query,
+                "expected_id": expected,
+                "evidence": evidence_list,
+                "top_k": top_k,
+                "kind": kind,
+                "note": note,
+            },
+            f"library case {name!r}",
+        )
+    except (json.JSONDecodeError, CaseFileError) as exc:
+        raise LibraryError(f"library case {name!r} cannot be read: {exc}") from None
+    return LibraryCase(case, status, created, updated)

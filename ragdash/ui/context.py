@@ -1,0 +1,134 @@
+"""Where the dashboard's data comes from, and the cached index over it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from ragdash.checks.cases import load_cases
+from ragdash.checks.proof import Case
+from ragdash.errors import CaseFileError, IngestError
+from ragdash.ingestion.segmentation import max_passages
+from ragdash.ingestion.workspace import Workspace
+from ragdash.retrieval.index import CorpusIndex
+
+#: A checkout's bundled testbed; an installed package falls back to ./sample_docs.
+CHECKOUT_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
+DEFAULT_DOCS = CHECKOUT_DOCS if CHECKOUT_DOCS.is_dir() else Path("sample_docs")
+CASES_FILE = "cases.json"
+LIBRARY_FILE = "library.sqlite"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Folders the dashboard reads: ``--docs`` / ``RAGDASH_DOCS`` (default ``sample_docs``)
+    and ``--workspace`` / ``RAGDASH_WORKSPACE`` (default ``./workspace``)."""
+
+    docs: Path
+    workspace: Path
+
+
+def settings_from(argv: list[str], environ: dict[str, str]) -> Settings:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--docs")
+    parser.add_argument("--workspace")
+    args, _ = parser.parse_known_args(argv)
+    docs = args.docs or environ.get("RAGDASH_DOCS") or str(DEFAULT_DOCS)
+    workspace = args.workspace or environ.get("RAGDASH_WORKSPACE") or "workspace"
+    return Settings(Path(docs).expanduser().resolve(), Path(workspace).expanduser().resolve())
+
+
+def settings() -> Settings:
+    return settings_from(sys.argv[1:], dict(os.environ))
+
+
+def workspace() -> Workspace:
+    return Workspace(settings().workspace)
+
+
+def _fingerprint(paths: list[Path]) -> tuple:
+    """Names, sizes and modification times: a cheap key that changes when any file does."""
+    entries = []
+    for folder in paths:
+        if folder.is_file():
+            stat = folder.stat()
+            entries.append((str(folder), stat.st_size, stat.st_mtime_ns))
+        elif folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                if path.is_file():
+                    stat = path.stat()
+                    entries.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(entries)
+
+
+@st.cache_resource(show_spinner="Reading documents…", max_entries=4)
+def _load_index(docs: str, workspace_root: str, fingerprint: tuple, limit: int) -> CorpusIndex:
+    corpus = Workspace(workspace_root).load(docs, limit=limit)
+    index = CorpusIndex(corpus)
+    index.passages(False)
+    index.passages(True)
+    return index
+
+
+def fingerprint_key() -> tuple:
+    """Changes whenever a document, an upload or a metadata edit changes."""
+    config = settings()
+    ws = Workspace(config.workspace)
+    return _fingerprint([config.docs, ws.uploads, ws.edits_path])
+
+
+def current_index() -> CorpusIndex | None:
+    """The shared index of the docs folder plus uploads; rebuilt only when a file changes.
+    Shows an error and returns None if the docs folder cannot be read."""
+    config = settings()
+    key = fingerprint_key()
+    try:
+        return _load_index(str(config.docs), str(config.workspace), key, max_passages())
+    except IngestError as exc:
+        st.error(f"Cannot load documents: {exc}. Start with `--docs DIR` or set RAGDASH_DOCS.")
+        return None
+
+
+def case_library() -> tuple[list[Case], list[str]]:
+    """Cases from the docs folder's ``cases.json``, the workspace's, and the workspace's
+    SQLite case library (saved from the Triage page), with problems."""
+    config = settings()
+    cases: list[Case] = []
+    problems: list[str] = []
+    names: set[str] = set()
+    paths = (config.docs / CASES_FILE, config.workspace / CASES_FILE, library_file())
+    for path in paths:
+        if not path.is_file():
+            continue
+        try:
+            loaded = load_cases(path)
+        except CaseFileError as exc:
+            problems.append(str(exc))
+            continue
+        for case in loaded:
+            if case.name in names:
+                problems.append(f"{path}: case {case.name!r} repeats a name; skipped")
+                continue
+            names.add(case.name)
+            cases.append(case)
+    return cases, problems
+
+
+def library_file() -> Path:
+    """The workspace's SQLite case library (see :mod:`ragdash.storage.library`)."""
+    return settings().workspace / LIBRARY_FILE
+
+
+def source_path(source: str) -> Path | None:
+    """The file a document was loaded from: the docs folder first, then the uploads."""
+    config = settings()
+    for folder in (config.docs, Workspace(config.workspace).uploads):
+        path = folder / source
+        if path.is_file():
+            return path
+    return None

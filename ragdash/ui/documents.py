@@ -1,0 +1,414 @@
+"""Documents: upload, edit metadata, see pages and passages (tables fix off and on),
+ingestion messages, remove uploads."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.findability import EvidenceFinding, evidence_findability, passage_diff
+from ragdash.checks.ocr_signals import add_substitutions, ocr_signals
+from ragdash.checks.proof import Case
+from ragdash.checks.versions import VersionPair, find_version_pairs
+from ragdash.errors import IngestError, WorkspaceError
+from ragdash.ingestion.documents import STATUSES, Document
+from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
+from ragdash.ingestion.segmentation import max_passages
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.tokens import format_ocr_map, parse_ocr_map
+from ragdash.ui.context import case_library, source_path, workspace
+from ragdash.ui.render import md_escape, text_block
+
+UPLOAD_TYPES = ["pdf", "txt", "md"]
+#: Re-cut passages shown as text side by side (all of them are in the table above).
+DIFF_ROWS_SHOWN = 20
+
+
+INGESTING_KEY = "upload_in_progress"
+
+
+def _interrupted_upload() -> None:
+    """If the last run stopped while reading uploads (Cancel, Stop, a page switch), say so:
+    what was saved before stays, the file being read and the rest of the batch were not."""
+    pending = st.session_state.pop(INGESTING_KEY, None)
+    if not pending:
+        return
+    done: set[str] = st.session_state.setdefault("uploaded_ids", set())
+    done.update(pending["ids"])  # don't start them again on this run
+    outcome = list(pending["outcome"])
+    skipped = ", ".join(pending["names"][len(pending["saved"]) :])
+    outcome.append(("warning", f"Upload cancelled while reading: {skipped} not saved"))
+    st.session_state["upload_outcome"] = outcome
+
+
+def _upload(index: CorpusIndex) -> None:
+    ws = workspace()
+    _interrupted_upload()
+    files = st.file_uploader(
+        "Upload documents (.pdf, .txt, .md)",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key="upload",
+        help=f"Saved in the workspace folder ({ws.root}), so a restart loses nothing.",
+    )
+    done: set[str] = st.session_state.setdefault("uploaded_ids", set())
+    fresh = [f for f in files or [] if f.file_id not in done]
+    if fresh:
+        outcome: list[tuple[str, str]] = []
+        # Kept until the batch ends: a rerun that finds it knows this run was interrupted.
+        pending = {
+            "ids": [f.file_id for f in fresh],
+            "names": [f.name for f in fresh],
+            "saved": [],
+            "outcome": outcome,
+        }
+        st.session_state[INGESTING_KEY] = pending
+        room = max_passages() - len(index.passages(False))
+        bar = st.progress(0.0, text="Reading uploads…")
+        # A click reruns the app, which stops this run at its next progress update; the file
+        # being read is only written once it has loaded, so nothing half-read is kept.
+        st.button("Cancel upload", key="upload_cancel", icon=":material/cancel:")
+        for i, uploaded in enumerate(fresh):
+            bar.progress(i / len(fresh), text=f"Reading {uploaded.name} ({i + 1}/{len(fresh)})")
+
+            def page_progress(fraction: float, label: str, i: int = i, f=uploaded) -> None:
+                overall = (i + fraction) / len(fresh)
+                bar.progress(min(overall, 1.0), text=f"Reading {f.name}: {label}")
+
+            try:
+                saved = ws.save_upload(
+                    uploaded.name, uploaded.getvalue(), progress=page_progress, passage_room=room
+                )
+            except WorkspaceError as exc:
+                outcome.append(("error", str(exc)))
+            else:
+                room -= saved.passages  # later files of the batch share what is left
+                outcome.append(("success", f"{saved.name} added to the workspace"))
+                outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
+            pending["saved"].append(uploaded.name)
+            done.add(uploaded.file_id)
+        bar.empty()
+        st.session_state.pop(INGESTING_KEY, None)
+        st.session_state["upload_outcome"] = outcome
+        st.rerun()
+    for level, message in st.session_state.get("upload_outcome", []):
+        getattr(st, level)(md_escape(message))
+
+
+def _messages(index: CorpusIndex) -> None:
+    messages = index.corpus.messages
+    if not messages:
+        return
+    with st.expander(f"Ingestion messages ({len(messages)})", expanded=True):
+        for m in messages:
+            show = st.error if m.level == "error" else st.warning
+            show(md_escape(str(m)))
+
+
+def _edit_form(doc: Document, index: CorpusIndex) -> None:
+    with st.form(f"edit_{doc.source}"):
+        c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
+        new_id = c1.text_input("ID", doc.doc_id)
+        subject = c2.text_input("Subject", doc.subject)
+        updated = c3.text_input(
+            "Updated (YYYY-MM-DD)", doc.updated.isoformat() if doc.updated else ""
+        )
+        status = c4.selectbox("Status", STATUSES, index=STATUSES.index(doc.status))
+        if st.form_submit_button("Save metadata"):
+            try:
+                workspace().save_edit(
+                    index.corpus,
+                    doc.source,
+                    {"id": new_id, "subject": subject, "updated": updated, "status": status},
+                )
+            except WorkspaceError as exc:
+                st.error(f"Not saved: {md_escape(str(exc))}")
+                return
+            st.session_state["doc_notice"] = f"Saved metadata of {doc.source}."
+            st.rerun()
+
+
+@st.cache_data(show_spinner="Inspecting the PDF…", max_entries=32)
+def _inspect(path: str, mtime_ns: int) -> IngestionReport:
+    with open(path, "rb") as handle:
+        return inspect_pdf(handle.read())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _page_image(path: str, mtime_ns: int, page: int):
+    with open(path, "rb") as handle:
+        return render_page_with_tables(handle.read(), page, resolution=80)
+
+
+def _inspection(doc: Document) -> None:
+    """The ingestion report of a PDF and a page view with detected tables boxed."""
+    path = source_path(doc.source)
+    if path is None:
+        st.info("The source file is no longer on disk.")
+        return
+    mtime = path.stat().st_mtime_ns
+    try:
+        report = _inspect(str(path), mtime)
+    except IngestError as exc:
+        st.error(f"{md_escape(doc.source)} {md_escape(str(exc))}")
+        return
+    c = st.columns(4)
+    c[0].metric("Pages", report.pages)
+    c[1].metric("Tables detected", len(report.tables))
+    c[2].metric("Page breaks joined", report.fragments_joined)
+    c[3].metric("Rows re-assembled", report.rows_joined)
+    sizes = pd.DataFrame(
+        [
+            {
+                "tables fix": label,
+                "passages": s.count,
+                "min chars": s.min,
+                "median chars": s.median,
+                "p90 chars": s.p90,
+                "max chars": s.max,
+            }
+            for label, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
+        ]
+    )
+    st.dataframe(sizes, hide_index=True, width="stretch")
+    for warning in report.warnings:
+        st.warning(md_escape(warning))
+    if report.tables:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "pages": f"{t.page_start}–{t.page_end}",
+                        "rows": t.rows,
+                        "columns": t.columns,
+                        "header": t.header,
+                        "rows joined": t.joined_rows,
+                    }
+                    for t in report.tables
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    chars = pd.DataFrame({"page": range(1, report.pages + 1), "characters": report.chars_per_page})
+    st.altair_chart(
+        alt.Chart(chars)
+        .mark_bar()
+        .encode(x=alt.X("page:O"), y="characters:Q", tooltip=["page", "characters"])
+        .properties(height=120, title="Text characters per page (0 = no text layer)"),
+        width="stretch",
+    )
+    page = 1
+    if report.pages > 1:
+        page = st.slider("Page", 1, report.pages, 1, key=f"page_{doc.source}")
+    try:
+        image = _page_image(str(path), mtime, page)
+    except IngestError as exc:
+        st.error(md_escape(str(exc)))
+        return
+    st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
+
+
+def _ocr_signals(index: CorpusIndex) -> None:
+    """Tokens that look OCR-damaged and the substitution that would repair them."""
+    current = parse_ocr_map(st.session_state.get("w_ocrmap", "0=o, 1=i") or "")
+    signals = ocr_signals(index.corpus, current)
+    if not signals:
+        return
+    with st.expander(f"OCR signals ({len(signals)})", expanded=any(not s.covered for s in signals)):
+        st.caption(
+            "Tokens with a digit inside a word, and the word seen elsewhere in the corpus "
+            "that a substitution would turn them into — build the OCR map from these."
+        )
+        for i, sig in enumerate(signals):
+            subs = format_ocr_map(sig.substitutions)
+            c1, c2 = st.columns([4, 1])
+            c1.markdown(
+                f"{md_escape(sig.doc_id)}: `{sig.token}` ×{sig.count} → `{sig.proposed}` "
+                f"(seen {sig.seen}× elsewhere) with {md_escape(subs)}"
+            )
+            if sig.covered:
+                c2.caption("already in the map")
+                continue
+            c2.button(
+                f"Add {subs}", key=f"ocr_add_{i}", on_click=_add_to_map, args=(sig.substitutions,)
+            )
+
+
+def _add_to_map(substitutions: dict[str, str]) -> None:
+    try:
+        current = parse_ocr_map(st.session_state.get("w_ocrmap", "") or "")
+        st.session_state["w_ocrmap"] = format_ocr_map(add_substitutions(current, substitutions))
+        st.session_state["doc_notice"] = "OCR map updated; turn on OCR normalization to use it."
+    except ValueError as exc:
+        st.session_state["doc_notice"] = f"Not added: {exc}"
+
+
+@st.cache_data(show_spinner="Looking for stale versions…", max_entries=8)
+def _version_pairs(_index: CorpusIndex, corpus_key: tuple) -> list[VersionPair]:
+    # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
+    return find_version_pairs(_index.corpus)
+
+
+def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
+    """Document pairs that look like two versions of one text, and the risk they carry."""
+    pairs = _version_pairs(index, corpus_key)
+    if not pairs:
+        st.caption("No stale versions: no two documents look like versions of each other.")
+        return
+    st.subheader(f"Possible stale versions ({len(pairs)})")
+    st.caption(
+        "Pairs with near-same subjects (or ids equal but for a date or version number), "
+        "most of their words in common, and different dates or statuses: keyword scores tie "
+        "between them, so list order, recency or status decides which one the model reads."
+    )
+    for pair in pairs:
+        st.warning(
+            f"{md_escape(pair.sentence)}. **{md_escape(pair.risk).capitalize()}.**",
+            icon=":material/difference:",
+        )
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _diff_of(
+    _index: CorpusIndex, corpus_key: tuple, doc_id: str, cases: tuple[Case, ...]
+) -> tuple[list[EvidenceFinding], pd.DataFrame]:
+    # Every PDF's diff is drawn on each rerun of the page: work it out once per corpus.
+    return evidence_findability(_index, doc_id, cases), passage_diff(_index, doc_id)
+
+
+def _ingestion_diff(
+    doc: Document, index: CorpusIndex, cases: list[Case], corpus_key: tuple
+) -> None:
+    """Passages before and after the tables fix side by side, and which case evidence the
+    fix makes findable in one passage."""
+    findings, diff = _diff_of(index, corpus_key, doc.doc_id, tuple(cases))
+    if findings:
+        st.markdown("**Case evidence in one passage, tables fix off → on**")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "case": f.case_name,
+                        "evidence": f.evidence_text,
+                        "fix off": ", ".join(f.without_fix) or "—",
+                        "fix on": ", ".join(f.with_fix) or "—",
+                        "change": f.change,
+                    }
+                    for f in findings
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    st.markdown("**Passages before → after the tables fix**")
+    st.dataframe(
+        diff[["before_label", "before_text", "change", "after_label", "after_text"]],
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "before_label": "before",
+            "after_label": "after",
+            "before_text": st.column_config.TextColumn("text before", width="large"),
+            "after_text": st.column_config.TextColumn("text after", width="large"),
+        },
+    )
+    changed = diff[diff["change"] != "unchanged"].head(DIFF_ROWS_SHOWN)
+    if changed.empty:
+        return
+    with st.expander(f"Texts side by side ({len(changed)} re-cut passage(s))"):
+        for row in changed.itertuples(index=False):
+            left, right = st.columns(2)
+            left.caption(f"before: {row.before_label or '—'} ({row.change})")
+            right.caption(f"after: {row.after_label or '—'}")
+            with left:
+                text_block(row.before_text or "")
+            with right:
+                text_block(row.after_text or "")
+
+
+def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"passage": p.label, "kind": p.kind, "chars": len(p.text), "text": p.text}
+            for p in index.passages_of(doc_id, tables)
+        ]
+    )
+
+
+def _document(
+    doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case], corpus_key: tuple
+) -> None:
+    date = doc.updated.isoformat() if doc.updated else "undated"
+    label = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
+    with st.expander(md_escape(label)):
+        _edit_form(doc, index)
+        names = [f"Pages ({len(doc.pages)})", "Passages"]
+        if doc.kind == "pdf":
+            names.append("Inspection")
+        tabs = st.tabs(names)
+        pages_tab, passages_tab = tabs[0], tabs[1]
+        if doc.kind == "pdf":
+            with tabs[2]:
+                _inspection(doc)
+        with pages_tab:
+            for number, page in enumerate(doc.pages, start=1):
+                st.caption(f"Page {number} · {len(page)} characters")
+                text_block(page or "(no text on this page)")
+        with passages_tab:
+            if doc.kind == "pdf":
+                _ingestion_diff(doc, index, cases, corpus_key)
+            else:
+                st.dataframe(
+                    _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
+                )
+                st.caption("A text file is cut the same way with the tables fix off and on.")
+        if doc.source in uploads and st.button(f"Remove {doc.source}", key=f"rm_{doc.source}"):
+            try:
+                kept = workspace().remove_upload(doc.source)
+            except WorkspaceError as exc:
+                st.error(md_escape(str(exc)))
+                return
+            st.session_state["doc_notice"] = f"Removed {doc.source} (kept as {kept.name})."
+            st.rerun()
+
+
+def render(index: CorpusIndex, corpus_key: tuple) -> None:
+    """The Documents page."""
+    st.title("Documents")
+    notice = st.session_state.pop("doc_notice", None)
+    if notice:
+        st.success(md_escape(notice))
+    _upload(index)
+    _messages(index)
+    _ocr_signals(index)
+    corpus = index.corpus
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "order": d.order + 1,
+                    "id": d.doc_id,
+                    "subject": d.subject,
+                    "file": d.source,
+                    "kind": d.kind,
+                    "pages": len(d.pages),
+                    "updated": d.updated.isoformat() if d.updated else "—",
+                    "status": d.status,
+                }
+                for d in corpus.documents
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.caption(
+        "List order decides score ties when no fix is on: metadata.csv rows first, "
+        "then the other files by name, then uploads."
+    )
+    _versions(index, corpus_key)
+    uploads = set(workspace().upload_names())
+    cases, _ = case_library()
+    for doc in corpus.documents:
+        _document(doc, index, uploads, cases, corpus_key)

@@ -1,0 +1,187 @@
+"""How close to breaking: the fragility search (fewest OCR / typo edits that make a passing
+case fail) under no fixes and the current fixes, for the Test suite and Triage pages."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.fragility import (
+    KIND_TITLES,
+    NO_EDITS,
+    case_summary,
+    compared_configurations,
+    fragility_table,
+    result_phrase,
+)
+from ragdash.checks.proof import Case
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import Fixes
+from ragdash.ui.render import md_escape
+
+#: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
+MAX_EDITS_CHOICES = (2, 4, 6, 8)
+#: No fixes in orange, the current fixes in blue, other configurations after them.
+CONFIGURATION_COLORS = ["#e8590c", "#1c7ed6", "#2f9e44", "#ae3ec9", "#868e96"]
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _case_table(
+    _index: CorpusIndex,
+    corpus_key: tuple,
+    case: Case,
+    configurations: tuple[tuple[str, Fixes], ...],
+    seed: int,
+    max_edits: int,
+) -> pd.DataFrame:
+    # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
+    return fragility_table(
+        _index, [case], dict(configurations), seed=seed, max_edits=max_edits
+    )
+
+
+def fragility_frame(
+    index: CorpusIndex,
+    corpus_key: tuple,
+    cases: list[Case],
+    configurations: dict[str, Fixes],
+    seed: int,
+    max_edits: int,
+) -> pd.DataFrame:
+    """The fragility table of ``cases``, one case at a time under a progress bar (each case
+    is cached, so a second look is instant)."""
+    bar = st.progress(0.0, "Searching for the smallest breaking corruption…")
+    parts = []
+    for i, case in enumerate(cases):
+        bar.progress(i / len(cases), f"{case.name} ({i + 1}/{len(cases)})")
+        parts.append(
+            _case_table(index, corpus_key, case, tuple(configurations.items()), seed, max_edits)
+        )
+    bar.empty()
+    return pd.concat(parts, ignore_index=True)
+
+
+def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """One bar per case × fault × configuration: its length is the edits that broke the
+    case (0 when it already fails) or, for a survivor, the edits it was searched to."""
+    rows = []
+    for row in table.itertuples(index=False):
+        edits = None if pd.isna(row.edits) else int(row.edits)
+        length = edits if edits is not None else int(row.depth)
+        if row.outcome == "already fails":
+            label = "fails"
+        elif row.outcome == "breaks":
+            label = str(edits)
+        elif row.stopped == NO_EDITS:
+            label = f"survives all {int(row.depth)}" if int(row.depth) else "no edit possible"
+        else:
+            label = f"survives {int(row.depth)}+"
+        rows.append(
+            {
+                "case": row.case,
+                "fault": KIND_TITLES.get(row.fault, row.fault),
+                "configuration": row.configuration,
+                "edits": length,
+                "label": label,
+                "result": result_phrase(row.outcome, edits, int(row.depth), row.stopped),
+                "breaks": "breaks" if row.outcome != "survives" else "survives",
+                "corrupted query": row.corrupted_query or "",
+                "failure": row.failure or "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
+    """Edits to break each case, no fixes vs current fixes, one panel per fault kind; pale
+    bars are cases that survived the whole search."""
+    data = chart_frame(table)
+    cases = list(dict.fromkeys(data["case"]))
+    configurations = list(dict.fromkeys(data["configuration"]))
+    base = alt.Chart(data).encode(
+        y=alt.Y("case:N", sort=cases, title=None, axis=alt.Axis(labelLimit=220)),
+        yOffset=alt.YOffset("configuration:N"),
+        x=alt.X(
+            "edits:Q",
+            title="character edits to break the proof check",
+            axis=alt.Axis(tickMinStep=1, format="d"),
+            scale=alt.Scale(domainMax=int(data["edits"].max()) + 2),
+        ),
+        color=alt.Color(
+            "configuration:N",
+            title="fixes",
+            sort=configurations,
+            scale=alt.Scale(
+                domain=configurations, range=CONFIGURATION_COLORS[: len(configurations)]
+            ),
+        ),
+        tooltip=["case", "fault", "configuration", "result", "corrupted query", "failure"],
+    )
+    bars = base.mark_bar().encode(
+        opacity=alt.Opacity(
+            "breaks:N",
+            scale=alt.Scale(domain=["breaks", "survives"], range=[1.0, 0.35]),
+            title="outcome",
+        )
+    )
+    labels = base.mark_text(align="left", dx=3, fontSize=11).encode(
+        text="label:N", color=alt.value("#333")
+    )
+    return (
+        alt.layer(bars, labels, data=data)
+        .properties(height=max(90, 34 * len(cases)), width=330)
+        .facet(column=alt.Column("fault:N", title=None))
+    )
+
+
+def render_fragility(
+    index: CorpusIndex,
+    corpus_key: tuple,
+    cases: list[Case],
+    fixes: Fixes,
+    key: str,
+    also: dict[str, Fixes] | None = None,
+) -> pd.DataFrame | None:
+    """Controls, the search (on request), the chart, one sentence per case and the table,
+    comparing no fixes with ``fixes`` (and the ``also`` configurations). Returns the table
+    once it has been run, else None."""
+    configurations = {**compared_configurations(fixes), **(also or {})}
+    names = ", ".join(list(configurations)[1:])
+    c1, c2, c3 = st.columns([1, 1, 2])
+    seed = int(c1.number_input("Seed", 0, 10**6, 0, key=f"{key}_seed"))
+    max_edits = int(
+        c2.selectbox("Most edits tried", MAX_EDITS_CHOICES, index=2, key=f"{key}_max")
+    )
+    run_key = f"{key}_on"
+    if c3.button("Search for the smallest breaking corruption", key=f"{key}_run"):
+        st.session_state[run_key] = True
+    if not st.session_state.get(run_key):
+        st.caption(
+            "For each case: the fewest OCR (o→0, i→1) or typo edits of its query that make "
+            f"the proof check fail, with no fixes and with {names}. Seeded and bounded."
+        )
+        return None
+    table = fragility_frame(index, corpus_key, cases, configurations, seed, max_edits)
+    st.altair_chart(fragility_chart(table))
+    for case in dict.fromkeys(table["case"]):
+        st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(table, case))}")
+    with st.expander("Every search: corrupted query, failure, evaluations"):
+        st.dataframe(
+            table[
+                [
+                    "case",
+                    "fault",
+                    "configuration",
+                    "outcome",
+                    "edits",
+                    "corrupted_query",
+                    "failure",
+                    "evaluations",
+                    "sentence",
+                ]
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+    return table

@@ -1,0 +1,78 @@
+"""The sidebar, on every page: one toggle per fix, the fuzzy rule and threshold, the OCR map,
+top-k."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.matching import DEFAULT_FUZZY_RULE, FUZZY_RULES
+from ragdash.retrieval.ranking import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
+from ragdash.retrieval.tokens import format_ocr_map, parse_ocr_map
+from ragdash.ui.render import md_escape
+from ragdash.ui.state import seed_widget, set_view
+from ragdash.ui.viewstate import MAX_TOP_K, ViewState
+
+FIX_LABELS = {
+    "recency": "Recency tie-break",
+    "status": "Skip withdrawn",
+    "ocr": "OCR normalization",
+    "fuzzy": "Fuzzy matching",
+    "tables": "Join split tables",
+}
+
+
+def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
+    """Draw the fix controls and return the view with their current values."""
+    bar = st.sidebar
+    bar.markdown("### Fixes")
+    for name in FIX_NAMES:
+        seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
+    for name in FIX_NAMES:
+        bar.toggle(FIX_LABELS[name], key=f"w_fix_{name}", help=FIX_DESCRIPTIONS[name])
+    seed_widget("w_fuzzyrule", view.fixes.fuzzy_rule)
+    rule = bar.selectbox(
+        "Fuzzy rule",
+        list(FUZZY_RULES),
+        key="w_fuzzyrule",
+        help="how close a misspelled word must be to match: "
+        + "; ".join(f"**{name}**: {text}" for name, text in FUZZY_RULES.items()),
+    )
+    seed_widget("w_threshold", float(view.fixes.threshold))
+    threshold = bar.slider(
+        "Fuzzy threshold (similarity %)",
+        50.0,
+        100.0,
+        step=1.0,
+        key="w_threshold",
+        disabled=rule != DEFAULT_FUZZY_RULE,
+        help="rapidfuzz ratio a misspelled word needs to match: too low joins unrelated "
+        "words, too high misses common typos (only for the ratio rule; a preset counts edits)",
+    )
+    seed_widget("w_ocrmap", format_ocr_map(dict(view.fixes.ocr_map)))
+    ocr_text = bar.text_input(
+        "OCR substitutions", key="w_ocrmap", help="digit=letter pairs, e.g. 0=o, 1=i, 5=s"
+    )
+    ocr_map = view.fixes.ocr_map
+    try:
+        ocr_map = tuple(sorted(parse_ocr_map(ocr_text).items()))
+    except ValueError as exc:
+        bar.error(md_escape(str(exc)))
+    seed_widget("w_k", view.k)
+    k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
+    on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]
+    fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule).with_only(on)
+    new_view = replace(view, fixes=fixes, k=int(k))
+    set_view(new_view)
+    if index is not None:
+        corpus = index.corpus
+        errors = sum(m.level == "error" for m in corpus.messages)
+        warnings = len(corpus.messages) - errors
+        bar.caption(
+            f"{len(corpus.documents)} documents · {len(index.passages(fixes.tables))} passages"
+            + (f" · {errors} errors" if errors else "")
+            + (f" · {warnings} warnings" if warnings else "")
+        )
+    return new_view

@@ -1,0 +1,112 @@
+"""The one view state shared by all pages: read from the URL once per session, kept in
+``st.session_state`` across page switches, and written back to the URL on every run."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from ragdash.checks.proof import Case
+from ragdash.ui.render import md_code, md_escape
+from ragdash.ui.viewstate import ViewState, from_params
+
+VIEW_KEY = "view"
+#: The ``corpus`` hash of the link the session was opened with ('' if none).
+LINK_CORPUS_KEY = "link_corpus"
+#: Widget keys whose values come from the view; cleared to re-seed widgets from a new view.
+WIDGET_KEYS = (
+    "w_q",
+    "w_fault",
+    "w_rate",
+    "w_seed",
+    "w_expect",
+    "w_evidence",
+    "w_k",
+    "w_fuzzyrule",
+    "w_threshold",
+    "w_ocrmap",
+    "w_fix_recency",
+    "w_fix_status",
+    "w_fix_ocr",
+    "w_fix_fuzzy",
+    "w_fix_tables",
+)
+
+
+def default_view(cases: list[Case]) -> ViewState:
+    """With no URL parameters, open on the first case of the library (if any)."""
+    if not cases:
+        return ViewState()
+    first = cases[0]
+    return ViewState(
+        q=first.query, expect=first.expected_id, evidence=first.evidence, k=max(first.top_k, 1)
+    )
+
+
+def current_view(cases: list[Case]) -> ViewState:
+    """The session's view; on the first run it comes from the URL (bad values → warning).
+    A link naming a query is a whole view (left-out parameters are at their defaults, as
+    :meth:`ViewState.to_params` writes them); without one, the first case fills the rest."""
+    if VIEW_KEY not in st.session_state:
+        params = dict(st.query_params.to_dict())
+        base = ViewState() if "q" in params else default_view(cases)
+        view, problems = from_params(params, base)
+        st.session_state[VIEW_KEY] = view
+        st.session_state[LINK_CORPUS_KEY] = params.get("corpus", "")
+        st.session_state["url_problems"] = problems
+    for problem in st.session_state.get("url_problems", []):
+        st.warning(f"Link parameter ignored: {md_escape(problem)}")
+    return st.session_state[VIEW_KEY]
+
+
+def set_view(view: ViewState, reseed_widgets: bool = False) -> None:
+    st.session_state[VIEW_KEY] = view
+    if reseed_widgets:
+        for key in WIDGET_KEYS:
+            st.session_state.pop(key, None)
+
+
+def open_case(case: Case) -> None:
+    """Put a case into the view (query, expected id, evidence, top-k)."""
+    view = st.session_state.get(VIEW_KEY) or ViewState()
+    set_view(
+        replace(
+            view,
+            q=case.query,
+            fault="none",
+            expect=case.expected_id,
+            evidence=case.evidence,
+            k=max(case.top_k, 1),
+        ),
+        reseed_widgets=True,
+    )
+
+
+def corpus_link_warning(fingerprint: str) -> None:
+    """Warn when the link this session opened was made on another corpus (its ``corpus``
+    hash differs): the same view would silently give other results."""
+    linked = st.session_state.get(LINK_CORPUS_KEY, "")
+    if linked and linked != fingerprint:
+        st.warning(
+            f"This link was made on a different corpus ({md_code(linked[:16])}; the one "
+            f"loaded here is {md_code(fingerprint)}): documents, dates or statuses differ, so the "
+            "results below may not be the ones that were shared.",
+            icon=":material/link_off:",
+        )
+
+
+def sync_url(view: ViewState, corpus: str | None = None) -> None:
+    """Write the view — and the ``corpus`` hash it was seen on — into the URL, so the
+    address bar is always a shareable link."""
+    params = view.to_params()
+    if corpus:
+        params["corpus"] = corpus
+    if dict(st.query_params.to_dict()) != params:
+        st.query_params.from_dict(params)
+
+
+def seed_widget(key: str, value: object) -> None:
+    """Give a widget its value from the view unless the user has already set it."""
+    if key not in st.session_state:
+        st.session_state[key] = value

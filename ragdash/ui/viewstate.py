@@ -1,0 +1,127 @@
+"""The view's state and its URL form, so a link reproduces the exact view.
+
+URL parameters (all optional; ``st.query_params`` is string-valued):
+``q`` query · ``fault`` none|ocr|typo · ``rate`` 0-1 · ``seed`` int · ``fixes`` all|none|a,b
+· ``threshold`` 0-100 · ``fuzzyrule`` ratio|es-auto|typos-5-9 (left out when ``ratio``) ·
+``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``expect`` expected document id · ``evidence``
+evidence strings separated by ``;``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from ragdash.retrieval.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
+from ragdash.retrieval.ranking import Fixes
+from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, format_ocr_map, parse_ocr_map
+
+FAULTS = ("none", "ocr", "typo")
+DEFAULT_TOP_K = 3
+MAX_TOP_K = 20
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """Everything a shared link must restore."""
+
+    q: str = ""
+    fault: str = "none"
+    rate: float = 0.15
+    seed: int = 0
+    fixes: Fixes = field(default_factory=Fixes)
+    k: int = DEFAULT_TOP_K
+    expect: str = ""
+    evidence: tuple[str, ...] = ()
+
+    def to_params(self) -> dict[str, str]:
+        """URL parameters, leaving out the ones at their defaults."""
+        params = {"q": self.q, "fixes": self.fixes.label}
+        if self.fault != "none":
+            params.update(fault=self.fault, rate=f"{self.rate:g}", seed=str(self.seed))
+        if self.fixes.threshold != DEFAULT_THRESHOLD:
+            params["threshold"] = f"{self.fixes.threshold:g}"
+        if self.fixes.fuzzy_rule != DEFAULT_FUZZY_RULE:
+            params["fuzzyrule"] = self.fixes.fuzzy_rule
+        if dict(self.fixes.ocr_map) != dict(DEFAULT_OCR_MAP):
+            params["ocrmap"] = format_ocr_map(dict(self.fixes.ocr_map)).replace(" ", "")
+        if self.k != DEFAULT_TOP_K:
+            params["k"] = str(self.k)
+        if self.expect:
+            params["expect"] = self.expect
+        if self.evidence:
+            params["evidence"] = ";".join(self.evidence)
+        return params
+
+
+def split_evidence(text: str) -> tuple[str, ...]:
+    """Evidence strings typed as ``30 days; refund`` (``;`` or new lines between them)."""
+    return tuple(part.strip() for part in text.replace("\n", ";").split(";") if part.strip())
+
+
+def from_params(
+    params: Mapping[str, str], default: ViewState | None = None
+) -> tuple[ViewState, list[str]]:
+    """Read a view from URL parameters; bad values fall back to defaults with a message."""
+    view = default or ViewState()
+    problems: list[str] = []
+    changes: dict[str, object] = {}
+    if "q" in params:
+        changes["q"] = params["q"]
+    fault = params.get("fault", view.fault)
+    if fault in FAULTS:
+        changes["fault"] = fault
+    else:
+        problems.append(f"fault={fault!r} is not one of {', '.join(FAULTS)}")
+
+    def number(name: str, low: float, high: float, cast: type) -> None:
+        if name not in params:
+            return
+        try:
+            value = cast(params[name])
+        except ValueError:
+            problems.append(f"{name}={params[name]!r} is not a number")
+            return
+        if not low <= value <= high:
+            problems.append(f"{name}={params[name]!r} is outside {low:g}-{high:g}")
+            return
+        changes[name] = value
+
+    number("rate", 0.0, 1.0, float)
+    number("seed", 0, 10**9, int)
+    number("k", 1, MAX_TOP_K, int)
+    settings: dict[str, object] = {
+        "threshold": view.fixes.threshold,
+        "ocr_map": view.fixes.ocr_map,
+        "fuzzy_rule": view.fixes.fuzzy_rule,
+    }
+    if "threshold" in params:
+        try:
+            threshold = float(params["threshold"])
+            if not 0 <= threshold <= 100:
+                raise ValueError
+            settings["threshold"] = threshold
+        except ValueError:
+            problems.append(f"threshold={params['threshold']!r} must be a number 0-100")
+    if "fuzzyrule" in params:
+        if params["fuzzyrule"] in FUZZY_RULES:
+            settings["fuzzy_rule"] = params["fuzzyrule"]
+        else:
+            problems.append(
+                f"fuzzyrule={params['fuzzyrule']!r} is not one of {', '.join(FUZZY_RULES)}"
+            )
+    if "ocrmap" in params:
+        try:
+            settings["ocr_map"] = tuple(sorted(parse_ocr_map(params["ocrmap"]).items()))
+        except ValueError as exc:
+            problems.append(f"ocrmap: {exc}")
+    try:
+        changes["fixes"] = Fixes.parse(params.get("fixes", view.fixes.label), **settings)
+    except ValueError as exc:
+        problems.append(f"fixes: {exc}")
+        changes["fixes"] = replace(view.fixes, **settings)  # type: ignore[arg-type]
+    if "expect" in params:
+        changes["expect"] = params["expect"].strip()
+    if "evidence" in params:
+        changes["evidence"] = split_evidence(params["evidence"])
+    return replace(view, **changes), problems  # type: ignore[arg-type]
