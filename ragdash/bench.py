@@ -31,8 +31,8 @@ from ragdash.checks.ablation import configurations, run_ablation
 from ragdash.checks.proof import Case
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes
 from ragdash.retrieval.tokens import tokenize
+from ragdash.settings import Fixes
 
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)

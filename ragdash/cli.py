@@ -19,8 +19,7 @@ from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FIX_NAMES, FUZZY_RULES, Fixes
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -13,7 +13,7 @@ from ragdash.checks.ablation import (
     run_ablation,
 )
 from ragdash.checks.proof import check_case
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 
 @pytest.fixture(scope="module")

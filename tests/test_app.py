@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from ragdash.checks.cases import load_cases
 from ragdash.checks.faults import corrupt_query
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_docs"

@@ -15,7 +15,7 @@ from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 from ragdash.storage.library import REPORTED, CaseLibrary
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ragdash import bench
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 
 
 def test_bench_prints_build_latency_and_ablation_tables_with_ratios(capsys):

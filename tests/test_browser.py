@@ -29,7 +29,7 @@ from ragdash.ingestion.fingerprint import corpus_fingerprint
 from ragdash.ingestion.ingest import load_folder
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 pytestmark = pytest.mark.browser
 

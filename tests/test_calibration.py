@@ -21,9 +21,8 @@ from ragdash.checks.calibration import (
     typo_variants,
 )
 from ragdash.checks.proof import check_case
-from ragdash.retrieval.matching import EDIT_RULES, FUZZY_RULES
-from ragdash.retrieval.ranking import Fixes
 from ragdash.retrieval.tokens import tokenize
+from ragdash.settings import EDIT_RULES, FUZZY_RULES, Fixes
 from ragdash.storage.library import REPORTED
 
 

@@ -164,7 +164,7 @@ def test_query_json_ranks_with_a_breakdown(capsys):
     assert code == 0
     report = json.loads(out)
     assert report["query"] == "warehuse sync"
-    assert report["fixes"] == "fuzzy"
+    assert report["fixes"] == "fuzzy (fuzzy ratio>=80)"  # the label names every setting
     assert len(report["ranked"]) == 3  # the default top-k of a query
     first = report["ranked"][0]
     assert first["doc_id"] == "inventory"

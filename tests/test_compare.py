@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdrawn_explanation
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 
 
 def moves(index, query, fixes, k=2):

@@ -15,7 +15,7 @@ from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, run_module
 from ragdash.checks.cases import dump_cases, load_cases, parse_cases
 from ragdash.checks.proof import Case
 from ragdash.cli import main
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 from ragdash.storage.export import export_payload, json_export, pytest_module
 from ragdash.storage.library import CaseLibrary
 

@@ -20,7 +20,7 @@ from ragdash.checks.faults import (
 from ragdash.checks.proof import Case, check_case
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 
 QUERY = "enterprise identity provider for the warehouse"
 RATES = st.floats(min_value=0.01, max_value=1.0)

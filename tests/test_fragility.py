@@ -24,7 +24,7 @@ from ragdash.checks.fragility import (
 )
 from ragdash.checks.proof import Case, Diagnosis, check_case
 from ragdash.errors import QueryError
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 
 NONE, ALL = Fixes.none(), Fixes.all()
 FUZZY, OCR = Fixes.parse("fuzzy"), Fixes.parse("ocr")

@@ -12,8 +12,9 @@ from conftest import make_document, make_index
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import FuzzyPool, build_postings
-from ragdash.retrieval.matching import EDIT_RULES, FUZZY_RULES, extract_edits, extract_fuzzy
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes, rank_passages
+from ragdash.retrieval.matching import extract_edits, extract_fuzzy
+from ragdash.retrieval.ranking import rank_passages
+from ragdash.settings import EDIT_RULES, FIX_NAMES, FUZZY_RULES, Fixes
 
 WORDS = [
     "return", "returns", "policy", "policies", "days", "sync", "synch", "warehouse",
@@ -91,7 +92,7 @@ def test_every_fuzzy_rule_equals_the_reference_under_every_fix_combination(rule)
         index = random_index(rng)
         for fixes in combos:
             # The threshold must not matter to a preset: vary it anyway.
-            fixes = Fixes.parse(fixes.label, fuzzy_rule=rule, threshold=rng.choice([0, 80, 100]))
+            fixes = Fixes.parse(fixes.names, fuzzy_rule=rule, threshold=rng.choice([0, 80, 100]))
             query = random_query(rng, [*TYPOS, *PRESET_TYPOS])
             expected = outcome(reference(index, query, fixes))
             assert outcome(index.search(query, fixes)) == expected

@@ -5,21 +5,16 @@ from __future__ import annotations
 import pytest
 
 from ragdash.retrieval.matching import (
-    ES_AUTO,
     EXACT,
     FUZZY,
-    FUZZY_RULES,
     NONE,
     OCR,
-    RATIO,
-    TYPOS_5_9,
-    MatchSettings,
     fuzzy_eligible,
     fuzzy_similarity,
     max_edits,
     plan_query,
 )
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import ES_AUTO, FUZZY_RULES, RATIO, TYPOS_5_9, Fixes
 
 VOCAB = {"warehouse", "sync", "enterpr1se", "sso", "plan", "100", "storage"}
 
@@ -30,7 +25,7 @@ def _best(query_token, passage_tokens, settings, vocab=VOCAB):
 
 
 def test_an_exact_match_scores_one_point():
-    match = _best("sync", {"sync", "plan"}, MatchSettings())
+    match = _best("sync", {"sync", "plan"}, Fixes())
     assert (match.kind, match.passage_token, match.points, match.similarity) == (
         EXACT,
         "sync",
@@ -40,38 +35,38 @@ def test_an_exact_match_scores_one_point():
 
 
 def test_a_token_absent_from_the_passage_scores_nothing():
-    match = _best("sync", {"plan"}, MatchSettings(ocr=True, fuzzy=True))
+    match = _best("sync", {"plan"}, Fixes(ocr=True, fuzzy=True))
     assert (match.kind, match.passage_token, match.points) == (NONE, None, 0.0)
 
 
 def test_ocr_damage_in_the_passage_matches_only_with_the_ocr_fix():
-    assert _best("enterprise", {"enterpr1se"}, MatchSettings()).kind == NONE
-    match = _best("enterprise", {"enterpr1se"}, MatchSettings(ocr=True))
+    assert _best("enterprise", {"enterpr1se"}, Fixes()).kind == NONE
+    match = _best("enterprise", {"enterpr1se"}, Fixes(ocr=True))
     assert (match.kind, match.passage_token, match.points) == (OCR, "enterpr1se", 1.0)
     assert "enterpr1se → enterprise" in match.note
 
 
 def test_ocr_damage_in_the_query_matches_the_clean_word():
-    match = _best("ss0", {"sso"}, MatchSettings(ocr=True), vocab={"sso"})
+    match = _best("ss0", {"sso"}, Fixes(ocr=True), vocab={"sso"})
     assert (match.kind, match.passage_token, match.points) == (OCR, "sso", 1.0)
     assert "ss0 → sso" in match.note
 
 
 def test_ocr_never_turns_a_number_into_a_word():
     vocab = {"io", "10"}
-    plan = plan_query(["10"], vocab, MatchSettings(ocr=True))
+    plan = plan_query(["10"], vocab, Fixes(ocr=True))
     assert set(plan.candidates["10"]) == {"10"}
 
 
 def test_a_custom_ocr_map_is_used():
-    match = _best("base", {"ba5e"}, MatchSettings(ocr=True, ocr_map={"5": "s"}), {"ba5e"})
+    match = _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"5": "s"}), {"ba5e"})
     assert match.kind == OCR
-    assert _best("base", {"ba5e"}, MatchSettings(ocr=True), {"ba5e"}).kind == NONE
+    assert _best("base", {"ba5e"}, Fixes(ocr=True), {"ba5e"}).kind == NONE
 
 
 def test_a_misspelling_matches_fuzzily_for_less_than_a_point():
-    assert _best("warehuse", {"warehouse"}, MatchSettings()).kind == NONE
-    match = _best("warehuse", {"warehouse"}, MatchSettings(fuzzy=True))
+    assert _best("warehuse", {"warehouse"}, Fixes()).kind == NONE
+    match = _best("warehuse", {"warehouse"}, Fixes(fuzzy=True))
     assert match.kind == FUZZY
     assert match.passage_token == "warehouse"
     assert 80 <= match.similarity < 100
@@ -82,32 +77,32 @@ def test_a_misspelling_matches_fuzzily_for_less_than_a_point():
 def test_fuzzy_is_not_used_when_the_token_exists_in_the_vocabulary():
     # "storage" is in the vocabulary: a passage holding only "storages" must not match it.
     vocab = VOCAB | {"storages"}
-    plan = plan_query(["storage"], vocab, MatchSettings(fuzzy=True))
+    plan = plan_query(["storage"], vocab, Fixes(fuzzy=True))
     assert set(plan.candidates["storage"]) == {"storage"}
     assert plan.best_match("storage", frozenset({"storages"})).kind == NONE
 
 
 def test_fuzzy_is_not_used_when_an_ocr_match_exists():
-    plan = plan_query(["enterprise"], VOCAB | {"enterprize"}, MatchSettings(ocr=True, fuzzy=True))
+    plan = plan_query(["enterprise"], VOCAB | {"enterprize"}, Fixes(ocr=True, fuzzy=True))
     assert {m.kind for m in plan.candidates["enterprise"].values()} == {OCR}
 
 
 def test_the_threshold_limits_fuzzy_matches():
-    strict = _best("warehuse", {"warehouse"}, MatchSettings(fuzzy=True, threshold=99))
+    strict = _best("warehuse", {"warehouse"}, Fixes(fuzzy=True, threshold=99))
     assert strict.kind == NONE
-    loose = _best("wrhs", {"warehouse"}, MatchSettings(fuzzy=True, threshold=50))
+    loose = _best("wrhs", {"warehouse"}, Fixes(fuzzy=True, threshold=50))
     assert loose.kind == FUZZY
 
 
 @pytest.mark.parametrize("token", ["100", "x10", "sso", "abc"])
 def test_numbers_codes_and_short_words_never_match_fuzzily(token):
     assert not fuzzy_eligible(token)
-    plan = plan_query([token], {"1000", "x100", "ssoo", "abcd"}, MatchSettings(fuzzy=True))
+    plan = plan_query([token], {"1000", "x100", "ssoo", "abcd"}, Fixes(fuzzy=True))
     assert plan.candidates[token] == {}
 
 
 def test_the_best_match_is_the_closest_spelling():
-    match = _best("warehuse", {"warehouse", "warehouses"}, MatchSettings(fuzzy=True))
+    match = _best("warehuse", {"warehouse", "warehouses"}, Fixes(fuzzy=True))
     assert match.passage_token == "warehouse"
 
 
@@ -118,7 +113,7 @@ def test_fuzzy_similarity_is_a_0_to_100_ratio():
 
 
 def test_plan_keeps_each_distinct_query_token_once_in_order():
-    plan = plan_query(["sync", "plan", "sync"], VOCAB, MatchSettings())
+    plan = plan_query(["sync", "plan", "sync"], VOCAB, Fixes())
     assert plan.tokens == ("sync", "plan")
 
 
@@ -148,7 +143,7 @@ def test_ratio_is_not_an_edit_rule_and_unknown_rules_are_refused():
     with pytest.raises(ValueError, match="es-auto"):
         max_edits("lenient", 8)
     with pytest.raises(ValueError, match="unknown fuzzy rule"):
-        MatchSettings(fuzzy=True, fuzzy_rule="lenient")
+        Fixes(fuzzy=True, fuzzy_rule="lenient")
     with pytest.raises(ValueError, match="unknown fuzzy rule"):
         Fixes(fuzzy=True, fuzzy_rule="lenient")
 
@@ -156,7 +151,7 @@ def test_ratio_is_not_an_edit_rule_and_unknown_rules_are_refused():
 def test_es_auto_repairs_warehuse_whatever_the_threshold():
     # One edit in an 8-letter word; the (ratio) threshold plays no part in a preset.
     for threshold in (0.0, 80.0, 100.0):
-        settings = MatchSettings(fuzzy=True, threshold=threshold, fuzzy_rule=ES_AUTO)
+        settings = Fixes(fuzzy=True, threshold=threshold, fuzzy_rule=ES_AUTO)
         match = _best("warehuse", {"warehouse"}, settings)
         assert (match.kind, match.passage_token) == (FUZZY, "warehouse")
         # Scored like any fuzzy match: its ratio/100, below one point.
@@ -167,7 +162,7 @@ def test_es_auto_repairs_warehuse_whatever_the_threshold():
 def test_a_swap_of_two_letters_is_one_edit():
     vocab = {"the", "sync", "policy"}
     for typo, word in (("teh", "the"), ("snyc", "sync"), ("plociy", "policy")):
-        match = _best(typo, {word}, MatchSettings(fuzzy=True, fuzzy_rule=ES_AUTO), vocab)
+        match = _best(typo, {word}, Fixes(fuzzy=True, fuzzy_rule=ES_AUTO), vocab)
         assert (match.kind, match.passage_token) == (FUZZY, word)
 
 
@@ -175,13 +170,13 @@ def test_a_swap_of_two_letters_is_one_edit():
 def test_es_auto_never_matches_a_token_of_one_or_two_letters_fuzzily(token):
     vocab = {"to", "so", "at", "as", "an", "sync"}
     assert not fuzzy_eligible(token, ES_AUTO)
-    plan = plan_query([token], vocab, MatchSettings(fuzzy=True, fuzzy_rule=ES_AUTO))
+    plan = plan_query([token], vocab, Fixes(fuzzy=True, fuzzy_rule=ES_AUTO))
     assert plan.candidates[token] == {}
 
 
 def test_the_presets_differ_by_token_length_as_documented():
-    es = MatchSettings(fuzzy=True, fuzzy_rule=ES_AUTO)
-    typos = MatchSettings(fuzzy=True, fuzzy_rule=TYPOS_5_9)
+    es = Fixes(fuzzy=True, fuzzy_rule=ES_AUTO)
+    typos = Fixes(fuzzy=True, fuzzy_rule=TYPOS_5_9)
     # 4 letters, one swap: es-auto allows one edit, typos-5-9 wants 5 letters for a typo.
     assert _best("snyc", {"sync"}, es).kind == FUZZY
     assert _best("snyc", {"sync"}, typos).kind == NONE
@@ -200,13 +195,13 @@ def test_the_presets_differ_by_token_length_as_documented():
 def test_tokens_with_digits_never_match_fuzzily_under_a_preset(rule, token):
     vocab = {"1000", "x100", "10gbs", "covid", "covid20", "covidl9"}
     assert not fuzzy_eligible(token, rule)
-    plan = plan_query([token], vocab, MatchSettings(fuzzy=True, fuzzy_rule=rule))
+    plan = plan_query([token], vocab, Fixes(fuzzy=True, fuzzy_rule=rule))
     assert plan.candidates[token] == {}
 
 
 @pytest.mark.parametrize("rule", [ES_AUTO, TYPOS_5_9])
 def test_a_preset_never_matches_a_word_with_digits_or_a_correctly_spelled_token(rule):
-    settings = MatchSettings(fuzzy=True, fuzzy_rule=rule)
+    settings = Fixes(fuzzy=True, fuzzy_rule=rule)
     plan = plan_query(["enterprise"], {"enterpr1se", "enterprises", "enterprise"}, settings)
     assert set(plan.candidates["enterprise"]) == {"enterprise"}  # exact only, no fuzzy
     plan = plan_query(["enterprize"], {"enterpr1se"}, settings)

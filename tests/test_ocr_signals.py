@@ -13,7 +13,7 @@ from ragdash.checks.ocr_signals import (
     substitutions_to,
 )
 from ragdash.ingestion.ingest import load_folder
-from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, normalize_ocr
+from ragdash.retrieval.tokens import DEFAULT_SUBSTITUTIONS, normalize_ocr
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_new_substitution_is_proposed_and_applies_in_one_step(corpus):
     assert contract.proposed == "contract"
     assert contract.substitutions == {"0": "o", "4": "a"}
     assert not contract.covered  # the default map has no 4=a yet
-    assert normalize_ocr("c0ntr4ct", DEFAULT_OCR_MAP) != "contract"
-    extended = add_substitutions(DEFAULT_OCR_MAP, contract.substitutions)
+    assert normalize_ocr("c0ntr4ct", DEFAULT_SUBSTITUTIONS) != "contract"
+    extended = add_substitutions(DEFAULT_SUBSTITUTIONS, contract.substitutions)
     assert normalize_ocr("c0ntr4ct", extended) == "contract"
     assert extended == {"0": "o", "1": "i", "4": "a"}
 

@@ -16,8 +16,7 @@ from ragdash.checks.proof import (
     missing_evidence,
 )
 from ragdash.errors import QueryError
-from ragdash.retrieval.matching import FUZZY_RULES
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, FUZZY_RULES, Fixes
 
 
 def _index():

@@ -7,14 +7,8 @@ from conftest import make_document, make_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragdash.retrieval.ranking import (
-    FIX_NAMES,
-    MAX_QUERY_CHARS,
-    Fixes,
-    QueryError,
-    query_tokens,
-    rank_passages,
-)
+from ragdash.retrieval.ranking import MAX_QUERY_CHARS, QueryError, query_tokens, rank_passages
+from ragdash.settings import Fixes
 
 
 def _ids(ranked):
@@ -122,31 +116,6 @@ def test_ranking_an_empty_pool_returns_nothing():
 
 
 # --- Fixes ---------------------------------------------------------------------------------
-
-
-def test_fixes_parse_and_label_round_trip():
-    assert Fixes.parse("none") == Fixes()
-    assert Fixes.parse("ALL") == Fixes.all()
-    assert Fixes.parse(" recency , ocr ").enabled == ("recency", "ocr")
-    for spec in ("none", "all", "recency", "status,fuzzy", "recency,ocr,tables"):
-        assert Fixes.parse(Fixes.parse(spec).label) == Fixes.parse(spec)
-    assert Fixes.parse("tables,recency").label == "recency,tables"
-
-
-def test_fixes_parse_rejects_an_unknown_name_and_lists_the_choices():
-    with pytest.raises(ValueError, match="unknown fix 'speed'") as info:
-        Fixes.parse("recency,speed")
-    assert all(name in str(info.value) for name in FIX_NAMES)
-
-
-def test_fixes_carry_settings_through_with_only():
-    base = Fixes.parse("all", threshold=70.0)
-    assert base.threshold == 70.0
-    only = base.with_only(["fuzzy"])
-    assert only.enabled == ("fuzzy",)
-    assert only.threshold == 70.0
-    assert only.match_settings.threshold == 70.0
-    assert only.match_settings.fuzzy and not only.match_settings.ocr
 
 
 # --- properties ----------------------------------------------------------------------------

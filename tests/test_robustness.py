@@ -12,7 +12,7 @@ from ragdash.checks.robustness import (
     robustness_sweep,
     sweep_configurations,
 )
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 RATES = (0.0, 0.1, 0.3)
 

@@ -14,7 +14,7 @@ from conftest import SAMPLE_CASES, SAMPLE_DOCS
 
 from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Diagnosis, check_case
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 #: corrupted case → (the fix that targets its flaw, how it fails with no fix)
 CASE_FIX = {

@@ -8,15 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.retrieval.tokens import (
-    DEFAULT_OCR_MAP,
-    TOKEN_PATTERN,
-    format_ocr_map,
-    is_ocr_candidate,
-    normalize_ocr,
-    parse_ocr_map,
-    tokenize,
-)
+from ragdash.retrieval.tokens import TOKEN_PATTERN, is_ocr_candidate, normalize_ocr, tokenize
 
 WORDISH = st.text(alphabet="abcdeilmnosxz0123456789", min_size=1, max_size=12)
 
@@ -108,23 +100,3 @@ def test_normalize_ocr_keeps_the_length(token):
 @given(WORDISH)
 def test_normalized_tokens_are_still_tokens(token):
     assert TOKEN_PATTERN.fullmatch(normalize_ocr(token))
-
-
-@pytest.mark.parametrize("spec", ["0=o, 1=i", "0→o 1→i", "0:o;1:i", "1->i,0->o", "0=O, 1=I"])
-def test_parse_ocr_map_accepts_the_documented_spellings(spec):
-    assert parse_ocr_map(spec) == dict(DEFAULT_OCR_MAP)
-
-
-@pytest.mark.parametrize(
-    ("spec", "fragment"),
-    [("00=o", "one digit"), ("a=b", "one digit"), ("0=oo", "one letter"), ("0", "digit=letter")],
-)
-def test_parse_ocr_map_rejects_bad_entries_naming_them(spec, fragment):
-    with pytest.raises(ValueError, match=fragment) as info:
-        parse_ocr_map(spec)
-    assert spec in str(info.value)
-
-
-def test_format_ocr_map_round_trips():
-    mapping = {"5": "s", "0": "o", "1": "l"}
-    assert parse_ocr_map(format_ocr_map(mapping)) == mapping

@@ -13,7 +13,7 @@ from ragdash.checks.triage import Report, case_name, triage, triage_report
 from ragdash.errors import QueryError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import FIX_DESCRIPTIONS
+from ragdash.settings import FIX_DESCRIPTIONS
 from ragdash.storage.library import REPORTED
 
 #: corrupted case of the testbed → the single fixes that repair it (its flaw's fix; the

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.retrieval.matching import FUZZY_RULES
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, FUZZY_RULES, Fixes
 from ragdash.ui.viewstate import ViewState, from_params, split_evidence
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ragdash.checks.proof import Case, ProofCheck, check_case
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 BASELINE, ALL = "none", "all"
 

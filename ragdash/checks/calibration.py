@@ -33,9 +33,9 @@ from ragdash.checks.faults import typo_noise
 from ragdash.checks.proof import Case, ProofCheck, judge
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.matching import EDIT_RULES, FUZZY, FUZZY_RULES, RATIO
-from ragdash.retrieval.ranking import Fixes
+from ragdash.retrieval.matching import FUZZY
 from ragdash.retrieval.tokens import tokenize
+from ragdash.settings import EDIT_RULES, FUZZY_RULES, RATIO, Fixes
 from ragdash.storage.library import REPORTED
 
 CLEAN_KINDS = ("control", "clean")

@@ -10,7 +10,7 @@ from datetime import date
 
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.tables import cells, is_table_line
-from ragdash.retrieval.tokens import DEFAULT_OCR_MAP
+from ragdash.retrieval.tokens import DEFAULT_SUBSTITUTIONS
 
 QUERY_FAULTS = ("ocr", "typo")
 TYPO_EDITS = ("deletion", "insertion", "substitution", "transposition")
@@ -48,7 +48,7 @@ def _pick_positions(candidates: list[int], rate: float, rng: random.Random) -> l
 
 
 def ocr_noise(
-    text: str, rate: float, seed: int = 0, ocr_map: Mapping[str, str] = DEFAULT_OCR_MAP
+    text: str, rate: float, seed: int = 0, ocr_map: Mapping[str, str] = DEFAULT_SUBSTITUTIONS
 ) -> str:
     """Misread letters as the digits that look like them (``o→0``, ``i→1`` for the default
     map), as OCR does. Only letters inside words are touched."""

@@ -46,7 +46,8 @@ from ragdash.checks.faults import KEYBOARD_NEIGHBOURS, QUERY_FAULTS
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck, context_text, judge, missing_evidence
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes, RankedPassage
+from ragdash.retrieval.ranking import RankedPassage
+from ragdash.settings import Fixes
 
 DEFAULT_MAX_EDITS = 6
 DEFAULT_BEAM = 4
@@ -340,7 +341,7 @@ def find_breaking_perturbation(
             case_name=case.name,
             query=case.query,
             kind=kind,
-            fixes_label=fixes.label,
+            fixes_label=fixes.names,
             edits=len(path) - 1 if found else None,
             max_edits=max_edits,
             depth=depth,
@@ -528,5 +529,5 @@ def _int(value: object) -> int | None:
 def compared_configurations(fixes: Fixes) -> dict[str, Fixes]:
     """``none`` and ``fixes`` (by its label) — what the CLI compares by default."""
     configs = {BASELINE: fixes.with_only(())}
-    configs.setdefault(fixes.label, fixes)
+    configs.setdefault(fixes.names, fixes)
     return configs

@@ -9,7 +9,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ragdash.ingestion.documents import Corpus
-from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, is_ocr_candidate, normalize_ocr, tokenize
+from ragdash.retrieval.tokens import (
+    DEFAULT_SUBSTITUTIONS,
+    is_ocr_candidate,
+    normalize_ocr,
+    tokenize,
+)
 
 #: Every digit may stand for a letter when looking for damage (the map only says which do).
 ANY_DIGIT: Mapping[str, str] = {str(d): "?" for d in range(10)}
@@ -58,7 +63,9 @@ def _vocabulary(texts: Iterable[str]) -> Counter[str]:
     return Counter(t for text in texts for t in tokenize(text) if t.isalpha())
 
 
-def ocr_signals(corpus: Corpus, ocr_map: Mapping[str, str] = DEFAULT_OCR_MAP) -> list[OcrSignal]:
+def ocr_signals(
+    corpus: Corpus, ocr_map: Mapping[str, str] = DEFAULT_SUBSTITUTIONS
+) -> list[OcrSignal]:
     """Every damaged token of every document with each word of the corpus vocabulary it
     could be read as; per document, most frequent first. A token with no such word gives
     no signal (the damage cannot be confirmed from the corpus)."""

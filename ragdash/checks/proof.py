@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes, RankedPassage
+from ragdash.retrieval.ranking import RankedPassage
+from ragdash.settings import Fixes
 
 
 class Diagnosis(StrEnum):

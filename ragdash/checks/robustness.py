@@ -18,7 +18,7 @@ from ragdash.checks.faults import QUERY_FAULTS, corrupt_query
 from ragdash.checks.proof import Case, check_case
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 DEFAULT_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 ROBUSTNESS_COLUMNS = ["fault", "rate", "configuration", "passed", "total", "pass_rate"]

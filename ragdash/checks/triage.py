@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck, check_case
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
-from ragdash.storage.library import REPORTED
+from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
+from ragdash.storage.library import REPORTED, CaseLibrary
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,17 @@ def triage(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Triage:
         repairs = tuple(name for name in FIX_NAMES if by_label[name].passed)
     summary = summarize(case, by_label, passing, repairs, set(index.corpus.doc_ids))
     return Triage(case, checks, passing, repairs, summary)
+
+
+def rerun_and_record(
+    index: CorpusIndex, library: CaseLibrary, case: Case, fixes: Fixes
+) -> ProofCheck:
+    """Run ``case`` under exactly ``fixes`` and add the result to the library's run history,
+    labelled with :attr:`Fixes.label` (every setting that changed the result). Raises
+    ``QueryError`` or ``LibraryError``; nothing is recorded then."""
+    check = check_case(index, case, fixes)
+    library.record_checks([(fixes.label, check)])
+    return check
 
 
 def triage_report(

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragdash.retrieval.matching import TokenMatch
-from ragdash.retrieval.ranking import Fixes, RankedPassage
+from ragdash.retrieval.ranking import RankedPassage
+from ragdash.settings import Fixes
 
 
 @dataclass(frozen=True)

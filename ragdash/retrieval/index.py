@@ -8,7 +8,8 @@ from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.ingestion.fingerprint import corpus_fingerprint
 from ragdash.ingestion.segmentation import corpus_passages
 from ragdash.retrieval.inverted import InvertedIndex
-from ragdash.retrieval.ranking import Fixes, RankedPassage
+from ragdash.retrieval.ranking import RankedPassage
+from ragdash.settings import Fixes
 
 
 class CorpusIndex:

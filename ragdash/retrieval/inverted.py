@@ -32,13 +32,13 @@ from ragdash.retrieval.matching import (
     ocr_groups,
 )
 from ragdash.retrieval.ranking import (
-    Fixes,
     RankedPassage,
     breakdown_score,
     plan_for,
     query_tokens,
     rank_passages,
 )
+from ragdash.settings import Fixes
 
 #: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
 FUZZY_CACHE_SIZE = 4096

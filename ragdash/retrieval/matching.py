@@ -22,26 +22,20 @@ from typing import Protocol
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
-from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, normalize_ocr
+from ragdash.errors import SettingsError
+from ragdash.retrieval.tokens import normalize_ocr
+from ragdash.settings import (
+    DEFAULT_FUZZY_RULE,
+    EDIT_RULES,
+    FUZZY_RULES,
+    Fixes,
+)
 
 #: Match kinds, strongest first. A fuzzy match scores its similarity (below 1 point).
 EXACT, OCR, FUZZY, NONE = "exact", "ocr", "fuzzy", "none"
 KIND_RANK = {EXACT: 0, OCR: 1, FUZZY: 2, NONE: 3}
 #: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
 FUZZY_MIN_LENGTH = 4
-DEFAULT_THRESHOLD = 80.0
-
-RATIO, ES_AUTO, TYPOS_5_9 = "ratio", "es-auto", "typos-5-9"
-DEFAULT_FUZZY_RULE = RATIO
-#: Fuzzy rule name → what it does, in words.
-FUZZY_RULES: Mapping[str, str] = {
-    RATIO: "rapidfuzz ratio at or above the threshold, words of 4+ letters",
-    ES_AUTO: "Elasticsearch fuzziness AUTO: 1-2 letters exact, 3-5 one edit, 6+ two edits",
-    TYPOS_5_9: "one typo from 5 letters, two from 9 (Meilisearch default): shorter words exact",
-}
-#: Edit presets: the query-token length from which one edit, and from which two edits, are
-#: allowed (shorter tokens match exactly only).
-EDIT_RULES: Mapping[str, tuple[int, int]] = {ES_AUTO: (3, 6), TYPOS_5_9: (5, 9)}
 
 
 @dataclass(frozen=True)
@@ -56,28 +50,10 @@ class TokenMatch:
     note: str = ""  # e.g. "enterpr1se → enterprise" for an OCR-normalized match
 
 
-@dataclass(frozen=True)
-class MatchSettings:
-    """The matching part of the fixes: OCR normalization and fuzzy matching."""
-
-    ocr: bool = False
-    fuzzy: bool = False
-    threshold: float = DEFAULT_THRESHOLD
-    ocr_map: Mapping[str, str] | None = None
-    fuzzy_rule: str = DEFAULT_FUZZY_RULE  # the threshold only counts for "ratio"
-
-    def __post_init__(self) -> None:
-        check_fuzzy_rule(self.fuzzy_rule)
-
-    @property
-    def substitutions(self) -> Mapping[str, str]:
-        return DEFAULT_OCR_MAP if self.ocr_map is None else self.ocr_map
-
-
 def check_fuzzy_rule(rule: str) -> None:
-    """Raise ``ValueError`` naming the choices unless ``rule`` is one of :data:`FUZZY_RULES`."""
+    """Raise :class:`SettingsError` naming the choices unless ``rule`` is a fuzzy rule."""
     if rule not in FUZZY_RULES:
-        raise ValueError(f"unknown fuzzy rule {rule!r}; choose from {', '.join(FUZZY_RULES)}")
+        raise SettingsError(f"unknown fuzzy rule {rule!r}; choose from {', '.join(FUZZY_RULES)}")
 
 
 def max_edits(rule: str, length: int) -> int:
@@ -213,7 +189,7 @@ def ocr_groups(words: Iterable[str], subs: Mapping[str, str]) -> dict[str, set[s
 
 
 def plan_query(
-    query_tokens: Iterable[str], vocabulary: Iterable[str], settings: MatchSettings
+    query_tokens: Iterable[str], vocabulary: Iterable[str], settings: Fixes
 ) -> QueryPlan:
     """Work out every way each query token can match a word of ``vocabulary``.
 
@@ -228,7 +204,7 @@ def plan_query(
 
 
 def plan_with_lexicon(
-    query_tokens: Iterable[str], lexicon: Lexicon, settings: MatchSettings
+    query_tokens: Iterable[str], lexicon: Lexicon, settings: Fixes
 ) -> QueryPlan:
     """:func:`plan_query` against a :class:`Lexicon` (e.g. an index's cached vocabulary)."""
     distinct = tuple(dict.fromkeys(query_tokens))
@@ -253,7 +229,7 @@ def plan_with_lexicon(
     return QueryPlan(distinct, candidates)
 
 
-def fuzzy_lookup(lexicon: Lexicon, token: str, settings: MatchSettings) -> list[tuple[str, float]]:
+def fuzzy_lookup(lexicon: Lexicon, token: str, settings: Fixes) -> list[tuple[str, float]]:
     """The fuzzy candidates of an eligible ``token`` under ``settings.fuzzy_rule``."""
     rule = settings.fuzzy_rule
     if rule in EDIT_RULES:

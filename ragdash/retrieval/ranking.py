@@ -1,102 +1,24 @@
 """Scoring and ranking passages, with each fix an independent switch.
 
+``Fixes``, ``FIX_NAMES`` and ``FIX_DESCRIPTIONS`` live in :mod:`ragdash.settings` and are
+re-exported here for the modules that rank.
+
 Baseline: one point per distinct query token present in the passage; ties keep list order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 
 from ragdash.errors import QueryError
 from ragdash.ingestion.documents import Passage
-from ragdash.retrieval.matching import (
-    DEFAULT_FUZZY_RULE,
-    DEFAULT_THRESHOLD,
-    Lexicon,
-    MatchSettings,
-    QueryPlan,
-    TokenMatch,
-    check_fuzzy_rule,
-    plan_query,
-    plan_with_lexicon,
-)
-from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, tokenize
+from ragdash.retrieval.matching import Lexicon, QueryPlan, TokenMatch, plan_query, plan_with_lexicon
+from ragdash.retrieval.tokens import tokenize
+from ragdash.settings import Fixes
 
-FIX_NAMES = ("recency", "status", "ocr", "fuzzy", "tables")
-FIX_DESCRIPTIONS = {
-    "recency": "break score ties by update date, newest first",
-    "status": "never retrieve documents whose status is 'withdrawn'",
-    "ocr": "normalize OCR digit-for-letter errors (0→o, 1→i) in query and passages",
-    "fuzzy": "let a misspelled word match a close spelling (rapidfuzz)",
-    "tables": "at ingestion, join table fragments cut by a PDF page break",
-}
 MAX_QUERY_CHARS = 1000
-
-
-@dataclass(frozen=True)
-class Fixes:
-    """Which fixes are on, and their settings."""
-
-    recency: bool = False
-    status: bool = False
-    ocr: bool = False
-    fuzzy: bool = False
-    tables: bool = False
-    threshold: float = DEFAULT_THRESHOLD
-    ocr_map: tuple[tuple[str, str], ...] = tuple(sorted(DEFAULT_OCR_MAP.items()))
-    #: one of ``ragdash.retrieval.matching.FUZZY_RULES``; the threshold only counts for ``ratio``
-    fuzzy_rule: str = DEFAULT_FUZZY_RULE
-
-    def __post_init__(self) -> None:
-        check_fuzzy_rule(self.fuzzy_rule)
-
-    @classmethod
-    def none(cls, **settings: object) -> Fixes:
-        return cls(**settings)  # type: ignore[arg-type]
-
-    @classmethod
-    def all(cls, **settings: object) -> Fixes:
-        return cls(**dict.fromkeys(FIX_NAMES, True), **settings)  # type: ignore[arg-type]
-
-    @classmethod
-    def parse(cls, spec: str, **settings: object) -> Fixes:
-        """Parse ``all``, ``none`` or a comma list such as ``recency,ocr``."""
-        spec = spec.strip().lower()
-        if spec in ("all", "none", ""):
-            return cls.all(**settings) if spec == "all" else cls.none(**settings)
-        names = [name.strip() for name in spec.split(",") if name.strip()]
-        unknown = [name for name in names if name not in FIX_NAMES]
-        if unknown:
-            raise ValueError(
-                f"unknown fix {', '.join(map(repr, unknown))}; "
-                f"choose from {', '.join(FIX_NAMES)}, or all / none"
-            )
-        return cls(**dict.fromkeys(names, True), **settings)  # type: ignore[arg-type]
-
-    @property
-    def enabled(self) -> tuple[str, ...]:
-        return tuple(name for name in FIX_NAMES if getattr(self, name))
-
-    @property
-    def label(self) -> str:
-        """``none``, ``all`` or the comma list — the inverse of :meth:`parse`."""
-        on = self.enabled
-        if not on:
-            return "none"
-        return "all" if len(on) == len(FIX_NAMES) else ",".join(on)
-
-    def with_only(self, names: Iterable[str]) -> Fixes:
-        """The same settings with exactly ``names`` switched on."""
-        chosen = set(names)
-        return replace(self, **{name: name in chosen for name in FIX_NAMES})
-
-    @property
-    def match_settings(self) -> MatchSettings:
-        return MatchSettings(
-            self.ocr, self.fuzzy, self.threshold, dict(self.ocr_map), self.fuzzy_rule
-        )
 
 
 @dataclass(frozen=True)
@@ -144,7 +66,7 @@ def breakdown_score(breakdown: Sequence[TokenMatch]) -> float:
 
 def plan_for(tokens: Sequence[str], lexicon: Lexicon, fixes: Fixes) -> QueryPlan:
     """The query plan of ``tokens`` under ``fixes`` against an index's vocabulary."""
-    return plan_with_lexicon(tokens, lexicon, fixes.match_settings)
+    return plan_with_lexicon(tokens, lexicon, fixes)
 
 
 def sort_key(passage: Passage, score: float, recency: bool) -> tuple:
@@ -161,7 +83,7 @@ def rank_passages(passages: Sequence[Passage], query: str, fixes: Fixes) -> list
     tokens = query_tokens(query)
     pool = eligible_passages(passages, fixes)
     vocabulary = set().union(*(p.tokens for p in pool)) if pool else set()
-    plan = plan_query(tokens, vocabulary, fixes.match_settings)
+    plan = plan_query(tokens, vocabulary, fixes)
     scored = [(p, *score_passage(p, plan)) for p in pool]
     scored.sort(key=lambda item: sort_key(item[0], item[1], fixes.recency))
     return [RankedPassage(i, p, s, b) for i, (p, s, b) in enumerate(scored, start=1)]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ragdash.checks.cases import case_to_dict, dump_cases
 from ragdash.checks.proof import Case
-from ragdash.retrieval.ranking import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 #: The environment variable that points the exported tests at another docs folder.
 DOCS_ENV = "RAGDASH_DOCS"
@@ -45,7 +45,7 @@ from ragdash.checks.cases import case_from_dict
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ingestion.ingest import load_folder
 from ragdash.checks.proof import check_case
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 
 # Everything that came from the case library is data in this JSON document, never code.
 EXPORT = json.loads(
@@ -94,7 +94,7 @@ def test_case(index, case):
 
 def export_payload(cases: Iterable[Case], *, docs: str | Path, fixes: Fixes) -> dict:
     """The data an exported module embeds: the fixes label (``all``, ``none``, ``ocr,fuzzy``),
-    every setting of :class:`~ragdash.retrieval.ranking.Fixes` that is not an on/off switch
+    every setting of :class:`~ragdash.settings.Fixes` that is not an on/off switch
     (``threshold``, ``ocr_map`` as pairs, ``fuzzy_rule``, ...), the docs folder, the cases."""
     settings = {
         f.name: _jsonable(getattr(fixes, f.name)) for f in fields(fixes) if f.name not in FIX_NAMES
@@ -102,7 +102,7 @@ def export_payload(cases: Iterable[Case], *, docs: str | Path, fixes: Fixes) -> 
     return {
         "format": "ragdash-pytest-export",
         "version": 1,
-        "fixes": fixes.label,
+        "fixes": fixes.names,
         "settings": settings,
         "docs": str(docs),
         "cases": [case_to_dict(case) for case in cases],

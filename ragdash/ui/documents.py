@@ -16,9 +16,10 @@ from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.tokens import format_ocr_map, parse_ocr_map
+from ragdash.settings import format_ocr_map, parse_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
 from ragdash.ui.render import md_escape, text_block
+from ragdash.ui.state import VIEW_KEY
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
@@ -212,7 +213,8 @@ def _inspection(doc: Document) -> None:
 
 def _ocr_signals(index: CorpusIndex) -> None:
     """Tokens that look OCR-damaged and the substitution that would repair them."""
-    current = parse_ocr_map(st.session_state.get("w_ocrmap", "0=o, 1=i") or "")
+    # the view's settings, never the raw widget text: a half-typed map must not crash the page
+    current = st.session_state[VIEW_KEY].fixes.substitutions
     signals = ocr_signals(index.corpus, current)
     if not signals:
         return
@@ -238,7 +240,7 @@ def _ocr_signals(index: CorpusIndex) -> None:
 
 def _add_to_map(substitutions: dict[str, str]) -> None:
     try:
-        current = parse_ocr_map(st.session_state.get("w_ocrmap", "") or "")
+        current = dict(parse_ocr_map(st.session_state.get("w_ocrmap", "") or ""))
         st.session_state["w_ocrmap"] = format_ocr_map(add_substitutions(current, substitutions))
         st.session_state["doc_notice"] = "OCR map updated; turn on OCR normalization to use it."
     except ValueError as exc:

@@ -13,7 +13,8 @@ from ragdash.checks.proof import Case, Diagnosis, judge
 from ragdash.errors import QueryError
 from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdrawn_explanation
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes, RankedPassage
+from ragdash.retrieval.ranking import RankedPassage
+from ragdash.settings import Fixes
 from ragdash.ui.render import (
     breakdown_chart,
     breakdown_frame,

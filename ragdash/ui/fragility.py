@@ -17,7 +17,7 @@ from ragdash.checks.fragility import (
 )
 from ragdash.checks.proof import Case
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 from ragdash.ui.render import md_escape
 
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).

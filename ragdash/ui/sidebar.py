@@ -7,10 +7,17 @@ from dataclasses import replace
 
 import streamlit as st
 
+from ragdash.errors import SettingsError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.matching import DEFAULT_FUZZY_RULE, FUZZY_RULES
-from ragdash.retrieval.ranking import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
-from ragdash.retrieval.tokens import format_ocr_map, parse_ocr_map
+from ragdash.settings import (
+    DEFAULT_FUZZY_RULE,
+    FIX_DESCRIPTIONS,
+    FIX_NAMES,
+    FUZZY_RULES,
+    Fixes,
+    format_ocr_map,
+    parse_ocr_map,
+)
 from ragdash.ui.render import md_escape
 from ragdash.ui.state import seed_widget, set_view
 from ragdash.ui.viewstate import MAX_TOP_K, ViewState
@@ -51,14 +58,14 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         help="rapidfuzz ratio a misspelled word needs to match: too low joins unrelated "
         "words, too high misses common typos (only for the ratio rule; a preset counts edits)",
     )
-    seed_widget("w_ocrmap", format_ocr_map(dict(view.fixes.ocr_map)))
+    seed_widget("w_ocrmap", format_ocr_map(view.fixes.ocr_map))
     ocr_text = bar.text_input(
         "OCR substitutions", key="w_ocrmap", help="digit=letter pairs, e.g. 0=o, 1=i, 5=s"
     )
     ocr_map = view.fixes.ocr_map
     try:
-        ocr_map = tuple(sorted(parse_ocr_map(ocr_text).items()))
-    except ValueError as exc:
+        ocr_map = parse_ocr_map(ocr_text)
+    except SettingsError as exc:
         bar.error(md_escape(str(exc)))
     seed_widget("w_k", view.k)
     k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")

@@ -14,7 +14,7 @@ from ragdash.checks.proof import Case, check_case
 from ragdash.checks.report import check_record
 from ragdash.errors import CaseFileError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import Fixes
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape

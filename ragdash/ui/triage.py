@@ -23,11 +23,10 @@ from ragdash.checks.cases import parse_cases
 from ragdash.checks.faults import QUERY_FAULTS
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck
 from ragdash.checks.robustness import robustness_sweep, sweep_configurations
-from ragdash.checks.triage import Report, Triage, case_name, triage
+from ragdash.checks.triage import Report, Triage, case_name, rerun_and_record, triage
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.matching import RATIO
-from ragdash.retrieval.ranking import Fixes
+from ragdash.settings import RATIO, Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import REPORTED, STATUSES, CaseLibrary
 from ragdash.ui.context import case_library, library_file, settings
@@ -301,9 +300,7 @@ def _library_tab(index: CorpusIndex, view: ViewState) -> None:
                 st.rerun()
     if st.button(f"Run again with the current fixes ({view.fixes.label})", key="lib_rerun"):
         try:
-            result = triage(index, entry.case, view.fixes)
-            check = result.by_label.get(view.fixes.label) or result.baseline
-            library.record_checks([(view.fixes.label, check)])
+            rerun_and_record(index, library, entry.case, view.fixes)
         except (QueryError, LibraryError) as exc:
             st.error(md_escape(str(exc)))
         else:

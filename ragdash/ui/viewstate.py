@@ -12,9 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from ragdash.retrieval.matching import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FUZZY_RULES
-from ragdash.retrieval.ranking import Fixes
-from ragdash.retrieval.tokens import DEFAULT_OCR_MAP, format_ocr_map, parse_ocr_map
+from ragdash.errors import SettingsError
+from ragdash.settings import (
+    DEFAULT_FUZZY_RULE,
+    DEFAULT_OCR_MAP,
+    DEFAULT_THRESHOLD,
+    FUZZY_RULES,
+    Fixes,
+    format_ocr_map,
+    parse_ocr_map,
+    split_fix_names,
+)
 
 FAULTS = ("none", "ocr", "typo")
 DEFAULT_TOP_K = 3
@@ -36,15 +44,15 @@ class ViewState:
 
     def to_params(self) -> dict[str, str]:
         """URL parameters, leaving out the ones at their defaults."""
-        params = {"q": self.q, "fixes": self.fixes.label}
+        params = {"q": self.q, "fixes": self.fixes.names}
         if self.fault != "none":
             params.update(fault=self.fault, rate=f"{self.rate:g}", seed=str(self.seed))
         if self.fixes.threshold != DEFAULT_THRESHOLD:
             params["threshold"] = f"{self.fixes.threshold:g}"
         if self.fixes.fuzzy_rule != DEFAULT_FUZZY_RULE:
             params["fuzzyrule"] = self.fixes.fuzzy_rule
-        if dict(self.fixes.ocr_map) != dict(DEFAULT_OCR_MAP):
-            params["ocrmap"] = format_ocr_map(dict(self.fixes.ocr_map)).replace(" ", "")
+        if self.fixes.ocr_map != DEFAULT_OCR_MAP:
+            params["ocrmap"] = format_ocr_map(self.fixes.ocr_map).replace(" ", "")
         if self.k != DEFAULT_TOP_K:
             params["k"] = str(self.k)
         if self.expect:
@@ -97,11 +105,8 @@ def from_params(
     }
     if "threshold" in params:
         try:
-            threshold = float(params["threshold"])
-            if not 0 <= threshold <= 100:
-                raise ValueError
-            settings["threshold"] = threshold
-        except ValueError:
+            settings["threshold"] = Fixes(threshold=float(params["threshold"])).threshold
+        except (ValueError, SettingsError):
             problems.append(f"threshold={params['threshold']!r} must be a number 0-100")
     if "fuzzyrule" in params:
         if params["fuzzyrule"] in FUZZY_RULES:
@@ -112,14 +117,13 @@ def from_params(
             )
     if "ocrmap" in params:
         try:
-            settings["ocr_map"] = tuple(sorted(parse_ocr_map(params["ocrmap"]).items()))
-        except ValueError as exc:
+            settings["ocr_map"] = parse_ocr_map(params["ocrmap"])
+        except SettingsError as exc:
             problems.append(f"ocrmap: {exc}")
-    try:
-        changes["fixes"] = Fixes.parse(params.get("fixes", view.fixes.label), **settings)
-    except ValueError as exc:
-        problems.append(f"fixes: {exc}")
-        changes["fixes"] = replace(view.fixes, **settings)  # type: ignore[arg-type]
+    names, unknown = split_fix_names(params.get("fixes", view.fixes.names))
+    if unknown:  # drop only the bad names: fixes=fuzzy,bogus keeps fuzzy on
+        problems.append(f"fixes: unknown fix {', '.join(map(repr, unknown))} ignored")
+    changes["fixes"] = Fixes(**dict.fromkeys(names, True), **settings)  # type: ignore[arg-type]
     if "expect" in params:
         changes["expect"] = params["expect"].strip()
     if "evidence" in params:

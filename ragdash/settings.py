@@ -1,0 +1,278 @@
+"""The one settings type: which fixes are on and how they behave.
+
+:class:`Fixes` is what the CLI, every page, the URL, the case library's run history and the
+exports pass around. It validates itself when created and turns every accepted form of a
+setting into one canonical form, the way pdfplumber's ``TableSettings.resolve`` does, so two
+equal settings are equal objects (and hash alike: ``st.cache_data`` keys on them)::
+
+    >>> Fixes(ocr=True, ocr_map={"1": "I", "0": "o"}).ocr_map
+    (('0', 'o'), ('1', 'i'))
+    >>> Fixes.resolve("recency,fuzzy").label
+    'recency,fuzzy (fuzzy ratio>=80)'
+    >>> Fixes(threshold=500)
+    Traceback (most recent call last):
+    ...
+    ragdash.errors.SettingsError: threshold 500 is outside 0-100
+
+Why one type: the same idea used to be spelled as ``Fixes``, ``MatchSettings``, an ablation
+label, the sidebar's widget text and URL text; a case re-run from the library then recorded
+the no-fix result whenever the current fixes were not one of the named configurations.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from ragdash.errors import SettingsError
+
+__all__ = [
+    "DEFAULT_FUZZY_RULE",
+    "DEFAULT_OCR_MAP",
+    "DEFAULT_THRESHOLD",
+    "EDIT_RULES",
+    "ES_AUTO",
+    "FIX_DESCRIPTIONS",
+    "FIX_NAMES",
+    "FUZZY_RULES",
+    "RATIO",
+    "TYPOS_5_9",
+    "Fixes",
+    "OcrMap",
+    "format_ocr_map",
+    "parse_ocr_map",
+]
+
+FIX_NAMES = ("recency", "status", "ocr", "fuzzy", "tables")
+FIX_DESCRIPTIONS = {
+    "recency": "break score ties by update date, newest first",
+    "status": "never retrieve documents whose status is 'withdrawn'",
+    "ocr": "normalize OCR digit-for-letter errors (0→o, 1→i) in query and passages",
+    "fuzzy": "let a misspelled word match a close spelling (rapidfuzz)",
+    "tables": "at ingestion, join table fragments cut by a PDF page break",
+}
+
+DEFAULT_THRESHOLD = 80.0
+RATIO, ES_AUTO, TYPOS_5_9 = "ratio", "es-auto", "typos-5-9"
+DEFAULT_FUZZY_RULE = RATIO
+#: Fuzzy rule name → what it does, in words.
+FUZZY_RULES: Mapping[str, str] = {
+    RATIO: "rapidfuzz ratio at or above the threshold, words of 4+ letters",
+    ES_AUTO: "Elasticsearch fuzziness AUTO: 1-2 letters exact, 3-5 one edit, 6+ two edits",
+    TYPOS_5_9: "one typo from 5 letters, two from 9 (Meilisearch default): shorter words exact",
+}
+#: Edit presets: the query-token length from which one edit, and from which two edits, are
+#: allowed (shorter tokens match exactly only).
+EDIT_RULES: Mapping[str, tuple[int, int]] = {ES_AUTO: (3, 6), TYPOS_5_9: (5, 9)}
+
+#: The canonical OCR map: sorted (digit, letter) pairs. A digit may map to several letters.
+OcrMap = tuple[tuple[str, str], ...]
+#: The seed's observed OCR confusions: a digit read where a letter was printed.
+DEFAULT_OCR_MAP: OcrMap = (("0", "o"), ("1", "i"))
+
+
+def parse_ocr_map(text: str) -> OcrMap:
+    """Parse ``"0=o, 1=i"`` (or ``0→o``, ``0:o``, ``0->o``) into the canonical map.
+
+    Keys must be single digits and values single letters, because tokens only hold
+    ``[a-z0-9]``; anything else raises :class:`SettingsError` naming the bad entry::
+
+        >>> parse_ocr_map("1=I; 0→o")
+        (('0', 'o'), ('1', 'i'))
+    """
+    pairs: list[tuple[str, str]] = []
+    for raw in re.split(r"[,;\s]+", text.strip()):
+        if not raw:
+            continue
+        parts = re.split(r"=|→|->|:", raw)
+        if len(parts) != 2:
+            raise SettingsError(f"OCR map entry {raw!r} is not of the form digit=letter")
+        pairs.append(_ocr_pair(parts[0], parts[1], raw))
+    return tuple(sorted(set(pairs)))
+
+
+def format_ocr_map(ocr_map: OcrMap | Mapping[str, str]) -> str:
+    """Inverse of :func:`parse_ocr_map`: ``"0=o, 1=i"``."""
+    pairs = ocr_map.items() if isinstance(ocr_map, Mapping) else ocr_map
+    return ", ".join(f"{k}={v}" for k, v in sorted(pairs))
+
+
+def _ocr_pair(key: object, value: object, raw: object) -> tuple[str, str]:
+    if not isinstance(key, str) or not isinstance(value, str):
+        raise SettingsError(f"OCR map entry {raw!r} must pair a digit with a letter")
+    key, value = key.strip(), value.strip().lower()
+    if not (len(key) == 1 and key.isdigit() and key.isascii()):
+        raise SettingsError(f"OCR map entry {raw!r}: the left side must be one digit")
+    if not (len(value) == 1 and "a" <= value <= "z"):
+        raise SettingsError(f"OCR map entry {raw!r}: the right side must be one letter a-z")
+    return key, value
+
+
+def _resolve_ocr_map(value: object) -> OcrMap:
+    """Every accepted form of an OCR map — ``"0=o,1=i"``, ``{"0": "o"}``, pairs — as the
+    canonical sorted tuple of pairs."""
+    if isinstance(value, str):
+        return parse_ocr_map(value)
+    if isinstance(value, Mapping):
+        return tuple(sorted({_ocr_pair(k, v, f"{k}={v}") for k, v in value.items()}))
+    if isinstance(value, Iterable):
+        pairs = set()
+        for item in value:
+            if not isinstance(item, tuple | list) or len(item) != 2:
+                raise SettingsError(f"OCR map entry {item!r} is not a (digit, letter) pair")
+            pairs.add(_ocr_pair(item[0], item[1], item))
+        return tuple(sorted(pairs))
+    raise SettingsError(f"OCR map {value!r} is not text, a mapping or a list of pairs")
+
+
+@dataclass(frozen=True)
+class Fixes:
+    """Which fixes are on, and their settings; validated and canonical once created.
+
+    ``threshold`` (0-100, finite) counts only for the ``ratio`` fuzzy rule; ``fuzzy_rule``
+    is one of :data:`FUZZY_RULES`; ``ocr_map`` accepts text, a mapping or pairs and is kept
+    as sorted ``(digit, letter)`` pairs. A bad value raises :class:`SettingsError` (a
+    ``ValueError``) naming it.
+    """
+
+    recency: bool = False
+    status: bool = False
+    ocr: bool = False
+    fuzzy: bool = False
+    tables: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    ocr_map: OcrMap = DEFAULT_OCR_MAP
+    fuzzy_rule: str = DEFAULT_FUZZY_RULE
+
+    def __post_init__(self) -> None:
+        for name in FIX_NAMES:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise SettingsError(f"fix {name!r} must be true or false, not {value!r}")
+        threshold = self.threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise SettingsError(f"threshold {threshold!r} is not a number")
+        if not math.isfinite(threshold) or not 0 <= threshold <= 100:
+            raise SettingsError(f"threshold {threshold:g} is outside 0-100")
+        object.__setattr__(self, "threshold", float(threshold))
+        if self.fuzzy_rule not in FUZZY_RULES:
+            raise SettingsError(
+                f"unknown fuzzy rule {self.fuzzy_rule!r}; choose from {', '.join(FUZZY_RULES)}"
+            )
+        object.__setattr__(self, "ocr_map", _resolve_ocr_map(self.ocr_map))
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def none(cls, **settings: Any) -> Fixes:
+        return cls(**settings)
+
+    @classmethod
+    def all(cls, **settings: Any) -> Fixes:
+        return cls(**dict.fromkeys(FIX_NAMES, True), **settings)
+
+    @classmethod
+    def parse(cls, spec: str, **settings: Any) -> Fixes:
+        """Parse ``all``, ``none`` or a comma list such as ``recency,ocr`` (the inverse of
+        :attr:`names`). An unknown name raises :class:`SettingsError` naming it."""
+        names, unknown = split_fix_names(spec)
+        if unknown:
+            raise SettingsError(
+                f"unknown fix {', '.join(map(repr, unknown))}; "
+                f"choose from {', '.join(FIX_NAMES)}, or all / none"
+            )
+        return cls(**dict.fromkeys(names, True), **settings)
+
+    @classmethod
+    def resolve(
+        cls, value: Fixes | str | Mapping[str, Any] | None = None, **settings: Any
+    ) -> Fixes:
+        """Every accepted form of settings as one :class:`Fixes`: a ``Fixes`` (returned as
+        is, or with ``settings`` replaced), a spec string (``"all"``, ``"recency,ocr"``), a
+        mapping of field names (a saved run, a JSON export) or ``None`` (no fixes)::
+
+            >>> Fixes.resolve({"fixes": "ocr", "ocr_map": "0=o"}).label
+            'ocr (ocr map 0=o)'
+        """
+        if value is None:
+            return cls(**settings)
+        if isinstance(value, Fixes):
+            return replace(value, **settings) if settings else value
+        if isinstance(value, str):
+            return cls.parse(value, **settings)
+        if isinstance(value, Mapping):
+            data = dict(value)
+            spec = data.pop("fixes", None)
+            known = {f.name for f in fields(cls)}
+            unknown = sorted(set(data) - known)
+            if unknown:
+                raise SettingsError(f"unknown setting {', '.join(map(repr, unknown))}")
+            data.update(settings)
+            return cls.parse(spec, **data) if spec is not None else cls(**data)
+        raise SettingsError(f"settings {value!r} are not a spec string, a mapping or Fixes")
+
+    def with_only(self, names: Iterable[str]) -> Fixes:
+        """The same settings with exactly ``names`` switched on."""
+        chosen = set(names)
+        return replace(self, **{name: name in chosen for name in FIX_NAMES})
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def enabled(self) -> tuple[str, ...]:
+        return tuple(name for name in FIX_NAMES if getattr(self, name))
+
+    @property
+    def names(self) -> str:
+        """``none``, ``all`` or the comma list of fixes that are on — what :meth:`parse`
+        reads and the URL's ``fixes`` parameter carries."""
+        on = self.enabled
+        if not on:
+            return "none"
+        return "all" if len(on) == len(FIX_NAMES) else ",".join(on)
+
+    @property
+    def label(self) -> str:
+        """The fixes that are on and every setting that changes their results, e.g.
+        ``ocr,fuzzy (ocr map 0=o,1=i; fuzzy ratio>=80)``. Settings of fixes that are off are
+        left out: they change nothing. Two settings with the same label rank alike."""
+        details = []
+        if self.ocr:
+            details.append(f"ocr map {format_ocr_map(self.ocr_map).replace(' ', '')}")
+        if self.fuzzy:
+            rule = self.fuzzy_rule
+            details.append(f"fuzzy ratio>={self.threshold:g}" if rule == RATIO else f"fuzzy {rule}")
+        return f"{self.names} ({'; '.join(details)})" if details else self.names
+
+    @property
+    def substitutions(self) -> dict[str, str]:
+        """The OCR map as digit → letter (the first letter where a digit has several)."""
+        result: dict[str, str] = {}
+        for digit, letter in self.ocr_map:
+            result.setdefault(digit, letter)
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form that :meth:`resolve` reads back to an equal object."""
+        return {
+            "fixes": self.names,
+            "threshold": self.threshold,
+            "fuzzy_rule": self.fuzzy_rule,
+            "ocr_map": format_ocr_map(self.ocr_map),
+        }
+
+
+def split_fix_names(spec: str) -> tuple[list[str], list[str]]:
+    """The known fix names of a spec (``all``/``none``/comma list) and the unknown ones, so
+    a caller can keep the good names and warn about the rest (``fuzzy,bogus`` → fuzzy on,
+    ``bogus`` reported)."""
+    spec = spec.strip().lower()
+    if spec == "all":
+        return list(FIX_NAMES), []
+    if spec in ("none", ""):
+        return [], []
+    names = [name.strip() for name in spec.split(",") if name.strip()]
+    return [n for n in names if n in FIX_NAMES], [n for n in names if n not in FIX_NAMES]
