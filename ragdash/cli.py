@@ -12,7 +12,6 @@ import sys
 from collections.abc import Sequence
 
 from ragdash.checks.ablation import ablation_matrix, run_ablation
-from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import check_case
 from ragdash.checks.report import check_record, ranked_record
 from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError
@@ -20,6 +19,7 @@ from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FIX_NAMES, FUZZY_RULES, Fixes
+from ragdash.storage.case_store import load_cases
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 

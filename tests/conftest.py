@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Case
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.storage.case_store import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "sample_docs"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragdash.checks.cases import load_cases
 from ragdash.checks.faults import corrupt_query
 from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.storage.case_store import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_docs"
@@ -67,6 +67,18 @@ def test_each_page_renders_without_exceptions(app, page):
     at.switch_page(page).run()
     no_exception(at)
     assert at.title[0].value in {"Explore", "Test suite", "Documents"}
+
+
+def test_a_half_typed_ocr_map_in_the_sidebar_does_not_crash_the_documents_page(app):
+    """Regression: ``0=oo`` in the sidebar raised a ValueError traceback on Documents; the
+    page now reads the view's (last valid) OCR map and the sidebar names the bad entry."""
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    at.text_input(key="w_ocrmap").input("0=oo").run()
+    no_exception(at)
+    assert at.title[0].value == "Documents"
+    assert any("0=oo" in e.value and "one letter" in e.value for e in at.sidebar.error)
 
 
 def test_opens_on_the_first_case_of_the_library_with_its_verdict(app):
@@ -284,7 +296,7 @@ def test_picking_a_case_opens_it_in_explore(app):
     assert results(at)[0] == "crm"
 
 
-def test_adding_a_case_in_the_ui_saves_it_to_the_workspace(app, tmp_path):
+def test_adding_a_case_in_the_ui_saves_it_to_the_case_library(app, tmp_path):
     at = app()
     at.run()
     at.switch_page(SUITE).run()
@@ -296,8 +308,10 @@ def test_adding_a_case_in_the_ui_saves_it_to_the_workspace(app, tmp_path):
     next(s for s in at.selectbox if s.label == "Expected document").set_value("returns-2026")
     at.button(key="FormSubmitter:add_case-Save case").click().run()
     no_exception(at)
-    saved = load_cases(tmp_path / "workspace" / "cases.json")
+    # one case store: the Test suite saves to the same SQLite library as Triage
+    saved = load_cases(tmp_path / "workspace" / "library.sqlite")
     assert [c.name for c in saved] == ["reported-refund"]
+    assert not (tmp_path / "workspace" / "cases.json").exists()
     assert "reported-refund" in list(at.dataframe[0].value["case"])
 
 

@@ -11,11 +11,11 @@ from conftest import SAMPLE_CASES
 from streamlit.testing.v1 import AppTest
 
 from ragdash.checks.calibration import calibration_queries, evaluate_presets
-from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.storage.case_store import load_cases
 from ragdash.storage.library import REPORTED, CaseLibrary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -256,3 +256,40 @@ def test_hostile_report_text_is_escaped(page):
     for value in hits:
         assert value.count("<img") == value.count("\\<img")
         assert "[link]" not in value and "**bold**" not in value
+
+
+def test_run_again_records_the_real_check_under_fixes_outside_the_named_configurations(
+    workspace,
+):
+    """Regression: with ``recency,status`` (not one of the 12 named configurations) *Run
+    again* used to record the no-fix result — FAIL — although the real check passes."""
+    case = CASES["stale-version"]
+    workspace.mkdir(parents=True)
+    CaseLibrary(workspace / "library.sqlite").add(case)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["fixes"] = "recency,status"
+    at.run()
+    at.switch_page(TRIAGE).run()
+    no_exception(at)
+    next(b for b in at.button if b.key == "lib_rerun").click().run()
+    no_exception(at)
+    runs = CaseLibrary(workspace / "library.sqlite").history(case.name)
+    assert [(r.configuration, r.passed) for r in runs] == [("recency,status", True)]
+
+
+def test_a_legacy_workspace_cases_file_is_imported_once_into_the_library(workspace):
+    workspace.mkdir(parents=True)
+    legacy = workspace / "cases.json"
+    legacy.write_text(
+        '{"cases": [{"name": "old-suite-case", "query": "warehuse sync", '
+        '"expected_id": "inventory"}]}'
+    )
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page(TRIAGE).run()
+    no_exception(at)
+    library = CaseLibrary(workspace / "library.sqlite")
+    assert [e.name for e in library.list()] == ["old-suite-case"]
+    assert not legacy.exists() and (workspace / "cases.json.imported").is_file()
+    at.run()  # a second run imports nothing again and loses nothing
+    assert [e.name for e in library.list()] == ["old-suite-case"]

@@ -244,7 +244,7 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
 ):
     from conftest import SAMPLE_CASES, run_module
 
-    from ragdash.checks.cases import load_cases
+    from ragdash.storage.case_store import load_cases
     from ragdash.storage.library import CaseLibrary
 
     ws = tmp_path / "ws"

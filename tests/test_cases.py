@@ -11,11 +11,11 @@ from ragdash.checks.cases import (
     case_from_dict,
     case_to_dict,
     dump_cases,
-    load_cases,
     parse_cases,
     save_cases,
 )
 from ragdash.checks.proof import Case
+from ragdash.storage.case_store import load_cases
 
 
 def test_the_sample_cases_load_with_unique_names_and_kinds(sample_cases):

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, run_module
 
-from ragdash.checks.cases import dump_cases, load_cases, parse_cases
+from ragdash.checks.cases import dump_cases, parse_cases
 from ragdash.checks.proof import Case
 from ragdash.cli import main
 from ragdash.settings import Fixes
+from ragdash.storage.case_store import load_cases
 from ragdash.storage.export import export_payload, json_export, pytest_module
 from ragdash.storage.library import CaseLibrary
 

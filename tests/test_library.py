@@ -13,10 +13,11 @@ import pytest
 from conftest import ROOT, SAMPLE_DOCS
 
 from ragdash.checks.ablation import configurations
-from ragdash.checks.cases import load_cases, parse_cases, save_cases
+from ragdash.checks.cases import parse_cases, save_cases
 from ragdash.checks.proof import Case, check_case
 from ragdash.cli import main
 from ragdash.errors import CaseFileError, LibraryError
+from ragdash.storage.case_store import load_cases
 from ragdash.storage.library import STATUSES, CaseLibrary, is_sqlite_file
 
 

@@ -12,9 +12,9 @@ import csv
 import pytest
 from conftest import SAMPLE_CASES, SAMPLE_DOCS
 
-from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.storage.case_store import load_cases
 
 #: corrupted case → (the fix that targets its flaw, how it fails with no fix)
 CASE_FIX = {

@@ -7,13 +7,13 @@ import pytest
 from conftest import SAMPLE_CASES, doc_text, write_docs
 
 from ragdash.checks.ablation import BASELINE, configurations
-from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.checks.triage import Report, case_name, triage, triage_report
 from ragdash.errors import QueryError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_DESCRIPTIONS
+from ragdash.storage.case_store import load_cases
 from ragdash.storage.library import REPORTED
 
 #: corrupted case of the testbed → the single fixes that repair it (its flaw's fix; the

@@ -68,10 +68,9 @@ def parse_cases(text: str, source: str = "cases") -> list[Case]:
     return cases
 
 
-def load_cases(path: str | Path) -> list[Case]:
-    """Read a cases file — ``cases.json``, or a SQLite case library (recognized by its
-    header, see :mod:`ragdash.storage.library`). Raises :class:`CaseFileError` with a one-line
-    reason."""
+def read_cases_file(path: str | Path) -> list[Case]:
+    """Read a ``cases.json`` file. Raises :class:`CaseFileError` with a one-line reason.
+    (:func:`ragdash.storage.case_store.load_cases` also reads a SQLite case library.)"""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -79,23 +78,11 @@ def load_cases(path: str | Path) -> list[Case]:
         raise CaseFileError(
             f"cannot read cases file {str(path)!r}: {exc.strerror or exc}"
         ) from None
-    if raw.startswith(b"SQLite format 3\x00"):
-        return _load_library(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise CaseFileError(f"cases file {str(path)!r} is not UTF-8 text") from None
     return parse_cases(text, path.name)
-
-
-def _load_library(path: Path) -> list[Case]:
-    from ragdash.errors import LibraryError
-    from ragdash.storage.library import CaseLibrary  # library imports this module
-
-    try:
-        return CaseLibrary(path, read_only=True).export_cases()
-    except LibraryError as exc:
-        raise CaseFileError(str(exc)) from None
 
 
 def dump_cases(cases: Iterable[Case]) -> str:

@@ -10,18 +10,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragdash.checks.cases import load_cases
 from ragdash.checks.proof import Case
-from ragdash.errors import CaseFileError, IngestError
+from ragdash.errors import IngestError
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.storage.case_store import library_path, workspace_cases
 
 #: A checkout's bundled testbed; an installed package falls back to ./sample_docs.
 CHECKOUT_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
 DEFAULT_DOCS = CHECKOUT_DOCS if CHECKOUT_DOCS.is_dir() else Path("sample_docs")
-CASES_FILE = "cases.json"
-LIBRARY_FILE = "library.sqlite"
 
 
 @dataclass(frozen=True)
@@ -95,33 +93,16 @@ def current_index() -> CorpusIndex | None:
 
 
 def case_library() -> tuple[list[Case], list[str]]:
-    """Cases from the docs folder's ``cases.json``, the workspace's, and the workspace's
-    SQLite case library (saved from the Triage page), with problems."""
+    """The cases the dashboard sees — the docs folder's ``cases.json`` and the workspace's
+    case library (:func:`ragdash.storage.case_store.workspace_cases`) — with problems."""
     config = settings()
-    cases: list[Case] = []
-    problems: list[str] = []
-    names: set[str] = set()
-    paths = (config.docs / CASES_FILE, config.workspace / CASES_FILE, library_file())
-    for path in paths:
-        if not path.is_file():
-            continue
-        try:
-            loaded = load_cases(path)
-        except CaseFileError as exc:
-            problems.append(str(exc))
-            continue
-        for case in loaded:
-            if case.name in names:
-                problems.append(f"{path}: case {case.name!r} repeats a name; skipped")
-                continue
-            names.add(case.name)
-            cases.append(case)
-    return cases, problems
+    found = workspace_cases(config.docs, config.workspace)
+    return list(found.cases), list(found.problems)
 
 
 def library_file() -> Path:
     """The workspace's SQLite case library (see :mod:`ragdash.storage.library`)."""
-    return settings().workspace / LIBRARY_FILE
+    return library_path(settings().workspace)
 
 
 def source_path(source: str) -> Path | None:

@@ -9,19 +9,18 @@ import pandas as pd
 import streamlit as st
 
 from ragdash.checks.ablation import configurations, run_ablation
-from ragdash.checks.cases import case_from_dict, load_cases, save_cases
+from ragdash.checks.cases import case_from_dict
 from ragdash.checks.proof import Case, check_case
 from ragdash.checks.report import check_record
-from ragdash.errors import CaseFileError
+from ragdash.errors import CaseFileError, LibraryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape
 from ragdash.ui.state import open_case
 from ragdash.ui.viewstate import ViewState, split_evidence
-
-WORKSPACE_CASES = "cases.json"
 
 
 @st.cache_data(show_spinner="Running every case under every configuration…", max_entries=16)
@@ -95,15 +94,12 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         if case.name in {c.name for c in cases}:
             st.error(f"A case named “{md_escape(case.name)}” already exists.")
             return
-        path = settings().workspace / WORKSPACE_CASES
         try:
-            saved = load_cases(path) if path.is_file() else []
-        except CaseFileError as exc:
-            st.error(f"Not saved: {md_escape(str(exc))} (the file was left as it is).")
+            add_case(settings().workspace, case)
+        except LibraryError as exc:
+            st.error(f"Not saved: {md_escape(str(exc))} (the library was left as it is).")
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_cases(path, [*saved, case])
-        st.success(f"Saved case “{md_escape(case.name)}” to the workspace.")
+        st.success(f"Saved case “{md_escape(case.name)}” to the case library.")
         st.rerun()
 
 

@@ -1,0 +1,36 @@
+"""The Triage page: one tab per job, each in its own module (report, case library,
+threshold calibration, robustness)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.ui.context import case_library
+from ragdash.ui.render import md_escape
+from ragdash.ui.triage.calibration import calibration_tab
+from ragdash.ui.triage.library import library_tab
+from ragdash.ui.triage.report import report_tab
+from ragdash.ui.triage.robustness import robustness_tab
+from ragdash.ui.viewstate import ViewState
+
+__all__ = ["render"]
+
+
+def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
+    """The Triage page."""
+    st.title("Triage")
+    cases, problems = case_library()
+    for problem in problems:
+        st.error(md_escape(problem))
+    report, library, calibration, robustness = st.tabs(
+        ["Report", "Case library", "Threshold calibration", "Robustness"]
+    )
+    with report:
+        report_tab(index, view, cases, corpus_key)
+    with library:
+        library_tab(index, view)
+    with calibration:
+        calibration_tab(index, view, cases, corpus_key)
+    with robustness:
+        robustness_tab(index, view, cases, corpus_key)

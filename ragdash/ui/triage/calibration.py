@@ -1,0 +1,199 @@
+"""Triage → Threshold calibration: repaired vs broken vs false fuzzy matches per threshold."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.calibration import (
+    DEFAULT_THRESHOLDS,
+    LabeledQuery,
+    calibration_queries,
+    choose_threshold,
+    evaluate_presets,
+    sweep_thresholds,
+)
+from ragdash.checks.proof import Case
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import RATIO, Fixes
+from ragdash.storage.library import REPORTED
+from ragdash.ui.viewstate import ViewState
+
+METRIC_COLORS = {
+    "repaired": "#2f9e44",
+    "broken": "#e03131",
+    "false fuzzy matches": "#f08c00",
+}
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _sweep_one(
+    _index: CorpusIndex,
+    corpus_key: tuple,
+    queries: tuple[LabeledQuery, ...],
+    threshold: float,
+    base: Fixes,
+) -> pd.DataFrame:
+    return sweep_thresholds(_index, queries, [threshold], base)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _presets(
+    _index: CorpusIndex, corpus_key: tuple, queries: tuple[LabeledQuery, ...], base: Fixes
+) -> pd.DataFrame:
+    return evaluate_presets(_index, queries, base=base)
+
+
+def _measures(table: pd.DataFrame, id_vars: list[str]) -> pd.DataFrame:
+    """One row per (id, measure): the long form the charts draw."""
+    return table.rename(columns={"false_fuzzy_matches": "false fuzzy matches"}).melt(
+        id_vars=id_vars, value_vars=list(METRIC_COLORS), var_name="measure", value_name="count"
+    )
+
+
+def calibration_chart(
+    sweep: pd.DataFrame, chosen: float, presets: pd.DataFrame | None = None
+) -> alt.TopLevelMixin:
+    """Repaired / broken / false fuzzy matches per threshold, the chosen threshold dashed; with
+    ``presets``, a panel beside it with one point per preset and measure (same y axis)."""
+    color = alt.Color(
+        "measure:N",
+        scale=alt.Scale(domain=list(METRIC_COLORS), range=list(METRIC_COLORS.values())),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    top = max(1, int(sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().max()))
+    if presets is not None and not presets.empty:
+        top = max(top, int(presets[["repaired", "broken", "false_fuzzy_matches"]].max().max()))
+    y = alt.Y(
+        "count:Q",
+        title="count",
+        scale=alt.Scale(domain=[0, top]),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
+    lines = (
+        alt.Chart(_measures(sweep, ["threshold"]))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False)
+            ),
+            y=y,
+            color=color,
+            tooltip=["threshold", "measure", "count"],
+        )
+    )
+    rule = (
+        alt.Chart(pd.DataFrame({"threshold": [chosen]}))
+        .mark_rule(strokeDash=[4, 4])
+        .encode(x="threshold:Q")
+    )
+    sweep_panel = (lines + rule).properties(height=300, title="ratio rule, by threshold")
+    if presets is None or presets.empty:
+        return sweep_panel
+    rules = presets["rule"].tolist()
+    points = (
+        alt.Chart(_measures(presets, ["rule", "description"]))
+        .mark_point(filled=True, size=110, opacity=1)
+        .encode(
+            x=alt.X("rule:N", title="edit preset", sort=rules, axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset("measure:N", sort=list(METRIC_COLORS)),
+            y=y,
+            color=color,
+            tooltip=["rule", "description", "measure", "count"],
+        )
+        .properties(height=300, width=70 * len(rules), title="edit presets")
+    )
+    return alt.hconcat(sweep_panel.properties(width=480), points).resolve_scale(y="shared")
+
+
+def _use_threshold(value: float) -> None:
+    st.session_state["w_threshold"] = float(value)
+    st.session_state["w_fuzzyrule"] = RATIO  # a threshold is a setting of the ratio rule
+
+
+def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: tuple) -> None:
+    st.caption(
+        "Sweeps the fuzzy threshold: cases fuzzy matching repairs, cases it breaks, and "
+        "fuzzy matches to a word other than the one meant; the edit-distance presets "
+        "(es-auto, typos-5-9) are counted the same way beside it. Real reported queries are "
+        "used when the library has any — thresholds from real typos beat ones from invented "
+        "typos."
+    )
+    c1, c2, c3 = st.columns(3)
+    variants = c1.number_input("Typo variants per clean case", 0, 10, 3, key="cal_variants")
+    rate = c2.slider("Typo rate (per letter)", 0.05, 0.5, 0.1, step=0.05, key="cal_rate")
+    seed = c3.number_input("Seed", 0, 10**6, 0, key="cal_seed")
+    has_reported = any(c.kind == REPORTED for c in cases)
+    prefer = st.checkbox(
+        "Use only the real reported queries",
+        value=True,
+        key="cal_reported",
+        disabled=not has_reported,
+        help="off: the labeled cases and generated typo variants instead",
+    )
+    if st.button("Run calibration", key="cal_run"):
+        st.session_state["cal_on"] = True
+    if not st.session_state.get("cal_on"):
+        return
+    chosen_set = calibration_queries(cases, int(variants), float(rate), int(seed), prefer)
+    if not chosen_set.queries:
+        st.info("No labeled cases to calibrate on.")
+        return
+    if chosen_set.source == "reported":
+        st.markdown(f"Using **{len(chosen_set.queries)}** real reported queries from the library.")
+    else:
+        st.markdown(
+            f"No reported queries yet: using **{len(chosen_set.queries) - chosen_set.variants}** "
+            f"labeled cases and **{chosen_set.variants}** generated typo variants (seed {seed})."
+        )
+    base = replace(view.fixes, fuzzy=True, fuzzy_rule=RATIO)
+    bar = st.progress(0.0, "Sweeping thresholds…")
+    parts = []
+    for i, threshold in enumerate(DEFAULT_THRESHOLDS):
+        parts.append(_sweep_one(index, key, chosen_set.queries, threshold, base))
+        bar.progress((i + 1) / len(DEFAULT_THRESHOLDS), f"threshold {threshold:g}")
+    presets = _presets(index, key, chosen_set.queries, base)
+    bar.empty()
+    sweep = pd.concat(parts, ignore_index=True)
+    chosen = choose_threshold(sweep)
+    row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
+    st.altair_chart(calibration_chart(sweep, chosen, presets), width="content")
+    st.dataframe(
+        presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
+            columns={"false_fuzzy_matches": "false fuzzy matches"}
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    if not sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().any():
+        st.info(
+            "At no threshold does fuzzy matching repair or break any of these queries, so "
+            "they say nothing about the threshold."
+        )
+    rule = view.fixes.fuzzy_rule
+    current = f"threshold {view.fixes.threshold:g}" if rule == RATIO else f"the {rule} preset"
+    st.markdown(
+        f"**Chosen threshold: {chosen:g}** — repairs {row['repaired']}, breaks {row['broken']}, "
+        f"{row['false_fuzzy_matches']} false fuzzy matches (current: {current})."
+    )
+    errors = [("broken", c) for c in row["broken_cases"].split("; ") if c] + [
+        ("false fuzzy match", m) for m in row["false_matches"].split("; ") if m
+    ]
+    if errors:
+        st.dataframe(
+            pd.DataFrame(errors, columns=["error", "case"]), hide_index=True, width="stretch"
+        )
+    else:
+        st.caption("No errors at the chosen threshold on these queries.")
+    st.button(
+        f"Use threshold {chosen:g}",
+        key="cal_use",
+        on_click=_use_threshold,
+        args=(chosen,),
+        disabled=chosen == view.fixes.threshold and rule == RATIO,
+    )
+    with st.expander("Every threshold"):
+        st.dataframe(sweep, hide_index=True, width="stretch")

@@ -1,0 +1,139 @@
+"""Triage → Case library: saved cases, their status, notes, run history and exports."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.cases import parse_cases
+from ragdash.checks.triage import rerun_and_record
+from ragdash.errors import CaseFileError, LibraryError, QueryError
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.storage.export import json_export, pytest_module
+from ragdash.storage.library import STATUSES, CaseLibrary
+from ragdash.ui.context import settings
+from ragdash.ui.render import (
+    md_code,
+    md_escape,
+)
+from ragdash.ui.triage.common import library_path, open_library
+from ragdash.ui.viewstate import ViewState
+
+
+def library_tab(index: CorpusIndex, view: ViewState) -> None:
+    library = open_library()
+    st.caption(
+        f"Saved in {md_code(str(library_path()))}. In CI: "
+        f"{md_code('python -m ragdash check --docs DIR --cases ' + str(library_path()))}."
+    )
+    entries = []
+    if library is not None:
+        try:
+            entries = library.list()
+        except LibraryError as exc:
+            st.error(md_escape(str(exc)))
+            return
+    _import(library)
+    if not entries:
+        st.info("No saved cases yet: diagnose a report and save it, or import a cases.json.")
+        return
+    runs = library.history() if library else []
+    last = {run.case_name: run for run in runs if run.configuration == view.fixes.label}
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "case": e.name,
+                    "status": e.status,
+                    "kind": e.case.kind,
+                    "query": e.case.query,
+                    "expected": e.case.expected_id,
+                    "note": e.case.note,
+                    f"last run ({view.fixes.label})": (
+                        ("pass" if last[e.name].passed else "FAIL") if e.name in last else "—"
+                    ),
+                    "updated": e.updated,
+                }
+                for e in entries
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    saved = [e.case for e in entries]
+    d1, d2 = st.columns(2)
+    d1.download_button("Export as cases.json", json_export(saved), "cases.json", "application/json")
+    d2.download_button(
+        f"Export as a pytest file (fixes: {view.fixes.label})",
+        pytest_module(saved, docs=settings().docs, fixes=view.fixes),
+        "test_ragdash_cases.py",
+        "text/x-python",
+        help="A standalone test file: one test per case, run through ragdash's proof check on "
+        "the docs folder (RAGDASH_DOCS overrides it). No network, no LLM.",
+    )
+    names = [e.name for e in entries]
+    picked = st.selectbox("Case", names, key="lib_pick")
+    entry = next(e for e in entries if e.name == picked)
+    with st.form("lib_edit"):
+        status = st.selectbox("Status", STATUSES, index=STATUSES.index(entry.status))
+        note = st.text_area("Notes", value=entry.case.note)
+        if st.form_submit_button("Save changes"):
+            try:
+                if status != entry.status:
+                    library.update_status(entry.name, status)
+                if note != entry.case.note:
+                    library.update_notes(entry.name, note)
+            except LibraryError as exc:
+                st.error(md_escape(str(exc)))
+            else:
+                st.rerun()
+    if st.button(f"Run again with the current fixes ({view.fixes.label})", key="lib_rerun"):
+        try:
+            rerun_and_record(index, library, entry.case, view.fixes)
+        except (QueryError, LibraryError) as exc:
+            st.error(md_escape(str(exc)))
+        else:
+            st.rerun()
+    history = [r for r in runs if r.case_name == entry.name]
+    st.markdown(f"**Run history** ({len(history)} runs)")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "when": r.at,
+                    "configuration": r.configuration,
+                    "verdict": "pass" if r.passed else "FAIL",
+                    "diagnosis": r.diagnosis,
+                }
+                for r in reversed(history)
+            ],
+            columns=["when", "configuration", "verdict", "diagnosis"],
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _import(library: CaseLibrary | None) -> None:
+    with st.expander("Import a cases.json"):
+        upload = st.file_uploader("cases.json", type=["json"], key="lib_import")
+        overwrite = st.checkbox("Replace cases with the same name", key="lib_replace")
+        if upload is None or not st.button("Import", key="lib_import_go"):
+            return
+        try:
+            cases = parse_cases(upload.getvalue().decode("utf-8-sig"), upload.name)
+        except (CaseFileError, UnicodeDecodeError) as exc:
+            st.error(f"Not imported: {md_escape(str(exc))}")
+            return
+        library = library or open_library(create=True)
+        if library is None:
+            return
+        try:
+            result = library.import_cases(cases, replace=overwrite)
+        except LibraryError as exc:
+            st.error(f"Not imported: {md_escape(str(exc))}")
+            return
+        st.success(
+            f"Imported: {len(result.added)} added, {len(result.updated)} replaced, "
+            f"{len(result.skipped)} skipped (name already present)."
+        )

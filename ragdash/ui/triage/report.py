@@ -1,0 +1,181 @@
+"""Triage → Report: a reported wrong answer run under every configuration, explained."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.ablation import ALL
+from ragdash.checks.proof import Case, Diagnosis, ProofCheck
+from ragdash.checks.triage import Report, Triage, case_name, triage
+from ragdash.errors import LibraryError, QueryError
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.ui.fragility import render_fragility
+from ragdash.ui.render import (
+    breakdown_chart,
+    breakdown_frame,
+    legend,
+    md_code,
+    md_escape,
+    passage_html,
+)
+from ragdash.ui.triage.common import library_path, open_library
+from ragdash.ui.viewstate import ViewState, split_evidence
+
+REPORT_KEY = "triage_report"
+SAVED_KEY = "triage_saved"
+DIAGNOSIS_TITLES = {
+    Diagnosis.PASS: "Evidence present",
+    Diagnosis.RANKING: "Ranking or filtering problem",
+    Diagnosis.EXTRACTION: "Extraction or segmentation problem",
+}
+
+
+def _report_form(index: CorpusIndex, view: ViewState) -> None:
+    if "tr_expect" not in st.session_state and view.expect in index.corpus.doc_ids:
+        st.session_state["tr_expect"] = view.expect  # start from the document being explored
+    with st.form("triage_form"):
+        query = st.text_input(
+            "Query, exactly as the user typed it",
+            key="tr_query",
+            placeholder="e.g. return policy days",
+            max_chars=1000,
+        )
+        c1, c2 = st.columns([1, 2])
+        expected = c1.selectbox(
+            "Document with the right answer", index.corpus.doc_ids, key="tr_expect"
+        )
+        evidence = c2.text_input(
+            "Evidence the answer needs (separate with ;)", key="tr_evidence", placeholder="30 days"
+        )
+        note = st.text_area(
+            "Note", key="tr_note", placeholder="the assistant said 60 days, the policy is 30"
+        )
+        top_k = st.number_input("Passages sent to the model (top-k)", 1, 20, 1, key="tr_k")
+        if st.form_submit_button("Diagnose", type="primary"):
+            st.session_state[REPORT_KEY] = Report(
+                query, expected or "", split_evidence(evidence), note.strip(), int(top_k)
+            )
+            st.session_state.pop(SAVED_KEY, None)
+            st.session_state.pop("tr_name", None)
+
+
+def _headline(result: Triage) -> None:
+    title = DIAGNOSIS_TITLES[result.diagnosis]
+    text = f"**{title}.** {md_escape(result.summary)}"
+    if result.diagnosis is Diagnosis.PASS:
+        st.success(text, icon=":material/check_circle:")
+    elif result.repaired:
+        st.warning(text, icon=":material/build:")
+    else:
+        st.error(text, icon=":material/error:")
+    if result.repairs:
+        st.markdown("**Repaired by:** " + ", ".join(md_code(r) for r in result.repairs))
+    elif result.diagnosis is not Diagnosis.PASS:
+        st.markdown("**Repaired by:** no single fix")
+
+
+def _configuration_table(result: Triage) -> None:
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "configuration": label,
+                    "verdict": "pass" if c.passed else "FAIL",
+                    "diagnosis": c.diagnosis.value,
+                    "ranked first": c.first_id or "—",
+                    "missing evidence": "; ".join(c.missing_evidence),
+                }
+                for label, c in result.checks
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _passages(check: ProofCheck, title: str) -> None:
+    st.markdown(f"**{md_escape(title)}** — {check.diagnosis.value}")
+    chart = breakdown_chart(check.ranked)
+    if chart is not None:
+        st.altair_chart(chart, width="stretch")
+    for r in check.ranked:
+        st.markdown(f"#{r.rank} · {md_escape(r.passage.label)} · score {r.score:g}")
+        st.html(passage_html(r, check.case.evidence))
+        with st.expander(f"Score breakdown of #{r.rank}"):
+            st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+
+
+def _explain(result: Triage) -> None:
+    by_label = result.by_label
+    options = list(by_label)
+    default = result.repairs[0] if result.repairs else (result.passing or (ALL,))[0]
+    left, right = st.columns(2)
+    with left:
+        _passages(result.baseline, "No fixes")
+    with right:
+        label = st.selectbox(
+            "Compare with", options, index=options.index(default), key="tr_compare"
+        )
+        _passages(by_label[label], f"Fixes: {label}")
+
+
+def _save(result: Triage, report: Report, taken: set[str]) -> None:
+    st.markdown("**Save as a regression case**")
+    if "tr_name" not in st.session_state:
+        st.session_state["tr_name"] = case_name(report.query, taken)
+    c1, c2 = st.columns([3, 1])
+    name = c1.text_input("Case name", key="tr_name")
+    if c2.button("Save as case", key="tr_save", type="primary", width="stretch"):
+        if not name.strip():
+            st.error("Give the case a name.")
+            return
+        if name.strip() in taken:
+            st.error(f"A case named “{md_escape(name.strip())}” already exists.")
+            return
+        library = open_library(create=True)
+        if library is None:
+            return
+        case = report.as_case(name)
+        try:
+            library.add(case, status="diagnosed")
+            library.record_checks((label, replace(c, case=case)) for label, c in result.checks)
+        except LibraryError as exc:
+            st.error(f"Not saved: {md_escape(str(exc))}")
+            return
+        st.session_state[SAVED_KEY] = case.name
+    saved = st.session_state.get(SAVED_KEY)
+    if saved:
+        st.success(
+            f"Saved case “{md_escape(saved)}” to the case library (status diagnosed, "
+            f"{len(result.checks)} runs recorded). `python -m ragdash check` runs it with "
+            f"{md_code('--cases ' + str(library_path()))}."
+        )
+
+
+def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_key: tuple) -> None:
+    st.caption(
+        "Enter what the user asked and where the right answer is. The report is run under "
+        "every configuration; the diagnosis says what is wrong and which fix repairs it."
+    )
+    _report_form(index, view)
+    report: Report | None = st.session_state.get(REPORT_KEY)
+    if report is None:
+        return
+    try:
+        result = triage(index, report.as_case("report"), view.fixes)
+    except QueryError as exc:
+        st.info(md_escape(str(exc)).capitalize())
+        return
+    _headline(result)
+    _configuration_table(result)
+    legend()
+    _explain(result)
+    st.markdown("**How close to breaking**")
+    repairs = {label: result.by_label[label].fixes for label in result.repairs}
+    render_fragility(
+        index, corpus_key, [report.as_case("report")], view.fixes, key="tr_fragility", also=repairs
+    )
+    _save(result, report, {c.name for c in cases})
