@@ -1,6 +1,12 @@
-"""``python -m ragdash``: check cases, run a query, ablate, inspect a PDF, or export cases.
+"""``ragdash`` (or ``python -m ragdash``): check cases, run a query, ablate, inspect a PDF,
+export cases, or start the dashboard.
 
 Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
+
+``--workspace DIR`` makes a command see exactly what the dashboard started with the same
+folders sees: the docs folder, the uploads and metadata edits of the workspace, and (for
+``check``, ``ablate`` and ``fragility`` without ``--cases``) the bundled ``cases.json`` plus
+the workspace's case library.
 """
 
 from __future__ import annotations
@@ -8,18 +14,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ragdash.checks.ablation import ablation_matrix, run_ablation
 from ragdash.checks.proof import check_case
 from ragdash.checks.report import check_record, ranked_record
-from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError
+from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError, SettingsError
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
+from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FIX_NAMES, FUZZY_RULES, Fixes
-from ragdash.storage.case_store import load_cases
+from ragdash.retrieval.matching import MatchKind
+from ragdash.settings import (
+    DEFAULT_FUZZY_RULE,
+    DEFAULT_OCR_MAP,
+    DEFAULT_THRESHOLD,
+    FIX_NAMES,
+    FUZZY_RULES,
+    Fixes,
+    format_ocr_map,
+)
+from ragdash.storage.case_store import load_cases, workspace_cases
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -34,35 +52,70 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fixes(args: argparse.Namespace) -> Fixes:
-    if not 0 <= args.threshold <= 100:
-        raise BadInput(f"--threshold must be between 0 and 100, got {args.threshold}")
     try:
         return Fixes.parse(
             args.fixes,
             threshold=args.threshold,
             fuzzy_rule=args.fuzzy_rule,
+            ocr_map=args.ocr_map,
         )
-    except ValueError as exc:
-        raise BadInput(f"--fixes: {exc}") from None
+    except SettingsError as exc:
+        raise BadInput(f"fix settings: {exc}") from None
+
+
+def default_docs() -> Path | None:
+    """``$RAGDASH_DOCS``, else ``./sample_docs`` when it exists (a checkout's testbed)."""
+    if os.environ.get("RAGDASH_DOCS"):
+        return Path(os.environ["RAGDASH_DOCS"])
+    return Path("sample_docs") if Path("sample_docs").is_dir() else None
+
+
+def _docs(args: argparse.Namespace) -> Path:
+    docs = Path(args.docs) if args.docs else default_docs()
+    if docs is None:
+        raise BadInput("no docs folder: give --docs DIR (or set RAGDASH_DOCS)")
+    return docs
+
+
+def check_command(docs: str | Path, workspace: str | Path) -> str:
+    """The shell command that checks every case the dashboard sees, as pages print it."""
+    return (
+        f"ragdash check --docs {shlex.quote(str(docs))} "
+        f"--workspace {shlex.quote(str(workspace))} --fixes all"
+    )
 
 
 def _index(args: argparse.Namespace) -> CorpusIndex:
+    docs = _docs(args)
     try:
-        corpus = cap_passages(load_folder(args.docs), max_passages())
+        if args.workspace:
+            corpus = Workspace(args.workspace).load(docs, limit=max_passages())
+        else:
+            corpus = cap_passages(load_folder(docs), max_passages())
     except IngestError as exc:
         raise BadInput(str(exc)) from None
     for message in corpus.messages:
         print(f"ragdash: {message}", file=sys.stderr)
     if not corpus.documents:
-        raise BadInput(f"no loadable documents in {args.docs!r}")
+        raise BadInput(f"no loadable documents in {str(docs)!r}")
     return CorpusIndex(corpus)
 
 
 def _cases(args: argparse.Namespace, index: CorpusIndex):
-    try:
-        cases = load_cases(args.cases)
-    except CaseFileError as exc:
-        raise BadInput(str(exc)) from None
+    if args.cases:
+        try:
+            cases = load_cases(args.cases)
+        except CaseFileError as exc:
+            raise BadInput(str(exc)) from None
+    elif args.workspace:
+        found = workspace_cases(_docs(args), args.workspace)
+        for problem in found.problems:
+            print(f"ragdash: warning: {problem}", file=sys.stderr)
+        cases = list(found.cases)
+        if not cases:
+            raise BadInput(f"no cases in {str(_docs(args))!r} or the workspace's case library")
+    else:
+        raise BadInput("give --cases FILE (cases.json or a case library) or --workspace DIR")
     known = set(index.corpus.doc_ids)
     for case in cases:
         if case.expected_id not in known:
@@ -141,7 +194,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     for r in ranked:
         print(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
         for m in r.breakdown:
-            how = m.kind if m.kind != "fuzzy" else f"fuzzy {m.similarity:.0f}"
+            how = m.kind if m.kind != MatchKind.FUZZY else f"fuzzy {m.similarity:.0f}"
             target = m.passage_token or "-"
             note = f"  ({m.note})" if m.note else ""
             print(f"    {m.query_token:<16} -> {target:<16} {how:<10} +{m.points:g}{note}")
@@ -321,6 +374,11 @@ def _fix_options(p: argparse.ArgumentParser, default: str) -> None:
         help=f"all, none, or a comma list of {','.join(FIX_NAMES)} (default {default})",
     )
     p.add_argument(
+        "--ocr-map",
+        default=format_ocr_map(DEFAULT_OCR_MAP).replace(" ", ""),
+        help="OCR substitutions as digit=letter pairs (default %(default)s)",
+    )
+    p.add_argument(
         "--threshold",
         type=float,
         default=DEFAULT_THRESHOLD,
@@ -360,13 +418,29 @@ def _table(rows: Sequence[Sequence[str]]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m ragdash", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="ragdash", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser, cases: bool, fixes: str = "none") -> None:
-        p.add_argument("--docs", required=True, help="docs folder (.txt, .md, .pdf, metadata.csv)")
+        p.add_argument(
+            "--docs",
+            default=None,
+            help="docs folder (.txt, .md, .pdf, metadata.csv); default $RAGDASH_DOCS or "
+            "./sample_docs",
+        )
+        p.add_argument(
+            "--workspace",
+            default=None,
+            help="the dashboard's workspace folder: its uploads and metadata edits join the "
+            "docs, and its case library joins the bundled cases",
+        )
         if cases:
-            p.add_argument("--cases", required=True, help="cases.json file")
+            p.add_argument(
+                "--cases",
+                default=None,
+                help="cases.json or a SQLite case library (default with --workspace: the "
+                "docs folder's cases.json plus the workspace's library)",
+            )
         _fix_options(p, default=fixes)
         p.add_argument(
             "--top-k",
@@ -398,6 +472,16 @@ def build_parser() -> argparse.ArgumentParser:
     _export_options(
         sub.add_parser("export", help="write cases as a standalone pytest file or cases.json")
     )
+    dashboard = sub.add_parser("dashboard", help="start the Streamlit dashboard")
+    dashboard.add_argument("--docs", default=None, help="docs folder (default as for check)")
+    dashboard.add_argument("--workspace", default="workspace", help="default ./workspace")
+    dashboard.add_argument("--port", type=int, default=8501, help="default 8501")
+    dashboard.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; expose it only "
+        "behind an authenticating proxy)",
+    )
     return parser
 
 
@@ -423,7 +507,31 @@ def _fragility_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    """Run ``streamlit run`` on the app inside the installed package."""
+    import subprocess
+
+    from ragdash.ui import APP_SCRIPT
+
+    docs = _docs(args)
+    if not docs.is_dir():
+        raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
+    if not 1 <= args.port <= 65535:
+        raise BadInput(f"--port must be 1-65535, got {args.port}")
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
+        f"--server.port={args.port}", f"--server.address={args.address}",
+        "--browser.gatherUsageStats=false",
+        "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
+    ]  # fmt: skip
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
 COMMANDS = {
+    "dashboard": cmd_dashboard,
     "check": cmd_check,
     "query": cmd_query,
     "ablate": cmd_ablate,
@@ -448,3 +556,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+
+
+def main_exit() -> None:
+    """The ``ragdash`` console command: :func:`main`'s return value as the exit status."""
+    sys.exit(main())

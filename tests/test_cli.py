@@ -76,7 +76,7 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(args, fragment):
         (["check", *DOCS], "--cases"),
         (["query", *DOCS, "?!"], "query is empty"),
         (["query", *DOCS, "--top-k", "0", "sync"], "--top-k must be at least 1"),
-        (["query", *DOCS, "--threshold", "120", "sync"], "--threshold must be between 0 and 100"),
+        (["query", *DOCS, "--threshold", "120", "sync"], "threshold 120 is outside 0-100"),
         (["query", *DOCS, "--top-k", "two", "sync"], "invalid int value"),
     ],
 )
@@ -325,3 +325,36 @@ def test_output_piped_into_a_reader_that_stops_early_gives_no_traceback():
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
+
+
+def test_workspace_check_sees_the_uploads_edits_and_case_library(tmp_path):
+    """``--workspace`` makes ``check`` see what the dashboard sees: an uploaded document
+    and a case saved in the workspace's library run beside the bundled cases."""
+    from ragdash.checks.proof import Case
+    from ragdash.ingestion.workspace import Workspace
+    from ragdash.storage.case_store import add_case
+
+    workspace = tmp_path / "workspace"
+    Workspace(workspace).save_upload("faq.md", b"Warranty claims are answered within 9 days.")
+    add_case(workspace, Case("warranty", "warranty claims answered", "faq", ("9 days",)))
+    result = run_cli("check", *DOCS, "--workspace", str(workspace), "--fixes", "all", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    names = [c["name"] for c in report["cases"]]
+    assert names[-1] == "warranty" and len(names) == 9
+    assert report["fixes"] == "all (ocr map 0=o,1=i; fuzzy ratio>=80)"
+
+
+def test_check_without_cases_or_workspace_says_what_to_give():
+    result = run_cli("check", *DOCS)
+    assert result.returncode == 2
+    assert "give --cases FILE" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ocr_map_option_changes_what_the_ocr_fix_repairs(capsys):
+    code, out, _ = run_main(capsys, "query", *DOCS, "--fixes", "ocr", "--ocr-map", "5=s",
+                            "--json", "Enterpr1se")  # fmt: skip
+    assert code == 0
+    assert json.loads(out)["fixes"] == "ocr (ocr map 5=s)"
+    code, _, err = run_main(capsys, "query", *DOCS, "--ocr-map", "0=oo", "sync")
+    assert code == 2 and "0=oo" in err

@@ -244,7 +244,10 @@ def test_cli_reads_a_sqlite_library(tmp_path, capsysbinary, sample_cases):
         (["--cases", str(SAMPLE_CASES)], "--format"),
         (["--format", "json"], "--cases"),
         (["--cases", str(SAMPLE_CASES), "--format", "pytest", "--docs", "nope"], "docs folder"),
-        (["--cases", str(SAMPLE_CASES), "--format", "pytest", "--fixes", "magic"], "--fixes"),
+        (
+            ["--cases", str(SAMPLE_CASES), "--format", "pytest", "--fixes", "magic"],
+            "unknown fix 'magic'",
+        ),
         (["--cases", str(SAMPLE_CASES), "--format", "pytest", "--threshold", "150"], "threshold"),
         (["--cases", str(SAMPLE_CASES), "--format", "json", "-o", "/no/such/dir/x.json"], "write"),
     ],

@@ -1,14 +1,11 @@
-"""How a query token matches a passage token: exact, OCR-normalized or fuzzy."""
+"""How a query token matches a passage token: exact, MatchKind.OCR-normalized or fuzzy."""
 
 from __future__ import annotations
 
 import pytest
 
 from ragdash.retrieval.matching import (
-    EXACT,
-    FUZZY,
-    NONE,
-    OCR,
+    MatchKind,
     fuzzy_eligible,
     fuzzy_similarity,
     max_edits,
@@ -27,7 +24,7 @@ def _best(query_token, passage_tokens, settings, vocab=VOCAB):
 def test_an_exact_match_scores_one_point():
     match = _best("sync", {"sync", "plan"}, Fixes())
     assert (match.kind, match.passage_token, match.points, match.similarity) == (
-        EXACT,
+        MatchKind.EXACT,
         "sync",
         1.0,
         100.0,
@@ -36,19 +33,19 @@ def test_an_exact_match_scores_one_point():
 
 def test_a_token_absent_from_the_passage_scores_nothing():
     match = _best("sync", {"plan"}, Fixes(ocr=True, fuzzy=True))
-    assert (match.kind, match.passage_token, match.points) == (NONE, None, 0.0)
+    assert (match.kind, match.passage_token, match.points) == (MatchKind.NONE, None, 0.0)
 
 
 def test_ocr_damage_in_the_passage_matches_only_with_the_ocr_fix():
-    assert _best("enterprise", {"enterpr1se"}, Fixes()).kind == NONE
+    assert _best("enterprise", {"enterpr1se"}, Fixes()).kind == MatchKind.NONE
     match = _best("enterprise", {"enterpr1se"}, Fixes(ocr=True))
-    assert (match.kind, match.passage_token, match.points) == (OCR, "enterpr1se", 1.0)
+    assert (match.kind, match.passage_token, match.points) == (MatchKind.OCR, "enterpr1se", 1.0)
     assert "enterpr1se → enterprise" in match.note
 
 
 def test_ocr_damage_in_the_query_matches_the_clean_word():
     match = _best("ss0", {"sso"}, Fixes(ocr=True), vocab={"sso"})
-    assert (match.kind, match.passage_token, match.points) == (OCR, "sso", 1.0)
+    assert (match.kind, match.passage_token, match.points) == (MatchKind.OCR, "sso", 1.0)
     assert "ss0 → sso" in match.note
 
 
@@ -60,14 +57,14 @@ def test_ocr_never_turns_a_number_into_a_word():
 
 def test_a_custom_ocr_map_is_used():
     match = _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"5": "s"}), {"ba5e"})
-    assert match.kind == OCR
-    assert _best("base", {"ba5e"}, Fixes(ocr=True), {"ba5e"}).kind == NONE
+    assert match.kind == MatchKind.OCR
+    assert _best("base", {"ba5e"}, Fixes(ocr=True), {"ba5e"}).kind == MatchKind.NONE
 
 
 def test_a_misspelling_matches_fuzzily_for_less_than_a_point():
-    assert _best("warehuse", {"warehouse"}, Fixes()).kind == NONE
+    assert _best("warehuse", {"warehouse"}, Fixes()).kind == MatchKind.NONE
     match = _best("warehuse", {"warehouse"}, Fixes(fuzzy=True))
-    assert match.kind == FUZZY
+    assert match.kind == MatchKind.FUZZY
     assert match.passage_token == "warehouse"
     assert 80 <= match.similarity < 100
     assert match.points == pytest.approx(match.similarity / 100, abs=1e-4)
@@ -79,19 +76,19 @@ def test_fuzzy_is_not_used_when_the_token_exists_in_the_vocabulary():
     vocab = VOCAB | {"storages"}
     plan = plan_query(["storage"], vocab, Fixes(fuzzy=True))
     assert set(plan.candidates["storage"]) == {"storage"}
-    assert plan.best_match("storage", frozenset({"storages"})).kind == NONE
+    assert plan.best_match("storage", frozenset({"storages"})).kind == MatchKind.NONE
 
 
 def test_fuzzy_is_not_used_when_an_ocr_match_exists():
     plan = plan_query(["enterprise"], VOCAB | {"enterprize"}, Fixes(ocr=True, fuzzy=True))
-    assert {m.kind for m in plan.candidates["enterprise"].values()} == {OCR}
+    assert {m.kind for m in plan.candidates["enterprise"].values()} == {MatchKind.OCR}
 
 
 def test_the_threshold_limits_fuzzy_matches():
     strict = _best("warehuse", {"warehouse"}, Fixes(fuzzy=True, threshold=99))
-    assert strict.kind == NONE
+    assert strict.kind == MatchKind.NONE
     loose = _best("wrhs", {"warehouse"}, Fixes(fuzzy=True, threshold=50))
-    assert loose.kind == FUZZY
+    assert loose.kind == MatchKind.FUZZY
 
 
 @pytest.mark.parametrize("token", ["100", "x10", "sso", "abc"])
@@ -153,7 +150,7 @@ def test_es_auto_repairs_warehuse_whatever_the_threshold():
     for threshold in (0.0, 80.0, 100.0):
         settings = Fixes(fuzzy=True, threshold=threshold, fuzzy_rule=ES_AUTO)
         match = _best("warehuse", {"warehouse"}, settings)
-        assert (match.kind, match.passage_token) == (FUZZY, "warehouse")
+        assert (match.kind, match.passage_token) == (MatchKind.FUZZY, "warehouse")
         # Scored like any fuzzy match: its ratio/100, below one point.
         assert match.similarity == fuzzy_similarity("warehuse", "warehouse")
         assert match.points == round(match.similarity / 100, 4) < 1
@@ -163,7 +160,7 @@ def test_a_swap_of_two_letters_is_one_edit():
     vocab = {"the", "sync", "policy"}
     for typo, word in (("teh", "the"), ("snyc", "sync"), ("plociy", "policy")):
         match = _best(typo, {word}, Fixes(fuzzy=True, fuzzy_rule=ES_AUTO), vocab)
-        assert (match.kind, match.passage_token) == (FUZZY, word)
+        assert (match.kind, match.passage_token) == (MatchKind.FUZZY, word)
 
 
 @pytest.mark.parametrize("token", ["ot", "sx", "a"])
@@ -178,16 +175,16 @@ def test_the_presets_differ_by_token_length_as_documented():
     es = Fixes(fuzzy=True, fuzzy_rule=ES_AUTO)
     typos = Fixes(fuzzy=True, fuzzy_rule=TYPOS_5_9)
     # 4 letters, one swap: es-auto allows one edit, typos-5-9 wants 5 letters for a typo.
-    assert _best("snyc", {"sync"}, es).kind == FUZZY
-    assert _best("snyc", {"sync"}, typos).kind == NONE
+    assert _best("snyc", {"sync"}, es).kind == MatchKind.FUZZY
+    assert _best("snyc", {"sync"}, typos).kind == MatchKind.NONE
     # 7 letters, two edits from "warehouse": es-auto allows two, typos-5-9 one (two from 9).
     assert _best("wrehuse", {"warehouse"}, es).passage_token == "warehouse"
-    assert _best("wrehuse", {"warehouse"}, typos).kind == NONE
+    assert _best("wrehuse", {"warehouse"}, typos).kind == MatchKind.NONE
     # 9 letters, two edits: both presets allow it.
-    assert _best("warehuoes", {"warehouses"}, typos, {"warehouses"}).kind == FUZZY
+    assert _best("warehuoes", {"warehouses"}, typos, {"warehouses"}).kind == MatchKind.FUZZY
     # Three edits are too many for either.
     for settings in (es, typos):
-        assert _best("wrhuse", {"warehouse"}, settings).kind == NONE
+        assert _best("wrhuse", {"warehouse"}, settings).kind == MatchKind.NONE
 
 
 @pytest.mark.parametrize("rule", [ES_AUTO, TYPOS_5_9])

@@ -33,7 +33,7 @@ from ragdash.checks.faults import typo_noise
 from ragdash.checks.proof import Case, ProofCheck, judge
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.matching import FUZZY
+from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import EDIT_RULES, FUZZY_RULES, RATIO, Fixes
 from ragdash.storage.library import REPORTED
@@ -130,7 +130,7 @@ def false_matches(
     found = set()
     for ranked in check.ranked:
         for m in ranked.breakdown:
-            if m.kind != FUZZY or m.passage_token is None:
+            if m.kind != MatchKind.FUZZY or m.passage_token is None:
                 continue
             if m.query_token in intended:
                 wrong = m.passage_token != intended[m.query_token]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragdash.retrieval.matching import TokenMatch
+from ragdash.retrieval.matching import MatchKind, TokenMatch
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 
@@ -39,11 +39,11 @@ def _key(r: RankedPassage) -> tuple[str, str]:
 
 
 def _describe(m: TokenMatch) -> str:
-    if m.kind == "fuzzy":
+    if m.kind == MatchKind.FUZZY:
         return (
             f"'{m.query_token}' matches '{m.passage_token}' (fuzzy, similarity {m.similarity:.0f})"
         )
-    if m.kind == "ocr":
+    if m.kind == MatchKind.OCR:
         return f"'{m.query_token}' matches '{m.passage_token}' after OCR normalization"
     return f"'{m.query_token}' matches exactly"
 
@@ -55,7 +55,7 @@ def _token_changes(before: RankedPassage, after: RankedPassage) -> list[str]:
         prev = old.get(m.query_token)
         if prev is None or (prev.kind, prev.passage_token) != (m.kind, m.passage_token):
             changes.append(
-                _describe(m) if m.kind != "none" else f"'{m.query_token}' no longer matches"
+                _describe(m) if m.kind != MatchKind.NONE else f"'{m.query_token}' no longer matches"
             )
     return changes
 

@@ -10,7 +10,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from ragdash.retrieval.matching import TokenMatch
+from ragdash.retrieval.matching import MatchKind, TokenMatch
 
 _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
 #: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
@@ -36,13 +36,13 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
 
 def match_kinds(breakdown: Iterable[TokenMatch]) -> dict[str, str]:
     """Passage token → match kind, from a score breakdown (strongest kind kept)."""
-    order = {"exact": 0, "ocr": 1, "fuzzy": 2}
     kinds: dict[str, str] = {}
     for m in breakdown:
-        if m.passage_token and m.kind in order:
+        kind = MatchKind(m.kind)
+        if m.passage_token and kind is not MatchKind.NONE:
             old = kinds.get(m.passage_token)
-            if old is None or order[m.kind] < order[old]:
-                kinds[m.passage_token] = m.kind
+            if old is None or kind.preference < MatchKind(old).preference:
+                kinds[m.passage_token] = kind
     return kinds
 
 

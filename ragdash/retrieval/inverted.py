@@ -23,8 +23,7 @@ import numpy as np
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.matching import (
     FUZZY_MIN_LENGTH,
-    KIND_RANK,
-    NONE,
+    MatchKind,
     QueryPlan,
     TokenMatch,
     extract_edits,
@@ -287,7 +286,7 @@ class InvertedIndex:
         self, plan: QueryPlan, ids: np.ndarray, units: np.ndarray
     ) -> list[RankedPassage]:
         choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
-        nothing = tuple(TokenMatch(q, None, NONE, 0.0, 0.0) for q in plan.tokens)
+        nothing = tuple(TokenMatch(q, None, MatchKind.NONE, 0.0, 0.0) for q in plan.tokens)
         empty = breakdown_score(nothing)
         zero_points = any(m.points == 0 for _, opts in choices for _, m in opts)
         ranked = []
@@ -305,7 +304,7 @@ def _strongest_first(options: Mapping[str, TokenMatch]) -> list[tuple[str, Token
     """Options in the order :meth:`QueryPlan.best_match` prefers them."""
     return sorted(
         options.items(),
-        key=lambda item: (item[1].points, -KIND_RANK[item[1].kind], item[0]),
+        key=lambda item: (item[1].points, -MatchKind(item[1].kind).preference, item[0]),
         reverse=True,
     )
 
@@ -314,4 +313,4 @@ def _best(q: str, options: list[tuple[str, TokenMatch]], tokens: frozenset[str])
     for word, match in options:
         if word in tokens:
             return match
-    return TokenMatch(q, None, NONE, 0.0, 0.0)
+    return TokenMatch(q, None, MatchKind.NONE, 0.0, 0.0)

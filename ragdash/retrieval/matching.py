@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from rapidfuzz import fuzz, process
@@ -31,9 +32,32 @@ from ragdash.settings import (
     Fixes,
 )
 
-#: Match kinds, strongest first. A fuzzy match scores its similarity (below 1 point).
-EXACT, OCR, FUZZY, NONE = "exact", "ocr", "fuzzy", "none"
-KIND_RANK = {EXACT: 0, OCR: 1, FUZZY: 2, NONE: 3}
+
+class MatchKind(StrEnum):
+    """How a query token matched a passage token — the one preference order, strongest
+    first, used by matching, the index, highlighting, comparison and the colors. A fuzzy
+    match scores its similarity (below 1 point), so between equal points the stronger kind
+    wins: ``sorted(kinds, key=lambda k: k.preference)`` puts exact before OCR before fuzzy.
+    Members are strings (``MatchKind.EXACT == "exact"``), so JSON and tables show the word.
+    """
+
+    EXACT = "exact"
+    OCR = "ocr"
+    FUZZY = "fuzzy"
+    NONE = "none"
+
+    @property
+    def preference(self) -> int:
+        """0 for the strongest kind (exact); :attr:`NONE` last."""
+        return _PREFERENCE[self]
+
+    @classmethod
+    def matched(cls) -> tuple[MatchKind, ...]:
+        """The kinds that are a match (all but :attr:`NONE`), strongest first."""
+        return tuple(k for k in cls if k is not cls.NONE)
+
+
+_PREFERENCE = {kind: i for i, kind in enumerate(MatchKind)}
 #: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
 FUZZY_MIN_LENGTH = 4
 
@@ -44,7 +68,7 @@ class TokenMatch:
 
     query_token: str
     passage_token: str | None
-    kind: str
+    kind: MatchKind
     similarity: float  # 0-100; 100 for exact and OCR matches
     points: float
     note: str = ""  # e.g. "enterpr1se → enterprise" for an OCR-normalized match
@@ -101,13 +125,13 @@ class QueryPlan:
         for match in found:
             if best is None or _stronger(match, best):
                 best = match
-        return best or TokenMatch(query_token, None, NONE, 0.0, 0.0)
+        return best or TokenMatch(query_token, None, MatchKind.NONE, 0.0, 0.0)
 
 
 def _stronger(a: TokenMatch, b: TokenMatch) -> bool:
-    return (a.points, -KIND_RANK[a.kind], a.passage_token or "") > (
+    return (a.points, -MatchKind(a.kind).preference, a.passage_token or "") > (
         b.points,
-        -KIND_RANK[b.kind],
+        -MatchKind(b.kind).preference,
         b.passage_token or "",
     )
 
@@ -203,9 +227,7 @@ def plan_query(
     return plan_with_lexicon(query_tokens, SetLexicon(set(vocabulary)), settings)
 
 
-def plan_with_lexicon(
-    query_tokens: Iterable[str], lexicon: Lexicon, settings: Fixes
-) -> QueryPlan:
+def plan_with_lexicon(query_tokens: Iterable[str], lexicon: Lexicon, settings: Fixes) -> QueryPlan:
     """:func:`plan_query` against a :class:`Lexicon` (e.g. an index's cached vocabulary)."""
     distinct = tuple(dict.fromkeys(query_tokens))
     subs = settings.substitutions
@@ -213,7 +235,7 @@ def plan_with_lexicon(
     for q in distinct:
         options: dict[str, TokenMatch] = {}
         if q in lexicon:
-            options[q] = TokenMatch(q, q, EXACT, 100.0, 1.0)
+            options[q] = TokenMatch(q, q, MatchKind.EXACT, 100.0, 1.0)
         if settings.ocr:
             normal = normalize_ocr(q, subs)
             words = {w for w in lexicon.ocr_variants(normal, subs) if w in lexicon}
@@ -221,10 +243,11 @@ def plan_with_lexicon(
                 words.add(normal)
             for word in words:
                 if word not in options:
-                    options[word] = TokenMatch(q, word, OCR, 100.0, 1.0, _ocr_note(q, word, subs))
+                    note = _ocr_note(q, word, subs)
+                    options[word] = TokenMatch(q, word, MatchKind.OCR, 100.0, 1.0, note)
         if settings.fuzzy and not options and fuzzy_eligible(q, settings.fuzzy_rule):
             for word, score in fuzzy_lookup(lexicon, q, settings):
-                options[word] = TokenMatch(q, word, FUZZY, score, round(score / 100, 4))
+                options[word] = TokenMatch(q, word, MatchKind.FUZZY, score, round(score / 100, 4))
         candidates[q] = options
     return QueryPlan(distinct, candidates)
 

@@ -1,1 +1,9 @@
-"""The Streamlit layer of ragdash: pages that call the core (``ragdash``) and render."""
+"""The Streamlit dashboard: a thin layer over the core (which never imports Streamlit).
+
+:data:`APP_SCRIPT` is the script ``ragdash dashboard`` hands to ``streamlit run``."""
+
+from pathlib import Path
+
+__all__ = ["APP_SCRIPT"]
+
+APP_SCRIPT = Path(__file__).resolve().parent / "streamlit_app.py"

@@ -12,9 +12,11 @@ import pandas as pd
 import streamlit as st
 
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
+from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
 
-KIND_COLORS = {"exact": "#4caf50", "ocr": "#f59f00", "fuzzy": "#4c6ef5"}
+#: One color per match kind, in the kinds' preference order (strongest first).
+KIND_COLORS = dict(zip(MatchKind.matched(), ("#4caf50", "#f59f00", "#4c6ef5"), strict=True))
 DIAGNOSIS_COLORS = {"pass": "#2f9e44", "ranking": "#e03131", "extraction": "#f08c00"}
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -56,7 +58,7 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
                 "query token": m.query_token,
                 "matched": m.passage_token or "—",
                 "how": m.kind,
-                "similarity": round(m.similarity, 1) if m.kind == "fuzzy" else None,
+                "similarity": round(m.similarity, 1) if m.kind == MatchKind.FUZZY else None,
                 "points": m.points,
                 "OCR change": m.note,
             }

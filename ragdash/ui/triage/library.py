@@ -7,6 +7,7 @@ import streamlit as st
 
 from ragdash.checks.cases import parse_cases
 from ragdash.checks.triage import rerun_and_record
+from ragdash.cli import check_command
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.export import json_export, pytest_module
@@ -24,7 +25,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
     library = open_library()
     st.caption(
         f"Saved in {md_code(str(library_path()))}. In CI: "
-        f"{md_code('python -m ragdash check --docs DIR --cases ' + str(library_path()))}."
+        f"{md_code(check_command(settings().docs, settings().workspace))}."
     )
     entries = []
     if library is not None:

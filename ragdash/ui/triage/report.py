@@ -10,8 +10,10 @@ import streamlit as st
 from ragdash.checks.ablation import ALL
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck
 from ragdash.checks.triage import Report, Triage, case_name, triage
+from ragdash.cli import check_command
 from ragdash.errors import LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import (
     breakdown_chart,
@@ -21,7 +23,7 @@ from ragdash.ui.render import (
     md_escape,
     passage_html,
 )
-from ragdash.ui.triage.common import library_path, open_library
+from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState, split_evidence
 
 REPORT_KEY = "triage_report"
@@ -150,8 +152,8 @@ def _save(result: Triage, report: Report, taken: set[str]) -> None:
     if saved:
         st.success(
             f"Saved case “{md_escape(saved)}” to the case library (status diagnosed, "
-            f"{len(result.checks)} runs recorded). `python -m ragdash check` runs it with "
-            f"{md_code('--cases ' + str(library_path()))}."
+            f"{len(result.checks)} runs recorded). Run every case from a shell with "
+            f"{md_code(check_command(settings().docs, settings().workspace))}."
         )
 
 
