@@ -8,6 +8,7 @@ import pytest
 from conftest import make_corpus, make_document
 from hypothesis import given
 from hypothesis import strategies as st
+from rapidfuzz.distance import OSA
 
 from ragdash.checks.faults import (
     add_stale_version,
@@ -16,6 +17,7 @@ from ragdash.checks.faults import (
     ocr_noise_document,
     split_table,
     typo_noise,
+    typo_variants,
 )
 from ragdash.checks.proof import Case, check_case
 from ragdash.ingestion.tables import cells
@@ -199,3 +201,20 @@ def test_split_table_refuses_a_document_without_a_table():
         split_table(_corpus(), "crm")
     with pytest.raises(KeyError):
         split_table(_corpus(), "missing")
+
+
+def test_typo_variants_are_keyboard_typos_on_words_of_three_letters_or_more():
+    edits = set(typo_variants("cat"))
+    assert {"at", "ct", "ca"} <= edits  # deletions
+    assert {"act", "cta"} <= edits  # transpositions
+    assert "xat" in edits and "vat" in edits  # c's neighbouring keys
+    assert "qat" not in edits  # q is not next to c
+    assert all(OSA.distance("cat", e) == 1 for e in edits)
+    assert typo_variants("to be") == []
+
+
+def test_typo_noise_makes_only_typos_the_fragility_search_also_tries():
+    """One typo model: every single-typo corruption is one of :func:`typo_variants`."""
+    for seed in range(30):
+        noisy = typo_noise("warehouse sync", 0.01, seed)
+        assert noisy in set(typo_variants("warehouse sync"))

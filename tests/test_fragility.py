@@ -10,6 +10,7 @@ import pytest
 from conftest import make_document, make_index
 from rapidfuzz.distance import OSA
 
+from ragdash.checks.faults import typo_variants
 from ragdash.checks.fragility import (
     FRAGILITY_COLUMNS,
     MAX_EDITS,
@@ -20,7 +21,6 @@ from ragdash.checks.fragility import (
     find_breaking_perturbation,
     fragility_table,
     single_edits,
-    typo_edits,
 )
 from ragdash.checks.proof import Case, Diagnosis, check_case
 from ragdash.errors import QueryError
@@ -205,19 +205,6 @@ def test_ocr_edits_follow_the_fixes_ocr_map(sample_index, case):
 # --- single edits ----------------------------------------------------------------------------
 
 
-def test_typo_edits_are_keyboard_typos_on_words_of_three_letters_or_more():
-    edits = set(typo_edits("cat"))
-    assert {"at", "ct", "ca"} <= edits  # deletions
-    assert {"act", "cta"} <= edits  # transpositions
-    assert "xat" in edits and "vat" in edits  # c's neighbouring keys
-    assert "qat" not in edits  # q is not next to c
-    assert all(OSA.distance("cat", e) == 1 for e in edits)
-    assert typo_edits("to be") == []
-    assert single_edits("to be", "ocr", {"o": "0"}) == ["t0 be"]
-    with pytest.raises(ValueError, match="unknown fault kind"):
-        single_edits("cat", "smudge", {})
-
-
 def test_bad_arguments_are_refused(sample_index, case):
     with pytest.raises(ValueError, match="unknown fault kind"):
         find_breaking_perturbation(sample_index, case("typo"), NONE, "smudge")
@@ -281,3 +268,10 @@ def test_compared_configurations_are_no_fixes_and_the_given_ones():
     assert list(compared_configurations(ALL)) == ["none", "all"]
     assert list(compared_configurations(FUZZY)) == ["none", "fuzzy"]
     assert list(compared_configurations(NONE)) == ["none"]
+
+
+def test_single_edits_are_distinct_and_sorted_per_fault_kind():
+    assert single_edits("to be", "ocr", {"o": "0"}) == ["t0 be"]
+    assert typo_variants("to be") == []
+    with pytest.raises(ValueError, match="unknown fault kind"):
+        single_edits("cat", "smudge", {})

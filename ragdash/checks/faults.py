@@ -61,27 +61,70 @@ def ocr_noise(
     return "".join(chars)
 
 
+def neighbour_keys(letter: str) -> str:
+    """The keys a finger slips to from ``letter`` (same case as ``letter``)."""
+    near = KEYBOARD_NEIGHBOURS.get(letter.lower(), "e")
+    return near.upper() if letter.isupper() else near
+
+
+def apply_typo(chars: list[str], i: int, edit: str, key: str = "") -> bool:
+    """Make one keyboard typo of kind ``edit`` (:data:`TYPO_EDITS`) at position ``i`` of
+    ``chars``, in place — the one typo model of fault injection and the fragility search.
+
+    ``deletion`` drops the letter; ``insertion`` types ``key`` before it; ``substitution``
+    types ``key`` instead; ``transposition`` swaps it with the next letter. Returns False
+    (and changes nothing) when the edit would change nothing: a transposition with no
+    letter after it or with the same letter (``ll``), a substitution by the same letter::
+
+        >>> chars = list("sync"); apply_typo(chars, 1, "transposition"), "".join(chars)
+        (True, 'snyc')
+    """
+    ch = chars[i]
+    if edit == "deletion":
+        del chars[i]
+    elif edit == "insertion":
+        chars.insert(i, key)
+    elif edit == "substitution":
+        if key == ch:
+            return False
+        chars[i] = key
+    elif edit == "transposition":
+        if not (i + 1 < len(chars) and chars[i + 1].isalpha() and chars[i + 1] != ch):
+            return False
+        chars[i], chars[i + 1] = chars[i + 1], ch
+    else:
+        raise ValueError(f"unknown typo {edit!r}; choose from {', '.join(TYPO_EDITS)}")
+    return True
+
+
+def typo_variants(text: str) -> list[str]:
+    """Every text one keyboard typo away (:func:`apply_typo` at every letter of words of
+    three letters or more, every neighbouring key)."""
+    results = []
+    for i, ch in enumerate(text):
+        if not (ch.isalpha() and _word_length(text, i) >= 3):
+            continue
+        for edit in TYPO_EDITS:
+            keys = neighbour_keys(ch) if edit in ("insertion", "substitution") else ("",)
+            for key in keys:
+                chars = list(text)
+                if apply_typo(chars, i, edit, key):
+                    results.append("".join(chars))
+    return results
+
+
 def typo_noise(text: str, rate: float, seed: int = 0) -> str:
-    """Keyboard typos — deletion, insertion, substitution (neighbouring key) or transposition
-    — at a rate per letter. Words shorter than three letters are left alone."""
+    """Keyboard typos (:func:`apply_typo`) at a rate per letter. Words shorter than three
+    letters are left alone."""
     rng = random.Random(seed)
     chars = list(text)
     candidates = [i for i, ch in enumerate(chars) if ch.isalpha() and _word_length(text, i) >= 3]
     # Edit right to left so earlier positions stay valid.
     for i in sorted(_pick_positions(candidates, rate, rng), reverse=True):
         edit = rng.choice(TYPO_EDITS)
-        ch = chars[i]
-        near = KEYBOARD_NEIGHBOURS.get(ch.lower(), "e")
-        if edit == "deletion":
-            del chars[i]
-        elif edit == "insertion":
-            chars.insert(i, rng.choice(near))
-        elif edit == "substitution":
-            chars[i] = rng.choice(near)
-        elif i + 1 < len(chars) and chars[i + 1].isalpha() and chars[i + 1] != ch:
-            chars[i], chars[i + 1] = chars[i + 1], chars[i]
-        else:  # nothing to swap with (or swapping "ll" would change nothing): delete
-            del chars[i]
+        key = rng.choice(neighbour_keys(chars[i])) if edit in ("insertion", "substitution") else ""
+        if not apply_typo(chars, i, edit, key):
+            del chars[i]  # nothing to swap with (or swapping "ll" would change nothing)
     result = "".join(chars)
     if candidates and rate > 0 and result == text:
         # Edits can cancel out (two swaps undoing each other); noise must show.

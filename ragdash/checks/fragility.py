@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from ragdash.checks.ablation import BASELINE
-from ragdash.checks.faults import KEYBOARD_NEIGHBOURS, QUERY_FAULTS
+from ragdash.checks.faults import QUERY_FAULTS, typo_variants
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck, context_text, judge, missing_evidence
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
@@ -197,45 +197,12 @@ def ocr_edits(text: str, reverse: Mapping[str, str]) -> list[str]:
     ]
 
 
-def typo_edits(text: str) -> list[str]:
-    """Every query one keyboard typo away, on letters of words of three letters or more:
-    deletion, insertion of a neighbouring key before the letter, substitution by a
-    neighbouring key, transposition with the next letter."""
-    results = []
-    for start, end in _words(text):
-        if end - start < 3:
-            continue
-        for i in range(start, end):
-            ch = text[i]
-            near = KEYBOARD_NEIGHBOURS.get(ch.lower(), "e")
-            if ch.isupper():
-                near = near.upper()
-            results.append(text[:i] + text[i + 1 :])
-            results.extend(text[:i] + n + text[i:] for n in near)
-            results.extend(text[:i] + n + text[i + 1 :] for n in near if n != ch)
-            if i + 1 < end and text[i + 1] != ch:
-                results.append(text[:i] + text[i + 1] + ch + text[i + 2 :])
-    return results
-
-
-def _words(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of letters."""
-    spans, start = [], None
-    for i, ch in enumerate(text + " "):
-        if ch.isalpha() and i < len(text):
-            start = i if start is None else start
-        elif start is not None:
-            spans.append((start, i))
-            start = None
-    return spans
-
-
 def single_edits(text: str, kind: str, reverse: Mapping[str, str]) -> list[str]:
     """The distinct queries one ``kind`` edit away from ``text``, sorted."""
     if kind == "ocr":
         edits = ocr_edits(text, reverse)
     elif kind == "typo":
-        edits = typo_edits(text)
+        edits = typo_variants(text)
     else:
         raise ValueError(f"unknown fault kind {kind!r}; choose from {', '.join(QUERY_FAULTS)}")
     return sorted(set(edits) - {text})
