@@ -89,7 +89,7 @@ def test_import_then_export_round_trips_the_cases_json_format(library, sample_ca
     changed = replace(sample_cases[0], note="edited")
     assert library.import_cases([changed], replace=True).updated == (changed.name,)
     out = tmp_path / "exported.json"
-    save_cases(out, library.export_cases())
+    save_cases(out, library.cases())
     assert load_cases(out) == [changed, *sample_cases[1:]]
 
 

@@ -204,15 +204,20 @@ class CaseLibrary:
         """One write transaction: all of it is committed, or none of it."""
         if self.read_only:
             raise LibraryError(f"{self._where()} was opened read-only")
+        with self._sqlite_errors(), self._connection() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _sqlite_errors(self) -> Iterator[None]:
+        """SQLite's errors as a :class:`LibraryError` naming the file (a lock, plainly)."""
         try:
-            with self._connection() as conn:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
+            yield
         except sqlite3.OperationalError as exc:
             if _is_locked(exc):
                 raise self._locked() from None
@@ -221,15 +226,8 @@ class CaseLibrary:
             raise LibraryError(f"{self._where()}: {exc}") from None
 
     def _read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        try:
-            with self._connection(mode="ro") as conn:
-                return conn.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as exc:
-            if _is_locked(exc):
-                raise self._locked() from None
-            raise LibraryError(f"{self._where()}: {exc}") from None
-        except sqlite3.DatabaseError as exc:
-            raise LibraryError(f"{self._where()}: {exc}") from None
+        with self._sqlite_errors(), self._connection(mode="ro") as conn:
+            return conn.execute(sql, params).fetchall()
 
     def _init_schema(self) -> None:
         # WAL lets readers and one writer work at once; set outside a transaction.
@@ -377,9 +375,6 @@ class CaseLibrary:
                     skipped.append(case.name)
         return ImportResult(tuple(added), tuple(updated), tuple(skipped))
 
-    def export_cases(self) -> list[Case]:
-        """Every case, as the ``cases.json`` format holds them."""
-        return self.cases()
 
 
 _CASE_COLUMNS = "name, query, expected_id, evidence, top_k, kind, note, status, created, updated"
