@@ -16,6 +16,7 @@ __all__ = [
     "LibraryError",
     "QueryError",
     "RagdashError",
+    "RetrieverError",
     "SettingsError",
     "WorkspaceError",
 ]
@@ -56,3 +57,10 @@ class LibraryError(RagdashError):
 
 class WorkspaceError(RagdashError, ValueError):
     """A workspace operation that was refused; the message says why. Nothing was changed."""
+
+
+class RetrieverError(RagdashError):
+    """A retriever that cannot be set up or did not answer usably (a service that is down,
+    times out or returns junk; a callable that cannot be imported or raises). The message
+    names the retriever (its URL or ``package.module:function``) and what went wrong, e.g.
+    ``http://127.0.0.1:8000/search: timed out after 2 s (2 attempts)``."""

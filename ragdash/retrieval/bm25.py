@@ -1,0 +1,214 @@
+"""Okapi BM25 over ragdash's own passages and tokens: the ``bm25`` retriever.
+
+Why it is here: most teams run BM25 (Elasticsearch, OpenSearch, Lucene) or a hybrid with it,
+not a 1-point-per-token scorer. Running the four seed flaws against BM25 shows which of them
+a real lexical ranker already survives and which it shares.
+
+Scoring is Lucene's (so Elasticsearch's, and the ``bm25s`` library's default ``lucene``
+method), per distinct query token ``t`` found in passage ``p``::
+
+    idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))
+    score(p, t) = idf(t) * tf / (tf + k1 * (1 - b + b * len(p) / avg_len))
+
+with ``tf`` the count of ``t`` in ``p``, ``len`` the passage's token count, ``N`` the
+passages in the index and ``df`` how many hold ``t``. E.g. a token in 1 of 3 passages, twice
+in a passage of average length, k1=1.2, b=0.75: ``0.981 * 2 / (2 + 1.2) = 0.613``.
+
+Tokens are the seed's (``[a-z0-9]+``, lowercase). Postings come from
+:func:`ragdash.retrieval.inverted.build_postings` with term frequencies alongside, so a query
+touches only its tokens' postings. Fixes apply as :data:`ragdash.retrieval.spec.FIX_SUPPORT`
+says: ``tables`` picks the passage set, ``status`` leaves withdrawn passages out of the index
+(as re-indexing the exported passages would), ``ocr`` normalizes passage and query tokens,
+``fuzzy`` repairs the query's misspelled words, ``recency`` breaks score ties by date.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+from ragdash.ingestion.documents import Passage
+from ragdash.retrieval.hits import Retrieval
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.inverted import Postings, build_postings
+from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch
+from ragdash.retrieval.query_repair import repair_query
+from ragdash.retrieval.ranking import RankedPassage, eligible_passages, query_tokens, sort_key
+from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.tokens import normalize_ocr, tokenize
+from ragdash.settings import Fixes
+
+__all__ = ["Bm25Index", "Bm25Retriever", "bm25_idf"]
+
+#: Scores are rounded to this many decimals so float noise never breaks a tie.
+SCORE_DECIMALS = 6
+
+
+def bm25_idf(n: int, df: int) -> float:
+    """Lucene's always-positive BM25 idf: ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+@dataclass(frozen=True, eq=False)
+class Bm25Index:
+    """Term-frequency postings of one passage set (CSR: ``tf`` is aligned with
+    ``postings.passage_ids``), each passage's token count and their average."""
+
+    passages: tuple[Passage, ...]
+    postings: Postings
+    tf: np.ndarray
+    lengths: np.ndarray
+    avg_length: float
+
+    @classmethod
+    def build(cls, passages: Sequence[Passage], ocr_map: Mapping[str, str] | None = None) -> Bm25Index:
+        """Index ``passages``; with ``ocr_map`` every token is OCR-normalized first."""
+        counters = []
+        for p in passages:
+            tokens = tokenize(p.text)
+            if ocr_map is not None:
+                tokens = [normalize_ocr(t, ocr_map) for t in tokens]
+            counters.append(Counter(tokens))
+        keys = [tuple(c) for c in counters]
+        postings = build_postings(keys)  # type: ignore[arg-type]  # any sized token sequences
+        flat = list(chain.from_iterable(keys))
+        counts = np.fromiter(chain.from_iterable(c.values() for c in counters), np.int64, len(flat))
+        tids = np.fromiter(map(postings.token_ids.__getitem__, flat), np.int32, len(flat))
+        tf = counts[np.argsort(tids, kind="stable")]  # the order build_postings sorts ids in
+        lengths = np.array([sum(c.values()) for c in counters], dtype=np.float64)
+        avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
+        return cls(tuple(passages), postings, tf, lengths, avg)
+
+    @property
+    def vocabulary(self) -> frozenset[str]:
+        return frozenset(self.postings.vocabulary)
+
+    def idf(self, token: str) -> float:
+        return bm25_idf(len(self.passages), len(self.postings.ids(token)))
+
+    def term_frequencies(self, token: str) -> tuple[np.ndarray, np.ndarray]:
+        """(passage ids holding ``token``, its count in each)."""
+        t = self.postings.token_ids.get(token)
+        if t is None:
+            empty = self.postings.passage_ids[:0]
+            return empty, self.tf[:0]
+        lo, hi = self.postings.offsets[t], self.postings.offsets[t + 1]
+        return self.postings.passage_ids[lo:hi], self.tf[lo:hi]
+
+    def scores(self, tokens: Sequence[str], k1: float, b: float) -> np.ndarray:
+        """Every passage's BM25 score for the distinct ``tokens``."""
+        scores = np.zeros(len(self.passages), dtype=np.float64)
+        for token in dict.fromkeys(tokens):
+            ids, tf = self.term_frequencies(token)
+            if not len(ids):
+                continue
+            norm = k1 * (1 - b + b * self.lengths[ids] / self.avg_length)
+            scores[ids] += self.idf(token) * tf / (tf + norm)
+        return np.round(scores, SCORE_DECIMALS)
+
+    def contribution(self, token: str, pid: int, k1: float, b: float) -> tuple[int, float, float]:
+        """(tf, idf, points) of ``token`` in passage ``pid`` — one line of a breakdown."""
+        ids, tf = self.term_frequencies(token)
+        hit = np.flatnonzero(ids == pid)
+        if not len(hit):
+            return 0, self.idf(token), 0.0
+        count = int(tf[hit[0]])
+        norm = k1 * (1 - b + b * self.lengths[pid] / self.avg_length)
+        idf = self.idf(token)
+        return count, idf, float(idf * count / (count + norm))
+
+
+class Bm25Retriever:
+    """BM25 over a :class:`CorpusIndex`'s passages; one :class:`Bm25Index` per passage set
+    (tables fix off/on × status filter × OCR map), built on first use and kept."""
+
+    def __init__(self, index: CorpusIndex, spec: RetrieverSpec | None = None) -> None:
+        self.index = index
+        self.spec = spec or RetrieverSpec("bm25")
+        self._built: dict[tuple, Bm25Index] = {}
+
+    def bm25_index(self, fixes: Fixes) -> Bm25Index:
+        key = (fixes.tables, fixes.status, fixes.ocr_map if fixes.ocr else None)
+        if key not in self._built:
+            pool = eligible_passages(self.index.passages(fixes.tables), fixes)
+            self._built[key] = Bm25Index.build(pool, fixes.substitutions if fixes.ocr else None)
+        return self._built[key]
+
+    def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
+        """The passages ranked by BM25 (only the first ``k`` if given); ties by
+        :func:`ragdash.retrieval.ranking.sort_key` (recency with that fix, then list order).
+        Raises ``QueryError`` for a query that cannot be run."""
+        bm = self.bm25_index(fixes)
+        repaired = repair_query(query, fixes, SetLexicon(bm.vocabulary))
+        original = query_tokens(query)
+        tokens = query_tokens(repaired.text)
+        scores = bm.scores(tokens, self.spec.k1, self.spec.b)
+        order = sorted(
+            range(len(bm.passages)),
+            key=lambda i: sort_key(bm.passages[i], scores[i], fixes.recency),
+        )
+        if k is not None:
+            order = order[: max(k, 0)]
+        pairs = _token_pairs(original, tokens, repaired.changes, fixes.substitutions)
+        ranked = tuple(
+            RankedPassage(
+                rank,
+                bm.passages[i],
+                float(scores[i]),
+                self.breakdown(bm, pairs, i),
+            )
+            for rank, i in enumerate(order, start=1)
+        )
+        notes = (f"query repaired: {', '.join(repaired.changes)}",) if repaired.changes else ()
+        return Retrieval(ranked, repaired.text, notes)
+
+    def breakdown(
+        self, bm: Bm25Index, pairs: Sequence[tuple[str, str, str, MatchKind]], pid: int
+    ) -> tuple[TokenMatch, ...]:
+        """Per query token: its BM25 points in passage ``pid``, with tf and idf in the note."""
+        lines = []
+        length = int(bm.lengths[pid])
+        for original, token, change, kind in pairs:
+            tf, idf, points = bm.contribution(token, pid, self.spec.k1, self.spec.b)
+            note = f"tf {tf} · idf {idf:.3f} · length {length}/{bm.avg_length:.1f}"
+            if change:
+                note = f"{change}; {note}"
+            if not tf:
+                lines.append(TokenMatch(original, None, MatchKind.NONE, 0.0, 0.0, note))
+                continue
+            lines.append(TokenMatch(original, token, kind, 100.0, round(float(points), 4), note))
+        return tuple(lines)
+
+    def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
+        return list(self.retrieve(query, fixes, k).ranked)
+
+    def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
+        return list(self.retrieve(query, fixes).ranked)
+
+
+def _token_pairs(
+    original: Sequence[str],
+    repaired: Sequence[str],
+    changes: Sequence[str],
+    subs: Mapping[str, str],
+) -> list[tuple[str, str, str, MatchKind]]:
+    """(query token as typed, token scored, change, how it matched) per distinct scored
+    token: the repair maps each typed token to one word, so they line up."""
+    mapping = dict(c.split(" → ", 1) for c in changes)
+    pairs, seen = [], set()
+    for token in original:
+        new = mapping.get(token, token)
+        if new in seen:
+            continue
+        seen.add(new)
+        if new == token:
+            pairs.append((token, new, "", MatchKind.EXACT))
+        else:
+            kind = MatchKind.OCR if normalize_ocr(token, subs) == new else MatchKind.FUZZY
+            pairs.append((token, new, f"{token} → {new}", kind))
+    return pairs or [(t, t, "", MatchKind.EXACT) for t in repaired]

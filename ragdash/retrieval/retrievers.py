@@ -1,0 +1,156 @@
+"""The retrievers a check can run against, and :func:`make_retriever` to pick one.
+
+Every retriever answers ``retrieve(query, fixes, k)`` with a
+:class:`ragdash.retrieval.hits.Retrieval` (ranked passages, the query sent, notes), so the
+proof check, the metrics, query corruption and the fragility search work the same against
+each::
+
+    >>> index = CorpusIndex(load_folder("sample_docs"))                      # doctest: +SKIP
+    >>> bm25 = make_retriever(RetrieverSpec("bm25"), index)                  # doctest: +SKIP
+    >>> bm25.top("return policy days", Fixes(), 1)[0].doc_id                 # doctest: +SKIP
+    'returns-2024'
+
+* ``seed`` — :class:`SeedRetriever`: ragdash's scorer with all its fixes (the default);
+* ``bm25`` — :class:`ragdash.retrieval.bm25.Bm25Retriever`;
+* ``http`` / ``python`` — :class:`ExternalRetriever` over
+  :class:`ragdash.retrieval.http_retriever.HttpBackend` or
+  :class:`ragdash.retrieval.python_retriever.PythonBackend`.
+
+An external retriever only sees the query, so only the query-side fixes reach it
+(:data:`ragdash.retrieval.spec.FIX_SUPPORT`): ``ocr`` and ``fuzzy`` rewrite the query against
+the corpus vocabulary before it is sent. Its hits become ranked passages carrying the
+document's metadata from the corpus when the id is known; an id the corpus does not have is
+kept (it still counts as "the wrong document first") and named in the retrieval's notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from typing import Protocol
+
+from ragdash.ingestion.documents import Document, Passage
+from ragdash.retrieval.bm25 import Bm25Retriever
+from ragdash.retrieval.hits import Hit, Retrieval, Retriever
+from ragdash.retrieval.http_retriever import HttpBackend
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.python_retriever import PythonBackend
+from ragdash.retrieval.query_repair import repair_query
+from ragdash.retrieval.ranking import RankedPassage
+from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.settings import Fixes
+
+__all__ = [
+    "EXTERNAL_PASSAGE_KIND",
+    "SEARCH_DEPTH",
+    "Backend",
+    "ExternalRetriever",
+    "SeedRetriever",
+    "make_retriever",
+]
+
+#: How many hits ``search`` (a whole ranking, for pages) asks an external retriever for.
+SEARCH_DEPTH = 20
+#: The ``kind`` of a passage an external retriever returned.
+EXTERNAL_PASSAGE_KIND = "external"
+
+
+class SeedRetriever:
+    """ragdash's own scorer (1 point per distinct query token) with every fix: exactly
+    :meth:`CorpusIndex.top` / :meth:`CorpusIndex.search`."""
+
+    def __init__(self, index: CorpusIndex, spec: RetrieverSpec | None = None) -> None:
+        self.index = index
+        self.spec = spec or RetrieverSpec()
+
+    def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
+        ranked = self.index.search(query, fixes) if k is None else self.index.top(query, fixes, k)
+        return Retrieval(tuple(ranked), query)
+
+    def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
+        return self.index.top(query, fixes, k)
+
+    def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
+        return self.index.search(query, fixes)
+
+
+class Backend(Protocol):
+    """A team's retriever seen from ragdash: a name for messages and ``fetch(query, k)``."""
+
+    name: str
+
+    def fetch(self, query: str, k: int) -> list[Hit]: ...
+
+
+class ExternalRetriever:
+    """A team's retriever (``http`` or ``python``) behind the common interface."""
+
+    def __init__(self, index: CorpusIndex, spec: RetrieverSpec, backend: Backend) -> None:
+        self.index = index
+        self.spec = spec
+        self.backend = backend
+
+    @cached_property
+    def _documents(self) -> dict[str, Document]:
+        return {doc.doc_id: doc for doc in self.index.corpus.documents}
+
+    def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
+        """Repair the query (query-side fixes), ask the team's retriever for ``k`` hits
+        (:data:`SEARCH_DEPTH` when ``k`` is None). Raises ``QueryError`` /
+        :class:`ragdash.errors.RetrieverError`."""
+        k = SEARCH_DEPTH if k is None else max(k, 0)
+        repaired = repair_query(query, fixes, self.index.inverted(False).view(False))
+        hits = self.backend.fetch(repaired.text, k) if k else []
+        ranked = tuple(self._ranked(rank, hit) for rank, hit in enumerate(hits, start=1))
+        notes = []
+        if repaired.changes:
+            notes.append(f"query repaired: {', '.join(repaired.changes)}")
+        unknown = [f"{h.id!r} (rank {n})" for n, h in enumerate(hits, 1) if h.id not in self._documents]
+        if unknown:
+            notes.append(
+                f"{self.backend.name} returned ids not in the corpus: {', '.join(unknown[:5])}"
+                + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+                + " — ids must be document ids (the doc_id of `ragdash passages`)"
+            )
+        return Retrieval(ranked, repaired.text, tuple(notes))
+
+    def _ranked(self, rank: int, hit: Hit) -> RankedPassage:
+        doc = self._documents.get(hit.id)
+        page = hit.page or 1
+        passage = Passage(
+            doc_id=hit.id,
+            text=hit.text,
+            page_start=page,
+            page_end=page,
+            position=rank - 1,
+            order=doc.order if doc else len(self._documents) + rank,
+            kind=EXTERNAL_PASSAGE_KIND,
+            subject=doc.subject if doc else "",
+            updated=doc.updated if doc else None,
+            status=doc.status if doc else "current",
+        )
+        return RankedPassage(rank, passage, hit.score)
+
+    def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
+        return list(self.retrieve(query, fixes, k).ranked)
+
+    def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
+        return list(self.retrieve(query, fixes).ranked)
+
+
+_BACKENDS: dict[str, Callable[[RetrieverSpec], Backend]] = {
+    "http": HttpBackend,
+    "python": PythonBackend,
+}
+
+
+def make_retriever(spec: RetrieverSpec | str | None, index: CorpusIndex) -> Retriever:
+    """The retriever ``spec`` names, over ``index``'s corpus. Raises
+    :class:`ragdash.errors.RetrieverError` when a ``python`` callable cannot be imported
+    (an ``http`` service is first asked on the first query)."""
+    spec = RetrieverSpec.resolve(spec)
+    if spec.kind == "seed":
+        return SeedRetriever(index, spec)
+    if spec.kind == "bm25":
+        return Bm25Retriever(index, spec)
+    return ExternalRetriever(index, spec, _BACKENDS[spec.kind](spec))

@@ -1,0 +1,316 @@
+"""The one settings type for *which retriever* a check runs against: :class:`RetrieverSpec`.
+
+:class:`ragdash.settings.Fixes` says which repairs are on; a ``RetrieverSpec`` says whose
+ranking they repair — ragdash's own scorer (``seed``), Okapi BM25 over the same passages
+(``bm25``), a team's search service (``http``) or a team's Python function (``python``). Like
+``Fixes`` it is frozen, validates itself when created and has a ``label`` naming every
+setting that changes results, so two equal specs rank alike and hash alike::
+
+    >>> RetrieverSpec("bm25").label
+    'bm25 (k1=1.2, b=0.75)'
+    >>> RetrieverSpec("http", url="http://127.0.0.1:8000/search").label
+    'http http://127.0.0.1:8000/search'
+    >>> RetrieverSpec("bm25", b=2)
+    Traceback (most recent call last):
+    ...
+    ragdash.errors.SettingsError: bm25 b 2 is outside 0-1
+
+Why the defaults: ``k1=1.2, b=0.75`` are Lucene's (so Elasticsearch's and OpenSearch's), the
+BM25 a team most likely runs. Secrets never live here: an HTTP service that needs a token
+gets it from the environment variable named by ``auth_env`` (the name is safe in a link,
+the value never leaves the machine), and :attr:`RetrieverSpec.safe_url` hides a password or
+query string in the URL wherever the spec is shown or shared.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ragdash.errors import SettingsError
+from ragdash.settings import FIX_NAMES
+
+__all__ = [
+    "DEFAULT_B",
+    "DEFAULT_K1",
+    "DEFAULT_RETRIES",
+    "DEFAULT_TIMEOUT",
+    "FIX_SUPPORT",
+    "RETRIEVER_DESCRIPTIONS",
+    "RETRIEVER_KINDS",
+    "SHAPES",
+    "ResponseShape",
+    "RetrieverSpec",
+    "fix_support",
+]
+
+RETRIEVER_KINDS = ("seed", "bm25", "http", "python")
+RETRIEVER_DESCRIPTIONS = {
+    "seed": "ragdash's own scorer: 1 point per distinct query token, every fix built in",
+    "bm25": "Okapi BM25 over the same passages and tokens (k1, b settable)",
+    "http": "your search service: POST {query, top_k} as JSON, read ranked hits back",
+    "python": "your function package.module:function(query, top_k) returning ranked hits",
+}
+DEFAULT_K1, DEFAULT_B = 1.2, 0.75
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_RETRIES = 1
+MAX_TIMEOUT = 300.0
+MAX_RETRIES = 5
+
+_CALLABLE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_FIELD = re.compile(r"^[\w@$-]+(\.[\w@$-]+)*$")
+_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class ResponseShape:
+    """Where a service's answer keeps the ranked hits and their fields, as dotted paths.
+
+    ``results`` is the path to the list ("" = the answer is the list itself, or an object
+    whose ``results`` key holds it); ``page`` may be missing from a hit.
+    """
+
+    results: str
+    id: str
+    text: str
+    score: str
+    page: str
+
+
+#: Response shapes a team is likely to have already: ragdash's own schema v1 and an
+#: Elasticsearch / OpenSearch ``_search`` answer (``hits.hits[]._id``, ``_source.text``).
+SHAPES: Mapping[str, ResponseShape] = {
+    "ragdash": ResponseShape("", "id", "text", "score", "page"),
+    "elasticsearch": ResponseShape("hits.hits", "_id", "_source.text", "_score", "_source.page"),
+}
+
+#: How each fix reaches each retriever kind: ``native`` (built into the ranking),
+#: ``query`` (ragdash rewrites the query before sending it), or ``reindex`` (it changes the
+#: passages, so it reaches an external retriever only through ``ragdash passages`` and a
+#: re-index on the team's side) / ``n/a``.
+FIX_SUPPORT: Mapping[str, Mapping[str, tuple[bool, str]]] = {
+    "seed": {name: (True, "built into the scorer") for name in FIX_NAMES},
+    "bm25": {
+        "recency": (True, "breaks BM25 score ties by update date, newest first"),
+        "status": (True, "withdrawn passages are left out of the BM25 index"),
+        "ocr": (True, "query and passage tokens OCR-normalized before BM25 scores them"),
+        "fuzzy": (True, "query typo repair: a misspelled word is replaced by the closest "
+                  "corpus word before BM25 scores it"),
+        "tables": (True, "BM25 runs over the passages with table fragments joined"),
+    },
+}
+_EXTERNAL = {
+    "recency": (False, "the service ranks on its own; ragdash cannot re-break its ties"),
+    "status": (False, "corpus-side: export with `ragdash passages --fixes status` and "
+               "re-index to leave withdrawn documents out"),
+    "ocr": (True, "query side only: the query is OCR-normalized before it is sent; the "
+            "passage side needs `ragdash passages --fixes ocr` and a re-index"),
+    "fuzzy": (True, "query typo repair: a misspelled word is replaced by the closest corpus "
+              "word before the query is sent"),
+    "tables": (False, "corpus-side: export with `ragdash passages --fixes tables` and "
+               "re-index to join split tables"),
+}
+FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL}
+
+
+def fix_support(kind: str, fix: str) -> tuple[bool, str]:
+    """Whether ``fix`` changes what retriever ``kind`` returns, and how (or why not)::
+
+    >>> fix_support("http", "tables")[0]
+    False
+    """
+    return FIX_SUPPORT[kind][fix]
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    """Which retriever, and its settings; validated once created (:class:`SettingsError`).
+
+    ``url`` is for ``http``, ``callable`` (``package.module:function``) for ``python``,
+    ``k1``/``b`` for ``bm25``; ``timeout`` (seconds per attempt) and ``retries`` (extra
+    attempts after a connection failure, a timeout or a 5xx answer) for ``http``; ``shape``
+    names a :data:`SHAPES` entry and the ``*_field`` / ``results_path`` settings override
+    single paths of it (``""`` keeps the shape's); ``auth_env`` names an environment variable
+    whose value is sent as the ``Authorization`` header.
+    """
+
+    kind: str = "seed"
+    url: str = ""
+    callable: str = ""
+    k1: float = DEFAULT_K1
+    b: float = DEFAULT_B
+    timeout: float = DEFAULT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    shape: str = "ragdash"
+    results_path: str = ""
+    id_field: str = ""
+    text_field: str = ""
+    score_field: str = ""
+    page_field: str = ""
+    auth_env: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in RETRIEVER_KINDS:
+            raise SettingsError(
+                f"unknown retriever {self.kind!r}; choose from {', '.join(RETRIEVER_KINDS)}"
+            )
+        object.__setattr__(self, "k1", _number("bm25 k1", self.k1, 0, 100))
+        object.__setattr__(self, "b", _number("bm25 b", self.b, 0, 1))
+        object.__setattr__(self, "timeout", _number("timeout", self.timeout, 0, MAX_TIMEOUT))
+        if self.timeout <= 0:
+            raise SettingsError("timeout must be more than 0 seconds")
+        retries = self.retries
+        if isinstance(retries, bool) or not isinstance(retries, int):
+            raise SettingsError(f"retries {retries!r} is not a whole number")
+        if not 0 <= retries <= MAX_RETRIES:
+            raise SettingsError(f"retries {retries} is outside 0-{MAX_RETRIES}")
+        if self.shape not in SHAPES:
+            raise SettingsError(
+                f"unknown response shape {self.shape!r}; choose from {', '.join(SHAPES)}"
+            )
+        for name in ("id_field", "text_field", "score_field", "page_field", "results_path"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise SettingsError(f"{name} {value!r} is not text")
+            object.__setattr__(self, name, value.strip())
+            if value.strip() and not _FIELD.match(value.strip()):
+                raise SettingsError(f"{name} {value!r} is not a field name or dotted path")
+        if self.auth_env and not _ENV.match(self.auth_env):
+            raise SettingsError(f"auth_env {self.auth_env!r} is not an environment variable name")
+        object.__setattr__(self, "url", self.url.strip())
+        object.__setattr__(self, "callable", self.callable.strip())
+        if self.kind == "http":
+            _check_url(self.url)
+        if self.kind == "python" and not _CALLABLE.match(self.callable):
+            raise SettingsError(
+                f"callable {self.callable!r} is not of the form package.module:function"
+                if self.callable
+                else "the python retriever needs a callable: package.module:function"
+            )
+
+    # -- construction -----------------------------------------------------------------
+
+    @classmethod
+    def resolve(cls, value: RetrieverSpec | str | Mapping[str, Any] | None = None) -> RetrieverSpec:
+        """A spec from a spec, a kind name (``"bm25"``), a mapping of field names (a saved
+        run, JSON) or ``None`` (the default ``seed``)."""
+        if value is None:
+            return cls()
+        if isinstance(value, RetrieverSpec):
+            return value
+        if isinstance(value, str):
+            return cls(kind=value.strip().lower())
+        if isinstance(value, Mapping):
+            known = {f.name for f in fields(cls)}
+            unknown = sorted(set(value) - known)
+            if unknown:
+                raise SettingsError(f"unknown retriever setting {', '.join(map(repr, unknown))}")
+            return cls(**value)
+        raise SettingsError(f"retriever {value!r} is not a kind name, a mapping or a spec")
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def external(self) -> bool:
+        """True for the team's retrievers (``http``, ``python``): ragdash sees only their
+        answers, not their index."""
+        return self.kind in ("http", "python")
+
+    @property
+    def response_shape(self) -> ResponseShape:
+        """The shape with this spec's single-field overrides applied."""
+        base = SHAPES[self.shape]
+        return ResponseShape(
+            self.results_path or base.results,
+            self.id_field or base.id,
+            self.text_field or base.text,
+            self.score_field or base.score,
+            self.page_field or base.page,
+        )
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any user:password and query string hidden, for labels and links::
+
+        >>> RetrieverSpec("http", url="https://u:pw@h.example/s?key=abc").safe_url
+        'https://***@h.example/s?***'
+        """
+        return redact_url(self.url)
+
+    @property
+    def link_safe(self) -> bool:
+        """True when the URL holds nothing that may be a secret (no user:password, no query
+        string), so a shared link may carry it."""
+        parts = urlsplit(self.url)
+        return not (parts.username or parts.password or parts.query or parts.fragment)
+
+    @property
+    def label(self) -> str:
+        """The retriever and every setting that changes its results, e.g. ``bm25 (k1=1.2,
+        b=0.75)`` or ``http https://search.example/q (shape elasticsearch)``."""
+        if self.kind == "bm25":
+            return f"bm25 (k1={self.k1:g}, b={self.b:g})"
+        if self.kind == "seed":
+            return "seed"
+        target = self.safe_url if self.kind == "http" else self.callable
+        details = [] if self.shape == "ragdash" else [f"shape {self.shape}"]
+        base = SHAPES[self.shape]
+        for name, default in (
+            ("results_path", base.results),
+            ("id_field", base.id),
+            ("text_field", base.text),
+            ("score_field", base.score),
+            ("page_field", base.page),
+        ):
+            value = getattr(self, name)
+            if value and value != default:
+                details.append(f"{name.replace('_', ' ')} {value}")
+        return f"{self.kind} {target}" + (f" ({'; '.join(details)})" if details else "")
+
+    def with_kind(self, kind: str) -> RetrieverSpec:
+        return replace(self, kind=kind)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form that :meth:`resolve` reads back to an equal spec (the URL
+        redacted: a report never carries a secret)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["url"] = self.safe_url
+        return data
+
+
+def redact_url(url: str) -> str:
+    """``url`` with user:password and the query string replaced by ``***``."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.username or parts.password:
+        netloc = "***@" + netloc.rsplit("@", 1)[-1]
+    query = "***" if parts.query else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def _check_url(url: str) -> None:
+    if not url:
+        raise SettingsError("the http retriever needs a URL, e.g. http://127.0.0.1:8000/search")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SettingsError(
+            f"URL {redact_url(url)!r} must start with http:// or https:// and name a host"
+        )
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise SettingsError(f"URL {redact_url(url)!r} has a port that is not 0-65535") from None
+
+
+def _number(name: str, value: object, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SettingsError(f"{name} {value!r} is not a number")
+    if not math.isfinite(value) or not low <= value <= high:
+        raise SettingsError(f"{name} {value:g} is outside {low:g}-{high:g}")
+    return float(value)
