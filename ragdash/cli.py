@@ -20,9 +20,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragdash.checks.ablation import ablation_matrix, run_ablation
-from ragdash.checks.proof import check_case
 from ragdash.checks.report import check_record, ranked_record
-from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError, SettingsError
+from ragdash.errors import (
+    CaseFileError,
+    IngestError,
+    QueryError,
+    RagdashError,
+    RetrieverError,
+    SettingsError,
+)
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.ingestion.workspace import Workspace
@@ -132,57 +138,82 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from ragdash.checks.runs import metrics_of, run_cases
+
     index = _index(args)
     fixes = _fixes(args)
+    retriever = _retriever(args, index)
+    cases = _cases(args, index)
     try:
-        checks = [check_case(index, case, fixes) for case in _cases(args, index)]
+        runs = run_cases(retriever, cases, fixes, args.metrics_k)
     except QueryError as exc:
         raise BadInput(str(exc)) from None
+    metrics = metrics_of(runs, args.metrics_k)
+    passed = sum(r.passed for r in runs)
     if args.json:
-        passed = sum(c.passed for c in checks)
         print(
             json.dumps(
                 {
+                    "retriever": retriever.spec.label,
                     "fixes": fixes.label,
                     "passed": passed,
-                    "failed": len(checks) - passed,
-                    "cases": [check_record(c) for c in checks],
+                    "failed": len(runs) - passed,
+                    "errors": metrics.errors,
+                    "metrics": metrics.to_dict(),
+                    "cases": [_run_record(r) for r in runs],
                 },
                 indent=2,
             )
         )
     else:
         rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "missing evidence")]
-        for c in checks:
+        for r in runs:
+            c = r.check
             rows.append(
                 (
-                    c.case.name,
-                    c.case.expected_id,
-                    c.first_id or "-",
-                    "PASS" if c.passed else "FAIL",
-                    c.diagnosis.value,
-                    "; ".join(c.missing_evidence) or "-",
+                    r.case.name,
+                    r.case.expected_id,
+                    (c.first_id or "-") if c else "-",
+                    r.verdict.upper(),
+                    r.diagnosis,
+                    "; ".join(c.missing_evidence) or "-" if c else "-",
                 )
             )
+        if retriever.spec.kind != "seed":
+            print(f"retriever: {retriever.spec.label}")
+            _print_fix_support(retriever.spec, fixes)
         print(f"fixes: {fixes.label}")
         print(_table(rows))
-        passed = sum(c.passed for c in checks)
-        print(f"{passed} of {len(checks)} cases passed")
-    return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILED
+        for r in runs:
+            if r.message:
+                print(f"{r.case.name}: {r.message}")
+        errors = f"; {metrics.errors} could not be run" if metrics.errors else ""
+        print(f"{passed} of {len(runs)} cases passed{errors}")
+        if args.metrics:
+            print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
+            print(_metrics_table(retriever, cases, fixes, args.metrics_k))
+    return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
 
 
 def cmd_query(args: argparse.Namespace) -> int:
     index = _index(args)
     fixes = _fixes(args)
+    retriever = _retriever(args, index)
     try:
-        ranked = index.search(args.text, fixes)[: args.top_k or 3]
+        retrieval = retriever.retrieve(args.text, fixes, args.top_k or 3)
     except QueryError as exc:
         raise BadInput(str(exc)) from None
+    except RetrieverError as exc:
+        raise BadInput(str(exc)) from None
+    ranked = list(retrieval.ranked)
+    for note in retrieval.notes:
+        print(f"ragdash: {note}", file=sys.stderr)
     if args.json:
         print(
             json.dumps(
                 {
                     "query": args.text,
+                    "retriever": retriever.spec.label,
                     "fixes": fixes.label,
                     "ranked": [ranked_record(r) for r in ranked],
                 },
@@ -190,9 +221,13 @@ def cmd_query(args: argparse.Namespace) -> int:
             )
         )
         return EXIT_OK
+    if retriever.spec.kind != "seed":
+        print(f"retriever: {retriever.spec.label}")
     print(f"fixes: {fixes.label}")
     for r in ranked:
         print(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
+        if not r.breakdown and retriever.spec.external:
+            print("    (the retriever's own score; it reports no per-token breakdown)")
         for m in r.breakdown:
             how = m.kind if m.kind != MatchKind.FUZZY else f"fuzzy {m.similarity:.0f}"
             target = m.passage_token or "-"
@@ -206,8 +241,15 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_ablate(args: argparse.Namespace) -> int:
     index = _index(args)
     fixes = _fixes(args)
+    retriever = _retriever(args, index)
     try:
-        table = run_ablation(index, _cases(args, index), fixes)
+        if retriever.spec.kind == "seed":
+            table = run_ablation(index, _cases(args, index), fixes)
+        else:
+            from ragdash.checks.ablation import configurations
+            from ragdash.checks.runs import run_configurations
+
+            table, _ = run_configurations(retriever, _cases(args, index), configurations(fixes))
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
@@ -366,6 +408,195 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _retriever(args: argparse.Namespace, index: CorpusIndex):
+    """The retriever the ``--retriever`` options name (``seed`` when none is given)."""
+    from ragdash.retrieval.retrievers import make_retriever
+    from ragdash.retrieval.spec import RetrieverSpec
+
+    kind = getattr(args, "retriever", "seed")
+    try:
+        spec = RetrieverSpec(
+            kind=kind,
+            url=args.url or "",
+            callable=args.callable or "",
+            k1=args.k1,
+            b=args.b,
+            timeout=args.timeout,
+            retries=args.retries,
+            shape=args.shape,
+            results_path=args.results_path or "",
+            id_field=args.id_field or "",
+            text_field=args.text_field or "",
+            score_field=args.score_field or "",
+            page_field=args.page_field or "",
+            auth_env=args.auth_env or "",
+        )
+    except SettingsError as exc:
+        raise BadInput(f"retriever settings: {exc}") from None
+    if spec.kind == "python" and "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
+    try:
+        return make_retriever(spec, index)
+    except RetrieverError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _run_record(run) -> dict:
+    """A case of ``check --json``: the proof check's record, plus what the retriever did."""
+    from ragdash.checks.proof import Case  # noqa: F401 - documents the record's source
+
+    if run.check is not None:
+        record = check_record(run.check)
+        record["ranked"] = record["ranked"][: run.case.top_k]
+    else:
+        case = run.case
+        record = {
+            "name": case.name,
+            "query": case.query,
+            "expected_id": case.expected_id,
+            "evidence": list(case.evidence),
+            "top_k": case.top_k,
+            "fixes": run.fixes.label,
+            "first_id": None,
+            "ranked": [],
+            "passed": False,
+            "diagnosis": run.diagnosis,
+            "missing_evidence": list(case.evidence),
+        }
+    record["verdict"] = run.verdict
+    record["query_sent"] = run.query_sent or None
+    record["error"] = run.error or None
+    record["notes"] = list(run.notes)
+    record["metrics"] = (
+        None
+        if run.metrics is None
+        else {
+            "rank": run.metrics.rank,
+            "hit": run.metrics.hit,
+            "reciprocal_rank": round(run.metrics.reciprocal_rank, 4),
+            "ndcg": round(run.metrics.ndcg, 4),
+            "evidence_recall": run.metrics.evidence_recall,
+        }
+    )
+    return record
+
+
+def _print_fix_support(spec, fixes: Fixes) -> None:
+    """Say which of the fixes that are on reach this retriever, and which do not."""
+    from ragdash.retrieval.spec import fix_support
+
+    for name in fixes.enabled:
+        applies, how = fix_support(spec.kind, name)
+        print(f"  {name}: {'applied' if applies else 'NOT applied'} — {how}")
+
+
+def _metrics_table(retriever, cases, fixes: Fixes, k: int) -> str:
+    """Metrics with no fixes and with ``fixes`` (one row each)."""
+    from ragdash.checks.metrics import METRIC_NAMES
+    from ragdash.checks.runs import run_configurations
+
+    configs = {"none": fixes.with_only(())}
+    configs[fixes.names] = fixes
+    _, table = run_configurations(retriever, cases, configs, k)
+    rows = [("configuration", "passed", "errors", *METRIC_NAMES)]
+    for row in table.itertuples(index=False):
+        values = ["-" if v is None or v != v else f"{v:.3f}" for v in row[3:]]
+        rows.append((row[0], f"{row[1]}/{len(cases)}", str(row[2]), *values))
+    return _table(rows)
+
+
+def _retriever_options(p: argparse.ArgumentParser) -> None:
+    """``--retriever`` and its settings: what :func:`_retriever` reads."""
+    from ragdash.retrieval.spec import (
+        DEFAULT_B,
+        DEFAULT_K1,
+        DEFAULT_RETRIES,
+        DEFAULT_TIMEOUT,
+        RETRIEVER_KINDS,
+        SHAPES,
+    )
+
+    g = p.add_argument_group("retriever (default: seed, ragdash's own scorer)")
+    g.add_argument("--retriever", choices=RETRIEVER_KINDS, default="seed",
+                   help="seed, bm25, http (--url) or python (--callable)")
+    g.add_argument("--url", default=None, help="http: the service's search URL")
+    g.add_argument("--callable", default=None,
+                   help="python: package.module:function(query, top_k) returning hits")
+    g.add_argument("--k1", type=float, default=DEFAULT_K1,
+                   help=f"bm25 term-frequency saturation (default {DEFAULT_K1:g})")
+    g.add_argument("--b", type=float, default=DEFAULT_B,
+                   help=f"bm25 length normalization 0-1 (default {DEFAULT_B:g})")
+    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"http: seconds per attempt (default {DEFAULT_TIMEOUT:g})")
+    g.add_argument("--retries", type=int, default=DEFAULT_RETRIES,
+                   help=f"http: extra attempts after a timeout, refused connection or 5xx "
+                   f"(default {DEFAULT_RETRIES})")
+    g.add_argument("--shape", choices=list(SHAPES), default="ragdash",
+                   help="where the answer keeps hits and fields (default ragdash schema v1)")
+    for name, what in (
+        ("results-path", "dotted path to the list of hits"),
+        ("id-field", "dotted path of a hit's document id"),
+        ("text-field", "dotted path of a hit's text"),
+        ("score-field", "dotted path of a hit's score"),
+        ("page-field", "dotted path of a hit's page"),
+    ):
+        g.add_argument(f"--{name}", default=None, help=f"{what} (overrides --shape)")
+    g.add_argument("--auth-env", default=None,
+                   help="http: environment variable whose value is sent as the "
+                   "Authorization header (the secret never goes on the command line)")
+
+
+def cmd_passages(args: argparse.Namespace) -> int:
+    """Write the passages the corpus-side fixes leave, for re-indexing elsewhere."""
+    from ragdash.storage.passages_export import export_passages
+
+    index = _index(args)
+    text = export_passages(index, _fixes(args), args.format)
+    if args.output:
+        from ragdash.storage.atomic import atomic_write
+
+        try:
+            atomic_write(args.output, text.encode("utf-8"))
+        except OSError as exc:
+            raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
+        count = len(text.splitlines()) - (args.format == "csv")
+        print(f"ragdash: wrote {count} passage(s) to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_import_cases(args: argparse.Namespace) -> int:
+    """Import a CSV/JSONL of logged queries into the workspace's case library."""
+    from ragdash.storage.case_store import open_library
+    from ragdash.storage.log_import import parse_log_cases
+
+    path = Path(args.file)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise BadInput(f"{args.file}: cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{args.file}: is not UTF-8 text") from None
+    known = None
+    if args.docs or default_docs():
+        known = set(_index(args).corpus.doc_ids)
+    try:
+        library = open_library(args.workspace, create=True)
+        assert library is not None
+        taken = () if args.replace else {c.name for c in library.cases()}
+        found = parse_log_cases(text, path.name, args.format, known, taken)
+        result = library.import_cases(found.cases, replace=args.replace)
+    except (CaseFileError, RagdashError) as exc:
+        raise BadInput(str(exc)) from None
+    replaced = f", {len(result.updated)} replaced" if result.updated else ""
+    print(f"imported {len(result.added)} case(s){replaced} into {args.workspace}; "
+          f"{len(found.errors)} row(s) with errors")
+    for error in found.errors:
+        print(f"  {error}")
+    return EXIT_OK if not found.errors else EXIT_FAILED
+
+
 def _fix_options(p: argparse.ArgumentParser, default: str) -> None:
     """``--fixes``, ``--threshold`` and ``--fuzzy-rule``: what :func:`_fixes` reads."""
     p.add_argument(
@@ -450,11 +681,36 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
-    common(sub.add_parser("check", help="run proof-check cases"), cases=True)
+    check = sub.add_parser("check", help="run proof-check cases")
+    common(check, cases=True)
+    _retriever_options(check)
+    _metrics_options(check)
     query = sub.add_parser("query", help="rank passages for one query")
     query.add_argument("text", help="the query")
     common(query, cases=False)
-    common(sub.add_parser("ablate", help="cases × fix configurations"), cases=True)
+    _retriever_options(query)
+    ablate = sub.add_parser("ablate", help="cases × fix configurations")
+    common(ablate, cases=True)
+    _retriever_options(ablate)
+    passages = sub.add_parser(
+        "passages", help="write the passages the fixes leave (to re-index in your retriever)"
+    )
+    common(passages, cases=False)
+    passages.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
+                          help="one JSON object per line (default) or CSV")
+    passages.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
+    imports = sub.add_parser(
+        "import-cases", help="add cases from a CSV/JSONL of logged queries to the case library"
+    )
+    imports.add_argument("file", help="CSV or JSONL: query, expected_id, optional evidence")
+    imports.add_argument("--workspace", required=True, help="the workspace whose library gets them")
+    imports.add_argument("--docs", default=None,
+                         help="docs folder: rows expecting a document not in it are reported")
+    imports.add_argument("--format", choices=("csv", "jsonl"), default=None,
+                         help="default: from the file name")
+    imports.add_argument("--replace", action="store_true",
+                         help="overwrite library cases with the same name")
+    imports.add_argument("--ocr-map", default="0=o,1=i", help=argparse.SUPPRESS)
     fragility = sub.add_parser(
         "fragility", help="fewest OCR/typo edits that break each case, no fixes vs --fixes"
     )
@@ -483,6 +739,15 @@ def build_parser() -> argparse.ArgumentParser:
         "behind an authenticating proxy)",
     )
     return parser
+
+
+def _metrics_options(p: argparse.ArgumentParser) -> None:
+    from ragdash.checks.metrics import DEFAULT_METRIC_K
+
+    p.add_argument("--metrics", action="store_true",
+                   help="also print hit@k, recall@k, MRR and nDCG@k with no fixes and --fixes")
+    p.add_argument("--metrics-k", type=int, default=DEFAULT_METRIC_K,
+                   help=f"depth k of the metrics (default {DEFAULT_METRIC_K})")
 
 
 def _fragility_options(p: argparse.ArgumentParser) -> None:
@@ -538,6 +803,8 @@ COMMANDS = {
     "fragility": cmd_fragility,
     "inspect": cmd_inspect,
     "export": cmd_export,
+    "passages": cmd_passages,
+    "import-cases": cmd_import_cases,
 }
 
 
@@ -547,6 +814,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if getattr(args, "top_k", None) is not None and args.top_k < 1:
             raise BadInput("--top-k must be at least 1")
+        if getattr(args, "metrics_k", 1) < 1:
+            raise BadInput("--metrics-k must be at least 1")
         return COMMANDS[args.command](args)
     except BadInput as exc:
         print(f"ragdash: error: {exc}", file=sys.stderr)

@@ -161,5 +161,6 @@ def run_configurations(
             }
         )
     table = pd.DataFrame(rows, columns=[*ABLATION_COLUMNS, "message"])
-    metrics = pd.DataFrame(metric_rows, columns=["configuration", "passed", "errors", *METRIC_NAMES])
+    columns = ["configuration", "passed", "errors", *METRIC_NAMES]
+    metrics = pd.DataFrame(metric_rows, columns=columns)
     return table, metrics

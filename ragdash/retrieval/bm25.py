@@ -66,7 +66,9 @@ class Bm25Index:
     avg_length: float
 
     @classmethod
-    def build(cls, passages: Sequence[Passage], ocr_map: Mapping[str, str] | None = None) -> Bm25Index:
+    def build(
+        cls, passages: Sequence[Passage], ocr_map: Mapping[str, str] | None = None
+    ) -> Bm25Index:
         """Index ``passages``; with ``ocr_map`` every token is OCR-normalized first."""
         counters = []
         for p in passages:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -105,12 +104,12 @@ class HttpBackend:
                 if exc.code < 500:
                     raise RetrieverError(f"{self.name}: {failure}") from None
                 continue
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 failure = f"timed out after {self.spec.timeout:g} s"
                 continue
             except urllib.error.URLError as exc:
                 reason = exc.reason
-                if isinstance(reason, TimeoutError | socket.timeout):
+                if isinstance(reason, TimeoutError):
                     failure = f"timed out after {self.spec.timeout:g} s"
                 elif isinstance(reason, ConnectionRefusedError):
                     failure = "connection refused (is the service running?)"

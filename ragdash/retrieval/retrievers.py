@@ -105,7 +105,8 @@ class ExternalRetriever:
         notes = []
         if repaired.changes:
             notes.append(f"query repaired: {', '.join(repaired.changes)}")
-        unknown = [f"{h.id!r} (rank {n})" for n, h in enumerate(hits, 1) if h.id not in self._documents]
+        known = self._documents
+        unknown = [f"{h.id!r} (rank {n})" for n, h in enumerate(hits, 1) if h.id not in known]
         if unknown:
             notes.append(
                 f"{self.backend.name} returned ids not in the corpus: {', '.join(unknown[:5])}"

@@ -34,7 +34,7 @@ from ragdash.checks.cases import case_from_dict
 from ragdash.checks.proof import Case
 from ragdash.errors import CaseFileError
 
-__all__ = ["LOG_FORMATS", "LogImport", "RowError", "log_format", "parse_log_cases"]
+__all__ = ["LOG_FORMATS", "LogImport", "RowProblem", "log_format", "parse_log_cases"]
 
 LOG_FORMATS = ("csv", "jsonl")
 ALIASES = {
@@ -49,7 +49,7 @@ LOG_KIND = "log"
 
 
 @dataclass(frozen=True)
-class RowError:
+class RowProblem:
     row: int
     message: str
 
@@ -62,7 +62,7 @@ class LogImport:
     """The cases read, in file order, and the rows that could not be used."""
 
     cases: tuple[Case, ...]
-    errors: tuple[RowError, ...]
+    errors: tuple[RowProblem, ...]
 
 
 def log_format(name: str, fmt: str | None = None) -> str:
@@ -94,23 +94,23 @@ def parse_log_cases(
     stem = Path(name).stem or "log"
     rows = _csv_rows(text) if fmt == "csv" else _jsonl_rows(text)
     cases: list[Case] = []
-    errors: list[RowError] = []
+    errors: list[RowProblem] = []
     names = set(taken)
     for number, row in rows:
         if isinstance(row, str):
-            errors.append(RowError(number, row))
+            errors.append(RowProblem(number, row))
             continue
         try:
             case = _case(row, f"{stem}-{number}", fmt)
         except CaseFileError as exc:
-            errors.append(RowError(number, str(exc)))
+            errors.append(RowProblem(number, str(exc)))
             continue
         if known_ids is not None and case.expected_id not in known_ids:
-            errors.append(RowError(number, f"expected document {case.expected_id!r} is not in "
+            errors.append(RowProblem(number, f"expected document {case.expected_id!r} is not in "
                                            "the corpus"))
             continue
         if case.name in names:
-            errors.append(RowError(number, f"a case named {case.name!r} already exists"))
+            errors.append(RowProblem(number, f"a case named {case.name!r} already exists"))
             continue
         names.add(case.name)
         cases.append(case)
