@@ -1,0 +1,191 @@
+"""The http retriever against a real BM25 service on 127.0.0.1: proof checks, metrics, and
+every way a service lets a run down (timeouts, junk, unknown ids, 5xx, a server that dies)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SAMPLE_CASES, SAMPLE_DOCS, run_module
+
+pytest.importorskip("bm25s")
+
+from bm25_service import running  # noqa: E402 - needs bm25s
+
+from ragdash.checks.runs import metrics_of, run_cases  # noqa: E402
+from ragdash.errors import RetrieverError  # noqa: E402
+from ragdash.retrieval.retrievers import make_retriever  # noqa: E402
+from ragdash.retrieval.spec import RetrieverSpec  # noqa: E402
+from ragdash.settings import Fixes  # noqa: E402
+from ragdash.storage.passages_export import passage_records  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def plain_passages(sample_index):
+    return list(passage_records(sample_index, Fixes()))
+
+
+def http(sample_index, url: str, **settings):
+    return make_retriever(RetrieverSpec("http", url=url, **settings), sample_index)
+
+
+def test_a_live_bm25_service_gets_the_same_diagnoses_as_the_builtin_bm25(
+    sample_index, sample_cases, plain_passages
+):
+    builtin = run_cases(make_retriever("bm25", sample_index), sample_cases, Fixes())
+    with running(plain_passages) as service:
+        runs = run_cases(http(sample_index, service.url + "/search"), sample_cases, Fixes())
+        sent = service.requests[0][1]
+    assert sent == {"query": sample_cases[0].query, "top_k": 5}
+    assert [r.diagnosis for r in runs] == [r.diagnosis for r in builtin]
+    failed = {r.case.name: r.diagnosis for r in runs if not r.passed}
+    assert failed == {"stale-version": "ranking", "ocr-noise": "ranking",
+                      "split-table": "extraction"}  # fmt: skip
+    assert metrics_of(runs).mrr == pytest.approx(metrics_of(builtin).mrr)
+
+
+def test_query_side_fixes_reach_the_service_and_corpus_side_ones_need_the_exported_passages(
+    sample_index, sample_cases, plain_passages
+):
+    by_name = {c.name: c for c in sample_cases}
+    with running(plain_passages) as service:
+        retriever = http(sample_index, service.url + "/search")
+        run = run_cases(retriever, [by_name["ocr-noise"]], Fixes.all())[0]
+        typo = run_cases(retriever, [by_name["typo"]], Fixes(fuzzy=True))[0]
+    assert run.diagnosis == "ranking"  # the OCR damage is in the service's index
+    assert typo.query_sent == "warehouse sync" and typo.passed
+    repaired = list(passage_records(sample_index, Fixes.all()))
+    with running(repaired) as service:  # the team re-indexed `ragdash passages --fixes all`
+        runs = run_cases(http(sample_index, service.url + "/search"), sample_cases, Fixes.all())
+    assert {r.case.name: r.verdict for r in runs if not r.passed} == {}
+
+
+def test_elasticsearch_shaped_answers_are_read_with_the_shape_setting(sample_index, plain_passages):
+    with running(plain_passages) as service:
+        hits = http(sample_index, service.url + "/es", shape="elasticsearch").top(
+            "warehouse sync", Fixes(), 2
+        )
+    assert [h.doc_id for h in hits][:1] == ["inventory"]
+    assert hits[0].score > hits[1].score
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/junk", "the answer is not JSON (text/html: '<html>Bad gateway</html>')"),
+        ("/object", "the answer is an object without a 'results' list (it has: documents)"),
+        ("/no-text", "hit 1 has no 'text' (it has: id, score)"),
+        ("/forbidden", "answered HTTP 403 Forbidden: no token"),
+    ],
+)
+def test_a_service_answering_junk_gives_a_clear_message_per_case_and_the_run_finishes(
+    sample_index, sample_cases, plain_passages, path, message
+):
+    with running(plain_passages) as service:
+        runs = run_cases(http(sample_index, service.url + path), sample_cases[:3], Fixes())
+        asked = len(service.requests)
+    assert [r.verdict for r in runs] == ["error"] * 3
+    assert runs[0].error == f"{service.url}{path}: {message}"
+    assert asked == 3  # a bad answer is not retried: asking again gets the same
+    assert metrics_of(runs).errors == 3 and metrics_of(runs).hit == 0
+
+
+def test_a_slow_service_times_out_per_case(sample_index, sample_cases, plain_passages):
+    with running(plain_passages, slow=1.0) as service:
+        retriever = http(sample_index, service.url + "/slow", timeout=0.2, retries=1)
+        runs = run_cases(retriever, sample_cases[:2], Fixes())
+    assert [r.error for r in runs] == [
+        f"{service.url}/slow: timed out after 0.2 s (2 attempts)"
+    ] * 2
+
+
+def test_ids_not_in_the_corpus_are_named_for_the_case_which_is_still_judged(
+    sample_index, sample_cases, plain_passages
+):
+    with running(plain_passages) as service:
+        run = run_cases(http(sample_index, service.url + "/unknown"), sample_cases[:1], Fixes())[0]
+    assert run.verdict == "fail" and run.diagnosis == "ranking"
+    assert "returned ids not in the corpus: 'chunk-returns-2024' (rank 1)" in run.message
+    assert "ids must be document ids" in run.message
+
+
+def test_a_5xx_answer_is_retried(sample_index, sample_cases, plain_passages):
+    with running(plain_passages) as service:
+        run = run_cases(http(sample_index, service.url + "/flaky"), sample_cases[1:2], Fixes())[0]
+        asked = len(service.requests)
+    assert run.passed and asked == 2
+    with running(plain_passages) as service:
+        once = http(sample_index, service.url + "/flaky", retries=0)
+        with pytest.raises(RetrieverError, match=r"answered HTTP 500 .*database is warming up"):
+            once.top("return policy", Fixes(), 1)
+
+
+def test_a_server_that_dies_mid_run_fails_the_remaining_cases_and_the_run_finishes(
+    sample_index, sample_cases, plain_passages
+):
+    with running(plain_passages, die_after=3) as service:
+        retriever = http(sample_index, service.url + "/dies", timeout=1)
+        runs = run_cases(retriever, sample_cases, Fixes())
+    assert [r.verdict != "error" for r in runs] == [True] * 3 + [False] * 5
+    assert runs[-1].error == (
+        f"{service.url}/dies: connection refused (is the service running?) (2 attempts)"
+    )
+
+
+def test_nothing_is_cached_a_reindexed_service_is_seen_at_once(sample_index, plain_passages):
+    with running(plain_passages) as service:
+        retriever = http(sample_index, service.url + "/search")
+        assert retriever.top("enterprise sso", Fixes(), 1)[0].doc_id == "crm"
+        service.records[:] = [dict(r, text=r["text"] + " enterprise sso") if r["doc_id"] == "plans"
+                              else r for r in service.records]  # fmt: skip
+        service.model.index([r["text"].lower().split() for r in service.records],
+                            show_progress=False)  # fmt: skip
+        assert retriever.top("enterprise sso", Fixes(), 1)[0].doc_id == "plans"
+
+
+def test_the_token_comes_from_the_environment_and_never_from_the_spec(
+    sample_index, plain_passages, monkeypatch
+):
+    with running(plain_passages) as service:
+        retriever = http(sample_index, service.url + "/search", auth_env="SEARCH_TOKEN")
+        with pytest.raises(RetrieverError, match="SEARCH_TOKEN .* is not set"):
+            retriever.top("sync", Fixes(), 1)
+        monkeypatch.setenv("SEARCH_TOKEN", "Bearer s3cret")
+        retriever.top("sync", Fixes(), 1)
+        assert service.requests[-1][2]["Authorization"] == "Bearer s3cret"
+    assert "s3cret" not in json.dumps(retriever.spec.to_dict()) + retriever.spec.label
+
+
+def test_a_service_that_is_not_running_is_reported_not_raised(sample_index, sample_cases):
+    with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
+        url = service.url + "/search"
+    runs = run_cases(http(sample_index, url, retries=0), sample_cases[:2], Fixes())
+    assert runs[0].error == f"{url}: connection refused (is the service running?) (1 attempt)"
+
+
+def test_ragdash_check_runs_the_proof_checks_against_a_live_service(plain_passages, tmp_path):
+    with running(plain_passages) as service:
+        url = service.url + "/search"
+        args = ["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES)]
+        result = run_module("ragdash", *args, "--retriever", "http", "--url", url, "--json")
+        table = run_module("ragdash", *args, "--retriever", "http", "--url", url, "--metrics",
+                           "--fixes", "fuzzy")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["retriever"] == f"http {url}"
+    assert report["passed"] == 5 and report["errors"] == 0
+    assert report["metrics"]["k"] == 5 and 0 < report["metrics"]["mrr"] < 1
+    assert {c["name"]: c["diagnosis"] for c in report["cases"]}["split-table"] == "extraction"
+    assert "fuzzy: applied — query typo repair" in table.stdout
+    assert "none           5/8" in table.stdout and "fuzzy          5/8" in table.stdout
+
+
+def test_ragdash_check_reports_a_dead_service_per_case_and_finishes(tmp_path):
+    with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
+        url = service.url + "/search"
+    args = ["--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES), "--retries", "0"]
+    result = run_module("ragdash", "check", *args, "--retriever", "http", "--url", url)
+    assert result.returncode == 1
+    assert "0 of 8 cases passed; 8 could not be run" in result.stdout
+    assert f"stale-version: {url}: connection refused" in result.stdout
+    assert "Traceback" not in result.stderr
