@@ -21,8 +21,8 @@ def test_ocr_repair_keeps_case_and_leaves_numbers_and_codes_alone():
 
 def test_the_fixes_change_the_exported_passages_as_documented(sample_index):
     plain = [json.loads(line) for line in export_passages(sample_index, Fixes()).splitlines()]
-    fixed = [json.loads(line) for line in
-             export_passages(sample_index, Fixes.parse("tables,ocr,status")).splitlines()]  # fmt: skip
+    text = export_passages(sample_index, Fixes.parse("tables,ocr,status"))
+    fixed = [json.loads(line) for line in text.splitlines()]
     assert {r["doc_id"] for r in plain} - {r["doc_id"] for r in fixed} == {"returns-2024"}
     table = next(r for r in fixed if r["kind"] == "table")
     assert "Basic | 10 Go" in table["text"] and (table["page_start"], table["page_end"]) == (1, 2)
