@@ -11,29 +11,50 @@ The public API, in the order a check uses it::
     check = ragdash.check_case(index, case, ragdash.Fixes.parse("recency"))
     print(check.passed, check.diagnosis)        # True pass
 
+The same checks run against any retriever — ``bm25``, a team's HTTP service or Python
+function — through :func:`make_retriever` and :func:`run_cases`, which also score the
+standard retrieval metrics::
+
+    retriever = ragdash.make_retriever(ragdash.RetrieverSpec("bm25"), index)
+    runs = ragdash.run_cases(retriever, [case], ragdash.Fixes())
+    print(runs[0].verdict, ragdash.metrics_of(runs).mrr)   # fail 0.5
+
 Everything ragdash refuses on purpose raises a :class:`RagdashError` whose message names
 the file or value at fault.
 """
 
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck, check_case
-from ragdash.errors import RagdashError
+from ragdash.checks.runs import CaseRun, metrics_of, run_cases
+from ragdash.errors import RagdashError, RetrieverError
 from ragdash.ingestion.documents import Corpus
 from ragdash.ingestion.ingest import load_folder
+from ragdash.retrieval.hits import Hit, Retrieval, Retriever
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.retrievers import make_retriever
+from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases
 
 __all__ = [
     "Case",
+    "CaseRun",
     "Corpus",
     "CorpusIndex",
     "Diagnosis",
     "Fixes",
+    "Hit",
     "ProofCheck",
     "RagdashError",
+    "Retrieval",
+    "Retriever",
+    "RetrieverError",
+    "RetrieverSpec",
     "check_case",
     "load_cases",
     "load_folder",
+    "make_retriever",
+    "metrics_of",
+    "run_cases",
 ]
 
 __version__ = "0.2.0"
