@@ -280,9 +280,10 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     index = _index(args)
     fixes = _fixes(args)
     cases = _cases(args, index)
+    retriever = _retriever(args, index)  # anything with top(query, fixes, k) is searched
     try:
         table = fragility_table(
-            index,
+            index if retriever.spec.kind == "seed" else retriever,  # type: ignore[arg-type]
             cases,
             compared_configurations(fixes),
             QUERY_FAULTS if args.kind == "both" else (args.kind,),
@@ -291,7 +292,7 @@ def cmd_fragility(args: argparse.Namespace) -> int:
             beam=args.beam,
             max_evaluations=args.max_evaluations,
         )
-    except QueryError as exc:
+    except (QueryError, RetrieverError) as exc:
         raise BadInput(str(exc)) from None
     if args.json:
         print(table.to_json(orient="records", indent=2))
@@ -716,6 +717,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(fragility, cases=True, fixes="all")  # compared with no fixes: do they help?
     _fragility_options(fragility)
+    _retriever_options(fragility)
     inspect = sub.add_parser("inspect", help="what ingestion makes of one PDF")
     inspect.add_argument("file", help="the PDF file")
     inspect.add_argument(
