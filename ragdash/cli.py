@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragdash.checks.ablation import ablation_matrix, run_ablation
-from ragdash.checks.report import check_record, ranked_record
+from ragdash.checks.report import ranked_record, run_record
 from ragdash.errors import (
     CaseFileError,
     IngestError,
@@ -160,7 +160,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     "failed": len(runs) - passed,
                     "errors": metrics.errors,
                     "metrics": metrics.to_dict(),
-                    "cases": [_run_record(r) for r in runs],
+                    "cases": [run_record(r) for r in runs],
                 },
                 indent=2,
             )
@@ -440,46 +440,6 @@ def _retriever(args: argparse.Namespace, index: CorpusIndex):
         return make_retriever(spec, index)
     except RetrieverError as exc:
         raise BadInput(str(exc)) from None
-
-
-def _run_record(run) -> dict:
-    """A case of ``check --json``: the proof check's record, plus what the retriever did."""
-    from ragdash.checks.proof import Case  # noqa: F401 - documents the record's source
-
-    if run.check is not None:
-        record = check_record(run.check)
-        record["ranked"] = record["ranked"][: run.case.top_k]
-    else:
-        case = run.case
-        record = {
-            "name": case.name,
-            "query": case.query,
-            "expected_id": case.expected_id,
-            "evidence": list(case.evidence),
-            "top_k": case.top_k,
-            "fixes": run.fixes.label,
-            "first_id": None,
-            "ranked": [],
-            "passed": False,
-            "diagnosis": run.diagnosis,
-            "missing_evidence": list(case.evidence),
-        }
-    record["verdict"] = run.verdict
-    record["query_sent"] = run.query_sent or None
-    record["error"] = run.error or None
-    record["notes"] = list(run.notes)
-    record["metrics"] = (
-        None
-        if run.metrics is None
-        else {
-            "rank": run.metrics.rank,
-            "hit": run.metrics.hit,
-            "reciprocal_rank": round(run.metrics.reciprocal_rank, 4),
-            "ndcg": round(run.metrics.ndcg, 4),
-            "evidence_recall": run.metrics.evidence_recall,
-        }
-    )
-    return record
 
 
 def _print_fix_support(spec, fixes: Fixes) -> None:

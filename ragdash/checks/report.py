@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragdash.checks.proof import ProofCheck
+from ragdash.checks.runs import CaseRun
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.matching import TokenMatch
 from ragdash.retrieval.ranking import RankedPassage
@@ -58,3 +59,43 @@ def check_record(check: ProofCheck) -> dict[str, Any]:
         "diagnosis": check.diagnosis.value,
         "missing_evidence": list(check.missing_evidence),
     }
+
+
+def run_record(run: CaseRun) -> dict[str, Any]:
+    """A case of ``check --json`` against any retriever: :func:`check_record`'s fields (the
+    top-k passages), plus ``verdict`` (pass / fail / error), ``query_sent`` (after the
+    query-side fixes), ``error``, ``notes`` and the case's ``metrics``."""
+    case = run.case
+    if run.check is not None:
+        record = check_record(run.check)
+    else:
+        record = {
+            "name": case.name,
+            "query": case.query,
+            "expected_id": case.expected_id,
+            "evidence": list(case.evidence),
+            "top_k": case.top_k,
+            "fixes": run.fixes.label,
+            "first_id": None,
+            "ranked": [],
+            "passed": False,
+            "diagnosis": run.diagnosis,
+            "missing_evidence": list(case.evidence),
+        }
+    metrics = run.metrics
+    record.update(
+        verdict=run.verdict,
+        query_sent=run.query_sent or None,
+        error=run.error or None,
+        notes=list(run.notes),
+        metrics=None
+        if metrics is None
+        else {
+            "rank": metrics.rank,
+            "hit": metrics.hit,
+            "reciprocal_rank": round(metrics.reciprocal_rank, 4),
+            "ndcg": round(metrics.ndcg, 4),
+            "evidence_recall": metrics.evidence_recall,
+        },
+    )
+    return record

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ragdash.checks.faults import corrupt_query
 from ragdash.checks.proof import Case, Diagnosis, judge
-from ragdash.errors import QueryError
+from ragdash.errors import QueryError, RetrieverError
 from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdrawn_explanation
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
@@ -23,6 +23,7 @@ from ragdash.ui.render import (
     md_escape,
     passage_html,
 )
+from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_search
 from ragdash.ui.state import seed_widget, set_view
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
@@ -94,11 +95,15 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
     st.error(text + detail, icon=":material/error:")
 
 
-def _results(ranked: list[RankedPassage], view: ViewState) -> None:
+def _results(
+    ranked: list[RankedPassage], view: ViewState, retriever=None, query: str = ""
+) -> None:
     top = ranked[: view.k]
     chart = breakdown_chart(ranked[: max(CHART_RESULTS, view.k)])
     if chart is not None:
         st.altair_chart(chart, width="stretch")
+    elif retriever is not None and retriever.spec.external:
+        st.caption("Scores are the retriever's own (no per-token breakdown).")
     else:
         st.info("No passage matches any query token: every score is 0, so list order decides.")
     legend()
@@ -111,13 +116,33 @@ def _results(ranked: list[RankedPassage], view: ViewState) -> None:
         )
         st.html(passage_html(r, view.evidence))
         with st.expander(f"Score breakdown of #{r.rank}"):
-            st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+            _breakdown(r, view, retriever, query)
+
+
+def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None:
+    """The seed's per-token points, BM25's per-token tf/idf, or an external retriever's own
+    score."""
+    frame = bm25_frame(retriever, query, view.fixes, r) if retriever is not None else None
+    if frame is not None:
+        st.dataframe(frame, hide_index=True, width="stretch")
+        st.caption("BM25 points per token = idf × tf / (tf + k1 × (1 − b + b × length / avg)).")
+    elif retriever is not None and retriever.spec.external:
+        st.caption(
+            f"Score {r.score:g} is {md_escape(retriever.spec.label)}'s own: an external "
+            "retriever reports no per-token breakdown."
+        )
+    else:
+        st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
 
 
 def _comparison(
-    index: CorpusIndex, query: str, view: ViewState, ranked: list[RankedPassage]
+    index: CorpusIndex, query: str, view: ViewState, ranked: list[RankedPassage], retriever=None
 ) -> None:
-    baseline = index.search(query, Fixes(threshold=view.fixes.threshold))
+    if retriever is None or retriever.spec.kind == "seed":
+        baseline = index.search(query, Fixes(threshold=view.fixes.threshold))
+    else:
+        no_fixes = Fixes(threshold=view.fixes.threshold)
+        baseline, _ = retriever_search(retriever, index, query, no_fixes)
     left, right = st.columns(2)
     for column, title, results, fixes in (
         (left, "No fixes", baseline, Fixes()),
@@ -171,11 +196,20 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")
         st.code(query, language=None)
+    retriever = page_retriever(index, view.retriever)
+    seed = retriever.spec.kind == "seed"
     try:
-        ranked = index.search(query, view.fixes)
+        ranked, notes = retriever_search(retriever, index, query, view.fixes)
     except QueryError as exc:
         st.info(md_escape(str(exc)).capitalize())
         return
+    except RetrieverError as exc:
+        st.error(f"The retriever did not answer usably: {md_escape(str(exc))}")
+        return
+    if not seed:
+        st.caption(f"Ranked by **{md_escape(retriever.spec.label)}**.")
+    for note in notes:
+        st.caption(md_escape(note))
     if not ranked:
         st.warning(
             "No passage can be retrieved: the corpus is empty, or every document "
@@ -183,16 +217,16 @@ def render(index: CorpusIndex, view: ViewState) -> None:
         )
         return
     _verdict(view, ranked)
-    why = tie_explanation(ranked, view.fixes)
+    why = tie_explanation(ranked, view.fixes) if seed else None
     if why:
         st.caption(f"Tie at the top: {md_escape(why)}")
-    if view.fixes.status:
+    if view.fixes.status and seed:
         unfiltered = index.top(query, replace(view.fixes, status=False), 1)
         left_out = withdrawn_explanation(unfiltered, ranked, view.fixes)
         if left_out:
             st.caption(f"Withdrawn version left out: {md_escape(left_out)}")
     results_tab, compare_tab = st.tabs(["Ranked passages", "No fixes vs current fixes"])
     with results_tab:
-        _results(ranked, view)
+        _results(ranked, view, retriever, query)
     with compare_tab:
-        _comparison(index, query, view, ranked)
+        _comparison(index, query, view, ranked, retriever)

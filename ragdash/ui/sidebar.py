@@ -1,5 +1,6 @@
-"""The sidebar, on every page: one toggle per fix, the fuzzy rule and threshold, the OCR map,
-top-k."""
+"""The sidebar, on every page: the retriever, one toggle per fix (greyed out, with the
+reason, when it cannot reach the chosen retriever), the fuzzy rule and threshold, the OCR
+map, top-k."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ragdash.settings import (
     parse_ocr_map,
 )
 from ragdash.ui.render import md_escape
+from ragdash.ui.retriever_picker import fix_note, render_retriever_picker
 from ragdash.ui.state import seed_widget, set_view
 from ragdash.ui.viewstate import MAX_TOP_K, ViewState
 
@@ -34,11 +36,20 @@ FIX_LABELS = {
 def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     """Draw the fix controls and return the view with their current values."""
     bar = st.sidebar
+    retriever = render_retriever_picker(view.retriever)
     bar.markdown("### Fixes")
     for name in FIX_NAMES:
         seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
     for name in FIX_NAMES:
-        bar.toggle(FIX_LABELS[name], key=f"w_fix_{name}", help=FIX_DESCRIPTIONS[name])
+        applies, how = fix_note(retriever, name)
+        bar.toggle(
+            FIX_LABELS[name],
+            key=f"w_fix_{name}",
+            help=FIX_DESCRIPTIONS[name] + (f" — with {retriever.kind}: {how}" if applies else ""),
+            disabled=not applies,
+        )
+        if not applies:
+            bar.caption(f"Not applied with {retriever.kind}: {how}")  # our own words
     seed_widget("w_fuzzyrule", view.fixes.fuzzy_rule)
     rule = bar.selectbox(
         "Fuzzy rule",
@@ -71,7 +82,7 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
     on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]
     fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule).with_only(on)
-    new_view = replace(view, fixes=fixes, k=int(k))
+    new_view = replace(view, fixes=fixes, k=int(k), retriever=retriever)
     set_view(new_view)
     if index is not None:
         corpus = index.corpus

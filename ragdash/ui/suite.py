@@ -1,4 +1,5 @@
-"""Test suite: the case library, each case under the current fixes, and the ablation matrix."""
+"""Test suite: the case library, each case under the current fixes against the chosen
+retriever, the ablation matrix with the retrieval metrics beside it, and case import."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import streamlit as st
 
 from ragdash.checks.ablation import configurations, run_ablation
 from ragdash.checks.cases import case_from_dict
-from ragdash.checks.proof import Case, check_case
-from ragdash.checks.report import check_record
+from ragdash.checks.metrics import DEFAULT_METRIC_K
+from ragdash.checks.proof import Case
+from ragdash.checks.report import run_record
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
@@ -19,7 +21,15 @@ from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape
+from ragdash.ui.retriever_picker import page_retriever
 from ragdash.ui.state import open_case
+from ragdash.ui.suite_metrics import (
+    METRICS_HELP,
+    configuration_runs,
+    metrics_frame,
+    render_log_import,
+    suite_runs,
+)
 from ragdash.ui.viewstate import ViewState, split_evidence
 
 
@@ -41,6 +51,9 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
     """Cases × configurations, colored by diagnosis."""
     order = list(dict.fromkeys(table["configuration"]))
     cases = list(dict.fromkeys(table["case"]))
+    colors = dict(DIAGNOSIS_COLORS)
+    if (table["diagnosis"] == "error").any():  # the retriever failed on a case
+        colors["error"] = "#868e96"
     return (
         alt.Chart(table)
         .mark_rect(stroke="white", strokeWidth=1)
@@ -56,9 +69,7 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
             ),
             color=alt.Color(
                 "diagnosis:N",
-                scale=alt.Scale(
-                    domain=list(DIAGNOSIS_COLORS), range=list(DIAGNOSIS_COLORS.values())
-                ),
+                scale=alt.Scale(domain=list(colors), range=list(colors.values())),
             ),
             tooltip=["case", "configuration", "diagnosis", "first_id", "missing_evidence"],
         )
@@ -103,6 +114,10 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         st.rerun()
 
 
+def _workspace():
+    return settings().workspace
+
+
 def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     """The Test suite page."""
     st.title("Test suite")
@@ -113,24 +128,31 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         st.info("No cases yet: add one below, or put a cases.json in the docs folder.")
         _add_case_form(index, cases)
         return
-    checks = [check_case(index, case, view.fixes) for case in cases]
-    passed = sum(c.passed for c in checks)
+    retriever = page_retriever(index, view.retriever)
+    seed = retriever.spec.kind == "seed"
+    metric_k = int(st.session_state.get("suite_metric_k", DEFAULT_METRIC_K))
+    runs = suite_runs(retriever, corpus_key, cases, view.fixes, metric_k)
+    passed = sum(r.passed for r in runs)
+    errors = sum(r.check is None for r in runs)
+    against = "" if seed else f" against **{md_escape(retriever.spec.label)}**"
     st.markdown(
-        f"**{passed} of {len(checks)}** cases pass with fixes **{md_escape(view.fixes.label)}**."
+        f"**{passed} of {len(runs)}** cases pass with fixes **{md_escape(view.fixes.label)}**"
+        f"{against}." + (f" The retriever failed on **{errors}**." if errors else "")
     )
     results = pd.DataFrame(
         [
             {
-                "case": c.case.name,
-                "kind": c.case.kind,
-                "query": c.case.query,
-                "expected": c.case.expected_id,
-                "ranked first": c.first_id or "—",
-                "verdict": "pass" if c.passed else "FAIL",
-                "diagnosis": c.diagnosis.value,
-                "missing evidence": "; ".join(c.missing_evidence),
+                "case": r.case.name,
+                "kind": r.case.kind,
+                "query": r.case.query,
+                "expected": r.case.expected_id,
+                "ranked first": (r.check.first_id if r.check else None) or "—",
+                "verdict": {"pass": "pass", "fail": "FAIL", "error": "ERROR"}[r.verdict],
+                "diagnosis": r.diagnosis,
+                "missing evidence": "; ".join(r.check.missing_evidence) if r.check else "",
+                **({} if seed else {"message": r.message}),
             }
-            for c in checks
+            for r in runs
         ]
     )
     st.dataframe(results, hide_index=True, width="stretch")
@@ -143,21 +165,30 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
 
     st.subheader("Ablation: which fix repairs which case")
     settings = (view.fixes.threshold, view.fixes.ocr_map, view.fixes.fuzzy_rule)
-    table = _ablation(index, corpus_key, tuple(cases), *settings)
-    st.altair_chart(heatmap(table), width="stretch")
-    st.caption(
+    ablation_table, metrics = configuration_runs(retriever, corpus_key, cases, view.fixes, metric_k)
+    table = _ablation(index, corpus_key, tuple(cases), *settings) if seed else ablation_table
+    left, right = st.columns([3, 2])
+    left.altair_chart(heatmap(table), width="stretch")
+    left.caption(
         "Columns: no fixes, each fix alone, all fixes, and all fixes but one. "
         f"{len(configurations())} configurations × {len(cases)} cases."
     )
+    right.markdown(f"**Retrieval metrics** ({md_escape(retriever.spec.label)})")
+    right.dataframe(metrics_frame(metrics, len(cases)), hide_index=True, width="stretch")
+    right.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
+                       help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download ablation (CSV)", table.to_csv(index=False), "ragdash-ablation.csv", "text/csv"
     )
     report = {
+        "retriever": retriever.spec.label,
         "fixes": view.fixes.label,
         "passed": passed,
-        "failed": len(checks) - passed,
-        "cases": [check_record(c) for c in checks],
+        "failed": len(runs) - passed,
+        "errors": errors,
+        "metrics": metrics.to_dict(orient="records"),
+        "cases": [run_record(r) for r in runs],
     }
     d2.download_button(
         "Download results (JSON)",
@@ -166,5 +197,11 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "application/json",
     )
     st.subheader("How close to breaking")
+    if not seed:
+        st.caption(
+            f"The search below runs against the seed scorer; for {md_escape(retriever.spec.label)}"
+            " run `ragdash fragility --retriever …` (same options as `ragdash check`)."
+        )
     render_fragility(index, corpus_key, cases, view.fixes, key="suite_fragility")
     _add_case_form(index, cases)
+    render_log_import(index, _workspace(), cases)

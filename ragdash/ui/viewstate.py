@@ -4,7 +4,14 @@ URL parameters (all optional; ``st.query_params`` is string-valued):
 ``q`` query · ``fault`` none|ocr|typo · ``rate`` 0-1 · ``seed`` int · ``fixes`` all|none|a,b
 · ``threshold`` 0-100 · ``fuzzyrule`` ratio|es-auto|typos-5-9 (left out when ``ratio``) ·
 ``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``expect`` expected document id · ``evidence``
-evidence strings separated by ``;``.
+evidence strings separated by ``;`` · ``retriever`` bm25|http|python (left out for seed) with
+``k1``/``b`` (bm25) or ``url``/``shape`` (http).
+
+What a link never carries: a ``python`` callable (opening a link must not make the dashboard
+import and run code — it is chosen in the sidebar only), and an ``http`` URL holding a
+password or a query string (:attr:`RetrieverSpec.link_safe`); a link with either opens on
+the seed scorer and says why. A service URL from a link is also only called after the user
+presses *Connect* (see :mod:`ragdash.ui.retriever_picker`).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ragdash.errors import SettingsError
+from ragdash.retrieval.spec import DEFAULT_B, DEFAULT_K1, SHAPES, RetrieverSpec
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     DEFAULT_OCR_MAP,
@@ -41,6 +49,7 @@ class ViewState:
     k: int = DEFAULT_TOP_K
     expect: str = ""
     evidence: tuple[str, ...] = ()
+    retriever: RetrieverSpec = field(default_factory=RetrieverSpec)
 
     def to_params(self) -> dict[str, str]:
         """URL parameters, leaving out the ones at their defaults."""
@@ -59,6 +68,7 @@ class ViewState:
             params["expect"] = self.expect
         if self.evidence:
             params["evidence"] = ";".join(self.evidence)
+        params.update(retriever_params(self.retriever))
         return params
 
 
@@ -128,4 +138,59 @@ def from_params(
         changes["expect"] = params["expect"].strip()
     if "evidence" in params:
         changes["evidence"] = split_evidence(params["evidence"])
+    changes["retriever"], more = retriever_from_params(params, view.retriever)
+    problems.extend(more)
     return replace(view, **changes), problems  # type: ignore[arg-type]
+
+
+def retriever_params(spec: RetrieverSpec) -> dict[str, str]:
+    """The link form of a retriever: only what is safe to share (see the module docstring)."""
+    if spec.kind == "seed":
+        return {}
+    params = {"retriever": spec.kind}
+    if spec.kind == "bm25":
+        if spec.k1 != DEFAULT_K1:
+            params["k1"] = f"{spec.k1:g}"
+        if spec.b != DEFAULT_B:
+            params["b"] = f"{spec.b:g}"
+    elif spec.kind == "http":
+        if spec.link_safe:
+            params["url"] = spec.url
+        if spec.shape != "ragdash":
+            params["shape"] = spec.shape
+    return params
+
+
+def retriever_from_params(
+    params: Mapping[str, str], default: RetrieverSpec
+) -> tuple[RetrieverSpec, list[str]]:
+    """The retriever a link names (``default`` when it names none); what cannot be used is
+    reported and the seed scorer used instead."""
+    if "retriever" not in params:
+        return default, []
+    kind = params["retriever"]
+    if kind == "python":
+        return RetrieverSpec(), [
+            "retriever=python: a link never calls a Python function; choose it in the sidebar"
+        ]
+    settings: dict[str, object] = {"kind": kind}
+    if kind == "bm25":
+        for name in ("k1", "b"):
+            if name in params:
+                try:
+                    settings[name] = float(params[name])
+                except ValueError:
+                    return RetrieverSpec("bm25"), [f"{name}={params[name]!r} is not a number"]
+    if kind == "http":
+        if "url" not in params:
+            return RetrieverSpec(), [
+                "retriever=http without a url (a URL with a password or query string is "
+                "never put in a link): enter it in the sidebar"
+            ]
+        settings["url"] = params["url"]
+        if params.get("shape", "ragdash") in SHAPES:
+            settings["shape"] = params.get("shape", "ragdash")
+    try:
+        return RetrieverSpec(**settings), []  # type: ignore[arg-type]
+    except SettingsError as exc:
+        return RetrieverSpec(), [f"retriever: {exc}"]

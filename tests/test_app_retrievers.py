@@ -1,0 +1,113 @@
+"""The dashboard with other retrievers (Streamlit AppTest): the selector, links that carry
+only what is safe, Connect before a service is called, fixes greyed out where they cannot
+apply, BM25's per-token breakdown, and the Test suite's metrics beside the ablation."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from test_app import ROOT, SUITE, no_exception, param, results
+
+from ragdash.settings import Fixes
+from ragdash.storage.passages_export import passage_records
+
+pytest.importorskip("bm25s")
+
+from bm25_service import running  # noqa: E402
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """An AppTest on the bundled sample docs with a fresh workspace, opened on a link."""
+    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
+
+    def make(**params: str) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        for key, value in params.items():
+            at.query_params[key] = value
+        return at
+
+    return make
+
+
+def captions(at) -> str:
+    """The captions' text as shown (Markdown escapes removed)."""
+    return "\n".join(c.value for c in at.caption).replace("\\", "")
+
+
+def test_choosing_bm25_ranks_with_it_shows_tf_idf_and_goes_in_the_link(app):
+    at = app(q="warehuse sync", fixes="none")
+    at.run()
+    assert results(at)[0] == "crm"  # seed: the typo scores nothing, list order wins
+    at.selectbox(key="w_retriever").set_value("bm25").run()
+    no_exception(at)
+    assert results(at)[0] == "inventory"  # BM25's idf and length normalization
+    assert "Ranked by **bm25 (k1=1.2, b=0.75)**" in captions(at)
+    frames = [d.value for d in at.dataframe]
+    assert any({"tf", "idf", "points"} <= set(f.columns) for f in frames)
+    assert param(at, "retriever") == "bm25"
+    at.number_input(key="w_k1").set_value(2.0).run()
+    assert param(at, "k1") == "2"
+
+
+def test_a_link_restores_bm25_but_never_a_python_callable(app):
+    at = app(q="return policy days", retriever="bm25", b="0.5")
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_retriever").value == "bm25"
+    assert at.number_input(key="w_b").value == 0.5
+    at = app(q="return policy days", retriever="python")
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_retriever").value == "seed"
+    assert any("a link never calls a Python function" in w.value for w in at.warning)
+
+
+def test_a_service_from_a_link_is_called_only_after_connect(app, sample_index):
+    records = list(passage_records(sample_index, Fixes()))
+    with running(records) as service:
+        url = service.url + "/search"
+        at = app(q="warehouse sync", fixes="none", retriever="http", url=url)
+        at.run()
+        no_exception(at)
+        assert service.requests == []  # opening the link sent nothing
+        assert any("Not connected" in w.value for w in at.warning)
+        for name in ("recency", "status", "tables"):
+            assert at.toggle(key=f"w_fix_{name}").disabled
+        assert not at.toggle(key="w_fix_fuzzy").disabled
+        assert "Not applied with http: corpus-side" in captions(at)
+        at.button(key="w_connect").click().run()
+        no_exception(at)
+        assert service.requests and service.requests[0][1]["query"] == "warehouse sync"
+        assert results(at)[0] == "inventory"
+        assert param(at, "url") == url
+        assert "own: an external retriever reports no per-token breakdown" in captions(at)
+
+
+def test_a_dead_service_gives_a_message_on_explore_and_error_rows_on_the_suite(app):
+    with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
+        url = service.url + "/search"
+    at = app(q="warehouse sync", retriever="http", url=url)
+    at.run()
+    at.button(key="w_connect").click().run()
+    no_exception(at)
+    assert any("connection refused" in e.value for e in at.error)
+    at.switch_page(SUITE).run()
+    no_exception(at)
+    table = at.dataframe[0].value
+    assert set(table["verdict"]) == {"ERROR"}
+    assert "connection refused" in table["message"].iloc[0]
+
+
+def test_the_suite_shows_metrics_per_configuration_beside_the_ablation(app):
+    at = app(fixes="none", retriever="bm25")
+    at.run()
+    at.switch_page(SUITE).run()
+    no_exception(at)
+    metrics = next(d.value for d in at.dataframe if "MRR" in d.value.columns)
+    assert list(metrics["configuration"])[:2] == ["none", "recency"]
+    by_config = metrics.set_index("configuration")
+    assert by_config.loc["all", "MRR"] == 1.0 and by_config.loc["none", "MRR"] < 1.0
+    assert by_config.loc["all", "passed"] == "8/8"
+    assert any("against **bm25" in m.value for m in at.markdown)
