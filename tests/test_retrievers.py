@@ -173,3 +173,18 @@ def test_ragdash_query_shows_the_bm25_breakdown():
     assert report["retriever"] == "bm25 (k1=1.2, b=0.75)"
     assert report["ranked"][0]["breakdown"][0]["note"].startswith("tf 1 · idf ")
 
+
+
+def test_the_readme_retriever_snippet_runs_as_printed():
+    import re
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Use it from Python")[1]
+    first, second = re.findall(r"```python\n(.*?)```", section, re.S)[:2]
+    result = subprocess.run([sys.executable, "-c", first + second], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[2:4] == ["fail", "0.5"]
