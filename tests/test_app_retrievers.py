@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from test_app import ROOT, SUITE, no_exception, param, results
 
 from ragdash.settings import Fixes
+from ragdash.storage.case_store import load_cases
 from ragdash.storage.passages_export import passage_records
 
 pytest.importorskip("bm25s")
@@ -98,6 +99,7 @@ def test_a_dead_service_gives_a_message_on_explore_and_error_rows_on_the_suite(a
     table = at.dataframe[0].value
     assert set(table["verdict"]) == {"ERROR"}
     assert "connection refused" in table["message"].iloc[0]
+    assert any("failed on every case" in w.value for w in at.warning)
 
 
 def test_the_suite_shows_metrics_per_configuration_beside_the_ablation(app):
@@ -111,3 +113,41 @@ def test_the_suite_shows_metrics_per_configuration_beside_the_ablation(app):
     assert by_config.loc["all", "MRR"] == 1.0 and by_config.loc["none", "MRR"] < 1.0
     assert by_config.loc["all", "passed"] == "8/8"
     assert any("against **bm25" in m.value for m in at.markdown)
+
+
+def test_triage_diagnoses_a_report_against_bm25_and_names_what_repairs_it(app):
+    from test_app_triage import TRIAGE, submit_report
+
+    at = app(retriever="bm25")
+    at.run()
+    at.switch_page(TRIAGE).run()
+    submit_report(at, "return policy days", "returns-2026", "30 days")
+    no_exception(at)
+    assert "Diagnosed against **bm25 (k1=1.2, b=0.75)**" in captions(at).replace("\\", "")
+    repaired_by = next(m.value for m in at.markdown if m.value.startswith("**Repaired by:**"))
+    assert "`status`" in repaired_by and "`recency`" not in repaired_by  # BM25 has no tie
+
+
+def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_to_the_cli(app):
+    from ragdash import CorpusIndex, load_folder, make_retriever
+    from ragdash.checks.fragility import find_breaking_perturbation
+
+    at = app(fixes="fuzzy", retriever="bm25")
+    at.run()
+    at.switch_page(SUITE).run()
+    at.button(key="suite_fragility_run").click().run(timeout=120)
+    no_exception(at)
+    sentences = {md.value.split("** — ")[0].strip("*").replace("\\", ""): md.value
+                 for md in at.markdown if "** — " in md.value}  # fmt: skip
+    bm25 = make_retriever("bm25", CorpusIndex(load_folder(ROOT / "sample_docs")))
+    case = next(c for c in load_cases(ROOT / "sample_docs" / "cases.json")
+                if c.name == "typo-control")  # fmt: skip
+    found = find_breaking_perturbation(bm25, case, Fixes(), "typo")  # type: ignore[arg-type]
+    assert f"breaks after {found.edits} edit" in sentences["typo-control"]
+    with running(list(passage_records(bm25.index, Fixes()))) as service:
+        at = app(retriever="http", url=service.url + "/search")
+        at.run()
+        at.button(key="w_connect").click().run()
+        at.switch_page(SUITE).run()
+    no_exception(at)
+    assert "from the CLI, `ragdash fragility --retriever …`" in captions(at)

@@ -32,7 +32,7 @@ from itertools import chain
 
 import numpy as np
 
-from ragdash.ingestion.documents import Passage
+from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.retrieval.hits import Retrieval
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import Postings, build_postings
@@ -185,6 +185,10 @@ class Bm25Retriever:
                 continue
             lines.append(TokenMatch(original, token, kind, 100.0, round(float(points), 4), note))
         return tuple(lines)
+
+    @property
+    def corpus(self) -> Corpus:
+        return self.index.corpus
 
     def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
         return list(self.retrieve(query, fixes, k).ranked)

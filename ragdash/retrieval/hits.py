@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ragdash.errors import RetrieverError
+from ragdash.ingestion.documents import Corpus
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.retrieval.spec import ResponseShape, RetrieverSpec
 from ragdash.settings import Fixes
@@ -74,12 +75,17 @@ class Retrieval:
 class Retriever(Protocol):
     """Anything that ranks passages for a query: ``retrieve(query, fixes, k)``.
 
-    ``top``/``search`` mirror :class:`ragdash.retrieval.index.CorpusIndex` so a page written
-    for the seed scorer runs against any retriever. Raises ``QueryError`` for a query that
-    cannot be run and :class:`RetrieverError` when the retriever does not answer usably.
+    ``top``/``search``/``corpus`` mirror :class:`ragdash.retrieval.index.CorpusIndex`, so
+    the checks written for the seed scorer (``check_case``, ``run_ablation``, ``triage``,
+    the fragility search and the robustness sweep only call ``top`` and read ``corpus``)
+    run against any retriever. Raises ``QueryError`` for a query that cannot be run and
+    :class:`RetrieverError` when the retriever does not answer usably.
     """
 
     spec: RetrieverSpec
+
+    @property
+    def corpus(self) -> Corpus: ...
 
     def retrieve(self, query: str, fixes: Fixes, k: int) -> Retrieval: ...
 

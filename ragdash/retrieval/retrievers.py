@@ -29,7 +29,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Protocol
 
-from ragdash.ingestion.documents import Document, Passage
+from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.retrieval.bm25 import Bm25Retriever
 from ragdash.retrieval.hits import Hit, Retrieval, Retriever
 from ragdash.retrieval.http_retriever import HttpBackend
@@ -67,6 +67,10 @@ class SeedRetriever:
         ranked = self.index.search(query, fixes) if k is None else self.index.top(query, fixes, k)
         return Retrieval(tuple(ranked), query)
 
+    @property
+    def corpus(self) -> Corpus:
+        return self.index.corpus
+
     def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
         return self.index.top(query, fixes, k)
 
@@ -89,6 +93,10 @@ class ExternalRetriever:
         self.index = index
         self.spec = spec
         self.backend = backend
+
+    @property
+    def corpus(self) -> Corpus:
+        return self.index.corpus
 
     @cached_property
     def _documents(self) -> dict[str, Document]:

@@ -42,6 +42,8 @@ __all__ = [
     "EXTERNAL_TTL",
     "RETRIEVER_WIDGET_KEYS",
     "bm25_frame",
+    "checks_source",
+    "searches_here",
     "page_retriever",
     "render_retriever_picker",
     "retriever_search",
@@ -137,6 +139,31 @@ def page_retriever(index: CorpusIndex, spec: RetrieverSpec) -> Retriever:
     except RetrieverError as exc:
         st.sidebar.error(f"{md_escape(str(exc))} — ranking with the seed scorer.")
         return _retriever(index, index.fingerprint, astuple(RetrieverSpec()))
+
+
+def checks_source(index: CorpusIndex, corpus_key: tuple, retriever: Retriever):
+    """What to hand the checks written for an index (fragility, triage, robustness) and the
+    cache key to go with it: the index itself for the seed scorer, else the retriever with
+    its settings added to the key, so one retriever's results are never served for
+    another's."""
+    if retriever.spec.kind == "seed":
+        return index, corpus_key
+    return retriever, (*corpus_key, astuple(retriever.spec))
+
+
+def searches_here(retriever: Retriever, what: str) -> bool:
+    """True when the dashboard runs ``what`` (a search of thousands of queries) against
+    ``retriever``: ragdash's own scorers yes; an external one is pointed to the CLI, whose
+    ``--max-evaluations`` bounds the requests sent to the team's service."""
+    if not retriever.spec.external:
+        return True
+    st.caption(
+        f"The {what} asks the retriever thousands of queries, so the dashboard runs it only "
+        f"for ragdash's own scorers (seed, bm25), not for {md_escape(retriever.spec.label)}; "
+        "from the CLI, `ragdash fragility --retriever …` searches any retriever, bounded by "
+        "`--max-evaluations`."
+    )
+    return False
 
 
 @st.cache_data(ttl=EXTERNAL_TTL, max_entries=256, show_spinner="Asking the retriever…")

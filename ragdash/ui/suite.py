@@ -21,7 +21,7 @@ from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape
-from ragdash.ui.retriever_picker import page_retriever
+from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.state import open_case
 from ragdash.ui.suite_metrics import (
     METRICS_HELP,
@@ -163,6 +163,14 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         open_case(next(c for c in cases if c.name == chosen))
         st.switch_page("ragdash/ui/pages/explore.py")
 
+    if errors == len(runs):  # e.g. the service is down: 12 more rounds would only fail
+        st.warning(
+            "The retriever failed on every case (see the message column), so the ablation, "
+            "the metrics and the fragility search wait until it answers."
+        )
+        _add_case_form(index, cases)
+        render_log_import(index, _workspace(), cases)
+        return
     st.subheader("Ablation: which fix repairs which case")
     settings = (view.fixes.threshold, view.fixes.ocr_map, view.fixes.fuzzy_rule)
     ablation_table, metrics = configuration_runs(retriever, corpus_key, cases, view.fixes, metric_k)
@@ -197,11 +205,8 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "application/json",
     )
     st.subheader("How close to breaking")
-    if not seed:
-        st.caption(
-            f"The search below runs against the seed scorer; for {md_escape(retriever.spec.label)}"
-            " run `ragdash fragility --retriever …` (same options as `ragdash check`)."
-        )
-    render_fragility(index, corpus_key, cases, view.fixes, key="suite_fragility")
+    if searches_here(retriever, "fragility search"):
+        source, key = checks_source(index, corpus_key, retriever)
+        render_fragility(source, key, cases, view.fixes, key="suite_fragility")
     _add_case_form(index, cases)
     render_log_import(index, _workspace(), cases)

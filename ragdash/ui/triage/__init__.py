@@ -31,6 +31,9 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     with library:
         library_tab(index, view)
     with calibration:
+        if view.retriever.kind != "seed":
+            st.caption("Calibration tunes the seed scorer's fuzzy matching, whatever the "
+                       "sidebar's retriever.")  # fmt: skip
         calibration_tab(index, view, cases, corpus_key)
     with robustness:
         robustness_tab(index, view, cases, corpus_key)

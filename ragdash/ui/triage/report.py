@@ -11,7 +11,7 @@ from ragdash.checks.ablation import ALL
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck
 from ragdash.checks.triage import Report, Triage, case_name, triage
 from ragdash.cli import check_command
-from ragdash.errors import LibraryError, QueryError
+from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
@@ -23,6 +23,7 @@ from ragdash.ui.render import (
     md_escape,
     passage_html,
 )
+from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState, split_evidence
 
@@ -166,10 +167,17 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
     report: Report | None = st.session_state.get(REPORT_KEY)
     if report is None:
         return
+    retriever = page_retriever(index, view.retriever)
+    source, key = checks_source(index, corpus_key, retriever)
+    if source is not index:
+        st.caption(f"Diagnosed against **{md_escape(retriever.spec.label)}**.")
     try:
-        result = triage(index, report.as_case("report"), view.fixes)
+        result = triage(source, report.as_case("report"), view.fixes)  # type: ignore[arg-type]
     except QueryError as exc:
         st.info(md_escape(str(exc)).capitalize())
+        return
+    except RetrieverError as exc:
+        st.error(f"The retriever did not answer usably: {md_escape(str(exc))}")
         return
     _headline(result)
     _configuration_table(result)
@@ -177,7 +185,8 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
     _explain(result)
     st.markdown("**How close to breaking**")
     repairs = {label: result.by_label[label].fixes for label in result.repairs}
-    render_fragility(
-        index, corpus_key, [report.as_case("report")], view.fixes, key="tr_fragility", also=repairs
-    )
+    if searches_here(retriever, "fragility search"):
+        render_fragility(
+            source, key, [report.as_case("report")], view.fixes, key="tr_fragility", also=repairs
+        )
     _save(result, report, {c.name for c in cases})

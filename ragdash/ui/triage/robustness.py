@@ -15,6 +15,7 @@ from ragdash.settings import Fixes
 from ragdash.ui.render import (
     md_escape,
 )
+from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.viewstate import ViewState
 
 ROBUSTNESS_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
@@ -61,6 +62,10 @@ def robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: 
     if not cases:
         st.info("No cases in the library.")
         return
+    retriever = page_retriever(index, view.retriever)
+    if not searches_here(retriever, "robustness sweep"):
+        return
+    index, key = checks_source(index, key, retriever)  # type: ignore[assignment]
     steps = [(f, r) for f in QUERY_FAULTS for r in ROBUSTNESS_RATES]
     bar = st.progress(0.0, "Corrupting queries…")
     parts = []
