@@ -150,21 +150,20 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     metrics = metrics_of(runs, args.metrics_k)
     passed = sum(r.passed for r in runs)
+    before = _compared_runs(args, retriever, index, cases, fixes)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "retriever": retriever.spec.label,
-                    "fixes": fixes.label,
-                    "passed": passed,
-                    "failed": len(runs) - passed,
-                    "errors": metrics.errors,
-                    "metrics": metrics.to_dict(),
-                    "cases": [run_record(r) for r in runs],
-                },
-                indent=2,
-            )
-        )
+        report = {
+            "retriever": retriever.spec.label,
+            "fixes": fixes.label,
+            "passed": passed,
+            "failed": len(runs) - passed,
+            "errors": metrics.errors,
+            "metrics": metrics.to_dict(),
+            "cases": [run_record(r) for r in runs],
+        }
+        if before is not None:
+            report["compared"] = _comparison_record(before, args.metrics_k)
+        print(json.dumps(report, indent=2))
     else:
         rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "missing evidence")]
         for r in runs:
@@ -192,7 +191,62 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.metrics:
             print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
             print(_metrics_table(retriever, cases, fixes, args.metrics_k))
+        if before is not None:
+            print(_comparison_text(before[0], before[1], runs, args.metrics_k))
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
+
+
+def _compared_runs(args, retriever, index, cases, fixes):
+    """With ``--compare-url OLD``: (the old service's spec, its runs), else None — the same
+    cases and fixes asked of the service before re-indexing."""
+    if not getattr(args, "compare_url", None):
+        return None
+    from dataclasses import replace
+
+    from ragdash.checks.runs import run_cases
+    from ragdash.retrieval.retrievers import make_retriever
+
+    if retriever.spec.kind != "http":
+        raise BadInput("--compare-url compares two http services: give --retriever http")
+    try:
+        spec = replace(retriever.spec, url=args.compare_url)
+    except SettingsError as exc:
+        raise BadInput(f"--compare-url: {exc}") from None
+    return spec, run_cases(make_retriever(spec, index), cases, fixes, args.metrics_k)
+
+
+def _comparison_record(before, k: int) -> dict:
+    from ragdash.checks.runs import metrics_of
+
+    spec, runs = before
+    return {
+        "retriever": spec.label,
+        "metrics": metrics_of(runs, k).to_dict(),
+        "cases": [{"name": r.case.name, "verdict": r.verdict, "diagnosis": r.diagnosis,
+                   "error": r.error or None} for r in runs],  # fmt: skip
+    }
+
+
+def _comparison_text(spec, before, after, k: int) -> str:
+    """Per case, the verdict before and after (changes only), then both metric rows."""
+    from ragdash.checks.metrics import METRIC_NAMES
+    from ragdash.checks.runs import metrics_of
+
+    lines = [f"\nbefore: {spec.label}"]
+    rows = [("case", "before", "after")]
+    for old, new in zip(before, after, strict=True):
+        if (old.verdict, old.diagnosis) != (new.verdict, new.diagnosis):
+            rows.append((new.case.name, f"{old.verdict} ({old.diagnosis})",
+                         f"{new.verdict} ({new.diagnosis})"))  # fmt: skip
+    lines.append(_table(rows) if len(rows) > 1 else "no case changed its verdict")
+    metric_rows = [("run", "passed", *METRIC_NAMES)]
+    for name, runs in (("before", before), ("after", after)):
+        values = metrics_of(runs, k).row()
+        cells = ["-" if v is None else f"{v:.3f}" for v in values.values()]
+        metric_rows.append((name, f"{sum(r.passed for r in runs)}/{len(runs)}", *cells))
+    lines.append(f"\nmetrics at k={k}:")
+    lines.append(_table(metric_rows))
+    return "\n".join(lines)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -710,6 +764,9 @@ def _metrics_options(p: argparse.ArgumentParser) -> None:
                    help="also print hit@k, recall@k, MRR and nDCG@k with no fixes and --fixes")
     p.add_argument("--metrics-k", type=int, default=DEFAULT_METRIC_K,
                    help=f"depth k of the metrics (default {DEFAULT_METRIC_K})")
+    p.add_argument("--compare-url", default=None,
+                   help="http: the service before re-indexing; prints the cases whose verdict "
+                   "changed and both runs' metrics")
 
 
 def _fragility_options(p: argparse.ArgumentParser) -> None:

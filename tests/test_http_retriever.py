@@ -189,3 +189,22 @@ def test_ragdash_check_reports_a_dead_service_per_case_and_finishes(tmp_path):
     assert "0 of 8 cases passed; 8 could not be run" in result.stdout
     assert f"stale-version: {url}: connection refused" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_ragdash_check_compares_a_service_before_and_after_re_indexing(sample_index):
+    before = list(passage_records(sample_index, Fixes()))
+    after = list(passage_records(sample_index, Fixes.parse("tables,ocr,status")))
+    with running(before) as old, running(after) as new:
+        args = ["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
+                "--retriever", "http", "--url", new.url + "/search",
+                "--compare-url", old.url + "/search"]  # fmt: skip
+        text = run_module("ragdash", *args)
+        report = json.loads(run_module("ragdash", *args, "--json").stdout)
+    assert text.returncode == 0, text.stderr
+    changed = text.stdout.split("before: ")[1]
+    assert "stale-version  fail (ranking)     pass (pass)" in changed
+    assert "ocr-noise      fail (ranking)     pass (pass)" in changed
+    assert "split-table    fail (extraction)  pass (pass)" in changed
+    assert "before  5/8" in text.stdout and "after   8/8" in text.stdout
+    assert report["compared"]["retriever"] == f"http {old.url}/search"
+    assert report["compared"]["metrics"]["mrr"] < report["metrics"]["mrr"] == 1
