@@ -28,6 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -35,10 +36,10 @@ import numpy as np
 from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.retrieval.hits import Retrieval
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import Postings, build_postings
+from ragdash.retrieval.inverted import Postings, build_postings, tie_order
 from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch
 from ragdash.retrieval.query_repair import repair_query
-from ragdash.retrieval.ranking import RankedPassage, eligible_passages, query_tokens, sort_key
+from ragdash.retrieval.ranking import RankedPassage, eligible_passages, query_tokens
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.retrieval.tokens import normalize_ocr, tokenize
 from ragdash.settings import Fixes
@@ -86,9 +87,21 @@ class Bm25Index:
         avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
         return cls(tuple(passages), postings, tf, lengths, avg)
 
-    @property
-    def vocabulary(self) -> frozenset[str]:
-        return frozenset(self.postings.vocabulary)
+    @cached_property
+    def lexicon(self) -> SetLexicon:
+        """The indexed words, for query repair (its fuzzy pools are built once)."""
+        return SetLexicon(frozenset(self.postings.vocabulary))
+
+    def tie_rank(self, recency: bool) -> np.ndarray:
+        """Each passage's place in the tie order (:func:`ragdash.retrieval.ranking.sort_key`
+        without the score), worked out once per ``recency``."""
+        cache = self.__dict__.setdefault("_tie_ranks", {})
+        if recency not in cache:
+            order = tie_order(self.passages, recency)
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            cache[recency] = rank
+        return cache[recency]
 
     def idf(self, token: str) -> float:
         return bm25_idf(len(self.passages), len(self.postings.ids(token)))
@@ -146,14 +159,12 @@ class Bm25Retriever:
         :func:`ragdash.retrieval.ranking.sort_key` (recency with that fix, then list order).
         Raises ``QueryError`` for a query that cannot be run."""
         bm = self.bm25_index(fixes)
-        repaired = repair_query(query, fixes, SetLexicon(bm.vocabulary))
+        repaired = repair_query(query, fixes, bm.lexicon)
         original = query_tokens(query)
         tokens = query_tokens(repaired.text)
         scores = bm.scores(tokens, self.spec.k1, self.spec.b)
-        order = sorted(
-            range(len(bm.passages)),
-            key=lambda i: sort_key(bm.passages[i], scores[i], fixes.recency),
-        )
+        # best score first, ties in sort_key's order (recency with that fix, list order)
+        order = np.lexsort((bm.tie_rank(fixes.recency), -scores)).tolist()
         if k is not None:
             order = order[: max(k, 0)]
         pairs = _token_pairs(original, tokens, repaired.changes, fixes.substitutions)
