@@ -296,14 +296,17 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     index = _index(args)
     fixes = _fixes(args)
     retriever = _retriever(args, index)
+    metrics = None
     try:
-        if retriever.spec.kind == "seed":
+        if retriever.spec.kind == "seed" and not args.metrics:
             table = run_ablation(index, _cases(args, index), fixes)
         else:
             from ragdash.checks.ablation import configurations
             from ragdash.checks.runs import run_configurations
 
-            table, _ = run_configurations(retriever, _cases(args, index), configurations(fixes))
+            table, metrics = run_configurations(
+                retriever, _cases(args, index), configurations(fixes), args.metrics_k
+            )
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
@@ -313,6 +316,9 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
         with pd.option_context("display.width", 250, "display.max_columns", 50):
             print(ablation_matrix(table).to_string())
+            if args.metrics and metrics is not None:
+                print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
+                print(metrics.to_string(index=False))
     return EXIT_OK
 
 
@@ -707,6 +713,7 @@ def build_parser() -> argparse.ArgumentParser:
     ablate = sub.add_parser("ablate", help="cases × fix configurations")
     common(ablate, cases=True)
     _retriever_options(ablate)
+    _metrics_options(ablate, compare=False)
     passages = sub.add_parser(
         "passages", help="write the passages the fixes leave (to re-index in your retriever)"
     )
@@ -757,13 +764,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _metrics_options(p: argparse.ArgumentParser) -> None:
+def _metrics_options(p: argparse.ArgumentParser, compare: bool = True) -> None:
     from ragdash.checks.metrics import DEFAULT_METRIC_K
 
     p.add_argument("--metrics", action="store_true",
-                   help="also print hit@k, recall@k, MRR and nDCG@k with no fixes and --fixes")
+                   help="also print hit@k, recall@k, MRR and nDCG@k per configuration")
     p.add_argument("--metrics-k", type=int, default=DEFAULT_METRIC_K,
                    help=f"depth k of the metrics (default {DEFAULT_METRIC_K})")
+    if not compare:
+        return
     p.add_argument("--compare-url", default=None,
                    help="http: the service before re-indexing; prints the cases whose verdict "
                    "changed and both runs' metrics")

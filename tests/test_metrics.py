@@ -76,3 +76,14 @@ def test_every_configuration_gets_a_row_beside_the_ablation(sample_index, sample
     assert len(table) == len(sample_cases) * len(configurations())
     row = metrics.set_index("configuration").loc["all"]
     assert row["passed"] == 8 and row["MRR"] == 1.0
+
+
+def test_ragdash_ablate_metrics_prints_one_row_per_configuration():
+    from conftest import SAMPLE_CASES, SAMPLE_DOCS, run_module
+
+    result = run_module("ragdash", "ablate", "--docs", str(SAMPLE_DOCS), "--cases",
+                        str(SAMPLE_CASES), "--retriever", "bm25", "--metrics")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.split("metrics at k=5 (bm25 (k1=1.2, b=0.75)):")[1].splitlines()
+    assert [r.split()[0] for r in rows[2:]] == list(configurations())
+    assert rows[2].split()[1:2] == ["5"] and rows[8].split()[1:2] == ["8"]  # none, all
