@@ -16,6 +16,8 @@ thing; a failure is never cached (Streamlit does not cache a raised exception).
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import astuple, replace
 
 import pandas as pd
@@ -126,7 +128,10 @@ def fix_note(spec: RetrieverSpec, name: str) -> tuple[bool, str]:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _retriever(_index: CorpusIndex, corpus: str, spec: tuple) -> Retriever:
     # spec is astuple(RetrieverSpec): hashable, and rebuilt to the same spec
-    return make_retriever(RetrieverSpec(*spec), _index)
+    built = RetrieverSpec(*spec)
+    if built.kind == "python" and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # as `ragdash check`: mypkg in the folder it started in
+    return make_retriever(built, _index)
 
 
 def page_retriever(index: CorpusIndex, spec: RetrieverSpec) -> Retriever:
