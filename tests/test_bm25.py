@@ -128,3 +128,26 @@ def test_ocr_fix_normalizes_passages_and_fuzzy_fix_repairs_the_query():
     assert result.ranked[0].doc_id == "inventory"
     assert result.notes == ("query repaired: warehuse → warehouse",)
     assert result.ranked[0].breakdown[0].kind == "fuzzy"
+
+
+def test_the_four_seed_flaws_against_bm25_as_the_readme_table_says(sample_index, sample_cases):
+    from ragdash.checks.ablation import configurations
+    from ragdash.checks.runs import run_cases
+
+    bm25 = Bm25Retriever(sample_index)
+    corrupted = [c for c in sample_cases if c.kind == "corrupted"]
+    verdicts = {
+        label: {r.case.name: r.diagnosis for r in run_cases(bm25, corrupted, fixes)}
+        for label, fixes in configurations().items()
+    }
+    assert verdicts["none"] == {"stale-version": "ranking", "ocr-noise": "ranking",
+                                "typo": "pass", "split-table": "extraction"}  # fmt: skip
+    repaired_by = {
+        case: [fix for fix in ("recency", "status", "ocr", "fuzzy", "tables")
+               if verdicts[fix][case] == "pass"]
+        for case, diagnosis in verdicts["none"].items()
+        if diagnosis != "pass"
+    }  # fmt: skip
+    assert repaired_by == {"stale-version": ["status"], "ocr-noise": ["ocr"],
+                           "split-table": ["tables"]}  # fmt: skip
+    assert set(verdicts["all"].values()) == {"pass"}
