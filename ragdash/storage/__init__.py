@@ -1,1 +1,2 @@
-"""Where results live: the SQLite case library, exports and atomic file writes."""
+"""Where results live: the SQLite case library, exports (cases, repaired passages), cases
+imported from logs, and atomic file writes."""
