@@ -17,11 +17,10 @@ from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 from ragdash.ui.render import (
     breakdown_chart,
-    breakdown_frame,
     legend,
     md_code,
     md_escape,
-    passage_html,
+    ranked_passage,
 )
 from ragdash.ui.state import seed_widget, set_view
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
@@ -105,13 +104,11 @@ def _results(ranked: list[RankedPassage], view: ViewState) -> None:
     for r in top:
         p = r.passage
         date = p.updated.isoformat() if p.updated else "undated"
-        st.markdown(
+        heading = (
             f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{r.score:g}** · "
             f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
         )
-        st.html(passage_html(r, view.evidence))
-        with st.expander(f"Score breakdown of #{r.rank}"):
-            st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+        ranked_passage(r, view.evidence, heading)
 
 
 def _comparison(
