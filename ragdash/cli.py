@@ -23,6 +23,7 @@ from ragdash.checks.ablation import ablation_matrix, run_ablation
 from ragdash.checks.proof import check_case
 from ragdash.checks.report import check_record, ranked_record
 from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError, SettingsError
+from ragdash.frames import records
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.ingestion.workspace import Workspace
@@ -222,8 +223,6 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
 def cmd_fragility(args: argparse.Namespace) -> int:
     """The fewest OCR/typo edits that break each case, with no fixes and with ``--fixes``."""
-    import pandas as pd
-
     from ragdash.checks.faults import QUERY_FAULTS
     from ragdash.checks.fragility import (
         case_summary,
@@ -252,19 +251,18 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
-        print(table.to_json(orient="records", indent=2))
+        print(json.dumps(records(table), indent=2))
         return EXIT_OK
     print(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
     for case in cases:
         rows = [("fault", "fixes", "result", "corrupted query", "failure", "evaluations")]
-        for row in table[table["case"] == case.name].itertuples(index=False):
+        for row in (r for r in table if r.case == case.name):
             broken = row.outcome == "breaks"
-            edits = None if pd.isna(row.edits) else int(row.edits)
             rows.append(
                 (
                     row.fault,
                     row.configuration,
-                    result_phrase(row.outcome, edits, row.depth, row.stopped),
+                    result_phrase(row.outcome, row.edits, row.depth, row.stopped),
                     row.corrupted_query if broken else "-",
                     row.failure or "-",
                     str(row.evaluations),

@@ -1,0 +1,43 @@
+"""DataFrames at the edges: the core returns tuples of frozen row dataclasses, and the CLI
+and the pages turn them into pandas tables here, for charts, ``st.dataframe`` and JSON.
+
+Why: a core that returns dataclasses is typed, cheap to test and usable without pandas;
+one conversion keeps the columns in the row type's field order, so a table's columns are
+documented by its dataclass::
+
+    >>> from ragdash.checks.robustness import RobustnessRow
+    >>> frame([RobustnessRow("ocr", 0.1, "none", 3, 4)], RobustnessRow).columns.tolist()
+    ['fault', 'rate', 'configuration', 'passed', 'total', 'pass_rate']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import fields
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["columns_of", "frame", "records"]
+
+
+def columns_of(row_type: type) -> list[str]:
+    """The column names of ``row_type``'s table: its fields, in order."""
+    return [f.name for f in fields(row_type)]
+
+
+def frame(rows: Iterable[Any], row_type: type) -> pd.DataFrame:
+    """A table with one row per dataclass instance (an empty one keeps the columns).
+    Fields typed ``int | None`` become pandas' nullable ``Int64``, so a missing count stays
+    missing instead of turning the column into floats."""
+    columns = columns_of(row_type)
+    table = pd.DataFrame([[getattr(r, c) for c in columns] for r in rows], columns=columns)
+    for f in fields(row_type):
+        if str(f.type).replace(" ", "") in ("int|None", "Optional[int]"):
+            table[f.name] = table[f.name].astype("Int64")
+    return table
+
+
+def records(rows: Iterable[Any]) -> list[dict[str, Any]]:
+    """JSON-ready dicts of dataclass rows (enum members are strings already)."""
+    return [{f.name: getattr(r, f.name) for f in fields(r)} for r in rows]
