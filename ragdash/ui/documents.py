@@ -7,11 +7,17 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ragdash.checks.findability import EvidenceFinding, evidence_findability, passage_diff
+from ragdash.checks.findability import (
+    EvidenceFinding,
+    PassageChange,
+    evidence_findability,
+    passage_diff,
+)
 from ragdash.checks.ocr_signals import add_substitutions, ocr_signals
 from ragdash.checks.proof import Case
 from ragdash.checks.versions import VersionPair, find_version_pairs
 from ragdash.errors import IngestError, WorkspaceError
+from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
@@ -277,7 +283,8 @@ def _diff_of(
     _index: CorpusIndex, corpus_key: tuple, doc_id: str, cases: tuple[Case, ...]
 ) -> tuple[list[EvidenceFinding], pd.DataFrame]:
     # Every PDF's diff is drawn on each rerun of the page: work it out once per corpus.
-    return evidence_findability(_index, doc_id, cases), passage_diff(_index, doc_id)
+    diff = frame(passage_diff(_index, doc_id), PassageChange)
+    return evidence_findability(_index, doc_id, cases), diff
 
 
 def _ingestion_diff(
