@@ -19,11 +19,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragdash.checks.ablation import ablation_matrix, run_ablation
+from ragdash.checks.ablation import AblationRow, run_ablation
 from ragdash.checks.proof import check_case
 from ragdash.checks.report import check_record, ranked_record
 from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError, SettingsError
-from ragdash.frames import records
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.ingestion.workspace import Workspace
@@ -212,12 +211,16 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
-        print(table.to_json(orient="records", indent=2))
+        from ragdash.frames import records
+
+        print(json.dumps(records(table), indent=2))
     else:
         import pandas as pd
 
+        from ragdash.frames import ablation_matrix, frame
+
         with pd.option_context("display.width", 250, "display.max_columns", 50):
-            print(ablation_matrix(table).to_string())
+            print(ablation_matrix(frame(table, AblationRow)).to_string())
     return EXIT_OK
 
 
@@ -251,6 +254,8 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
+        from ragdash.frames import records
+
         print(json.dumps(records(table), indent=2))
         return EXIT_OK
     print(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["columns_of", "frame", "records"]
+__all__ = ["ablation_matrix", "columns_of", "frame", "records"]
 
 
 def columns_of(row_type: type) -> list[str]:
@@ -41,3 +41,12 @@ def frame(rows: Iterable[Any], row_type: type) -> pd.DataFrame:
 def records(rows: Iterable[Any]) -> list[dict[str, Any]]:
     """JSON-ready dicts of dataclass rows (enum members are strings already)."""
     return [{f.name: getattr(r, f.name) for f in fields(r)} for r in rows]
+
+
+def ablation_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """Cases × configurations of an ablation table (:class:`~ragdash.checks.ablation.
+    AblationRow` rows), each cell the diagnosis, rows and columns in first-seen order."""
+    matrix = table.pivot(index="case", columns="configuration", values="diagnosis")
+    order = list(table["configuration"].drop_duplicates())
+    cases = list(table["case"].drop_duplicates())
+    return matrix.loc[cases, order]
