@@ -22,7 +22,7 @@ from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import format_ocr_map, parse_ocr_map
+from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
 from ragdash.ui.render import md_escape, text_block
 from ragdash.ui.state import VIEW_KEY
@@ -246,7 +246,7 @@ def _ocr_signals(index: CorpusIndex) -> None:
 
 def _add_to_map(substitutions: dict[str, str]) -> None:
     try:
-        current = dict(parse_ocr_map(st.session_state.get("w_ocrmap", "") or ""))
+        current = st.session_state[VIEW_KEY].fixes.substitutions  # the view, not widget text
         st.session_state["w_ocrmap"] = format_ocr_map(add_substitutions(current, substitutions))
         st.session_state["doc_notice"] = "OCR map updated; turn on OCR normalization to use it."
     except ValueError as exc:
