@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragdash.checks.ablation import ablation_matrix, run_ablation
+from ragdash.checks.ablation import AblationRow, run_ablation
 from ragdash.checks.report import ranked_record, run_record
 from ragdash.errors import (
     CaseFileError,
@@ -310,22 +310,26 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
-        print(table.to_json(orient="records", indent=2))
+        from ragdash.frames import records
+
+        print(json.dumps(records(table), indent=2))
     else:
         import pandas as pd
 
+        from ragdash.checks.runs import RunRow
+        from ragdash.frames import ablation_matrix, frame, metrics_table
+
+        row_type = AblationRow if metrics is None else RunRow
         with pd.option_context("display.width", 250, "display.max_columns", 50):
-            print(ablation_matrix(table).to_string())
+            print(ablation_matrix(frame(table, row_type)).to_string())
             if args.metrics and metrics is not None:
                 print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
-                print(metrics.to_string(index=False))
+                print(metrics_table(metrics).to_string(index=False))
     return EXIT_OK
 
 
 def cmd_fragility(args: argparse.Namespace) -> int:
     """The fewest OCR/typo edits that break each case, with no fixes and with ``--fixes``."""
-    import pandas as pd
-
     from ragdash.checks.faults import QUERY_FAULTS
     from ragdash.checks.fragility import (
         case_summary,
@@ -355,19 +359,20 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     except (QueryError, RetrieverError) as exc:
         raise BadInput(str(exc)) from None
     if args.json:
-        print(table.to_json(orient="records", indent=2))
+        from ragdash.frames import records
+
+        print(json.dumps(records(table), indent=2))
         return EXIT_OK
     print(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
     for case in cases:
         rows = [("fault", "fixes", "result", "corrupted query", "failure", "evaluations")]
-        for row in table[table["case"] == case.name].itertuples(index=False):
+        for row in (r for r in table if r.case == case.name):
             broken = row.outcome == "breaks"
-            edits = None if pd.isna(row.edits) else int(row.edits)
             rows.append(
                 (
                     row.fault,
                     row.configuration,
-                    result_phrase(row.outcome, edits, row.depth, row.stopped),
+                    result_phrase(row.outcome, row.edits, row.depth, row.stopped),
                     row.corrupted_query if broken else "-",
                     row.failure or "-",
                     str(row.evaluations),
@@ -518,11 +523,12 @@ def _metrics_table(retriever, cases, fixes: Fixes, k: int) -> str:
 
     configs = {"none": fixes.with_only(())}
     configs[fixes.names] = fixes
-    _, table = run_configurations(retriever, cases, configs, k)
+    _, metrics = run_configurations(retriever, cases, configs, k)
     rows = [("configuration", "passed", "errors", *METRIC_NAMES)]
-    for row in table.itertuples(index=False):
-        values = ["-" if v is None or v != v else f"{v:.3f}" for v in row[3:]]
-        rows.append((row[0], f"{row[1]}/{len(cases)}", str(row[2]), *values))
+    for m in metrics:
+        values = (m.hit_at_k, m.recall_at_k_docs, m.recall_at_k_evidence, m.mrr, m.ndcg_at_k)
+        cells = ["-" if v is None else f"{v:.3f}" for v in values]
+        rows.append((m.configuration, f"{m.passed}/{len(cases)}", str(m.errors), *cells))
     return _table(rows)
 
 

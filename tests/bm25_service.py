@@ -92,9 +92,8 @@ class Bm25Service:
                   for h in hits]  # fmt: skip
             return self.json(handler, {"took": 1, "hits": {"hits": es}})
         if path == "/dies" and count >= self.die_after:
-            self.json(handler, hits)
-            threading.Thread(target=self.stop, daemon=True).start()
-            return None
+            self.stop()  # nothing listens any more; this request's answer still goes out
+            return self.json(handler, hits)
         return self.json(handler, {"results": hits, "schema_version": 1})
 
     def json(self, handler: BaseHTTPRequestHandler, data: object) -> None:

@@ -8,17 +8,18 @@ from ragdash.checks.ablation import (
     ABLATION_COLUMNS,
     ALL,
     BASELINE,
-    ablation_matrix,
+    AblationRow,
     configurations,
     run_ablation,
 )
 from ragdash.checks.proof import check_case
+from ragdash.frames import ablation_matrix, frame
 from ragdash.settings import FIX_NAMES, Fixes
 
 
 @pytest.fixture(scope="module")
 def table(sample_index, sample_cases):
-    return run_ablation(sample_index, sample_cases)
+    return frame(run_ablation(sample_index, sample_cases), AblationRow)
 
 
 def test_configurations_are_none_each_fix_all_and_all_but_each_in_order():
@@ -88,6 +89,7 @@ def test_progress_runs_from_zero_to_below_one(sample_index, sample_cases):
 
 
 def test_an_ablation_of_no_cases_is_an_empty_table(sample_index):
-    empty = run_ablation(sample_index, [])
+    assert run_ablation(sample_index, []) == ()
+    empty = frame((), AblationRow)
     assert empty.empty
     assert list(empty.columns) == ABLATION_COLUMNS

@@ -13,6 +13,8 @@ from ragdash.checks.calibration import (
     SWEEP_COLUMNS,
     VARIANT_KIND,
     LabeledQuery,
+    PresetRow,
+    SweepRow,
     calibration_queries,
     choose_threshold,
     evaluate_presets,
@@ -21,6 +23,7 @@ from ragdash.checks.calibration import (
     typo_variants,
 )
 from ragdash.checks.proof import check_case
+from ragdash.frames import frame
 from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import EDIT_RULES, FUZZY_RULES, Fixes
 from ragdash.storage.library import REPORTED
@@ -29,7 +32,7 @@ from ragdash.storage.library import REPORTED
 @pytest.fixture(scope="module")
 def sweep(sample_index, sample_cases):
     queries = calibration_queries(sample_cases, variants_per_case=3, seed=0)
-    return sweep_thresholds(sample_index, queries.queries)
+    return frame(sweep_thresholds(sample_index, queries.queries), SweepRow)
 
 
 def test_one_row_per_threshold_with_the_documented_columns(sweep):
@@ -42,7 +45,7 @@ def test_the_typo_case_is_repaired_at_the_default_threshold_and_not_at_100(
 ):
     # Derived from the testbed: the "typo" case is the one fuzzy matching exists for.
     queries = calibration_queries(sample_cases).queries
-    table = sweep_thresholds(sample_index, queries, thresholds=[Fixes().threshold, 100.0])
+    table = frame(sweep_thresholds(sample_index, queries, [Fixes().threshold, 100.0]), SweepRow)
     at_default, at_100 = table.iloc[0], table.iloc[1]
     assert "typo" in at_default["repaired_cases"].split("; ")
     assert at_100["repaired"] == 0  # 100 means exact only: fuzzy repairs nothing
@@ -60,7 +63,7 @@ def test_repaired_and_false_matches_fall_as_the_threshold_rises(sweep):
 
 def test_repaired_cases_really_pass_with_fuzzy_and_fail_without(sample_index, sample_cases, sweep):
     queries = {q.case.name: q.case for q in calibration_queries(sample_cases, 3).queries}
-    row = sweep.loc[sweep["threshold"] == choose_threshold(sweep)].iloc[0]
+    row = sweep.loc[sweep["threshold"] == choose_threshold(rows_of(sweep))].iloc[0]
     for name in filter(None, row["repaired_cases"].split("; ")):
         case = queries[name]
         assert not check_case(sample_index, case, Fixes()).passed
@@ -68,7 +71,7 @@ def test_repaired_cases_really_pass_with_fuzzy_and_fail_without(sample_index, sa
 
 
 def test_the_chosen_threshold_has_the_best_net_repairs(sweep):
-    chosen = choose_threshold(sweep)
+    chosen = choose_threshold(rows_of(sweep))
     net = sweep["repaired"] - sweep["broken"]
     row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
     assert row["repaired"] - row["broken"] == net.max()
@@ -122,7 +125,7 @@ def test_choose_threshold_refuses_an_empty_sweep(sample_index):
 @pytest.fixture(scope="module")
 def presets(sample_index, sample_cases):
     queries = calibration_queries(sample_cases, variants_per_case=3, seed=0)
-    return evaluate_presets(sample_index, queries.queries)
+    return frame(evaluate_presets(sample_index, queries.queries), PresetRow)
 
 
 def test_one_row_per_edit_preset_with_its_description(presets):
@@ -136,8 +139,8 @@ def test_presets_are_counted_exactly_like_a_sweep_row(sample_index, sample_cases
     # The ratio rule at a threshold, evaluated as a "preset", gives the sweep's row.
     queries = calibration_queries(sample_cases, variants_per_case=3, seed=0).queries
     base = Fixes(threshold=threshold)
-    as_preset = evaluate_presets(sample_index, queries, ["ratio"], base).iloc[0]
-    as_sweep = sweep_thresholds(sample_index, queries, [threshold]).iloc[0]
+    as_preset = frame(evaluate_presets(sample_index, queries, ["ratio"], base), PresetRow).iloc[0]
+    as_sweep = frame(sweep_thresholds(sample_index, queries, [threshold]), SweepRow).iloc[0]
     for column in SWEEP_COLUMNS[1:]:
         assert as_preset[column] == as_sweep[column]
 
@@ -146,7 +149,7 @@ def test_the_sweep_uses_the_ratio_rule_even_when_a_preset_is_chosen(sample_index
     queries = calibration_queries(sample_cases).queries
     plain = sweep_thresholds(sample_index, queries, [100.0])
     chosen = sweep_thresholds(sample_index, queries, [100.0], Fixes(fuzzy_rule="es-auto"))
-    assert chosen.equals(plain) and plain.iloc[0]["repaired"] == 0
+    assert chosen == plain and plain[0].repaired == 0
 
 
 def test_each_preset_repairs_the_typo_case_and_its_counts_are_real(
@@ -178,3 +181,9 @@ def test_each_preset_repairs_the_typo_case_and_its_counts_are_real(
 def test_an_unknown_rule_is_refused(sample_index):
     with pytest.raises(ValueError, match="unknown fuzzy rule"):
         evaluate_presets(sample_index, [], ["lenient"])
+
+
+def rows_of(sweep) -> list[SweepRow]:
+    """A sweep table back to its rows (the tests read tables; choose_threshold reads rows)."""
+    return [SweepRow(**{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()})
+            for r in sweep.to_dict("records")]  # fmt: skip

@@ -111,3 +111,30 @@ def test_a_utf8_bom_is_accepted(tmp_path):
         b"\xef\xbb\xbf" + json.dumps([{"name": "a", "query": "q", "expected_id": "d"}]).encode()
     )
     assert [c.name for c in load_cases(path)] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"cases": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply"),
+        ('[{"name": "a", "query": "q", "expected_id": "d", "top_k": ' + "9" * 5000 + "}]",
+         "not a usable cases file"),
+        ('[{"name": "a", "query": "q", "expected_id": "d", "top_k": 100000}]', "from 1 to 1000"),
+        ('[{"name": "a", "query": "' + "q" * 20000 + '", "expected_id": "d"}]', "longer than"),
+        ('[{"name": "a", "query": "q", "expected_id": "d", "evidence": '
+         + str(["e"] * 500).replace("'", '"') + "}]", "evidence strings"),
+    ],
+    ids=["deep", "huge-int", "top-k", "long-field", "many-evidence"],
+)  # fmt: skip
+def test_hostile_case_files_are_refused_with_a_message_naming_the_problem(text, problem):
+    with pytest.raises(CaseFileError, match=problem):
+        parse_cases(text, "cases.json")
+
+
+def test_too_many_cases_are_refused_before_any_is_checked(monkeypatch):
+    import ragdash.checks.cases as cases_module
+
+    monkeypatch.setattr(cases_module, "MAX_CASES", 3)
+    text = json.dumps([{"name": f"c{i}", "query": "q", "expected_id": "d"} for i in range(4)])
+    with pytest.raises(CaseFileError, match="holds 4 cases; the limit is 3"):
+        parse_cases(text, "cases.json")

@@ -14,10 +14,12 @@ from ragdash.checks.findability import (
     NOT_FINDABLE,
     PASSAGE_DIFF_COLUMNS,
     EvidenceFinding,
+    PassageChange,
     evidence_findability,
     passage_diff,
 )
 from ragdash.checks.proof import Case
+from ragdash.frames import frame
 from ragdash.ingestion.documents import Passage
 
 
@@ -114,7 +116,7 @@ def test_change_words(without, with_, change):
 
 
 def test_plans_passages_side_by_side(sample_index):
-    diff = passage_diff(sample_index, "plans")
+    diff = frame(passage_diff(sample_index, "plans"), PassageChange)
     assert tuple(diff.columns) == PASSAGE_DIFF_COLUMNS
     assert diff[["before_label", "after_label", "change", "also_from"]].values.tolist() == [
         ["plans p1 #1", "plans p1 #1", "split", ""],
@@ -128,7 +130,7 @@ def test_plans_passages_side_by_side(sample_index):
 
 
 def test_a_text_document_is_unchanged(sample_index):
-    diff = passage_diff(sample_index, "crm")
+    diff = frame(passage_diff(sample_index, "crm"), PassageChange)
     assert diff[["before_label", "after_label", "change"]].values.tolist() == [
         ["crm p1 #1", "crm p1 #1", "unchanged"]
     ]
@@ -136,7 +138,7 @@ def test_a_text_document_is_unchanged(sample_index):
 
 
 def test_unknown_document_gives_an_empty_frame(sample_index):
-    diff = passage_diff(sample_index, "no-such-doc")
+    diff = frame(passage_diff(sample_index, "no-such-doc"), PassageChange)
     assert diff.empty and tuple(diff.columns) == PASSAGE_DIFF_COLUMNS
 
 
@@ -168,7 +170,7 @@ def test_changed_added_and_removed_rows():
             _passage("kappa", 4, 2),
         ),
     )
-    diff = passage_diff(index, "d")  # type: ignore[arg-type]
+    diff = frame(passage_diff(index, "d"), PassageChange)  # type: ignore[arg-type]
     assert diff[["before_label", "after_label", "change", "shared_words"]].values.tolist() == [
         ["d p1 #1", "d p1 #1", "changed", 2],
         ["", "d p2 #2", "added", 0],

@@ -16,6 +16,7 @@ from ragdash.checks.fragility import (
     MAX_EDITS,
     MAX_EVALUATIONS,
     NO_EDITS,
+    FragilityRow,
     case_summary,
     compared_configurations,
     find_breaking_perturbation,
@@ -24,6 +25,7 @@ from ragdash.checks.fragility import (
 )
 from ragdash.checks.proof import Case, Diagnosis, check_case
 from ragdash.errors import QueryError
+from ragdash.frames import frame
 from ragdash.settings import Fixes
 
 NONE, ALL = Fixes.none(), Fixes.all()
@@ -233,7 +235,7 @@ def test_the_table_has_a_row_per_case_configuration_and_kind(sample_index, case)
     cases = [case("typo-control"), case("stale-version")]
     configs = {"none": NONE, "ocr": OCR}
     calls = []
-    table = fragility_table(
+    rows = fragility_table(
         sample_index,
         cases,
         configs,
@@ -242,6 +244,7 @@ def test_the_table_has_a_row_per_case_configuration_and_kind(sample_index, case)
         max_evaluations=150,
         progress=lambda f, label: calls.append((f, label)),
     )
+    table = frame(rows, FragilityRow)
     assert list(table.columns) == FRAGILITY_COLUMNS
     assert len(table) == 2 * 2 * 2
     assert set(table["configuration"]) == {"none", "ocr"}
@@ -255,13 +258,13 @@ def test_the_table_has_a_row_per_case_configuration_and_kind(sample_index, case)
         "wareh0use sync",
     )
     assert row["failure"] == "ranking: crm first"
-    assert case_summary(table, "typo-control").startswith(
+    assert case_summary(rows, "typo-control").startswith(
         "OCR: breaks after 1 edit with no fixes, survives 1 edit (no more possible) with ocr."
     )
-    assert case_summary(table, "stale-version").startswith(
+    assert case_summary(rows, "stale-version").startswith(
         "OCR: already fails with no fixes, already fails with ocr."
     )
-    assert case_summary(table, "ghost") == ""
+    assert case_summary(rows, "ghost") == ""
 
 
 def test_compared_configurations_are_no_fixes_and_the_given_ones():

@@ -186,6 +186,14 @@ def test_a_corrupt_file_is_refused_and_left_byte_for_byte(tmp_path, content):
     assert path.read_bytes() == content
 
 
+def test_an_emptied_library_file_is_reported_not_silently_replaced(tmp_path):
+    path = tmp_path / "library.sqlite"
+    path.write_bytes(b"")
+    with pytest.raises(LibraryError, match=r"empty \(0 bytes\)"):
+        CaseLibrary(path)
+    assert path.read_bytes() == b""
+
+
 def test_a_library_with_damaged_pages_is_refused_and_untouched(tmp_path, sample_cases):
     path = _damaged_library(tmp_path, sample_cases)
     before = path.read_bytes()

@@ -69,13 +69,13 @@ def test_on_the_testbed_the_fixes_lift_every_metric_for_seed_and_bm25(sample_ind
 
 
 def test_every_configuration_gets_a_row_beside_the_ablation(sample_index, sample_cases):
-    table, metrics = run_configurations(
+    rows, metrics = run_configurations(
         make_retriever("bm25", sample_index), sample_cases, configurations()
     )
-    assert list(metrics["configuration"]) == list(configurations())
-    assert len(table) == len(sample_cases) * len(configurations())
-    row = metrics.set_index("configuration").loc["all"]
-    assert row["passed"] == 8 and row["MRR"] == 1.0
+    assert [m.configuration for m in metrics] == list(configurations())
+    assert len(rows) == len(sample_cases) * len(configurations())
+    row = next(m for m in metrics if m.configuration == "all")
+    assert row.passed == 8 and row.mrr == 1.0
 
 
 def test_ragdash_ablate_metrics_prints_one_row_per_configuration():

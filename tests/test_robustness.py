@@ -8,10 +8,12 @@ from ragdash.checks.ablation import ALL, BASELINE
 from ragdash.checks.proof import check_case
 from ragdash.checks.robustness import (
     ROBUSTNESS_COLUMNS,
+    RobustnessRow,
     noisy_queries,
     robustness_sweep,
     sweep_configurations,
 )
+from ragdash.frames import frame
 from ragdash.settings import FIX_NAMES, Fixes
 
 RATES = (0.0, 0.1, 0.3)
@@ -19,7 +21,7 @@ RATES = (0.0, 0.1, 0.3)
 
 @pytest.fixture(scope="module")
 def table(sample_index, sample_cases):
-    return robustness_sweep(sample_index, sample_cases, rates=RATES, seeds=2)
+    return frame(robustness_sweep(sample_index, sample_cases, rates=RATES, seeds=2), RobustnessRow)
 
 
 def _rate(table, fault, rate, config):

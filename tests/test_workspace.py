@@ -166,3 +166,37 @@ def test_loading_a_workspace_past_the_passage_limit_keeps_the_first_documents(ws
     capped = ws.load(SAMPLE_DOCS, limit=total - 1)
     assert capped.doc_ids == full.doc_ids[:-1]
     assert any(m.source == "extra.md" and "limit" in m.message for m in capped.messages)
+
+
+def _save_subjects(root: str, prefix: str, count: int) -> None:
+    """One session saving ``count`` metadata edits, one per upload (run in a process)."""
+    from conftest import SAMPLE_DOCS as docs
+
+    ws = Workspace(root)
+    corpus = ws.load(docs)
+    for i in range(count):
+        ws.save_edit(corpus, f"{prefix}-{i}.md", {"id": f"{prefix}-{i}", "subject": prefix})
+
+
+def test_concurrent_metadata_saves_from_processes_and_threads_all_survive(ws):
+    """Regression: 4 × 20 concurrent saves used to end with an arbitrary one; every
+    read-modify-write of the edits file now waits for the lock."""
+    import multiprocessing
+    import threading
+
+    ws.root.mkdir(parents=True)
+    context = multiprocessing.get_context("fork")
+    processes = [
+        context.Process(target=_save_subjects, args=(str(ws.root), f"p{n}", 10)) for n in (1, 2)
+    ]
+    threads = [
+        threading.Thread(target=_save_subjects, args=(str(ws.root), f"t{n}", 10)) for n in (1, 2)
+    ]
+    for worker in (*processes, *threads):
+        worker.start()
+    for worker in (*processes, *threads):
+        worker.join(timeout=120)
+    assert all(p.exitcode == 0 for p in processes)
+    edits, problems = ws.read_edits()
+    assert problems == []
+    assert len(edits) == 40

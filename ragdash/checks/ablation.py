@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
-import pandas as pd
+from dataclasses import dataclass, fields
 
 from ragdash.checks.proof import Case, ProofCheck, check_case
 from ragdash.retrieval.index import CorpusIndex
@@ -33,7 +32,7 @@ def run_ablation(
     cases: Sequence[Case],
     base: Fixes | None = None,
     progress: Callable[[float, str], None] | None = None,
-) -> pd.DataFrame:
+) -> tuple[AblationRow, ...]:
     """One row per (case, configuration): verdict, diagnosis, first ID, missing evidence."""
     configs = configurations(base)
     rows = []
@@ -43,35 +42,32 @@ def run_ablation(
             if progress:
                 progress((c * len(configs) + k) / total, f"{case.name} · {label}")
             rows.append(ablation_row(label, check_case(index, case, fixes)))
-    return pd.DataFrame(rows, columns=ABLATION_COLUMNS)
+    return tuple(rows)
 
 
-ABLATION_COLUMNS = [
-    "case",
-    "kind",
-    "configuration",
-    "passed",
-    "diagnosis",
-    "first_id",
-    "missing_evidence",
-]
+@dataclass(frozen=True)
+class AblationRow:
+    """One case under one named configuration."""
+
+    case: str
+    kind: str
+    configuration: str
+    passed: bool
+    diagnosis: str
+    first_id: str
+    missing_evidence: str  # "; "-joined
 
 
-def ablation_row(label: str, check: ProofCheck) -> dict[str, object]:
-    return {
-        "case": check.case.name,
-        "kind": check.case.kind,
-        "configuration": label,
-        "passed": check.passed,
-        "diagnosis": check.diagnosis.value,
-        "first_id": check.first_id or "",
-        "missing_evidence": "; ".join(check.missing_evidence),
-    }
+ABLATION_COLUMNS = [f.name for f in fields(AblationRow)]
 
 
-def ablation_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """Cases × configurations, each cell the diagnosis, columns in configuration order."""
-    matrix = table.pivot(index="case", columns="configuration", values="diagnosis")
-    order = [c for c in table["configuration"].drop_duplicates()]
-    cases = [c for c in table["case"].drop_duplicates()]
-    return matrix.loc[cases, order]
+def ablation_row(label: str, check: ProofCheck) -> AblationRow:
+    return AblationRow(
+        case=check.case.name,
+        kind=check.case.kind,
+        configuration=label,
+        passed=check.passed,
+        diagnosis=check.diagnosis.value,
+        first_id=check.first_id or "",
+        missing_evidence="; ".join(check.missing_evidence),
+    )

@@ -25,9 +25,7 @@ compared with the sweep.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-
-import pandas as pd
+from dataclasses import dataclass, fields, replace
 
 from ragdash.checks.faults import typo_noise
 from ragdash.checks.proof import Case, ProofCheck, judge
@@ -41,16 +39,38 @@ from ragdash.storage.library import REPORTED
 CLEAN_KINDS = ("control", "clean")
 VARIANT_KIND = "typo-variant"
 DEFAULT_THRESHOLDS = tuple(50.0 + 2.5 * i for i in range(21))  # 50, 52.5, …, 100
-SWEEP_COLUMNS = [
-    "threshold",
-    "repaired",
-    "broken",
-    "false_fuzzy_matches",
-    "repaired_cases",
-    "broken_cases",
-    "false_matches",
-]
-PRESET_COLUMNS = ["rule", "description", *SWEEP_COLUMNS[1:]]
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """What fuzzy matching did at one threshold (the ``ratio`` rule): cases repaired and
+    broken against fuzzy off, false fuzzy matches, and which ("; "-joined)."""
+
+    threshold: float
+    repaired: int
+    broken: int
+    false_fuzzy_matches: int
+    repaired_cases: str
+    broken_cases: str
+    false_matches: str
+
+
+@dataclass(frozen=True)
+class PresetRow:
+    """The same counts for one fuzzy rule (an edit preset), with the rule in words."""
+
+    rule: str
+    description: str
+    repaired: int
+    broken: int
+    false_fuzzy_matches: int
+    repaired_cases: str
+    broken_cases: str
+    false_matches: str
+
+
+SWEEP_COLUMNS = [f.name for f in fields(SweepRow)]
+PRESET_COLUMNS = [f.name for f in fields(PresetRow)]
 
 
 @dataclass(frozen=True)
@@ -200,7 +220,7 @@ def sweep_thresholds(
     thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
     base: Fixes | None = None,
     progress: Callable[[float, str], None] | None = None,
-) -> pd.DataFrame:
+) -> tuple[SweepRow, ...]:
     """One row per threshold (see the module docstring for what is counted). ``base``
     gives the other fixes; fuzzy is switched off for the reference and on, with the ``ratio``
     rule, for the sweep."""
@@ -211,10 +231,10 @@ def sweep_thresholds(
         if progress:
             progress(t / max(len(thresholds), 1), f"threshold {threshold:g}")
         fixes = replace(base, fuzzy=True, threshold=float(threshold), fuzzy_rule=RATIO)
-        rows.append({"threshold": float(threshold), **_count(index, queries, references, fixes)})
+        rows.append(SweepRow(float(threshold), **_count(index, queries, references, fixes)))
     if progress:
         progress(1.0, "done")
-    return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
+    return tuple(rows)
 
 
 def evaluate_presets(
@@ -222,7 +242,7 @@ def evaluate_presets(
     queries: Sequence[LabeledQuery],
     rules: Sequence[str] = tuple(EDIT_RULES),
     base: Fixes | None = None,
-) -> pd.DataFrame:
+) -> tuple[PresetRow, ...]:
     """One row per fuzzy rule (by default the edit presets), counted exactly as
     :func:`sweep_thresholds` counts a threshold: columns :data:`PRESET_COLUMNS`. For
     ``ratio`` the threshold of ``base`` is used."""
@@ -232,18 +252,18 @@ def evaluate_presets(
     for rule in rules:
         fixes = replace(base, fuzzy=True, fuzzy_rule=rule)  # validates the rule
         counts = _count(index, queries, references, fixes)
-        rows.append({"rule": rule, "description": FUZZY_RULES[rule], **counts})
-    return pd.DataFrame(rows, columns=PRESET_COLUMNS)
+        rows.append(PresetRow(rule, FUZZY_RULES[rule], **counts))
+    return tuple(rows)
 
 
-def choose_threshold(sweep: pd.DataFrame) -> float:
+def choose_threshold(sweep: Sequence[SweepRow]) -> float:
     """The threshold with the best net effect (repaired − broken), then the fewest false
     fuzzy matches; among equally good thresholds the middle one, so that the choice sits
     inside the good range rather than at the edge where repairs start to drop."""
-    if sweep.empty:
+    if not sweep:
         raise ValueError("the sweep is empty: no thresholds were tried")
-    net = sweep["repaired"] - sweep["broken"]
-    best = sweep[net == net.max()]
-    best = best[best["false_fuzzy_matches"] == best["false_fuzzy_matches"].min()]
-    tied = sorted(best["threshold"])
+    best_net = max(row.repaired - row.broken for row in sweep)
+    best = [row for row in sweep if row.repaired - row.broken == best_net]
+    fewest = min(row.false_fuzzy_matches for row in best)
+    tied = sorted(row.threshold for row in best if row.false_fuzzy_matches == fewest)
     return float(tied[(len(tied) - 1) // 2])

@@ -1,4 +1,11 @@
-"""Reading and writing case files (``cases.json``)."""
+"""Reading and writing case files (``cases.json``).
+
+A case file comes from anyone — a colleague, a log export, an attacker — so reading it is
+bounded: at most :data:`MAX_CASES_BYTES` of text and :data:`MAX_CASES` cases, each field at
+most :data:`MAX_FIELD_CHARS` characters, at most :data:`MAX_EVIDENCE` evidence strings, and
+``top_k`` at most :data:`MAX_CASE_TOP_K`. JSON nested too deeply for the parser, or a number
+too long to convert, is reported like any other malformed file, never a traceback.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,12 @@ from typing import Any
 from ragdash.checks.proof import Case
 from ragdash.errors import CaseFileError
 from ragdash.storage.atomic import atomic_write
+
+MAX_CASES_BYTES = 20 * 1024 * 1024
+MAX_CASES = 100_000
+MAX_FIELD_CHARS = 10_000
+MAX_EVIDENCE = 100
+MAX_CASE_TOP_K = 1000
 
 
 def case_from_dict(data: Any, where: str = "case") -> Case:
@@ -27,9 +40,16 @@ def case_from_dict(data: Any, where: str = "case") -> Case:
         evidence = [evidence]
     if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
         raise CaseFileError(f"{where}: 'evidence' must be a list of strings")
+    if len(evidence) > MAX_EVIDENCE:
+        raise CaseFileError(f"{where}: more than {MAX_EVIDENCE} evidence strings")
+    for key in ("name", "query", "expected_id", "kind", "note"):
+        if len(str(data.get(key, ""))) > MAX_FIELD_CHARS:
+            raise CaseFileError(f"{where}: '{key}' is longer than {MAX_FIELD_CHARS:,} characters")
+    if any(len(e) > MAX_FIELD_CHARS for e in evidence):
+        raise CaseFileError(f"{where}: an evidence string is longer than {MAX_FIELD_CHARS:,}")
     top_k = data.get("top_k", 1)
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-        raise CaseFileError(f"{where}: 'top_k' must be a whole number of at least 1")
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= MAX_CASE_TOP_K:
+        raise CaseFileError(f"{where}: 'top_k' must be a whole number from 1 to {MAX_CASE_TOP_K}")
     return Case(
         name=str(data["name"]).strip(),
         query=str(data["query"]),
@@ -50,15 +70,23 @@ def case_to_dict(case: Case) -> dict[str, Any]:
 
 def parse_cases(text: str, source: str = "cases") -> list[Case]:
     """Parse a cases document: ``{"cases": [...]}`` or a bare list. Names must be unique."""
+    if len(text) > MAX_CASES_BYTES:
+        raise CaseFileError(f"{source} is larger than {MAX_CASES_BYTES // 2**20} MiB")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CaseFileError(
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except RecursionError:
+        raise CaseFileError(f"{source} is nested too deeply to be a cases file") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise CaseFileError(f"{source} is not a usable cases file ({exc})") from None
     items = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise CaseFileError(f"{source} must hold a list of cases or an object with 'cases'")
+    if len(items) > MAX_CASES:
+        raise CaseFileError(f"{source} holds {len(items):,} cases; the limit is {MAX_CASES:,}")
     cases = [case_from_dict(item, f"{source}: case {i + 1}") for i, item in enumerate(items)]
     seen: set[str] = set()
     for case in cases:
@@ -73,6 +101,10 @@ def read_cases_file(path: str | Path) -> list[Case]:
     (:func:`ragdash.storage.case_store.load_cases` also reads a SQLite case library.)"""
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_CASES_BYTES:
+            raise CaseFileError(
+                f"cases file {str(path)!r} is larger than {MAX_CASES_BYTES // 2**20} MiB"
+            )
         raw = path.read_bytes()
     except OSError as exc:
         raise CaseFileError(

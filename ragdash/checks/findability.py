@@ -9,9 +9,7 @@ break) is not findable, however well the document ranks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-
-import pandas as pd
+from dataclasses import dataclass, fields
 
 from ragdash.checks.proof import Case, collapse
 from ragdash.ingestion.documents import Passage
@@ -22,15 +20,22 @@ LOST = "lost"
 EITHER_WAY = "findable either way"
 NOT_FINDABLE = "not findable"
 
-PASSAGE_DIFF_COLUMNS = (
-    "before_label",
-    "before_text",
-    "after_label",
-    "after_text",
-    "change",
-    "also_from",
-    "shared_words",
-)
+
+
+@dataclass(frozen=True)
+class PassageChange:
+    """One row of :func:`passage_diff`: a passage before and after the tables fix."""
+
+    before_label: str
+    before_text: str
+    after_label: str
+    after_text: str
+    change: str
+    also_from: str
+    shared_words: int
+
+
+PASSAGE_DIFF_COLUMNS = tuple(f.name for f in fields(PassageChange))
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def _holding(passages: Sequence[tuple[str, str]], evidence: Sequence[str]) -> tu
     return tuple(label for label, text in passages if all(n in text for n in needles))
 
 
-def passage_diff(index: CorpusIndex, doc_id: str) -> pd.DataFrame:
+def passage_diff(index: CorpusIndex, doc_id: str) -> tuple[PassageChange, ...]:
     """The passages of ``doc_id`` before (tables fix off) and after (on), side by side.
 
     One row per passage after the fix, in order, paired with the passage before the fix it
@@ -156,20 +161,22 @@ def passage_diff(index: CorpusIndex, doc_id: str) -> pd.DataFrame:
             change = "changed"
         rows.append(_row(old, new, change, others))
     rows.extend(_row(old, None, "removed", []) for old in before if old.position not in fed)
-    return pd.DataFrame(rows, columns=list(PASSAGE_DIFF_COLUMNS))
+    return tuple(rows)
 
 
 def _pages_overlap(a: Passage, b: Passage) -> bool:
     return a.page_start <= b.page_end and b.page_start <= a.page_end
 
 
-def _row(old: Passage | None, new: Passage | None, change: str, others: list[Passage]) -> dict:
-    return {
-        "before_label": old.label if old else "",
-        "before_text": old.text if old else "",
-        "after_label": new.label if new else "",
-        "after_text": new.text if new else "",
-        "change": change,
-        "also_from": ", ".join(o.label for o in others),
-        "shared_words": len(old.tokens & new.tokens) if old and new else 0,
-    }
+def _row(
+    old: Passage | None, new: Passage | None, change: str, others: list[Passage]
+) -> PassageChange:
+    return PassageChange(
+        before_label=old.label if old else "",
+        before_text=old.text if old else "",
+        after_label=new.label if new else "",
+        after_text=new.text if new else "",
+        change=change,
+        also_from=", ".join(o.label for o in others),
+        shared_words=len(old.tokens & new.tokens) if old and new else 0,
+    )

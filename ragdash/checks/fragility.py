@@ -37,9 +37,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-
-import pandas as pd
+from dataclasses import dataclass, fields, replace
 
 from ragdash.checks.ablation import BASELINE
 from ragdash.checks.faults import QUERY_FAULTS, typo_variants
@@ -387,26 +385,31 @@ def _path(query: str, parent: Mapping[str, str]) -> list[str]:
 #: ``extraction``), ``failure`` (in words, e.g. ``ranking: crm first``), ``first_id``,
 #: ``missing_evidence`` ("; "-joined), ``evaluations``, ``exhausted`` (the evaluation
 #: budget ran out), ``stopped`` (why the search ended), ``sentence``.
-FRAGILITY_COLUMNS = [
-    "case",
-    "query",
-    "fault",
-    "configuration",
-    "fixes",
-    "outcome",
-    "edits",
-    "max_edits",
-    "depth",
-    "corrupted_query",
-    "diagnosis",
-    "failure",
-    "first_id",
-    "missing_evidence",
-    "evaluations",
-    "exhausted",
-    "stopped",
-    "sentence",
-]
+@dataclass(frozen=True)
+class FragilityRow:
+    """One search as a table row (see the comment above for each column)."""
+
+    case: str
+    query: str
+    fault: str
+    configuration: str
+    fixes: str
+    outcome: str
+    edits: int | None
+    max_edits: int
+    depth: int
+    corrupted_query: str | None
+    diagnosis: str | None
+    failure: str
+    first_id: str | None
+    missing_evidence: str
+    evaluations: int
+    exhausted: bool
+    stopped: str
+    sentence: str
+
+
+FRAGILITY_COLUMNS = [f.name for f in fields(FragilityRow)]
 
 
 def fragility_table(
@@ -421,7 +424,7 @@ def fragility_table(
     max_evaluations: int = DEFAULT_MAX_EVALUATIONS,
     sample: int = DEFAULT_SAMPLE,
     progress: Callable[[float, str], None] | None = None,
-) -> pd.DataFrame:
+) -> tuple[FragilityRow, ...]:
     """One row per case × configuration × fault kind (columns :data:`FRAGILITY_COLUMNS`).
 
     Every search uses the same ``seed``, so configurations are compared on equal terms.
@@ -449,13 +452,11 @@ def fragility_table(
                 record = found.to_record()
                 record["configuration"] = label
                 record["missing_evidence"] = "; ".join(found.missing_evidence)
-                rows.append({column: record[column] for column in FRAGILITY_COLUMNS})
+                rows.append(FragilityRow(**{c: record[c] for c in FRAGILITY_COLUMNS}))
                 done += 1
     if progress:
         progress(1.0, "done")
-    table = pd.DataFrame(rows, columns=FRAGILITY_COLUMNS)
-    table["edits"] = table["edits"].astype("Int64")
-    return table
+    return tuple(rows)
 
 
 def result_phrase(outcome: str, edits: int | None, depth: int, stopped: str) -> str:
@@ -473,24 +474,21 @@ def result_phrase(outcome: str, edits: int | None, depth: int, stopped: str) -> 
     return f"survives {_edits(depth)}" + more.get(stopped, "")
 
 
-def case_summary(table: pd.DataFrame, case: str) -> str:
+def case_summary(rows: Sequence[FragilityRow], case: str) -> str:
     """One case across configurations of a :func:`fragility_table`, one sentence per fault
     kind, e.g. "OCR: breaks after 1 edit with no fixes, survives 2 edits with all fixes (no
     more possible)." ('' if the case is not in the table)."""
-    rows = table[table["case"] == case]
+    mine = [row for row in rows if row.case == case]
     parts = []
-    for kind in rows["fault"].drop_duplicates():
+    for kind in dict.fromkeys(row.fault for row in mine):
         phrases = [
-            f"{result_phrase(row.outcome, _int(row.edits), row.depth, row.stopped)} "
+            f"{result_phrase(row.outcome, row.edits, row.depth, row.stopped)} "
             f"with {fixes_phrase(row.configuration)}"
-            for row in rows[rows["fault"] == kind].itertuples(index=False)
+            for row in mine
+            if row.fault == kind
         ]
         parts.append(f"{KIND_TITLES.get(kind, kind)}: {', '.join(phrases)}.")
     return " ".join(parts)
-
-
-def _int(value: object) -> int | None:
-    return None if value is None or pd.isna(value) else int(value)  # type: ignore[arg-type]
 
 
 def compared_configurations(fixes: Fixes) -> dict[str, Fixes]:

@@ -11,26 +11,18 @@ from ragdash.retrieval.matching import TokenMatch
 from ragdash.retrieval.ranking import RankedPassage
 
 
+def _fields(obj: object, names: str) -> dict[str, Any]:
+    return {name: getattr(obj, name) for name in names.split()}
+
+
 def match_record(match: TokenMatch) -> dict[str, Any]:
-    return {
-        "query_token": match.query_token,
-        "passage_token": match.passage_token,
-        "kind": match.kind,
-        "similarity": round(match.similarity, 2),
-        "points": match.points,
-        "note": match.note,
-    }
+    record = _fields(match, "query_token passage_token kind similarity points note")
+    record["similarity"] = round(match.similarity, 2)
+    return record
 
 
 def passage_record(passage: Passage) -> dict[str, Any]:
-    return {
-        "label": passage.label,
-        "kind": passage.kind,
-        "page_start": passage.page_start,
-        "page_end": passage.page_end,
-        "position": passage.position,
-        "text": passage.text,
-    }
+    return _fields(passage, "label kind page_start page_end position text")
 
 
 def ranked_record(ranked: RankedPassage) -> dict[str, Any]:

@@ -9,9 +9,7 @@ written. A query that corruption makes unusable counts as a failure.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-
-import pandas as pd
+from dataclasses import dataclass, field, fields, replace
 
 from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.faults import QUERY_FAULTS, corrupt_query
@@ -21,7 +19,24 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes
 
 DEFAULT_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
-ROBUSTNESS_COLUMNS = ["fault", "rate", "configuration", "passed", "total", "pass_rate"]
+
+
+@dataclass(frozen=True)
+class RobustnessRow:
+    """Runs of one fault at one rate under one configuration: passed of total."""
+
+    fault: str
+    rate: float
+    configuration: str
+    passed: int
+    total: int
+    pass_rate: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pass_rate", self.passed / self.total if self.total else 0.0)
+
+
+ROBUSTNESS_COLUMNS = [f.name for f in fields(RobustnessRow)]
 
 
 def sweep_configurations(base: Fixes | None = None) -> dict[str, Fixes]:
@@ -48,7 +63,7 @@ def robustness_sweep(
     seeds: int = 3,
     seed: int = 0,
     progress: Callable[[float, str], None] | None = None,
-) -> pd.DataFrame:
+) -> tuple[RobustnessRow, ...]:
     """One row per (fault, rate, configuration): passed runs, total runs, pass rate."""
     configs = dict(configs) if configs is not None else sweep_configurations()
     rows = []
@@ -64,20 +79,10 @@ def robustness_sweep(
             ]
             for label, fixes in configs.items():
                 passed = sum(_passes(index, case, query, fixes) for case, query in variants)
-                total = len(variants)
-                rows.append(
-                    {
-                        "fault": fault,
-                        "rate": float(rate),
-                        "configuration": label,
-                        "passed": passed,
-                        "total": total,
-                        "pass_rate": passed / total if total else 0.0,
-                    }
-                )
+                rows.append(RobustnessRow(fault, float(rate), label, passed, len(variants)))
     if progress:
         progress(1.0, "done")
-    return pd.DataFrame(rows, columns=ROBUSTNESS_COLUMNS)
+    return tuple(rows)
 
 
 def _passes(index: CorpusIndex, case: Case, query: str, fixes: Fixes) -> bool:

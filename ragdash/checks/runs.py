@@ -18,14 +18,11 @@ a bad query (``QueryError``) is bad input and is raised, as with the seed scorer
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
-import pandas as pd
-
-from ragdash.checks.ablation import ABLATION_COLUMNS, ablation_row
+from ragdash.checks.ablation import AblationRow, ablation_row
 from ragdash.checks.metrics import (
     DEFAULT_METRIC_K,
-    METRIC_NAMES,
     CaseMetrics,
     Metrics,
     case_metrics,
@@ -40,6 +37,8 @@ from ragdash.settings import Fixes
 __all__ = [
     "ERROR",
     "CaseRun",
+    "MetricsRow",
+    "RunRow",
     "metrics_of",
     "run_cases",
     "run_configurations",
@@ -126,18 +125,41 @@ def metrics_of(runs: Sequence[CaseRun], k: int = DEFAULT_METRIC_K) -> Metrics:
     return summarize([(r.case, r.metrics) for r in runs], k)
 
 
+@dataclass(frozen=True)
+class RunRow(AblationRow):
+    """One case under one named configuration against a retriever: an ablation row plus
+    what the user should read about it (the retriever's error, or its notes)."""
+
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class MetricsRow:
+    """The metrics of one configuration's run (columns of the metrics table; the pages and
+    the CLI show them under :data:`ragdash.checks.metrics.METRIC_NAMES`)."""
+
+    configuration: str
+    passed: int
+    errors: int
+    hit_at_k: float
+    recall_at_k_docs: float
+    recall_at_k_evidence: float | None
+    mrr: float
+    ndcg_at_k: float
+
+
 def run_configurations(
     retriever: Retriever,
     cases: Sequence[Case],
     configurations: Mapping[str, Fixes],
     k: int = DEFAULT_METRIC_K,
     progress: Callable[[float, str], None] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every case under every configuration: (the ablation table — the columns of
-    :func:`ragdash.checks.ablation.run_ablation` plus ``message`` — and the metrics table,
-    one row per configuration with ``configuration``, ``passed``, ``errors`` and
-    :data:`METRIC_NAMES`)."""
-    rows, metric_rows = [], []
+) -> tuple[tuple[RunRow, ...], tuple[MetricsRow, ...]]:
+    """Every case under every configuration: (one :class:`RunRow` per case and
+    configuration — the ablation table with the ``error`` diagnosis for a case the retriever
+    failed on — and one :class:`MetricsRow` per configuration)."""
+    rows: list[RunRow] = []
+    metric_rows: list[MetricsRow] = []
     total = max(len(configurations), 1)
     for n, (label, fixes) in enumerate(configurations.items()):
         if progress:
@@ -145,22 +167,25 @@ def run_configurations(
         runs = run_cases(retriever, cases, fixes, k)
         for run in runs:
             if run.check is not None:
-                row = ablation_row(label, run.check)
+                base = asdict(ablation_row(label, run.check))
             else:
-                row = dict.fromkeys(ABLATION_COLUMNS, "")
-                row.update(case=run.case.name, kind=run.case.kind, configuration=label,
-                           passed=False, diagnosis=ERROR)
-            rows.append({**row, "message": run.message})
+                base = {"case": run.case.name, "kind": run.case.kind, "configuration": label,
+                        "passed": False, "diagnosis": ERROR, "first_id": "",
+                        "missing_evidence": ""}  # fmt: skip
+            rows.append(RunRow(**base, message=run.message))
         summary = metrics_of(runs, k)
         metric_rows.append(
-            {
-                "configuration": label,
-                "passed": sum(r.passed for r in runs),
-                "errors": summary.errors,
-                **summary.row(),
-            }
+            MetricsRow(
+                configuration=label,
+                passed=sum(r.passed for r in runs),
+                errors=summary.errors,
+                hit_at_k=round(summary.hit, 3),
+                recall_at_k_docs=round(summary.doc_recall, 3),
+                recall_at_k_evidence=(
+                    None if summary.evidence_recall is None else round(summary.evidence_recall, 3)
+                ),
+                mrr=round(summary.mrr, 3),
+                ndcg_at_k=round(summary.ndcg, 3),
+            )
         )
-    table = pd.DataFrame(rows, columns=[*ABLATION_COLUMNS, "message"])
-    columns = ["configuration", "passed", "errors", *METRIC_NAMES]
-    metrics = pd.DataFrame(metric_rows, columns=columns)
-    return table, metrics
+    return tuple(rows), tuple(metric_rows)

@@ -35,7 +35,7 @@ from ragdash.ingestion.ingest import (
     read_metadata_csv,
 )
 from ragdash.ingestion.segmentation import cap_passages, max_passages, passage_count
-from ragdash.storage.atomic import atomic_write
+from ragdash.storage.atomic import atomic_write, file_lock
 
 EDITS_FILE = "metadata.csv"
 #: Largest upload accepted, matching ``server.maxUploadSize`` in .streamlit/config.toml.
@@ -140,10 +140,11 @@ class Workspace:
         self.removed.mkdir(parents=True, exist_ok=True)
         target = self.removed / f"{time.strftime('%Y%m%d-%H%M%S')}-{source.name}"
         shutil.move(str(source), target)
-        edits, _ = self.read_edits()
-        if source.name in edits:
-            del edits[source.name]
-            self._write_edits(edits)
+        with file_lock(self.edits_path):
+            edits, _ = self.read_edits()
+            if source.name in edits:
+                del edits[source.name]
+                self._write_edits(edits)
         return target
 
     def read_edits(self) -> tuple[dict[str, dict[str, str]], list[IngestMessage]]:
@@ -188,14 +189,15 @@ class Workspace:
         clean["status"] = clean["status"].lower() or "current"
         if clean["status"] not in STATUSES:
             raise WorkspaceError(f"status must be one of {', '.join(STATUSES)}")
-        edits, messages = self.read_edits()
-        if any(m.level == "error" for m in messages):
-            raise WorkspaceError(
-                f"{self.edits_path} cannot be read, so it was not overwritten: "
-                + "; ".join(m.message for m in messages)
-            )
-        edits[source] = clean
-        self._write_edits(edits)
+        with file_lock(self.edits_path):  # read-modify-write: no concurrent save is lost
+            edits, messages = self.read_edits()
+            if any(m.level == "error" for m in messages):
+                raise WorkspaceError(
+                    f"{self.edits_path.name} cannot be read, so it was not overwritten: "
+                    + "; ".join(m.message for m in messages)
+                )
+            edits[source] = clean
+            self._write_edits(edits)
 
     def load(
         self, docs: str | Path, progress: Progress | None = None, limit: int | None = None

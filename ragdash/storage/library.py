@@ -32,6 +32,7 @@ from pathlib import Path
 from ragdash.checks.cases import case_from_dict, case_to_dict
 from ragdash.checks.proof import Case, ProofCheck
 from ragdash.errors import CaseFileError, LibraryError
+from ragdash.storage.atomic import file_lock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 STATUSES = ("open", "diagnosed", "fixed")
@@ -124,8 +125,15 @@ class CaseLibrary:
         self.path = Path(path)
         self.timeout = timeout
         self.read_only = read_only
-        self._check_file()
-        if not read_only:
+        if read_only:
+            self._check_file()
+            return
+        if not self.path.parent.is_dir():
+            raise LibraryError(f"{self._where()}: folder {str(self.path.parent)!r} is missing")
+        # Creation under a lock: a second process never sees the first one's half-made
+        # (0-byte) file, which is otherwise refused as an emptied library.
+        with file_lock(self.path):
+            self._check_file()
             self._init_schema()
 
     # -- opening -------------------------------------------------------------------------
@@ -147,8 +155,13 @@ class CaseLibrary:
             size = self.path.stat().st_size
         except OSError as exc:
             raise LibraryError(f"{self._where()} cannot be read: {exc.strerror or exc}") from None
-        if size == 0 and not self.read_only:
-            return  # an empty file is a new database to SQLite
+        if size == 0:
+            # SQLite would take an empty file for a new database; a library that was
+            # emptied by accident must be noticed, not silently replaced
+            raise LibraryError(
+                f"{self._where()} is empty (0 bytes): it is not a case library; remove it "
+                "to start a new one. It was left as it is"
+            )
         if not is_sqlite_file(self.path):
             raise LibraryError(
                 f"{self._where()} is not an SQLite database (corrupt or another kind of "

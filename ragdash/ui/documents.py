@@ -7,16 +7,22 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ragdash.checks.findability import EvidenceFinding, evidence_findability, passage_diff
+from ragdash.checks.findability import (
+    EvidenceFinding,
+    PassageChange,
+    evidence_findability,
+    passage_diff,
+)
 from ragdash.checks.ocr_signals import add_substitutions, ocr_signals
 from ragdash.checks.proof import Case
 from ragdash.checks.versions import VersionPair, find_version_pairs
 from ragdash.errors import IngestError, WorkspaceError
+from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import format_ocr_map, parse_ocr_map
+from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
 from ragdash.ui.render import md_escape, text_block
 from ragdash.ui.state import VIEW_KEY
@@ -240,7 +246,7 @@ def _ocr_signals(index: CorpusIndex) -> None:
 
 def _add_to_map(substitutions: dict[str, str]) -> None:
     try:
-        current = dict(parse_ocr_map(st.session_state.get("w_ocrmap", "") or ""))
+        current = st.session_state[VIEW_KEY].fixes.substitutions  # the view, not widget text
         st.session_state["w_ocrmap"] = format_ocr_map(add_substitutions(current, substitutions))
         st.session_state["doc_notice"] = "OCR map updated; turn on OCR normalization to use it."
     except ValueError as exc:
@@ -277,7 +283,8 @@ def _diff_of(
     _index: CorpusIndex, corpus_key: tuple, doc_id: str, cases: tuple[Case, ...]
 ) -> tuple[list[EvidenceFinding], pd.DataFrame]:
     # Every PDF's diff is drawn on each rerun of the page: work it out once per corpus.
-    return evidence_findability(_index, doc_id, cases), passage_diff(_index, doc_id)
+    diff = frame(passage_diff(_index, doc_id), PassageChange)
+    return evidence_findability(_index, doc_id, cases), diff
 
 
 def _ingestion_diff(

@@ -22,6 +22,7 @@ from ragdash.ui.render import (
     md_code,
     md_escape,
     passage_html,
+    ranked_passage,
 )
 from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_search
 from ragdash.ui.state import seed_widget, set_view
@@ -110,23 +111,26 @@ def _results(
     for r in top:
         p = r.passage
         date = p.updated.isoformat() if p.updated else "undated"
-        st.markdown(
+        heading = (
             f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{r.score:g}** · "
             f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
         )
+        if retriever is None or retriever.spec.kind == "seed":
+            ranked_passage(r, view.evidence, heading)
+            continue
+        st.markdown(heading)
         st.html(passage_html(r, view.evidence))
         with st.expander(f"Score breakdown of #{r.rank}"):
             _breakdown(r, view, retriever, query)
 
 
 def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None:
-    """The seed's per-token points, BM25's per-token tf/idf, or an external retriever's own
-    score."""
-    frame = bm25_frame(retriever, query, view.fixes, r) if retriever is not None else None
+    """BM25's per-token tf/idf, or an external retriever's own score."""
+    frame = bm25_frame(retriever, query, view.fixes, r)
     if frame is not None:
         st.dataframe(frame, hide_index=True, width="stretch")
         st.caption("BM25 points per token = idf × tf / (tf + k1 × (1 − b + b × length / avg)).")
-    elif retriever is not None and retriever.spec.external:
+    elif retriever.spec.external:
         st.caption(
             f"Score {r.score:g} is {md_escape(retriever.spec.label)}'s own: an external "
             "retriever reports no per-token breakdown."

@@ -10,12 +10,14 @@ import streamlit as st
 from ragdash.checks.fragility import (
     KIND_TITLES,
     NO_EDITS,
+    FragilityRow,
     case_summary,
     compared_configurations,
     fragility_table,
     result_phrase,
 )
 from ragdash.checks.proof import Case
+from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.ui.render import md_escape
@@ -34,22 +36,22 @@ def _case_table(
     configurations: tuple[tuple[str, Fixes], ...],
     seed: int,
     max_edits: int,
-) -> pd.DataFrame:
+) -> tuple[FragilityRow, ...]:
     # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
     return fragility_table(
         _index, [case], dict(configurations), seed=seed, max_edits=max_edits
     )
 
 
-def fragility_frame(
+def fragility_rows(
     index: CorpusIndex,
     corpus_key: tuple,
     cases: list[Case],
     configurations: dict[str, Fixes],
     seed: int,
     max_edits: int,
-) -> pd.DataFrame:
-    """The fragility table of ``cases``, one case at a time under a progress bar (each case
+) -> list[FragilityRow]:
+    """The fragility rows of ``cases``, one case at a time under a progress bar (each case
     is cached, so a second look is instant)."""
     bar = st.progress(0.0, "Searching for the smallest breaking corruption…")
     parts = []
@@ -59,7 +61,7 @@ def fragility_frame(
             _case_table(index, corpus_key, case, tuple(configurations.items()), seed, max_edits)
         )
     bar.empty()
-    return pd.concat(parts, ignore_index=True)
+    return [row for part in parts for row in part]
 
 
 def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
@@ -162,10 +164,11 @@ def render_fragility(
             f"the proof check fail, with no fixes and with {names}. Seeded and bounded."
         )
         return None
-    table = fragility_frame(index, corpus_key, cases, configurations, seed, max_edits)
+    rows = fragility_rows(index, corpus_key, cases, configurations, seed, max_edits)
+    table = frame(rows, FragilityRow)
     st.altair_chart(fragility_chart(table))
     for case in dict.fromkeys(table["case"]):
-        st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(table, case))}")
+        st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(rows, case))}")
     with st.expander("Every search: corrupted query, failure, evaluations"):
         st.dataframe(
             table[

@@ -106,3 +106,13 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
 def text_block(text: str) -> None:
     """Show untrusted text literally (escaped, whitespace kept)."""
     st.html(f'<div class="rd-passage">{escape_text(text)}</div>')
+
+
+def ranked_passage(r: RankedPassage, evidence: Sequence[str], heading: str) -> None:
+    """One ranked passage as every page shows it: ``heading`` (already Markdown-escaped),
+    the passage with matches highlighted and evidence outlined, its score breakdown."""
+    st.markdown(heading)
+    st.html(passage_html(r, evidence))
+    with st.expander(f"Score breakdown of #{r.rank}"):
+        st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+

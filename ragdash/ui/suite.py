@@ -9,12 +9,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ragdash.checks.ablation import configurations, run_ablation
+from ragdash.checks.ablation import AblationRow, configurations, run_ablation
 from ragdash.checks.cases import case_from_dict
 from ragdash.checks.metrics import DEFAULT_METRIC_K
 from ragdash.checks.proof import Case
 from ragdash.checks.report import run_record
 from ragdash.errors import CaseFileError, LibraryError
+from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
@@ -44,7 +45,7 @@ def _ablation(
 ) -> pd.DataFrame:
     # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
     fixes = Fixes(threshold=threshold, ocr_map=ocr_map, fuzzy_rule=fuzzy_rule)
-    return run_ablation(_index, cases, fixes)
+    return frame(run_ablation(_index, cases, fixes), AblationRow)
 
 
 def heatmap(table: pd.DataFrame) -> alt.Chart:

@@ -16,8 +16,9 @@ import streamlit as st
 
 from ragdash.checks.ablation import configurations
 from ragdash.checks.proof import Case
-from ragdash.checks.runs import CaseRun, run_cases, run_configurations
+from ragdash.checks.runs import CaseRun, RunRow, run_cases, run_configurations
 from ragdash.errors import CaseFileError, LibraryError
+from ragdash.frames import frame, metrics_table
 from ragdash.retrieval.hits import Retriever
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
@@ -66,7 +67,8 @@ def _configuration_runs(
     k: int, _ttl_bucket: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
     base = Fixes.resolve(dict(settings))
-    return run_configurations(_retriever, cases, configurations(base), k)
+    rows, metrics = run_configurations(_retriever, cases, configurations(base), k)
+    return frame(rows, RunRow), metrics_table(metrics)
 
 
 def configuration_runs(

@@ -11,12 +11,15 @@ import streamlit as st
 from ragdash.checks.calibration import (
     DEFAULT_THRESHOLDS,
     LabeledQuery,
+    PresetRow,
+    SweepRow,
     calibration_queries,
     choose_threshold,
     evaluate_presets,
     sweep_thresholds,
 )
 from ragdash.checks.proof import Case
+from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.storage.library import REPORTED
@@ -36,7 +39,7 @@ def _sweep_one(
     queries: tuple[LabeledQuery, ...],
     threshold: float,
     base: Fixes,
-) -> pd.DataFrame:
+) -> tuple[SweepRow, ...]:
     return sweep_thresholds(_index, queries, [threshold], base)
 
 
@@ -44,7 +47,7 @@ def _sweep_one(
 def _presets(
     _index: CorpusIndex, corpus_key: tuple, queries: tuple[LabeledQuery, ...], base: Fixes
 ) -> pd.DataFrame:
-    return evaluate_presets(_index, queries, base=base)
+    return frame(evaluate_presets(_index, queries, base=base), PresetRow)
 
 
 def _measures(table: pd.DataFrame, id_vars: list[str]) -> pd.DataFrame:
@@ -157,8 +160,9 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         bar.progress((i + 1) / len(DEFAULT_THRESHOLDS), f"threshold {threshold:g}")
     presets = _presets(index, key, chosen_set.queries, base)
     bar.empty()
-    sweep = pd.concat(parts, ignore_index=True)
-    chosen = choose_threshold(sweep)
+    rows = [row for part in parts for row in part]
+    chosen = choose_threshold(rows)
+    sweep = frame(rows, SweepRow)
     row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
     st.altair_chart(calibration_chart(sweep, chosen, presets), width="content")
     st.dataframe(

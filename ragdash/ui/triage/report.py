@@ -17,11 +17,10 @@ from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import (
     breakdown_chart,
-    breakdown_frame,
     legend,
     md_code,
     md_escape,
-    passage_html,
+    ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.triage.common import open_library
@@ -105,10 +104,8 @@ def _passages(check: ProofCheck, title: str) -> None:
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     for r in check.ranked:
-        st.markdown(f"#{r.rank} · {md_escape(r.passage.label)} · score {r.score:g}")
-        st.html(passage_html(r, check.case.evidence))
-        with st.expander(f"Score breakdown of #{r.rank}"):
-            st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+        heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {r.score:g}"
+        ranked_passage(r, check.case.evidence, heading)
 
 
 def _explain(result: Triage) -> None:

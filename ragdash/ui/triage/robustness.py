@@ -9,7 +9,8 @@ import streamlit as st
 from ragdash.checks.ablation import ALL, BASELINE
 from ragdash.checks.faults import QUERY_FAULTS
 from ragdash.checks.proof import Case
-from ragdash.checks.robustness import robustness_sweep, sweep_configurations
+from ragdash.checks.robustness import RobustnessRow, robustness_sweep, sweep_configurations
+from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.ui.render import (
@@ -30,7 +31,7 @@ def _robust_one(
     rate: float,
     seeds: int,
     base: Fixes,
-) -> pd.DataFrame:
+) -> tuple[RobustnessRow, ...]:
     return robustness_sweep(_index, cases, [rate], [fault], sweep_configurations(base), seeds=seeds)
 
 
@@ -73,7 +74,7 @@ def robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: 
         parts.append(_robust_one(index, key, tuple(cases), fault, rate, int(seeds), view.fixes))
         bar.progress((i + 1) / len(steps), f"{fault} at rate {rate:g}")
     bar.empty()
-    table = pd.concat(parts, ignore_index=True)
+    table = frame([row for part in parts for row in part], RobustnessRow)
     columns = st.columns(len(QUERY_FAULTS))
     for column, fault in zip(columns, QUERY_FAULTS, strict=True):
         column.altair_chart(robustness_chart(table, fault), width="stretch")
