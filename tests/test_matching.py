@@ -43,13 +43,13 @@ def test_ocr_damage_in_the_passage_matches_only_with_the_ocr_fix():
     assert _best("enterprise", {"enterpr1se"}, Fixes()).kind == NONE
     match = _best("enterprise", {"enterpr1se"}, Fixes(ocr=True))
     assert (match.kind, match.passage_token, match.points) == (OCR, "enterpr1se", 1.0)
-    assert "enterpr1se → enterprise" in match.note
+    assert "1→i: 'enterpr1se' → 'enterprise'" in match.note
 
 
 def test_ocr_damage_in_the_query_matches_the_clean_word():
     match = _best("ss0", {"sso"}, Fixes(ocr=True), vocab={"sso"})
     assert (match.kind, match.passage_token, match.points) == (OCR, "sso", 1.0)
-    assert "ss0 → sso" in match.note
+    assert "query 0→o: 'ss0' → 'sso', 'sso' appears in 1 document" == match.note
 
 
 def test_ocr_never_turns_a_number_into_a_word():
@@ -59,9 +59,10 @@ def test_ocr_never_turns_a_number_into_a_word():
 
 
 def test_a_custom_ocr_map_is_used():
-    match = _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"5": "s"}), {"ba5e"})
+    vocab = {"ba5e": 1, "base": 2}
+    match = _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"5": "s"}), vocab)
     assert match.kind == OCR
-    assert _best("base", {"ba5e"}, Fixes(ocr=True), {"ba5e"}).kind == NONE
+    assert _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"0": "o"}), vocab).kind == NONE
 
 
 def test_a_misspelling_matches_fuzzily_for_less_than_a_point():
@@ -90,8 +91,13 @@ def test_fuzzy_is_not_used_when_an_ocr_match_exists():
 def test_the_threshold_limits_fuzzy_matches():
     strict = _best("warehuse", {"warehouse"}, Fixes(fuzzy=True, threshold=99))
     assert strict.kind == NONE
-    loose = _best("wrhs", {"warehouse"}, Fixes(fuzzy=True, threshold=50))
+    loose = _best("wrehouse", {"warehouse"}, Fixes(fuzzy=True, threshold=50))
     assert loose.kind == FUZZY
+
+
+def test_a_low_threshold_still_never_joins_words_that_are_no_typo_of_each_other():
+    # "wrhs" is within ratio 50 of "warehouse", but five dropped letters are no typo.
+    assert _best("wrhs", {"warehouse"}, Fixes(fuzzy=True, threshold=50)).kind == NONE
 
 
 @pytest.mark.parametrize("token", ["100", "x10", "sso", "abc"])

@@ -22,10 +22,16 @@ from ragdash.settings import FIX_NAMES, FUZZY_RULES, Fixes
 def _index():
     return make_index(
         make_document(
-            "old", "Return policy: send items back within 60 days.", updated="2024-01-01"
+            "old",
+            "Return policy: send items back within 60 days.",
+            updated="2024-01-01",
+            subject="Return policy",
         ),
         make_document(
-            "new", "Return policy: send items back within\n30   DAYS.", updated="2026-01-01"
+            "new",
+            "Return policy: send items back within\n30   DAYS.",
+            updated="2026-01-01",
+            subject="Return policy",
         ),
         make_document("faq", "Questions about the return window and refunds."),
     )

@@ -16,10 +16,13 @@ def _ids(ranked):
 
 
 def _index():
+    def policy(doc_id, text, **meta):
+        return make_document(doc_id, text, subject="Return policy", **meta)
+
     return make_index(
-        make_document("old", "return policy 60 days", updated="2024-02-01", status="withdrawn"),
-        make_document("new", "return policy 30 days", updated="2026-01-05"),
-        make_document("undated", "return policy for gifts", updated=None),
+        policy("old", "return policy 60 days", updated="2024-02-01", status="withdrawn"),
+        policy("new", "return policy 30 days", updated="2026-01-05"),
+        policy("undated", "return policy for gifts", updated=None),
         make_document("crm", "contacts sync every five minutes", updated="2025-11-03"),
     )
 
@@ -53,6 +56,27 @@ def test_every_passage_is_ranked_even_with_no_match():
 def test_recency_breaks_ties_newest_first_with_undated_oldest():
     ranked = _index().search("return policy", Fixes(recency=True))
     assert _ids(ranked)[:3] == ["new", "old", "undated"]
+
+
+def test_recency_never_reorders_unrelated_documents_that_tie():
+    index = make_index(
+        make_document("backup-guide", "restore a backup", updated="2023-05-01"),
+        make_document("release-notes", "backup restore changes", updated="2026-02-01"),
+    )
+    for fixes in (Fixes(), Fixes(recency=True)):
+        assert _ids(index.search("backup restore", fixes)) == ["backup-guide", "release-notes"]
+
+
+def test_a_query_that_matches_nothing_keeps_list_order_whatever_the_dates():
+    ranked = _index().search("nothing matches", Fixes(recency=True, versions=True))
+    assert _ids(ranked) == ["old", "new", "undated", "crm"]
+    assert not any(r.matched for r in ranked)
+
+
+def test_recency_says_which_version_it_put_first():
+    first = _index().search("return policy", Fixes(recency=True))[0]
+    assert first.doc_id == "new"
+    assert "new (2026-01-05) ranks above old (2024-02-01)" in first.moved
 
 
 def test_recency_never_outweighs_score():

@@ -59,7 +59,7 @@ def test_normalize_ocr_repairs_digit_for_letter_misreads(token, expected):
 
 @pytest.mark.parametrize(
     "token",
-    ["10", "2026", "1", "0", "x100", "10gb", "1st", "a1", "covid19", "b10ck", "plain"],
+    ["10", "2026", "1", "0", "x100", "10gb", "1st", "a1", "covid19", "t1d", "h1n1", "plain"],
 )
 def test_normalize_ocr_never_touches_numbers_measurements_or_codes(token):
     assert normalize_ocr(token) == token
@@ -87,8 +87,9 @@ def test_normalize_ocr_never_changes_a_pure_number(number):
 
 
 @given(st.sampled_from("0123456789"), WORDISH)
-def test_normalize_ocr_never_changes_a_token_starting_with_a_digit(digit, rest):
-    token = digit + rest
+def test_normalize_ocr_never_changes_a_digit_before_fewer_than_three_letters(digit, rest):
+    # 1st, 2fa, 4k are codes; 0ffice (a digit before a long word) may be damage.
+    token = digit + rest[:2]
     assert normalize_ocr(token) == token
 
 

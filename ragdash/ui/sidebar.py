@@ -28,6 +28,8 @@ FIX_LABELS = {
     "ocr": "OCR normalization",
     "fuzzy": "Fuzzy matching",
     "tables": "Join split tables",
+    "versions": "Demote older versions",
+    "unicode": "Unicode tokenizer",
 }
 
 

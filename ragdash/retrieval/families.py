@@ -1,0 +1,217 @@
+"""Version families: which documents are versions of one another, and how ranking uses it.
+
+The seed's ``recency`` fix broke *every* score tie by date, so an unrelated newer document
+beat an older one that happened to tie with it, and a case could pass "because the expected
+document happens to be newer". Here dates only decide between versions of one document:
+
+* **recency** — within a group of passages with the same (non-zero) score, the passages of
+  one *family* swap places so the newest version comes first; every other passage keeps its
+  place. A family joins documents the stale-version detector pairs
+  (:func:`ragdash.checks.versions.find_version_pairs`), documents with the same id once dates
+  and version numbers are removed (``returns-2024``/``returns-2026``), and documents with the
+  same subject once dates and versions are removed.
+* **versions** — the older of a *detected* pair ranks below the newer one whenever the newer
+  one matches the query at all, even when both are ``current`` and the old wording scores
+  higher: their passages swap places among the slots the pair holds. Only detected pairs
+  count (same subject or id *and* mostly the same words), so two documents that merely share
+  a subject are never demoted.
+
+"Newer" is the later update date (undated counts as the oldest); on the same date a
+withdrawn document is the older, as the detector says. Passages that score nothing are never
+moved: a query that matches nothing ranks nothing, whatever the dates.
+
+Example: ``policy-2023`` (score 3, first) and ``policy-2025`` (score 2, third) with an
+unrelated ``faq`` (score 2, second): with ``versions`` the order is ``policy-2025``,
+``faq``, ``policy-2023`` — the new policy takes the old one's slot, ``faq`` stays second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from ragdash.checks.versions import VersionPair, find_version_pairs, name_pieces, strip_versions
+from ragdash.ingestion.documents import Corpus, Document, Passage
+
+__all__ = ["VersionFamilies", "families_of", "newness", "reorder"]
+
+
+def newness(passage: Passage) -> tuple[int, int]:
+    """Sort key, larger is newer: update date (undated oldest), then current over withdrawn."""
+    return ((passage.updated or date.min).toordinal(), passage.status != "withdrawn")
+
+
+class _Union:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def join(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+@dataclass(frozen=True)
+class VersionFamilies:
+    """Per document id, its recency family and its detected-pair family (an id of the family;
+    a document alone in its family is absent), and the detected pairs themselves."""
+
+    pairs: tuple[VersionPair, ...] = ()
+    recency_family: dict[str, str] = field(default_factory=dict)
+    pair_family: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.recency_family
+
+    def pair_between(self, a: str, b: str) -> VersionPair | None:
+        """The detected pair of documents ``a`` and ``b`` (in either order), if any."""
+        for pair in self.pairs:
+            if {pair.older_id, pair.newer_id} == {a, b}:
+                return pair
+        return None
+
+
+def families_of(passages: Sequence[Passage]) -> VersionFamilies:
+    """The version families of the documents behind ``passages`` (each document's text is
+    its passages joined, so the reference scorer and the index, given the same passages,
+    find the same families)."""
+    texts: dict[str, list[str]] = {}
+    first: dict[str, Passage] = {}
+    for p in passages:
+        texts.setdefault(p.doc_id, []).append(p.text)
+        first.setdefault(p.doc_id, p)
+    if len(first) < 2:
+        return VersionFamilies()
+    documents = tuple(
+        Document(doc_id, p.subject or doc_id, p.updated, p.status, "", "text",
+                 ("\n".join(texts[doc_id]),), p.order)
+        for doc_id, p in first.items()
+    )
+    pairs = tuple(find_version_pairs(Corpus(documents)))
+    by_pair, by_name = _Union(), _Union()
+    for pair in pairs:
+        by_pair.join(pair.older_id, pair.newer_id)
+        by_name.join(pair.older_id, pair.newer_id)
+    for key in (_stem_key, _subject_key):
+        groups: dict[str, str] = {}
+        for doc in documents:
+            k = key(doc)
+            if k:
+                by_name.join(groups.setdefault(k, doc.doc_id), doc.doc_id)
+    return VersionFamilies(pairs, _families(by_name), _families(by_pair))
+
+
+def _stem_key(doc: Document) -> str:
+    stem = strip_versions(doc.doc_id)
+    return f"id:{stem}" if stem and stem != doc.doc_id.lower() else ""
+
+
+def _subject_key(doc: Document) -> str:
+    if doc.subject == doc.doc_id:
+        return ""  # no subject given: the id stands in for it (see _stem_key)
+    pieces = name_pieces(doc.subject)
+    return f"subject:{' '.join(pieces)}" if pieces else ""
+
+
+def _families(union: _Union) -> dict[str, str]:
+    members: dict[str, list[str]] = {}
+    for doc_id in list(union.parent):
+        members.setdefault(union.find(doc_id), []).append(doc_id)
+    return {d: root for root, docs in members.items() if len(docs) > 1 for d in docs}
+
+
+def reorder(
+    ids: list[int],
+    passages: Sequence[Passage],
+    score: Callable[[int], float],
+    families: VersionFamilies,
+    recency: bool,
+    versions: bool,
+) -> tuple[list[int], dict[int, str]]:
+    """``ids`` (passage indices, already sorted by score then list order) with ``versions``
+    and then ``recency`` applied (see the module docstring), and for each moved passage the
+    reason in words."""
+    if families.empty or not (recency or versions):
+        return ids, {}
+    ids = list(ids)
+    reasons: dict[int, str] = {}
+    scoring = [i for i, pid in enumerate(ids) if score(pid) > 0]
+    if versions and families.pair_family:
+        slots_by_family: dict[str, list[int]] = {}
+        for slot in scoring:
+            fam = families.pair_family.get(passages[ids[slot]].doc_id)
+            if fam is not None:
+                slots_by_family.setdefault(fam, []).append(slot)
+        for slots in slots_by_family.values():
+            _rearrange(ids, slots, passages, reasons, families, "versions")
+    if recency:
+        groups: dict[tuple[float, str], list[int]] = {}
+        for slot in scoring:
+            p = passages[ids[slot]]
+            fam = families.recency_family.get(p.doc_id)
+            if fam is not None:
+                groups.setdefault((score(ids[slot]), fam), []).append(slot)
+        for slots in groups.values():
+            _rearrange(ids, slots, passages, reasons, families, "recency")
+    return ids, reasons
+
+
+def _rearrange(
+    ids: list[int],
+    slots: list[int],
+    passages: Sequence[Passage],
+    reasons: dict[int, str],
+    families: VersionFamilies,
+    fix: str,
+) -> None:
+    """Put the passages in ``slots`` newest document first (stable), noting who moved."""
+    if len({passages[ids[s]].doc_id for s in slots}) < 2:
+        return
+    before = [ids[s] for s in slots]
+    after = sorted(before, key=lambda pid: -_rank(newness(passages[pid])))
+    if after == before:
+        return
+    for s, pid in zip(slots, after, strict=True):
+        ids[s] = pid
+    for old_slot, pid in enumerate(before):
+        new_slot = after.index(pid)
+        if new_slot >= old_slot:
+            continue
+        # It moved up: name the older version it now ranks above.
+        passed = next(
+            (q for q in before[new_slot:old_slot] if passages[q].doc_id != passages[pid].doc_id),
+            None,
+        )
+        if passed is None:
+            continue
+        reasons[pid] = _reason(passages[pid], passages[passed], families, fix)
+
+
+def _rank(key: tuple[int, int]) -> int:
+    return key[0] * 2 + key[1]
+
+
+def _reason(new: Passage, old: Passage, families: VersionFamilies, fix: str) -> str:
+    when_new = new.updated.isoformat() if new.updated else "undated"
+    when_old = old.updated.isoformat() if old.updated else "undated"
+    pair = families.pair_between(new.doc_id, old.doc_id)
+    if fix == "versions":
+        why = pair.sentence if pair else f"{old.doc_id} and {new.doc_id} are detected versions"
+        return (
+            f"versions: {new.doc_id} ({when_new}) ranks above its older version "
+            f"{old.doc_id} ({when_old}) — {why}"
+        )
+    how = "detected version pair" if pair else "same id or subject once dates are removed"
+    return (
+        f"recency: same score, {new.doc_id} ({when_new}) ranks above {old.doc_id} ({when_old}), "
+        f"a version of the same document ({how})"
+    )
