@@ -156,7 +156,11 @@ def test_check_json_reports_missing_evidence_for_an_extraction_failure(capsys):
 
 def test_check_top_k_overrides_every_case(capsys):
     _, out, _ = run_main(capsys, "check", *DOCS, *CASES, "--json", "--top-k", "3")
-    assert {len(c["ranked"]) for c in json.loads(out)["cases"]} == {3}
+    cases = json.loads(out)["cases"]
+    # Up to three passages are sent; a passage that matched nothing is never sent.
+    assert {len(c["ranked"]) for c in cases} <= {1, 2, 3}
+    assert max(len(c["ranked"]) for c in cases) > 1  # more than the cases' own top-k of 1
+    assert all(r["score"] > 0 for c in cases for r in c["ranked"])
 
 
 def test_query_json_ranks_with_a_breakdown(capsys):
@@ -177,6 +181,7 @@ def test_query_text_output_shows_the_breakdown(capsys):
     assert code == 0
     assert "plans p1 #1" in out
     assert "sso" in out and "ocr" in out
+    assert "0→o: 'ss0' → 'sso'" in out  # the rewrite and its evidence
 
 
 def test_query_threshold_applies_to_fuzzy(capsys):
@@ -264,7 +269,7 @@ def test_fragility_text_is_a_table_per_case_with_a_summary(capsys, sample_cases)
     assert all(f"\n{case.name}: " in out for case in sample_cases)
     assert "wareh0use sync" in out
     assert (
-        "OCR: breaks after 1 edit with no fixes, survives 1 edit (no more possible) with ocr."
+        "OCR: breaks after 1 edit with no fixes, survives 4 edits (no more possible) with ocr."
         in out
     )
 

@@ -49,7 +49,7 @@ def test_ocr_damage_in_the_passage_matches_only_with_the_ocr_fix():
 def test_ocr_damage_in_the_query_matches_the_clean_word():
     match = _best("ss0", {"sso"}, Fixes(ocr=True), vocab={"sso"})
     assert (match.kind, match.passage_token, match.points) == (OCR, "sso", 1.0)
-    assert "query 0→o: 'ss0' → 'sso', 'sso' appears in 1 document" == match.note
+    assert match.note == "query 0→o: 'ss0' → 'sso', 'sso' appears in 1 document"
 
 
 def test_ocr_never_turns_a_number_into_a_word():

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from ragdash.errors import RagdashError, SettingsError
 from ragdash.settings import (
     DEFAULT_OCR_MAP,
-    SEED_OCR_MAP,
     FIX_NAMES,
+    SEED_OCR_MAP,
     Fixes,
     format_ocr_map,
     parse_ocr_map,

@@ -212,6 +212,6 @@ def _reason(new: Passage, old: Passage, families: VersionFamilies, fix: str) -> 
         )
     how = "detected version pair" if pair else "same id or subject once dates are removed"
     return (
-        f"recency: same score, {new.doc_id} ({when_new}) ranks above {old.doc_id} ({when_old}), "
-        f"a version of the same document ({how})"
+        f"recency: same score, the newest version first — {new.doc_id} ({when_new}) ranks "
+        f"above {old.doc_id} ({when_old}), a version of the same document ({how})"
     )

@@ -26,12 +26,22 @@ def escape_text(text: str) -> str:
 
 
 def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
-    """A regex finding ``evidence`` case-insensitively with any whitespace between words —
-    the same comparison the proof check makes."""
+    """A regex finding ``evidence`` case-insensitively, any whitespace (line breaks of a PDF
+    included) between its words, and only on token boundaries: where the evidence starts
+    (ends) with a letter or digit, the text must not continue with one before (after) it.
+    So ``4 disks`` is not found in ``24 disks``, ``30 days`` not in ``130 days``, ``Basic``
+    not in ``Basically`` — the same comparison the proof check makes."""
     words = evidence.split()
     if not words:
         return None
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    body = r"\s+".join(re.escape(w) for w in words)
+    start = r"(?<![^\W_])" if _is_alnum(words[0][0]) else ""
+    end = r"(?![^\W_])" if _is_alnum(words[-1][-1]) else ""
+    return re.compile(start + body + end, re.IGNORECASE)
+
+
+def _is_alnum(ch: str) -> bool:
+    return ch.isalnum()
 
 
 def match_kinds(breakdown: Iterable[TokenMatch]) -> dict[str, str]:

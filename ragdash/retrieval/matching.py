@@ -257,6 +257,10 @@ def plan_with_lexicon(
             for raw in table.raws_of(q):
                 note = table.repairs[raw].note
                 options.setdefault(raw, TokenMatch(q, raw, OCR, 100.0, 1.0, note))
+            for repair in table.query_supported(q):
+                if repair.raw in lexicon:
+                    match = TokenMatch(q, repair.raw, OCR, 100.0, 1.0, repair.note)
+                    options.setdefault(repair.raw, match)
             if q not in lexicon:
                 verdict = judge_token(
                     q,

@@ -14,8 +14,12 @@ corpus supports it (:func:`judge_token`):
    When no reading is a corpus word, a reading of :data:`ENGLISH_MIN_LENGTH` letters or more
    in the English word list counts as support (``c0ntr0ller`` → ``controller`` in a corpus
    that never spells it right); shorter words need the corpus;
-4. the best-supported reading wins; two readings with the same support are ambiguous
-   (``fa1l``: ``fail`` and ``fall`` both in two documents) and the token is left alone.
+4. when several readings are words (of the corpus or the English list), the token is
+   ambiguous and left alone (``fa1l``: ``fail`` or ``fall``?) unless one reading is used by
+   at least twice as many documents as the next and the next is no English word;
+5. a token no reading of which is a word anywhere (``ss0`` where no document spells
+   ``sso``) is not rewritten in the corpus, but a query that asks for one of its readings
+   (``sso``) matches it: the query is the evidence (:attr:`RepairTable.unsupported`).
 
 Every rewrite carries its evidence for the breakdown and the rewrite budget
 (:attr:`Repair.note`): ``0→o: 'contr0ller' → 'controller', 'controller' appears in 4
@@ -43,7 +47,9 @@ CONSISTENT_DOCUMENTS = 2
 #: The shortest reading the English word list alone may support (``fail``/``fall`` are too
 #: short to tell apart without the corpus).
 ENGLISH_MIN_LENGTH = 6
-CORPUS, WORD_LIST = "corpus", "word list"
+CORPUS, WORD_LIST, QUERY = "corpus", "word list", "query"
+#: The shortest reading a query alone may support.
+QUERY_MIN_LENGTH = 3
 
 
 @dataclass(frozen=True)
@@ -55,12 +61,14 @@ class Repair:
     changes: tuple[str, ...]  # e.g. ("0→o",)
     support: int  # documents that use ``word`` as-is (0 when the word list supports it)
     raw_documents: int  # documents that hold ``raw``
-    source: str = CORPUS  # "corpus" or "word list"
+    source: str = CORPUS  # "corpus", "word list" or "query"
 
     @property
     def evidence(self) -> str:
         if self.source == WORD_LIST:
             return f"'{self.word}' is an English word (word list; no document spells it so)"
+        if self.source == QUERY:
+            return f"the query asks for '{self.word}' (no document spells it so)"
         return f"'{self.word}' appears in {_documents(self.support)}"
 
     @property
@@ -81,13 +89,31 @@ class RepairTable:
     repairs: Mapping[str, Repair]
     refused: Mapping[str, str]
     by_word: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: reading → (raw token, substitutions) of tokens no reading of which the corpus or the
+    #: word list supports: only a query asking for the reading repairs them.
+    unsupported: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]] = field(
+        default_factory=dict
+    )
 
     @classmethod
-    def of(cls, repairs: Mapping[str, Repair], refused: Mapping[str, str]) -> RepairTable:
+    def of(
+        cls,
+        repairs: Mapping[str, Repair],
+        refused: Mapping[str, str],
+        unsupported: Mapping[str, list[tuple[str, tuple[str, ...]]]] | None = None,
+    ) -> RepairTable:
         by_word: dict[str, list[str]] = {}
         for raw in sorted(repairs):
             by_word.setdefault(repairs[raw].word, []).append(raw)
-        return cls(dict(repairs), dict(refused), {w: tuple(r) for w, r in by_word.items()})
+        open_readings = {w: tuple(sorted(r)) for w, r in (unsupported or {}).items()}
+        return cls(
+            dict(repairs), dict(refused), {w: tuple(r) for w, r in by_word.items()}, open_readings
+        )
+
+    def query_supported(self, word: str) -> list[Repair]:
+        """Repairs to ``word`` that only a query asking for ``word`` supports."""
+        found = self.unsupported.get(word, ())
+        return [Repair(raw, word, changes, 0, 0, QUERY) for raw, changes in found]
 
     def raws_of(self, word: str) -> tuple[str, ...]:
         """The raw tokens the fix rewrites to ``word``."""
@@ -112,35 +138,50 @@ def judge_token(
         >>> judge_token("t1d", {"1": "il"}, lambda w: 1)
         "'t1d' looks like a code (letters and digits mixed like an identifier): kept"
     """
+    verdict = _judge(raw, letters, documents, protected, english)
+    return verdict if not isinstance(verdict, list) else _NO_SUPPORT.format(raw=raw)
+
+
+_NO_SUPPORT = "no reading of '{raw}' is a word the corpus uses: kept"
+
+
+def _judge(
+    raw: str,
+    letters: Mapping[str, str],
+    documents: Callable[[str], int],
+    protected: Collection[str],
+    english: Collection[str],
+) -> Repair | str | list[tuple[str, tuple[str, ...]]] | None:
+    """:func:`judge_token`, but a token with no supported reading gives its readings."""
     if not any(ch in letters for ch in raw):
         return None
     if raw in protected:
         return f"'{raw}' is on the protected list: kept"
     if is_code_like(raw):
         return f"'{raw}' looks like a code (letters and digits mixed like an identifier): kept"
-    readings = ocr_readings(raw, letters)
+    readings = [(w, c) for w, c in ocr_readings(raw, letters) if w != raw]
     if not readings:
         return None
     raw_documents = documents(raw)
     if raw_documents >= CONSISTENT_DOCUMENTS:
         return f"'{raw}' appears as-is in {_documents(raw_documents)}: a code the corpus uses, kept"
-    supported = [(w, c, documents(w)) for w, c in readings if w != raw]
-    supported = [s for s in supported if s[2] > 0]
-    source = CORPUS
-    if not supported:
-        supported = [
-            (w, c, 0) for w, c in readings if len(w) >= ENGLISH_MIN_LENGTH and w in english
-        ]
-        source = WORD_LIST
-    if not supported:
-        return f"no reading of '{raw}' is a word the corpus uses: kept"
-    supported.sort(key=lambda s: (-s[2], s[0]))
-    if len(supported) > 1 and supported[0][2] == supported[1][2]:
-        words = " and ".join(f"'{w}'" for w, _, _ in supported[:2])
-        how = f"both appear in {_documents(supported[0][2])}" if source == CORPUS else "both words"
-        return f"'{raw}' is ambiguous: {words} {how}; kept"
-    word, changes, support = supported[0]
-    return Repair(raw, word, changes, support, raw_documents, source)
+    words = [(w, c, documents(w), w in english) for w, c in readings]
+    words = [x for x in words if x[2] > 0 or x[3]]
+    if not words:
+        return [(w, c) for w, c in readings if len(w) >= QUERY_MIN_LENGTH and w.isalpha()]
+    words.sort(key=lambda x: (-x[2], x[0]))
+    best = words[0]
+    if len(words) > 1:
+        second = words[1]
+        if second[3] or second[2] * 2 > best[2]:
+            names = " and ".join(f"'{w}'" for w, _, _, _ in words[:2])
+            return f"'{raw}' is ambiguous: {names} are both words; kept"
+    word, changes, support, is_english = best
+    if support:
+        return Repair(raw, word, changes, support, raw_documents, CORPUS)
+    if is_english and len(word) >= ENGLISH_MIN_LENGTH:
+        return Repair(raw, word, changes, 0, raw_documents, WORD_LIST)
+    return [(word, changes)]
 
 
 def build_repairs(
@@ -154,12 +195,17 @@ def build_repairs(
     letters = letters_by_digit(tuple(ocr_map.items()) if isinstance(ocr_map, Mapping) else ocr_map)
     repairs: dict[str, Repair] = {}
     refused: dict[str, str] = {}
+    unsupported: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for word in words:
         if not any(ch in letters for ch in word):
             continue
-        verdict = judge_token(word, letters, documents, protected, english)
+        verdict = _judge(word, letters, documents, protected, english)
         if isinstance(verdict, Repair):
             repairs[word] = verdict
+        elif isinstance(verdict, list):
+            refused[word] = _NO_SUPPORT.format(raw=word)
+            for reading, changes in verdict:
+                unsupported.setdefault(reading, []).append((word, changes))
         elif verdict is not None:
             refused[word] = verdict
-    return RepairTable.of(repairs, refused)
+    return RepairTable.of(repairs, refused, unsupported)

@@ -214,7 +214,7 @@ def _inspection(doc: Document) -> None:
 def _ocr_signals(index: CorpusIndex) -> None:
     """Tokens that look OCR-damaged and the substitution that would repair them."""
     # the view's settings, never the raw widget text: a half-typed map must not crash the page
-    current = st.session_state[VIEW_KEY].fixes.substitutions
+    current = st.session_state[VIEW_KEY].fixes.ocr_map
     signals = ocr_signals(index.corpus, current)
     if not signals:
         return
@@ -240,7 +240,7 @@ def _ocr_signals(index: CorpusIndex) -> None:
 
 def _add_to_map(substitutions: dict[str, str]) -> None:
     try:
-        current = dict(parse_ocr_map(st.session_state.get("w_ocrmap", "") or ""))
+        current = parse_ocr_map(st.session_state.get("w_ocrmap", "") or "")
         st.session_state["w_ocrmap"] = format_ocr_map(add_substitutions(current, substitutions))
         st.session_state["doc_notice"] = "OCR map updated; turn on OCR normalization to use it."
     except ValueError as exc:
