@@ -53,9 +53,10 @@ def test_every_passage_is_ranked_even_with_no_match():
     assert {r.score for r in ranked} == {0}
 
 
-def test_recency_breaks_ties_newest_first_with_undated_oldest():
+def test_recency_breaks_ties_between_versions_newest_first_and_withdrawn_last():
+    # "old" is withdrawn: a current version, even undated, is newer than it.
     ranked = _index().search("return policy", Fixes(recency=True))
-    assert _ids(ranked)[:3] == ["new", "old", "undated"]
+    assert _ids(ranked)[:3] == ["new", "undated", "old"]
 
 
 def test_recency_never_reorders_unrelated_documents_that_tie():

@@ -16,8 +16,9 @@ document happens to be newer". Here dates only decide between versions of one do
   count (same subject or id *and* mostly the same words), so two documents that merely share
   a subject are never demoted.
 
-"Newer" is the later update date (undated counts as the oldest); on the same date a
-withdrawn document is the older, as the detector says. Passages that score nothing are never
+"Newer" is a current document over a withdrawn one (a rolled-back 2025 version marked
+withdrawn never outranks the current 2024 one), then the later update date (undated counts as
+the oldest). Passages that score nothing are never
 moved: a query that matches nothing ranks nothing, whatever the dates.
 
 Example: ``policy-2023`` (score 3, first) and ``policy-2025`` (score 2, third) with an
@@ -38,8 +39,10 @@ __all__ = ["VersionFamilies", "families_of", "newness", "reorder"]
 
 
 def newness(passage: Passage) -> tuple[int, int]:
-    """Sort key, larger is newer: update date (undated oldest), then current over withdrawn."""
-    return ((passage.updated or date.min).toordinal(), passage.status != "withdrawn")
+    """Sort key, larger is newer: a current version before a withdrawn one (a withdrawn
+    2025 version that was rolled back never outranks the current 2024 one), then the update
+    date (undated oldest)."""
+    return (passage.status != "withdrawn", (passage.updated or date.min).toordinal())
 
 
 class _Union:
@@ -177,7 +180,7 @@ def _rearrange(
     if len({passages[ids[s]].doc_id for s in slots}) < 2:
         return
     before = [ids[s] for s in slots]
-    after = sorted(before, key=lambda pid: -_rank(newness(passages[pid])))
+    after = sorted(before, key=lambda pid: _rank(newness(passages[pid])))
     if after == before:
         return
     for s, pid in zip(slots, after, strict=True):
@@ -196,8 +199,9 @@ def _rearrange(
         reasons[pid] = _reason(passages[pid], passages[passed], families, fix)
 
 
-def _rank(key: tuple[int, int]) -> int:
-    return key[0] * 2 + key[1]
+def _rank(key: tuple[int, int]) -> tuple[int, int]:
+    """Newest first, for a stable ascending sort."""
+    return (-key[0], -key[1])
 
 
 def _reason(new: Passage, old: Passage, families: VersionFamilies, fix: str) -> str:

@@ -35,13 +35,20 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     if not words:
         return None
     body = r"\s+".join(re.escape(w) for w in words)
-    start = r"(?<![^\W_])" if _is_alnum(words[0][0]) else ""
-    end = r"(?![^\W_])" if _is_alnum(words[-1][-1]) else ""
+    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(words[0][0]) else ""
+    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(words[-1][-1]) else ""
     return re.compile(start + body + end, re.IGNORECASE)
 
 
-def _is_alnum(ch: str) -> bool:
-    return ch.isalnum()
+#: Scripts written without spaces between words: no token boundary to require there
+#: (``18時`` is found in ``9時から18時です``).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+def _needs_boundary(ch: str) -> bool:
+    """A letter or digit of a spaced script: the text must not run on past it."""
+    return ch.isalnum() and not _CJK_CHAR.match(ch)
 
 
 def match_kinds(breakdown: Iterable[TokenMatch]) -> dict[str, str]:
