@@ -101,3 +101,22 @@ def test_normalize_ocr_keeps_the_length(token):
 @given(WORDISH)
 def test_normalized_tokens_are_still_tokens(token):
     assert TOKEN_PATTERN.fullmatch(normalize_ocr(token))
+
+
+# --- the unicode tokenizer (the ``unicode`` fix) ---------------------------------------------
+
+
+def test_unicode_tokens_keep_accents_and_split_cjk_into_bigrams():
+    from ragdash.retrieval.tokens import tokenize_unicode
+
+    assert tokenize_unicode("Le Café, 3e ÉTAGE") == ["le", "café", "3e", "étage"]
+    assert tokenize_unicode("東京都の営業") == ["東京", "京都", "都の", "の営", "営業"]
+    assert tokenize_unicode("ＳＳＯ ﬁle Straße") == ["sso", "file", "strasse"]
+    assert tokenize_unicode("raid1 and 10GB") == tokenize("raid1 and 10GB")
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_unicode_tokens_of_ascii_text_are_the_baseline_tokens(text):
+    from ragdash.retrieval.tokens import tokenize_unicode
+
+    assert tokenize_unicode(text) == tokenize(text.replace("_", " "))

@@ -327,7 +327,9 @@ def _fuzzy_options(
         if table is not None:
             extra = [w for w in table.by_word if w not in lexicon and fuzzy_eligible(w, rule)]
             found.update(_lookup_words(form, extra, settings))
-        limit = max_typo_cost(len(form))
+        limit = max_typo_cost(
+            len(form), max_edits(rule, len(form)) if rule in EDIT_RULES else None
+        )
         for word, score in found.items():
             cost, edits = typo_cost(form, word)
             if cost > limit:

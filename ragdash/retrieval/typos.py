@@ -106,10 +106,18 @@ def typo_cost(typed: str, word: str) -> tuple[float, tuple[str, ...]]:
     return round(cost[n][m], 4), tuple(reversed(edits))
 
 
-def max_typo_cost(length: int) -> float:
-    """The most typo-like cost a fuzzy match of a ``length``-letter token may have: under 5
-    letters one typo-like edit (short words are one edit away from many words), under 9
-    letters one edit of any kind, longer words three typo-like edits' worth."""
+def max_typo_cost(length: int, edits: int | None = None) -> float:
+    """The most typo-like cost a fuzzy match of a ``length``-letter token may have.
+
+    Under 5 letters: one typo-like edit (short words are one edit away from many words).
+    With the ``ratio`` rule (``edits`` None): under 9 letters one typo-like edit or one stray
+    letter — never a replaced letter that is no neighbouring key, which turns one real word
+    into another (``login`` → ``logic``); longer words three typo-like edits' worth. With an
+    edit preset allowing ``edits`` edits: that many typo-like edits, or all but one typo-like
+    and one stray letter (so ``es-auto``'s one edit at 4 letters never makes ``desk`` of
+    ``disk``)."""
     if length < 5:
         return TYPO
-    return OTHER if length < 9 else 1.5
+    if edits is not None:
+        return TYPO * edits + (OTHER_INSERT - TYPO)
+    return OTHER_INSERT if length < 9 else 1.5
