@@ -1,4 +1,5 @@
-"""``python -m ragdash``: check cases, run a query, ablate, inspect a PDF, or export cases.
+"""``python -m ragdash``: check cases, run a query, ablate, inspect a PDF, export cases, or
+list what the OCR fix rewrites.
 
 Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
 """
@@ -37,10 +38,13 @@ def _fixes(args: argparse.Namespace) -> Fixes:
     if not 0 <= args.threshold <= 100:
         raise BadInput(f"--threshold must be between 0 and 100, got {args.threshold}")
     try:
+        extra = {"ocr_map": args.ocr_map} if getattr(args, "ocr_map", None) else {}
         return Fixes.parse(
             args.fixes,
             threshold=args.threshold,
             fuzzy_rule=args.fuzzy_rule,
+            protected=getattr(args, "protect", "") or "",
+            **extra,
         )
     except ValueError as exc:
         raise BadInput(f"--fixes: {exc}") from None
@@ -138,8 +142,12 @@ def cmd_query(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     print(f"fixes: {fixes.label}")
+    if ranked and not ranked[0].matched:
+        print("no passage matched the query: every score is 0 (listed in list order below)")
     for r in ranked:
         print(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
+        if r.moved:
+            print(f"    moved: {r.moved}")
         for m in r.breakdown:
             how = m.kind if m.kind != "fuzzy" else f"fuzzy {m.similarity:.0f}"
             target = m.passage_token or "-"
@@ -314,7 +322,18 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _fix_options(p: argparse.ArgumentParser, default: str) -> None:
-    """``--fixes``, ``--threshold`` and ``--fuzzy-rule``: what :func:`_fixes` reads."""
+    """``--fixes``, ``--threshold``, ``--fuzzy-rule``, ``--ocr-map`` and ``--protect``: what
+    :func:`_fixes` reads."""
+    p.add_argument(
+        "--protect",
+        default="",
+        help="tokens the OCR fix never rewrites, comma-separated (e.g. sha1,t1d)",
+    )
+    p.add_argument(
+        "--ocr-map",
+        default="",
+        help="digit=letter pairs the OCR fix may read (default 0=o,1=i,1=l,5=s,8=b)",
+    )
     p.add_argument(
         "--fixes",
         default=default,
@@ -398,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     _export_options(
         sub.add_parser("export", help="write cases as a standalone pytest file or cases.json")
     )
+    common(sub.add_parser("rewrites", help="what the OCR fix rewrites in the docs, and why"),
+           cases=False, fixes="ocr")
     return parser
 
 
@@ -423,6 +444,26 @@ def _fragility_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def cmd_rewrites(args: argparse.Namespace) -> int:
+    """The OCR fix's rewrite budget: each rewrite with its evidence, and what it keeps."""
+    from ragdash.checks.rewrites import rewrite_budget
+
+    budget = rewrite_budget(_index(args), _fixes(args))
+    if args.json:
+        print(json.dumps(budget.to_dict(), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(budget.summary)
+    for repair in budget.rewrites:
+        print(f"  {repair.note}")
+    if budget.kept:
+        print("kept:")
+        for token, why in budget.kept:
+            print(f"  {token}: {why}")
+    if budget.note:
+        print(f"note: {budget.note}")
+    return EXIT_OK
+
+
 COMMANDS = {
     "check": cmd_check,
     "query": cmd_query,
@@ -430,6 +471,7 @@ COMMANDS = {
     "fragility": cmd_fragility,
     "inspect": cmd_inspect,
     "export": cmd_export,
+    "rewrites": cmd_rewrites,
 }
 
 

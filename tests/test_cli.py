@@ -330,3 +330,31 @@ def test_output_piped_into_a_reader_that_stops_early_gives_no_traceback():
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
+
+
+ADVERSARIAL = str(SAMPLE_DOCS.parent / "tests" / "fixtures" / "adversarial" / "docs")
+
+
+def test_rewrites_lists_each_ocr_rewrite_with_its_evidence_and_what_it_keeps(capsys):
+    code, out, _ = run_main(capsys, "rewrites", "--docs", ADVERSARIAL)
+    assert code == 0
+    assert out.startswith("the OCR fix rewrites 2 of ")
+    assert "0→o: 'c0ntr0ller' → 'controller', 'controller' appears in 1 document" in out
+    assert "t1d: 't1d' looks like a code" in out and "fa1l: 'fa1l' is ambiguous" in out
+
+
+def test_protect_keeps_a_token_the_ocr_fix_would_rewrite(capsys):
+    code, out, _ = run_main(
+        capsys, "rewrites", "--docs", ADVERSARIAL, "--protect", "b00t", "--json"
+    )
+    report = json.loads(out)
+    assert code == 0 and report["protected"] == ["b00t"]
+    assert [r["token"] for r in report["rewrites"]] == ["c0ntr0ller"]
+    assert {"token": "b00t", "why": "'b00t' is on the protected list: kept"} in report["kept"]
+    code, _, err = run_main(capsys, "query", *DOCS, "--protect", "sha-1", "sync")
+    assert code == 2 and "letters and digits only" in err
+
+
+def test_query_says_when_no_passage_matched(capsys):
+    code, out, _ = run_main(capsys, "query", *DOCS, "quantum entanglement")
+    assert code == 0 and "no passage matched the query" in out

@@ -83,7 +83,7 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
         return
     check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), ranked, view.fixes)
     first = md_code(check.first_id or "nothing")
-    text = f"**{check.diagnosis.value.upper()}** — {check.diagnosis.explanation}."
+    text = f"**{check.diagnosis.value.upper()}** — {md_escape(check.reason)}."
     if check.diagnosis is Diagnosis.PASS:
         st.success(text, icon=":material/check_circle:")
         return
@@ -100,7 +100,10 @@ def _results(ranked: list[RankedPassage], view: ViewState) -> None:
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     else:
-        st.info("No passage matches any query token: every score is 0, so list order decides.")
+        st.warning(
+            "No passage matched the query: every score is 0, so nothing is retrieved. "
+            "The passages below are only listed in list order — none of them is a winner."
+        )
     legend()
     for r in top:
         p = r.passage
@@ -109,6 +112,8 @@ def _results(ranked: list[RankedPassage], view: ViewState) -> None:
             f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{r.score:g}** · "
             f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
         )
+        if r.moved:
+            st.caption(md_escape(r.moved))
         st.html(passage_html(r, view.evidence))
         with st.expander(f"Score breakdown of #{r.rank}"):
             st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")

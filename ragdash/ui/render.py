@@ -58,7 +58,7 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
                 "how": m.kind,
                 "similarity": round(m.similarity, 1) if m.kind == "fuzzy" else None,
                 "points": m.points,
-                "OCR change": m.note,
+                "rewrite / why": m.note,
             }
             for m in ranked.breakdown
         ]
