@@ -168,6 +168,8 @@ def test_any_unicode_query_and_evidence_is_judged_or_refused_with_a_message(
         ("| 100 Go", "Pro | 100 Go", True),
         ("café", "Le café est prêt", True),
         ("caf", "Le café est prêt", False),
+        ("file a claim", "\ufb01le a claim", True),  # a PDF's fi ligature
+        ("café", "Le cafe\u0301 est prêt", True),  # a decomposed accent
     ],
 )
 def test_evidence_is_found_only_on_word_boundaries(evidence, text, found):

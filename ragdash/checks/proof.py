@@ -14,6 +14,7 @@ document happens to come first in list order.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -103,9 +104,11 @@ def collapse(text: str) -> str:
 
 def evidence_found(evidence: str, context: str) -> bool:
     """True if ``evidence`` occurs in ``context`` on token boundaries (case-insensitive, any
-    whitespace between words): ``30 days`` is in ``within 30\ndays``, not in ``130 days``."""
-    pattern = evidence_pattern(evidence)
-    return pattern is None or pattern.search(context) is not None
+    whitespace between words): ``30 days`` is in ``within 30\ndays``, not in ``130 days``.
+    Both are NFKC-normalized first, so a PDF's ligature (``ﬁle``) or decomposed accent
+    (``e`` + combining acute) reads as the evidence typed (``file``, ``é``)."""
+    pattern = evidence_pattern(unicodedata.normalize("NFKC", evidence))
+    return pattern is None or pattern.search(unicodedata.normalize("NFKC", context)) is not None
 
 
 def missing_evidence(evidence: Sequence[str], context: str) -> tuple[str, ...]:

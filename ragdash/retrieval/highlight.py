@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from ragdash.retrieval.matching import TokenMatch
 
 _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
+#: Tokens as the unicode fix reads them (letters of any script), so ``café`` is marked too.
+_UNICODE_SPAN = re.compile(r"[^\W_]+")
 #: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
 #: so a passage would not read as it is stored: they are shown as their code points instead.
 #: Zero-width characters stay as they are (they reorder nothing; emoji need the joiner).
@@ -69,11 +71,12 @@ def highlight_spans(
     """Cut ``text`` into (chunk, classes) pieces: ``hit-exact``/``hit-ocr``/``hit-fuzzy``
     for matched tokens, ``evidence`` for required evidence strings, () for plain text."""
     marks: list[set[str]] = [set() for _ in text]
-    for m in _TOKEN_SPAN.finditer(text):
-        kind = token_kinds.get(m.group().lower())
-        if kind:
-            for i in range(m.start(), m.end()):
-                marks[i].add(f"hit-{kind}")
+    for span in (_TOKEN_SPAN, _UNICODE_SPAN):
+        for m in span.finditer(text):
+            kind = token_kinds.get(m.group().lower()) or token_kinds.get(m.group().casefold())
+            if kind:
+                for i in range(m.start(), m.end()):
+                    marks[i].add(f"hit-{kind}")
     for item in evidence:
         pattern = evidence_pattern(item)
         if pattern is None:
