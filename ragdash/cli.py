@@ -20,6 +20,7 @@ from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
 from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.wordlist import word_list_note
 from ragdash.settings import DEFAULT_FUZZY_RULE, DEFAULT_THRESHOLD, FIX_NAMES, FUZZY_RULES, Fixes
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -142,6 +143,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     print(f"fixes: {fixes.label}")
+    if fixes.fuzzy and word_list_note():
+        print(f"note: {word_list_note()}")
     if ranked and not ranked[0].matched:
         print("no passage matched the query: every score is 0 (listed in list order below)")
     for r in ranked:

@@ -73,3 +73,12 @@ def test_a_typo_finds_a_word_the_document_holds_only_as_ocr_damage():
     plan = plan_query(["contoller"], vocab, Fixes(ocr=True, fuzzy=True))
     assert set(plan.candidates["contoller"]) == {"controller", "c0ntr0ller"}
     assert "'c0ntr0ller' → 'controller'" in plan.candidates["contoller"]["c0ntr0ller"].note
+
+
+def test_a_missing_word_list_is_said_in_words(monkeypatch):
+    from ragdash.retrieval.wordlist import english_words, word_list_note
+
+    assert "login" in english_words() and word_list_note() is None
+    monkeypatch.setenv("RAGDASH_WORDS", "/nonexistent/words")
+    assert english_words() == frozenset()
+    assert "No English word list at /nonexistent/words" in word_list_note()

@@ -46,6 +46,6 @@ def word_list_note() -> str | None:
         return None
     return (
         f"No English word list at {words_path()}: the fuzzy fix protects only words the corpus "
-        "uses, so a real word missing from the corpus (login) may be matched to a close one "
-        "(logic). Install Debian's wamerican or set RAGDASH_WORDS to a word-per-line file."
+        "uses, so a real word no document uses may be matched to a word one typo away "
+        "(form → from). Install Debian's wamerican or set RAGDASH_WORDS to a word-per-line file."
     )

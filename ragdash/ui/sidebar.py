@@ -9,6 +9,7 @@ import streamlit as st
 
 from ragdash.errors import SettingsError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.wordlist import word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     FIX_DESCRIPTIONS,
@@ -88,6 +89,8 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     fixes = replace(
         Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule, protected=protected
     ).with_only(on)
+    if fixes.fuzzy and word_list_note():
+        bar.caption(md_escape(word_list_note() or ""))
     new_view = replace(view, fixes=fixes, k=int(k))
     set_view(new_view)
     if index is not None:
