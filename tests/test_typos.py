@@ -82,3 +82,10 @@ def test_a_missing_word_list_is_said_in_words(monkeypatch):
     monkeypatch.setenv("RAGDASH_WORDS", "/nonexistent/words")
     assert english_words() == frozenset()
     assert "No English word list at /nonexistent/words" in word_list_note()
+
+
+def test_a_three_letter_token_may_only_undo_a_swap():
+    es = Fixes(fuzzy=True, fuzzy_rule=ES_AUTO)
+    assert plan_query(["teh"], {"the": 2}, es).candidates["teh"]["the"].kind == FUZZY
+    # "dns" is one neighbouring key from "dna": an acronym, not a typo.
+    assert plan_query(["dns"], {"dna": 2}, es).candidates["dns"] == {}

@@ -51,6 +51,9 @@ EXACT, OCR, FUZZY, NONE = "exact", "ocr", "fuzzy", "none"
 KIND_RANK = {EXACT: 0, OCR: 1, FUZZY: 2, NONE: 3}
 #: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
 FUZZY_MIN_LENGTH = 4
+#: Tokens this short are mostly acronyms (dns, ssh, vpn), one letter from another acronym
+#: (dna): a preset that fuzzes them may only undo a swap of two letters (teh → the).
+ACRONYM_LENGTH = 3
 
 
 @dataclass(frozen=True)
@@ -332,7 +335,7 @@ def _fuzzy_options(
         )
         for word, score in found.items():
             cost, edits = typo_cost(form, word)
-            if cost > limit:
+            if cost > limit or (len(form) <= ACRONYM_LENGTH and edits != ("swapped letters",)):
                 continue
             support = lexicon.documents(word) or sum(
                 lexicon.documents(raw) for raw in (table.raws_of(word) if table else ())
