@@ -42,13 +42,13 @@ def test_a_token_absent_from_the_passage_scores_nothing():
 def test_ocr_damage_in_the_passage_matches_only_with_the_ocr_fix():
     assert _best("enterprise", {"enterpr1se"}, Fixes()).kind == NONE
     match = _best("enterprise", {"enterpr1se"}, Fixes(ocr=True))
-    assert (match.kind, match.passage_token, match.points) == (OCR, "enterpr1se", 1.0)
+    assert (match.kind, match.passage_token, match.points) == (OCR, "enterpr1se", 0.99)
     assert "1→i: 'enterpr1se' → 'enterprise'" in match.note
 
 
 def test_ocr_damage_in_the_query_matches_the_clean_word():
     match = _best("ss0", {"sso"}, Fixes(ocr=True), vocab={"sso"})
-    assert (match.kind, match.passage_token, match.points) == (OCR, "sso", 1.0)
+    assert (match.kind, match.passage_token, match.points) == (OCR, "sso", 0.99)
     assert match.note == "query 0→o: 'ss0' → 'sso', 'sso' appears in 1 document"
 
 
@@ -212,3 +212,16 @@ def test_a_preset_never_matches_a_word_with_digits_or_a_correctly_spelled_token(
     assert set(plan.candidates["enterprise"]) == {"enterprise"}  # exact only, no fuzzy
     plan = plan_query(["enterprize"], {"enterpr1se"}, settings)
     assert plan.candidates["enterprize"] == {}  # words with digits are not in the pool
+
+
+def test_a_repaired_token_never_outweighs_the_word_spelled_right():
+    from conftest import make_document, make_index
+
+    index = make_index(
+        make_document("scan", "RAID c0ntr0ller firmware"),
+        make_document("faq", "which controller ships with the server"),
+    )
+    fixes = Fixes(ocr=True)
+    assert [r.doc_id for r in index.search("controller", fixes)][:2] == ["faq", "scan"]
+    # One more matching word and the scan wins, repair and all.
+    assert index.search("controller firmware", fixes)[0].doc_id == "scan"

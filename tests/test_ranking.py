@@ -116,7 +116,7 @@ def test_ocr_fix_matches_damaged_passages():
     assert _ids(index.search("enterprise sso", Fixes()))[0] == "crm"
     ranked = index.search("enterprise sso", Fixes(ocr=True))
     assert _ids(ranked)[0] == "plans"
-    assert ranked[0].score == 2
+    assert ranked[0].score == 1.98  # two repaired tokens: 0.99 each, a hair below exact
     assert {m.kind for m in ranked[0].breakdown} == {"ocr"}
 
 

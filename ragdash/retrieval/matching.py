@@ -51,6 +51,12 @@ EXACT, OCR, FUZZY, NONE = "exact", "ocr", "fuzzy", "none"
 KIND_RANK = {EXACT: 0, OCR: 1, FUZZY: 2, NONE: 3}
 #: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
 FUZZY_MIN_LENGTH = 4
+#: What an OCR-repaired match scores: a hair below an exact match, so a repaired token never
+#: outweighs the same word spelled right — a tie between a clean document and a scan that
+#: only matches by repair goes to the clean one (a query for "controller" keeps the FAQ that
+#: spells it first, above the scan that says "c0ntr0ller"), while a scan that matches one more
+#: query token still wins. Above any fuzzy match (a fuzzy ratio under 99).
+OCR_POINTS = 0.99
 #: Tokens this short are mostly acronyms (dns, ssh, vpn), one letter from another acronym
 #: (dna): a preset that fuzzes them may only undo a swap of two letters (teh → the).
 ACRONYM_LENGTH = 3
@@ -233,7 +239,8 @@ def plan_query(
 
     Exact matches score 1. With ``ocr``, a passage token the corpus evidence lets the fix
     repair (:mod:`ragdash.retrieval.ocr`) matches the query token it repairs to, and a damaged
-    query token that matches nothing as typed is repaired the same way; both score 1. With
+    query token that matches nothing as typed is repaired the same way; both score
+    :data:`OCR_POINTS` (0.99: a repair never outweighs the word spelled right). With
     ``fuzzy``, a query token that matches nothing exactly or by repair, and is not itself a
     real word, may match the most typo-like close word under the fuzzy rule (``ratio``: at or
     above the threshold; an edit preset: within the edits it allows), scoring
@@ -259,10 +266,10 @@ def plan_with_lexicon(
         if table is not None:
             for raw in table.raws_of(q):
                 note = table.repairs[raw].note
-                options.setdefault(raw, TokenMatch(q, raw, OCR, 100.0, 1.0, note))
+                options.setdefault(raw, TokenMatch(q, raw, OCR, 100.0, OCR_POINTS, note))
             for repair in table.query_supported(q):
                 if repair.raw in lexicon:
-                    match = TokenMatch(q, repair.raw, OCR, 100.0, 1.0, repair.note)
+                    match = TokenMatch(q, repair.raw, OCR, 100.0, OCR_POINTS, repair.note)
                     options.setdefault(repair.raw, match)
             if q not in lexicon:
                 verdict = judge_token(
@@ -294,10 +301,10 @@ def _add_reading(
     """Options of a repaired query token: the word itself, and passage tokens repaired to it."""
     note = f"query {repair.note}"
     if repair.word in lexicon:
-        options.setdefault(repair.word, TokenMatch(q, repair.word, OCR, 100.0, 1.0, note))
+        options.setdefault(repair.word, TokenMatch(q, repair.word, OCR, 100.0, OCR_POINTS, note))
     for raw in table.raws_of(repair.word):
         options.setdefault(
-            raw, TokenMatch(q, raw, OCR, 100.0, 1.0, f"{note}; {table.repairs[raw].note}")
+            raw, TokenMatch(q, raw, OCR, 100.0, OCR_POINTS, f"{note}; {table.repairs[raw].note}")
         )
 
 
