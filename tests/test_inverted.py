@@ -96,11 +96,12 @@ def test_search_and_top_equal_the_reference_scorer_on_random_corpora(fixes):
 @pytest.mark.parametrize("threshold", [0.0, 50.0, 95.0])
 def test_fuzzy_thresholds_and_custom_ocr_maps_equal_the_reference(threshold):
     rng = random.Random(int(threshold))
-    ocr_map = (("1", "i"), ("5", "s"), ("0", "o"))
+    ocr_map = (("1", "i"), ("1", "l"), ("5", "s"), ("0", "o"))
     for _ in range(30):
         index = random_index(rng)
+        protected = rng.choice(["", "b00t", "ss0,fa1l", "c0ntr0ller"])
         for spec in ("fuzzy", "ocr,fuzzy", "all"):
-            fixes = Fixes.parse(spec, threshold=threshold, ocr_map=ocr_map)
+            fixes = Fixes.parse(spec, threshold=threshold, ocr_map=ocr_map, protected=protected)
             assert_same(index, random_query(rng), fixes, 3)
 
 
