@@ -21,7 +21,7 @@ WORDS = [
     "warehouses", "plan", "plans", "storage", "basic", "pro", "enterpr1se", "enterprise",
     "ss0", "sso", "30", "60", "10", "minutes", "io", "1o", "c0ntract", "contract",
     "sha1", "shai", "t1d", "tid", "fa1l", "fail", "fall", "b00t", "boot", "c0ntr0ller",
-    "controller", "login", "logic", "Café", "caf", "東京都", "東京", "ＳＳＯ",
+    "controller", "login", "logic", "Café", "caf", "東京都", "東京", "ＳＳＯ", "2024", "2025",
 ]  # fmt: skip
 TYPOS = [
     "warehuse", "polcy", "storag", "xyz", "enterpr1ze", "contrakt", "s5o", "contoller",

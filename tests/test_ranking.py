@@ -216,3 +216,26 @@ def test_fuzzy_never_changes_the_ranking_of_a_query_whose_tokens_all_occur(docs,
     without = fixes.with_only([n for n in fixes.enabled if n != "fuzzy"])
     with_fuzzy = without.with_only([*without.enabled, "fuzzy"])
     assert _outcome(index.search(query, with_fuzzy)) == _outcome(index.search(query, without))
+
+
+def test_versions_puts_the_new_version_in_the_old_one_s_place_and_names_the_pair():
+    index = make_index(
+        make_document(
+            "policy-2023", "staff work from home two days a week, ask your manager",
+            updated="2023-03-01", subject="Remote work policy",
+        ),
+        make_document("faq", "work questions answered", updated="2025-01-01"),
+        make_document(
+            "policy-2025", "staff work remotely three days a week, ask your manager",
+            updated="2025-09-01", subject="Remote work policy",
+        ),
+    )
+    query = "work from home days"
+    assert _ids(index.search(query, Fixes()))[:3] == ["policy-2023", "policy-2025", "faq"]
+    ranked = index.search(query, Fixes(versions=True))
+    assert _ids(ranked)[:3] == ["policy-2025", "policy-2023", "faq"]
+    assert "ranks above its older version policy-2023" in ranked[0].moved
+    assert "looks like an older version of policy-2025" in ranked[0].moved
+    # A query that names the old version asks for it.
+    named = index.search("2023 work from home days", Fixes(versions=True, recency=True))
+    assert _ids(named)[0] == "policy-2023"

@@ -19,7 +19,10 @@ document happens to be newer". Here dates only decide between versions of one do
 "Newer" is a current document over a withdrawn one (a rolled-back 2025 version marked
 withdrawn never outranks the current 2024 one), then the later update date (undated counts as
 the oldest). Passages that score nothing are never
-moved: a query that matches nothing ranks nothing, whatever the dates.
+moved: a query that matches nothing ranks nothing, whatever the dates. And a query that names
+an older version — a year or version number of its id, subject or update date that the newest
+version does not have (``2023 remote work policy``) — asks for that version: its family is
+left as scored.
 
 Example: ``policy-2023`` (score 3, first) and ``policy-2025`` (score 2, third) with an
 unrelated ``faq`` (score 2, second): with ``versions`` the order is ``policy-2025``,
@@ -28,14 +31,16 @@ unrelated ``faq`` (score 2, second): with ``versions`` the order is ``policy-202
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from ragdash.checks.versions import VersionPair, find_version_pairs, name_pieces, strip_versions
 from ragdash.ingestion.documents import Corpus, Document, Passage
+from ragdash.retrieval.tokens import tokenize
 
-__all__ = ["VersionFamilies", "families_of", "newness", "reorder"]
+__all__ = ["VersionFamilies", "families_of", "newness", "reorder", "version_markers"]
 
 
 def newness(passage: Passage) -> tuple[int, int]:
@@ -132,6 +137,19 @@ def _families(union: _Union) -> dict[str, str]:
     return {d: root for root, docs in members.items() if len(docs) > 1 for d in docs}
 
 
+def version_markers(passage: Passage) -> frozenset[str]:
+    """The tokens that name this version: numbers in its id and subject (``2023``, ``v2`` →
+    ``2``) and its update year."""
+    found = {t for t in tokenize(f"{passage.doc_id} {passage.subject}") if t.isdigit()}
+    found |= {m.group() for m in _VERSION_NUMBER.finditer(f"{passage.doc_id} {passage.subject}")}
+    if passage.updated:
+        found.add(str(passage.updated.year))
+    return frozenset(found)
+
+
+_VERSION_NUMBER = re.compile(r"(?<![a-z0-9])v\d+(?![0-9])", re.IGNORECASE)
+
+
 def reorder(
     ids: list[int],
     passages: Sequence[Passage],
@@ -139,14 +157,17 @@ def reorder(
     families: VersionFamilies,
     recency: bool,
     versions: bool,
+    query_tokens: Collection[str] = (),
 ) -> tuple[list[int], dict[int, str]]:
     """``ids`` (passage indices, already sorted by score then list order) with ``versions``
     and then ``recency`` applied (see the module docstring), and for each moved passage the
-    reason in words."""
+    reason in words. A family whose older version the query names (``query_tokens``) is
+    left as it is."""
     if families.empty or not (recency or versions):
         return ids, {}
     ids = list(ids)
     reasons: dict[int, str] = {}
+    asked = frozenset(query_tokens)
     scoring = [i for i, pid in enumerate(ids) if score(pid) > 0]
     if versions and families.pair_family:
         slots_by_family: dict[str, list[int]] = {}
@@ -155,7 +176,8 @@ def reorder(
             if fam is not None:
                 slots_by_family.setdefault(fam, []).append(slot)
         for slots in slots_by_family.values():
-            _rearrange(ids, slots, passages, reasons, families, "versions")
+            if not _names_an_older_version(ids, slots, passages, asked):
+                _rearrange(ids, slots, passages, reasons, families, "versions")
     if recency:
         groups: dict[tuple[float, str], list[int]] = {}
         for slot in scoring:
@@ -164,8 +186,24 @@ def reorder(
             if fam is not None:
                 groups.setdefault((score(ids[slot]), fam), []).append(slot)
         for slots in groups.values():
-            _rearrange(ids, slots, passages, reasons, families, "recency")
+            if not _names_an_older_version(ids, slots, passages, asked):
+                _rearrange(ids, slots, passages, reasons, families, "recency")
     return ids, reasons
+
+
+def _names_an_older_version(
+    ids: list[int], slots: list[int], passages: Sequence[Passage], asked: frozenset[str]
+) -> bool:
+    """True if the query names a year or version of an older member that the newest member
+    does not have: the user asked for that version."""
+    if not asked:
+        return False
+    members = [passages[ids[s]] for s in slots]
+    newest = max(members, key=newness)
+    newest_markers = version_markers(newest)
+    return any(
+        asked & (version_markers(p) - newest_markers) for p in members if p.doc_id != newest.doc_id
+    )
 
 
 def _rearrange(

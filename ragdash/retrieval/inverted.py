@@ -292,7 +292,7 @@ class InvertedIndex:
             # before the first k can be cut.
             ordered, reasons = reorder(
                 ids.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
-                fixes.recency, fixes.versions,
+                fixes.recency, fixes.versions, tokens,
             )
             ids = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
         return self._materialize(plan, ids, units, reasons)

@@ -119,7 +119,7 @@ def rank_passages(
         families = families if families is not None else families_of(passages)
         ids, reasons = reorder(
             ids, [p for p, _, _ in scored], lambda i: scored[i][1], families,
-            fixes.recency, fixes.versions,
+            fixes.recency, fixes.versions, tokens,
         )
     return [
         RankedPassage(rank, scored[i][0], scored[i][1], scored[i][2], reasons.get(i, ""))
