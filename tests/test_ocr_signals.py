@@ -95,3 +95,8 @@ def test_a_token_several_documents_use_as_it_is_gives_no_signal(tmp_path):
     )
     tokens = {s.token for s in ocr_signals(load_folder(tmp_path))}
     assert tokens == set()  # io1 and enterpr1se are in two documents each: used as they are
+
+
+def test_adding_a_repair_to_canonical_pairs_keeps_every_letter_of_a_digit():
+    pairs = (("0", "o"), ("1", "i"))
+    assert add_substitutions(pairs, {"1": "l"}) == (("0", "o"), ("1", "i"), ("1", "l"))
