@@ -257,7 +257,7 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
         open_view(page, f"{url}/triage?q=x&fixes=all")
         page.get_by_role("tab", name="Case library").click()
         with page.expect_download() as download:
-            page.get_by_role("button", name="Export as a pytest file (fixes: all)").click()
+            page.get_by_role("button", name="Export as a pytest file (fixes: all (").click()
         exported = tmp_path / "export" / "test_exported.py"
         exported.parent.mkdir()
         download.value.save_as(exported)
