@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from ragdash.checks.ablation import ablation_matrix, run_ablation
 from ragdash.checks.cases import load_cases
-from ragdash.checks.proof import check_case
+from ragdash.checks.proof import EVIDENCE_RULE, check_case
 from ragdash.checks.report import check_record, ranked_record
 from ragdash.errors import CaseFileError, IngestError, QueryError, RagdashError
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
@@ -110,7 +110,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 (
                     c.case.name,
                     c.case.expected_id,
-                    c.first_id or "-",
+                    c.first_id or ("(no passage matched)" if c.no_match else "-"),
                     "PASS" if c.passed else "FAIL",
                     c.diagnosis.value,
                     "; ".join(c.missing_evidence) or "-",
@@ -120,6 +120,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(_table(rows))
         passed = sum(c.passed for c in checks)
         print(f"{passed} of {len(checks)} cases passed")
+        print(f"({EVIDENCE_RULE})")
     return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILED
 
 
