@@ -121,10 +121,22 @@ def context_text(ranked: Sequence[RankedPassage]) -> str:
     return "\n\n".join(r.passage.text for r in ranked)
 
 
-def judge(case: Case, ranked: Sequence[RankedPassage], fixes: Fixes) -> ProofCheck:
+def judge(
+    case: Case,
+    ranked: Sequence[RankedPassage],
+    fixes: Fixes,
+    *,
+    seed_zero_scores: bool = False,
+) -> ProofCheck:
     """Judge an already-ranked list against a case (only its top-k is read; passages that
-    score nothing are not retrieved, so they are not sent to the model)."""
-    top = tuple(r for r in ranked[: max(case.top_k, 1)] if r.matched)
+    score nothing are not retrieved, so they are not sent to the model).
+
+    ``seed_zero_scores`` reproduces the seed's verdicts: zero-score passages count as
+    retrieved, so a query that matches nothing "passes" when the expected document happens to
+    be listed first. Only for comparing with the seed; every page and command leaves it off."""
+    top = tuple(ranked[: max(case.top_k, 1)])
+    if not seed_zero_scores:
+        top = tuple(r for r in top if r.matched)
     missing = missing_evidence(case.evidence, context_text(top))
     if not top or top[0].doc_id != case.expected_id:
         diagnosis = Diagnosis.RANKING
