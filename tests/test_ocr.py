@@ -99,3 +99,16 @@ def test_the_breakdown_says_why_a_code_was_not_rewritten():
     plan = plan_query(["t1d"], {"tid": 2}, Fixes(ocr=True))
     assert plan.candidates["t1d"] == {}
     assert "looks like a code" in plan.none("t1d").note
+
+
+def test_a_narrow_map_cannot_force_a_reading_the_glyph_makes_ambiguous():
+    # The map says only 1=i, but "fa1l" may well be "fall": kept.
+    documents = {"fail": 3, "enterprise": 2, "client": 1}
+    verdict = judge_token("fa1l", {"1": "i"}, lambda w: documents.get(w, 0), (), {"fail", "fall"})
+    assert isinstance(verdict, str) and "ambiguous" in verdict
+    # No rival word: the map's reading is taken.
+    repair = judge_token("enterpr1se", {"1": "i"}, lambda w: documents.get(w, 0))
+    assert repair.word == "enterprise"
+    # The only word needs a substitution the map does not allow: kept, and said so.
+    kept = judge_token("c1ient", {"1": "i"}, lambda w: documents.get(w, 0))
+    assert kept == "'c1ient' could read 'client', which the OCR map does not allow: kept"

@@ -16,7 +16,10 @@ corpus supports it (:func:`judge_token`):
    that never spells it right); shorter words need the corpus;
 4. when several readings are words (of the corpus or the English list), the token is
    ambiguous and left alone (``fa1l``: ``fail`` or ``fall``?) unless one reading is used by
-   at least twice as many documents as the next and the next is no English word;
+   at least twice as many documents as the next and the next is no English word — readings
+   the glyph allows but the map does not (:data:`CONFUSIONS`: ``1`` for ``l`` when the map
+   only says ``1=i``) count as rivals too, so a narrow map cannot force ``fall`` into
+   ``fail``;
 5. a token no reading of which is a word anywhere (``ss0`` where no document spells
    ``sso``) is not rewritten in the corpus, but a query that asks for one of its readings
    (``sso``) matches it: the query is the evidence (:attr:`RepairTable.unsupported`).
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
 
 __all__ = [
+    "CONFUSIONS",
     "CONSISTENT_DOCUMENTS",
     "ENGLISH_MIN_LENGTH",
     "Repair",
@@ -167,21 +171,47 @@ def _judge(
         return f"'{raw}' appears as-is in {_documents(raw_documents)}: a code the corpus uses, kept"
     words = [(w, c, documents(w), w in english) for w, c in readings]
     words = [x for x in words if x[2] > 0 or x[3]]
+    # Readings the map does not make but the glyph allows (1 for l when the map says 1=i):
+    # a word among them makes the token ambiguous just the same.
+    mapped = {w for w, _ in readings}
+    rivals = [
+        (w, c, documents(w), w in english)
+        for w, c in ocr_readings(raw, _with_confusions(letters))
+        if w != raw and w not in mapped
+    ]
+    rivals = [x for x in rivals if x[2] > 0 or x[3]]
     if not words:
+        if rivals:
+            return f"'{raw}' could read '{rivals[0][0]}', which the OCR map does not allow: kept"
         return [(w, c) for w, c in readings if len(w) >= QUERY_MIN_LENGTH and w.isalpha()]
     words.sort(key=lambda x: (-x[2], x[0]))
     best = words[0]
-    if len(words) > 1:
-        second = words[1]
+    competitors = sorted(words[1:] + rivals, key=lambda x: (-x[2], x[0]))
+    if competitors:
+        second = competitors[0]
         if second[3] or second[2] * 2 > best[2]:
-            names = " and ".join(f"'{w}'" for w, _, _, _ in words[:2])
-            return f"'{raw}' is ambiguous: {names} are both words; kept"
+            return f"'{raw}' is ambiguous: '{best[0]}' and '{second[0]}' are both words; kept"
     word, changes, support, is_english = best
     if support:
         return Repair(raw, word, changes, support, raw_documents, CORPUS)
     if is_english and len(word) >= ENGLISH_MIN_LENGTH:
         return Repair(raw, word, changes, 0, raw_documents, WORD_LIST)
     return [(word, changes)]
+
+
+#: Letters each digit is commonly misread for, whatever the OCR map says: used only to see
+#: that a token is ambiguous (``fa1l`` reads ``fall`` as well as ``fail``), never to rewrite.
+CONFUSIONS: Mapping[str, str] = {
+    "0": "o", "1": "il", "2": "z", "3": "e", "4": "a", "5": "s", "6": "bg", "7": "t", "8": "b",
+    "9": "g",
+}
+
+
+def _with_confusions(letters: Mapping[str, str]) -> dict[str, str]:
+    merged = dict(CONFUSIONS)
+    for digit, options in letters.items():
+        merged[digit] = options + "".join(ch for ch in merged.get(digit, "") if ch not in options)
+    return merged
 
 
 def build_repairs(
