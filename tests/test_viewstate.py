@@ -21,6 +21,7 @@ def test_round_trip_through_the_url():
             threshold=72.0,
             ocr_map=(("0", "o"), ("1", "i"), ("5", "s")),
             fuzzy_rule="typos-5-9",
+            protected="sha1, t1d",
         ),
         k=4,
         expect="inventory",
@@ -89,3 +90,10 @@ def test_a_bad_fuzzy_rule_is_named_and_the_default_kept():
 
 def test_evidence_is_split_on_semicolons_and_lines():
     assert split_evidence(" 30 days; refund\n card ;") == ("30 days", "refund", "card")
+
+
+def test_the_protected_list_travels_in_the_url_and_a_bad_entry_is_reported():
+    params = ViewState(fixes=Fixes(ocr=True, protected="T1D,sha1")).to_params()
+    assert params["protect"] == "sha1,t1d"
+    view, problems = from_params({"fixes": "ocr", "protect": "sha-1"})
+    assert view.fixes.protected == () and problems and "protect" in problems[0]

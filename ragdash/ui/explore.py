@@ -82,7 +82,7 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
         return
     check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), ranked, view.fixes)
     first = md_code(check.first_id or "nothing")
-    text = f"**{check.diagnosis.value.upper()}** — {check.diagnosis.explanation}."
+    text = f"**{check.diagnosis.value.upper()}** — {md_escape(check.reason)}."
     if check.diagnosis is Diagnosis.PASS:
         st.success(text, icon=":material/check_circle:")
         return
@@ -99,7 +99,10 @@ def _results(ranked: list[RankedPassage], view: ViewState) -> None:
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     else:
-        st.info("No passage matches any query token: every score is 0, so list order decides.")
+        st.warning(
+            "No passage matched the query: every score is 0, so nothing is retrieved. "
+            "The passages below are only listed in list order — none of them is a winner."
+        )
     legend()
     for r in top:
         p = r.passage
@@ -108,7 +111,7 @@ def _results(ranked: list[RankedPassage], view: ViewState) -> None:
             f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{r.score:g}** · "
             f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
         )
-        ranked_passage(r, view.evidence, heading)
+        ranked_passage(r, view.evidence, heading, note=r.moved or "")
 
 
 def _comparison(

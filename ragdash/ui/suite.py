@@ -32,9 +32,12 @@ def _ablation(
     threshold: float,
     ocr_map: tuple,
     fuzzy_rule: str = "ratio",
+    protected: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
-    fixes = Fixes(threshold=threshold, ocr_map=ocr_map, fuzzy_rule=fuzzy_rule)
+    fixes = Fixes(
+        threshold=threshold, ocr_map=ocr_map, fuzzy_rule=fuzzy_rule, protected=protected
+    )
     return frame(run_ablation(_index, cases, fixes), AblationRow)
 
 
@@ -143,7 +146,8 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         st.switch_page("ragdash/ui/pages/explore.py")
 
     st.subheader("Ablation: which fix repairs which case")
-    settings = (view.fixes.threshold, view.fixes.ocr_map, view.fixes.fuzzy_rule)
+    f = view.fixes
+    settings = (f.threshold, f.ocr_map, f.fuzzy_rule, f.protected)
     table = _ablation(index, corpus_key, tuple(cases), *settings)
     st.altair_chart(heatmap(table), width="stretch")
     st.caption(
