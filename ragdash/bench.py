@@ -356,7 +356,7 @@ def report(rows: Sequence[Row], k: int) -> str:
             f"| {_ratio(peer.median_ms if peer else None, mine)} "
             f"| {_ratio(mine, fast.median_ms if fast else None)} |"
         )
-    out += ["", "### Ablation (run_ablation: cases × 12 configurations)", ""]
+    out += ["", f"### Ablation (run_ablation: cases × {len(configurations())} configurations)", ""]
     out.append("| passages | checks | seconds | ms per check |")
     out.append("|---:|---:|---:|---:|")
     for r in rows:

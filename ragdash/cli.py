@@ -1,5 +1,5 @@
 """``ragdash`` (or ``python -m ragdash``): check cases, run a query, ablate, inspect a PDF,
-export cases, or start the dashboard.
+export cases, list what the OCR fix rewrites, or start the dashboard.
 
 Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
 
@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragdash.checks.ablation import AblationRow, run_ablation
+from ragdash.checks.proof import EVIDENCE_RULE
 from ragdash.checks.report import ranked_record, run_record
 from ragdash.errors import (
     CaseFileError,
@@ -34,6 +35,7 @@ from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
+from ragdash.retrieval.wordlist import word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     DEFAULT_OCR_MAP,
@@ -59,11 +61,13 @@ class _Parser(argparse.ArgumentParser):
 
 def _fixes(args: argparse.Namespace) -> Fixes:
     try:
+        extra = {"ocr_map": args.ocr_map} if getattr(args, "ocr_map", None) else {}
         return Fixes.parse(
             args.fixes,
             threshold=args.threshold,
             fuzzy_rule=args.fuzzy_rule,
-            ocr_map=args.ocr_map,
+            protected=getattr(args, "protect", "") or "",
+            **extra,
         )
     except SettingsError as exc:
         raise BadInput(f"fix settings: {exc}") from None
@@ -172,7 +176,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 (
                     r.case.name,
                     r.case.expected_id,
-                    (c.first_id or "-") if c else "-",
+                    (c.first_id or ("(no passage matched)" if c.no_match else "-")) if c else "-",
                     r.verdict.upper(),
                     r.diagnosis,
                     "; ".join(c.missing_evidence) or "-" if c else "-",
@@ -188,6 +192,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"{r.case.name}: {r.message}")
         errors = f"; {metrics.errors} could not be run" if metrics.errors else ""
         print(f"{passed} of {len(runs)} cases passed{errors}")
+        print(f"({EVIDENCE_RULE})")
         if args.metrics:
             print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
             print(_metrics_table(retriever, cases, fixes, args.metrics_k))
@@ -278,10 +283,16 @@ def cmd_query(args: argparse.Namespace) -> int:
     if retriever.spec.kind != "seed":
         print(f"retriever: {retriever.spec.label}")
     print(f"fixes: {fixes.label}")
+    if fixes.fuzzy and word_list_note():
+        print(f"note: {word_list_note()}")
+    if ranked and not ranked[0].matched:
+        print("no passage matched the query: every score is 0 (listed in list order below)")
     for r in ranked:
         print(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
         if not r.breakdown and retriever.spec.external:
             print("    (the retriever's own score; it reports no per-token breakdown)")
+        if r.moved:
+            print(f"    moved: {r.moved}")
         for m in r.breakdown:
             how = m.kind if m.kind != MatchKind.FUZZY else f"fuzzy {m.similarity:.0f}"
             target = m.passage_token or "-"
@@ -625,16 +636,23 @@ def cmd_import_cases(args: argparse.Namespace) -> int:
 
 
 def _fix_options(p: argparse.ArgumentParser, default: str) -> None:
-    """``--fixes``, ``--threshold`` and ``--fuzzy-rule``: what :func:`_fixes` reads."""
+    """``--fixes``, ``--threshold``, ``--fuzzy-rule``, ``--ocr-map`` and ``--protect``: what
+    :func:`_fixes` reads."""
+    p.add_argument(
+        "--protect",
+        default="",
+        help="tokens the OCR fix never rewrites, comma-separated (e.g. sha1,t1d)",
+    )
+    p.add_argument(
+        "--ocr-map",
+        default="",
+        help="digit=letter pairs the OCR fix may read (default "
+        f"{format_ocr_map(DEFAULT_OCR_MAP).replace(' ', '')})",
+    )
     p.add_argument(
         "--fixes",
         default=default,
         help=f"all, none, or a comma list of {','.join(FIX_NAMES)} (default {default})",
-    )
-    p.add_argument(
-        "--ocr-map",
-        default=format_ocr_map(DEFAULT_OCR_MAP).replace(" ", ""),
-        help="OCR substitutions as digit=letter pairs (default %(default)s)",
     )
     p.add_argument(
         "--threshold",
@@ -767,6 +785,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="address to listen on (default 127.0.0.1: this machine only; expose it only "
         "behind an authenticating proxy)",
     )
+    common(sub.add_parser("rewrites", help="what the OCR fix rewrites in the docs, and why"),
+           cases=False, fixes="ocr")
     return parser
 
 
@@ -827,6 +847,24 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return subprocess.call(command)
     except KeyboardInterrupt:
         return EXIT_OK
+def cmd_rewrites(args: argparse.Namespace) -> int:
+    """The OCR fix's rewrite budget: each rewrite with its evidence, and what it keeps."""
+    from ragdash.checks.rewrites import rewrite_budget
+
+    budget = rewrite_budget(_index(args), _fixes(args))
+    if args.json:
+        print(json.dumps(budget.to_dict(), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(budget.summary)
+    for repair in budget.rewrites:
+        print(f"  {repair.note}")
+    if budget.kept:
+        print("kept:")
+        for token, why in budget.kept:
+            print(f"  {token}: {why}")
+    if budget.note:
+        print(f"note: {budget.note}")
+    return EXIT_OK
 
 
 COMMANDS = {
@@ -839,6 +877,7 @@ COMMANDS = {
     "export": cmd_export,
     "passages": cmd_passages,
     "import-cases": cmd_import_cases,
+    "rewrites": cmd_rewrites,
 }
 
 

@@ -39,20 +39,27 @@ __all__ = [
     "FIX_NAMES",
     "FUZZY_RULES",
     "RATIO",
+    "SEED_OCR_MAP",
     "TYPOS_5_9",
     "Fixes",
     "OcrMap",
     "format_ocr_map",
+    "format_protected",
     "parse_ocr_map",
+    "parse_protected",
 ]
 
-FIX_NAMES = ("recency", "status", "ocr", "fuzzy", "tables")
+# New fixes go at the end: a URL or saved spec such as ``recency,ocr`` keeps its meaning.
+FIX_NAMES = ("recency", "status", "ocr", "fuzzy", "tables", "versions", "unicode")
 FIX_DESCRIPTIONS = {
-    "recency": "break score ties by update date, newest first",
+    "recency": "break score ties between versions of one document by update date, newest first",
     "status": "never retrieve documents whose status is 'withdrawn'",
-    "ocr": "normalize OCR digit-for-letter errors (0→o, 1→i) in query and passages",
-    "fuzzy": "let a misspelled word match a close spelling (rapidfuzz)",
+    "ocr": "repair OCR digit-for-letter damage (c0ntr0ller) when the corpus uses the repaired "
+    "word; codes such as sha1 or t1d are left alone",
+    "fuzzy": "let a misspelled word match a close spelling (rapidfuzz); real words are not fuzzed",
     "tables": "at ingestion, join table fragments cut by a PDF page break",
+    "versions": "rank the newer of two detected versions of a document above the older one",
+    "unicode": "tokenize any script: NFKC, casefold, accents kept (café), CJK as bigrams",
 }
 
 DEFAULT_THRESHOLD = 80.0
@@ -70,8 +77,11 @@ EDIT_RULES: Mapping[str, tuple[int, int]] = {ES_AUTO: (3, 6), TYPOS_5_9: (5, 9)}
 
 #: The canonical OCR map: sorted (digit, letter) pairs. A digit may map to several letters.
 OcrMap = tuple[tuple[str, str], ...]
-#: The seed's observed OCR confusions: a digit read where a letter was printed.
-DEFAULT_OCR_MAP: OcrMap = (("0", "o"), ("1", "i"))
+#: Digits OCR reads where a letter was printed. A digit may stand for several letters
+#: (``1`` for ``i`` or ``l``): each repair is chosen by corpus evidence, not by the map alone.
+DEFAULT_OCR_MAP: OcrMap = (("0", "o"), ("1", "i"), ("1", "l"), ("5", "s"), ("8", "b"))
+#: The seed's map (``0→o``, ``1→i``): the damage the query corruptor injects by default.
+SEED_OCR_MAP: OcrMap = (("0", "o"), ("1", "i"))
 
 
 def parse_ocr_map(text: str) -> OcrMap:
@@ -98,6 +108,43 @@ def format_ocr_map(ocr_map: OcrMap | Mapping[str, str]) -> str:
     """Inverse of :func:`parse_ocr_map`: ``"0=o, 1=i"``."""
     pairs = ocr_map.items() if isinstance(ocr_map, Mapping) else ocr_map
     return ", ".join(f"{k}={v}" for k, v in sorted(pairs))
+
+
+def parse_protected(text: str) -> tuple[str, ...]:
+    """Parse ``"SHA1, t1d; raid1"`` into the canonical protected list: lowercased tokens,
+    sorted, each once. Each entry must be one token (letters and digits only)::
+
+        >>> parse_protected("T1D, sha1 sha1")
+        ('sha1', 't1d')
+    """
+    return _resolve_protected(text)
+
+
+def format_protected(protected: Iterable[str]) -> str:
+    """Inverse of :func:`parse_protected`: ``"sha1, t1d"``."""
+    return ", ".join(protected)
+
+
+def _resolve_protected(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        items: Iterable[object] = re.split(r"[,;\s]+", value.strip())
+    elif isinstance(value, Iterable):
+        items = value
+    else:
+        raise SettingsError(f"protected tokens {value!r} are not text or a list of tokens")
+    tokens = set()
+    for item in items:
+        if not isinstance(item, str):
+            raise SettingsError(f"protected token {item!r} is not text")
+        token = item.strip().casefold()
+        if not token:
+            continue
+        if not all(ch.isalnum() for ch in token):
+            raise SettingsError(
+                f"protected token {item!r} must be one word or code: letters and digits only"
+            )
+        tokens.add(token)
+    return tuple(sorted(tokens))
 
 
 def _ocr_pair(key: object, value: object, raw: object) -> tuple[str, str]:
@@ -134,8 +181,9 @@ class Fixes:
 
     ``threshold`` (0-100, finite) counts only for the ``ratio`` fuzzy rule; ``fuzzy_rule``
     is one of :data:`FUZZY_RULES`; ``ocr_map`` accepts text, a mapping or pairs and is kept
-    as sorted ``(digit, letter)`` pairs. A bad value raises :class:`SettingsError` (a
-    ``ValueError``) naming it.
+    as sorted ``(digit, letter)`` pairs; ``protected`` (text or a list) is kept as sorted
+    lowercase tokens the OCR fix never rewrites (``sha1``, ``t1d``), whatever the corpus
+    says. A bad value raises :class:`SettingsError` (a ``ValueError``) naming it.
     """
 
     recency: bool = False
@@ -143,9 +191,12 @@ class Fixes:
     ocr: bool = False
     fuzzy: bool = False
     tables: bool = False
+    versions: bool = False
+    unicode: bool = False
     threshold: float = DEFAULT_THRESHOLD
     ocr_map: OcrMap = DEFAULT_OCR_MAP
     fuzzy_rule: str = DEFAULT_FUZZY_RULE
+    protected: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in FIX_NAMES:
@@ -163,6 +214,7 @@ class Fixes:
                 f"unknown fuzzy rule {self.fuzzy_rule!r}; choose from {', '.join(FUZZY_RULES)}"
             )
         object.__setattr__(self, "ocr_map", _resolve_ocr_map(self.ocr_map))
+        object.__setattr__(self, "protected", _resolve_protected(self.protected))
 
     # -- construction -----------------------------------------------------------------
 
@@ -242,6 +294,8 @@ class Fixes:
         details = []
         if self.ocr:
             details.append(f"ocr map {format_ocr_map(self.ocr_map).replace(' ', '')}")
+            if self.protected:
+                details.append(f"protected {','.join(self.protected)}")
         if self.fuzzy:
             rule = self.fuzzy_rule
             details.append(f"fuzzy ratio>={self.threshold:g}" if rule == RATIO else f"fuzzy {rule}")
@@ -262,6 +316,7 @@ class Fixes:
             "threshold": self.threshold,
             "fuzzy_rule": self.fuzzy_rule,
             "ocr_map": format_ocr_map(self.ocr_map),
+            "protected": format_protected(self.protected),
         }
 
 

@@ -26,11 +26,18 @@ import bm25s
 from ragdash.retrieval.tokens import tokenize
 
 
+def indexed_text(record: dict[str, Any]) -> str:
+    """What the service indexes: the passage text and the OCR readings `ragdash passages`
+    lists for damaged words no document spells (as a team would index a keywords field)."""
+    readings = record.get("metadata", {}).get("ocr_readings", [])
+    return " ".join([record["text"], *readings])
+
+
 class Bm25Service:
     def __init__(self, records: Sequence[dict[str, Any]], *, slow: float = 1.0, die_after: int = 3):
         self.records = list(records)
         self.model = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
-        self.model.index([tokenize(r["text"]) for r in self.records], show_progress=False)
+        self.model.index([tokenize(indexed_text(r)) for r in self.records], show_progress=False)
         self.slow = slow
         self.die_after = die_after
         self.requests: list[tuple[str, dict[str, Any], dict[str, str]]] = []

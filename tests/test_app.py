@@ -491,3 +491,30 @@ def test_files_of_one_upload_batch_share_the_room_the_passage_limit_leaves(
     assert (uploads / "loyalty.md").exists() and not (uploads / "gifts.md").exists()
     refused = [unescape(e.value) for e in at.error]
     assert any("gifts.md" in e and "more than the 0" in e for e in refused), refused
+
+
+def test_a_query_matching_nothing_shows_no_winner_and_says_so(app):
+    at = app(q="quantum entanglement", fixes="all", expect="plans")
+    at.run()
+    no_exception(at)
+    assert any("No passage matched the query" in w.value for w in at.warning)
+    assert at.error and "no passage matched the query" in at.error[0].value
+
+
+def test_the_protected_list_reaches_the_fixes_and_the_link(app):
+    at = app(q="enterprise sso", fixes="ocr", protect="enterpr1se")
+    at.run()
+    no_exception(at)
+    assert at.text_input(key="w_protect").value == "enterpr1se"
+    assert param(at, "protect") == "enterpr1se"
+    at.text_input(key="w_protect").input("").run()
+    assert "protect" not in at.query_params
+
+
+def test_the_documents_page_shows_the_ocr_rewrite_budget(app):
+    at = app(fixes="ocr")
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+    budget = "OCR rewrite budget: the OCR fix rewrites 1 of"
+    assert any(e.label.startswith(budget) for e in at.expander)

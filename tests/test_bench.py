@@ -20,7 +20,7 @@ def test_bench_prints_build_latency_and_ablation_tables_with_ratios(capsys):
     rows = [line for line in out.splitlines() if re.match(r"\| 15\d \|", line)]
     assert len(rows) == 3
     assert len(re.findall(r"\d+\.\d+x", rows[0] + rows[1])) == 3  # the three ratios
-    assert "| 48 |" in rows[2]  # 4 cases × 12 configurations
+    assert "| 64 |" in rows[2]  # 4 cases × 16 configurations
 
 
 def test_bench_corpus_is_third_party_text_cut_into_seeded_documents():

@@ -11,7 +11,7 @@ from conftest import make_document, make_index
 from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever, bm25_idf
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.retrieval.tokens import tokenize
-from ragdash.settings import Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 
 bm25s = pytest.importorskip("bm25s")
 
@@ -103,15 +103,20 @@ def test_k1_and_b_change_the_ranking():
     assert full_norm.top("sync", Fixes(), 1)[0].doc_id == "short"  # long passage penalized
 
 
-def test_status_leaves_withdrawn_passages_out_and_recency_breaks_ties_by_date():
-    old = make_document("old", "return policy 60 days", updated="2024-01-01")
-    new = make_document("new", "return policy 30 days", updated="2026-01-01", status="current")
+def test_status_leaves_withdrawn_passages_out_and_recency_puts_the_newer_version_first():
+    old = make_document("returns-2024", "return policy 60 days", updated="2024-01-01")
+    new = make_document("returns-2026", "return policy 30 days", updated="2026-01-01")
+    other = make_document("faq", "return policy 90 days", updated="2027-01-01")
     gone = make_document("gone", "return policy", updated="2023-01-01", status="withdrawn")
-    retriever = Bm25Retriever(make_index(old, new, gone))
-    assert retriever.top("return policy days", Fixes(), 1)[0].doc_id == "old"  # list order
-    assert retriever.top("return policy days", Fixes(recency=True), 1)[0].doc_id == "new"
+    retriever = Bm25Retriever(make_index(old, new, other, gone))
+    first = retriever.top("return policy days", Fixes(), 3)
+    assert [r.doc_id for r in first] == ["returns-2024", "returns-2026", "faq"]  # list order
+    moved = retriever.top("return policy days", Fixes(recency=True), 3)
+    # only versions of one document swap: the unrelated, newer faq keeps its place
+    assert [r.doc_id for r in moved] == ["returns-2026", "returns-2024", "faq"]
+    assert "returns-2024" in moved[0].moved
     ids = [r.doc_id for r in retriever.search("return policy", Fixes(status=True))]
-    assert "gone" not in ids and len(ids) == 2
+    assert "gone" not in ids and len(ids) == 3
 
 
 def test_ocr_fix_normalizes_passages_and_fuzzy_fix_repairs_the_query():
@@ -143,11 +148,10 @@ def test_the_four_seed_flaws_against_bm25_as_the_readme_table_says(sample_index,
     assert verdicts["none"] == {"stale-version": "ranking", "ocr-noise": "ranking",
                                 "typo": "pass", "split-table": "extraction"}  # fmt: skip
     repaired_by = {
-        case: [fix for fix in ("recency", "status", "ocr", "fuzzy", "tables")
-               if verdicts[fix][case] == "pass"]
+        case: [fix for fix in FIX_NAMES if verdicts[fix][case] == "pass"]
         for case, diagnosis in verdicts["none"].items()
         if diagnosis != "pass"
     }  # fmt: skip
-    assert repaired_by == {"stale-version": ["status"], "ocr-noise": ["ocr"],
+    assert repaired_by == {"stale-version": ["status", "versions"], "ocr-noise": ["ocr"],
                            "split-table": ["tables"]}  # fmt: skip
     assert set(verdicts["all"].values()) == {"pass"}

@@ -156,7 +156,11 @@ def test_check_json_reports_missing_evidence_for_an_extraction_failure(capsys):
 
 def test_check_top_k_overrides_every_case(capsys):
     _, out, _ = run_main(capsys, "check", *DOCS, *CASES, "--json", "--top-k", "3")
-    assert {len(c["ranked"]) for c in json.loads(out)["cases"]} == {3}
+    cases = json.loads(out)["cases"]
+    # Up to three passages are sent; a passage that matched nothing is never sent.
+    assert {len(c["ranked"]) for c in cases} <= {1, 2, 3}
+    assert max(len(c["ranked"]) for c in cases) > 1  # more than the cases' own top-k of 1
+    assert all(r["score"] > 0 for c in cases for r in c["ranked"])
 
 
 def test_query_json_ranks_with_a_breakdown(capsys):
@@ -177,6 +181,7 @@ def test_query_text_output_shows_the_breakdown(capsys):
     assert code == 0
     assert "plans p1 #1" in out
     assert "sso" in out and "ocr" in out
+    assert "0→o: 'ss0' → 'sso'" in out  # the rewrite and its evidence
 
 
 def test_query_threshold_applies_to_fuzzy(capsys):
@@ -264,7 +269,7 @@ def test_fragility_text_is_a_table_per_case_with_a_summary(capsys, sample_cases)
     assert all(f"\n{case.name}: " in out for case in sample_cases)
     assert "wareh0use sync" in out
     assert (
-        "OCR: breaks after 1 edit with no fixes, survives 1 edit (no more possible) with ocr."
+        "OCR: breaks after 1 edit with no fixes, survives 4 edits (no more possible) with ocr."
         in out
     )
 
@@ -342,7 +347,7 @@ def test_workspace_check_sees_the_uploads_edits_and_case_library(tmp_path):
     report = json.loads(result.stdout)
     names = [c["name"] for c in report["cases"]]
     assert names[-1] == "warranty" and len(names) == 9
-    assert report["fixes"] == "all (ocr map 0=o,1=i; fuzzy ratio>=80)"
+    assert report["fixes"] == "all (ocr map 0=o,1=i,1=l,5=s,8=b; fuzzy ratio>=80)"
 
 
 def test_check_without_cases_or_workspace_says_what_to_give():
@@ -358,3 +363,29 @@ def test_ocr_map_option_changes_what_the_ocr_fix_repairs(capsys):
     assert json.loads(out)["fixes"] == "ocr (ocr map 5=s)"
     code, _, err = run_main(capsys, "query", *DOCS, "--ocr-map", "0=oo", "sync")
     assert code == 2 and "0=oo" in err
+ADVERSARIAL = str(SAMPLE_DOCS.parent / "tests" / "fixtures" / "adversarial" / "docs")
+
+
+def test_rewrites_lists_each_ocr_rewrite_with_its_evidence_and_what_it_keeps(capsys):
+    code, out, _ = run_main(capsys, "rewrites", "--docs", ADVERSARIAL)
+    assert code == 0
+    assert out.startswith("the OCR fix rewrites 2 of ")
+    assert "0→o: 'c0ntr0ller' → 'controller', 'controller' appears in 1 document" in out
+    assert "t1d: 't1d' looks like a code" in out and "fa1l: 'fa1l' is ambiguous" in out
+
+
+def test_protect_keeps_a_token_the_ocr_fix_would_rewrite(capsys):
+    code, out, _ = run_main(
+        capsys, "rewrites", "--docs", ADVERSARIAL, "--protect", "b00t", "--json"
+    )
+    report = json.loads(out)
+    assert code == 0 and report["protected"] == ["b00t"]
+    assert [r["token"] for r in report["rewrites"]] == ["c0ntr0ller"]
+    assert {"token": "b00t", "why": "'b00t' is on the protected list: kept"} in report["kept"]
+    code, _, err = run_main(capsys, "query", *DOCS, "--protect", "sha-1", "sync")
+    assert code == 2 and "letters and digits only" in err
+
+
+def test_query_says_when_no_passage_matched(capsys):
+    code, out, _ = run_main(capsys, "query", *DOCS, "quantum entanglement")
+    assert code == 0 and "no passage matched the query" in out

@@ -82,12 +82,15 @@ def test_docs_folder_from_the_environment_and_relative_to_where_pytest_runs(tmp_
 
 
 def test_module_embeds_fixes_settings_and_cases(tmp_path, sample_cases):
-    fixes = Fixes.parse("ocr,fuzzy", threshold=85.5, ocr_map=(("0", "o"), ("5", "s")))
+    fixes = Fixes.parse(
+        "ocr,fuzzy,versions", threshold=85.5, ocr_map=(("0", "o"), ("5", "s")), protected="sha1"
+    )
     module = load_module(write_module(tmp_path, pytest_module(sample_cases, docs="d", fixes=fixes)))
     assert fixes == module.FIXES
     assert sample_cases == module.CASES
     assert export_payload(sample_cases, docs="d", fixes=fixes) == module.EXPORT
-    assert module.EXPORT["fixes"] == "ocr,fuzzy"
+    assert module.EXPORT["fixes"] == "ocr,fuzzy,versions"
+    assert module.EXPORT["settings"]["protected"] == ["sha1"]  # saved with the export
     assert module.EXPORT["settings"]["threshold"] == 85.5
     assert module.EXPORT["settings"]["ocr_map"] == [["0", "o"], ["5", "s"]]
 

@@ -1,4 +1,4 @@
-"""How a query token matches a passage token: exact, MatchKind.OCR-normalized or fuzzy."""
+"""How a query token matches a passage token: exact, OCR-normalized or fuzzy."""
 
 from __future__ import annotations
 
@@ -39,14 +39,14 @@ def test_a_token_absent_from_the_passage_scores_nothing():
 def test_ocr_damage_in_the_passage_matches_only_with_the_ocr_fix():
     assert _best("enterprise", {"enterpr1se"}, Fixes()).kind == MatchKind.NONE
     match = _best("enterprise", {"enterpr1se"}, Fixes(ocr=True))
-    assert (match.kind, match.passage_token, match.points) == (MatchKind.OCR, "enterpr1se", 1.0)
-    assert "enterpr1se → enterprise" in match.note
+    assert (match.kind, match.passage_token, match.points) == (MatchKind.OCR, "enterpr1se", 0.99)
+    assert "1→i: 'enterpr1se' → 'enterprise'" in match.note
 
 
 def test_ocr_damage_in_the_query_matches_the_clean_word():
     match = _best("ss0", {"sso"}, Fixes(ocr=True), vocab={"sso"})
-    assert (match.kind, match.passage_token, match.points) == (MatchKind.OCR, "sso", 1.0)
-    assert "ss0 → sso" in match.note
+    assert (match.kind, match.passage_token, match.points) == (MatchKind.OCR, "sso", 0.99)
+    assert match.note == "query 0→o: 'ss0' → 'sso', 'sso' appears in 1 document"
 
 
 def test_ocr_never_turns_a_number_into_a_word():
@@ -56,9 +56,12 @@ def test_ocr_never_turns_a_number_into_a_word():
 
 
 def test_a_custom_ocr_map_is_used():
-    match = _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"5": "s"}), {"ba5e"})
+    vocab = {"ba5e": 1, "base": 2}
+    match = _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"5": "s"}), vocab)
     assert match.kind == MatchKind.OCR
-    assert _best("base", {"ba5e"}, Fixes(ocr=True), {"ba5e"}).kind == MatchKind.NONE
+    assert (
+        _best("base", {"ba5e"}, Fixes(ocr=True, ocr_map={"0": "o"}), vocab).kind == MatchKind.NONE
+    )
 
 
 def test_a_misspelling_matches_fuzzily_for_less_than_a_point():
@@ -87,8 +90,13 @@ def test_fuzzy_is_not_used_when_an_ocr_match_exists():
 def test_the_threshold_limits_fuzzy_matches():
     strict = _best("warehuse", {"warehouse"}, Fixes(fuzzy=True, threshold=99))
     assert strict.kind == MatchKind.NONE
-    loose = _best("wrhs", {"warehouse"}, Fixes(fuzzy=True, threshold=50))
+    loose = _best("wrehouse", {"warehouse"}, Fixes(fuzzy=True, threshold=50))
     assert loose.kind == MatchKind.FUZZY
+
+
+def test_a_low_threshold_still_never_joins_words_that_are_no_typo_of_each_other():
+    # "wrhs" is within ratio 50 of "warehouse", but five dropped letters are no typo.
+    assert _best("wrhs", {"warehouse"}, Fixes(fuzzy=True, threshold=50)).kind == MatchKind.NONE
 
 
 @pytest.mark.parametrize("token", ["100", "x10", "sso", "abc"])
@@ -203,3 +211,16 @@ def test_a_preset_never_matches_a_word_with_digits_or_a_correctly_spelled_token(
     assert set(plan.candidates["enterprise"]) == {"enterprise"}  # exact only, no fuzzy
     plan = plan_query(["enterprize"], {"enterpr1se"}, settings)
     assert plan.candidates["enterprize"] == {}  # words with digits are not in the pool
+
+
+def test_a_repaired_token_never_outweighs_the_word_spelled_right():
+    from conftest import make_document, make_index
+
+    index = make_index(
+        make_document("scan", "RAID c0ntr0ller firmware"),
+        make_document("faq", "which controller ships with the server"),
+    )
+    fixes = Fixes(ocr=True)
+    assert [r.doc_id for r in index.search("controller", fixes)][:2] == ["faq", "scan"]
+    # One more matching word and the scan wins, repair and all.
+    assert index.search("controller firmware", fixes)[0].doc_id == "scan"

@@ -77,3 +77,26 @@ def test_one_digit_cannot_stand_for_two_letters():
 def test_conflicting_substitution_is_refused():
     with pytest.raises(ValueError, match="already maps to 'i'"):
         add_substitutions({"1": "i"}, {"1": "l"})
+
+
+def test_codes_and_pieces_of_compound_codes_are_never_damage():
+    text = "Kit 2274-COL-AC2-26 for T1D and H1N1; the ac2 unit. Enterpr1se plan."
+    assert damaged_tokens(text) == {"enterpr1se": 1}
+
+
+def test_a_token_several_documents_use_as_it_is_gives_no_signal(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.md").write_text(
+            "---\nupdated: 2025-01-01\n---\nThe io1 volume and the enterpr1se plan.\n",
+            encoding="utf-8",
+        )
+    (tmp_path / "c.md").write_text(
+        "---\nupdated: 2025-01-01\n---\nThe ioi enterprise plan.\n", encoding="utf-8"
+    )
+    tokens = {s.token for s in ocr_signals(load_folder(tmp_path))}
+    assert tokens == set()  # io1 and enterpr1se are in two documents each: used as they are
+
+
+def test_adding_a_repair_to_canonical_pairs_keeps_every_letter_of_a_digit():
+    pairs = (("0", "o"), ("1", "i"))
+    assert add_substitutions(pairs, {"1": "l"}) == (("0", "o"), ("1", "i"), ("1", "l"))

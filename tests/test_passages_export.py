@@ -12,10 +12,10 @@ from ragdash.settings import Fixes
 from ragdash.storage.passages_export import export_passages, repair_ocr_text
 
 
-def test_ocr_repair_keeps_case_and_leaves_numbers_and_codes_alone():
-    subs = {"0": "o", "1": "i"}
-    assert repair_ocr_text("The Enterpr1se plan: SS0, 10 Go, x100, 1 To", subs) == (
-        "The Enterprise plan: SSO, 10 Go, x100, 1 To"
+def test_ocr_repair_rewrites_what_the_ocr_fix_repairs_keeping_case():
+    repairs = {"enterpr1se": "enterprise", "ss0": "sso"}
+    assert repair_ocr_text("The ENTERPR1SE plan: SS0, 10 Go, x100, 1 To", repairs) == (
+        "The ENTERPRISE plan: SSO, 10 Go, x100, 1 To"
     )
 
 

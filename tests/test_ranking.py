@@ -16,10 +16,13 @@ def _ids(ranked):
 
 
 def _index():
+    def policy(doc_id, text, **meta):
+        return make_document(doc_id, text, subject="Return policy", **meta)
+
     return make_index(
-        make_document("old", "return policy 60 days", updated="2024-02-01", status="withdrawn"),
-        make_document("new", "return policy 30 days", updated="2026-01-05"),
-        make_document("undated", "return policy for gifts", updated=None),
+        policy("old", "return policy 60 days", updated="2024-02-01", status="withdrawn"),
+        policy("new", "return policy 30 days", updated="2026-01-05"),
+        policy("undated", "return policy for gifts", updated=None),
         make_document("crm", "contacts sync every five minutes", updated="2025-11-03"),
     )
 
@@ -50,9 +53,32 @@ def test_every_passage_is_ranked_even_with_no_match():
     assert {r.score for r in ranked} == {0}
 
 
-def test_recency_breaks_ties_newest_first_with_undated_oldest():
+def test_recency_breaks_ties_between_versions_newest_first_and_withdrawn_last():
+    # "old" is withdrawn: a current version, even undated, is newer than it.
     ranked = _index().search("return policy", Fixes(recency=True))
-    assert _ids(ranked)[:3] == ["new", "old", "undated"]
+    assert _ids(ranked)[:3] == ["new", "undated", "old"]
+
+
+def test_recency_never_reorders_unrelated_documents_that_tie():
+    index = make_index(
+        make_document("backup-guide", "restore a backup", updated="2023-05-01"),
+        make_document("release-notes", "backup restore changes", updated="2026-02-01"),
+    )
+    for fixes in (Fixes(), Fixes(recency=True)):
+        assert _ids(index.search("backup restore", fixes)) == ["backup-guide", "release-notes"]
+
+
+def test_a_query_that_matches_nothing_keeps_list_order_whatever_the_dates():
+    ranked = _index().search("nothing matches", Fixes(recency=True, versions=True))
+    assert _ids(ranked) == ["old", "new", "undated", "crm"]
+    assert not any(r.matched for r in ranked)
+
+
+def test_recency_says_which_version_it_put_first():
+    first = _index().search("return policy", Fixes(recency=True))[0]
+    assert first.doc_id == "new"
+    assert "new (2026-01-05) ranks above old (2024-02-01)" in first.moved
+    assert first.moved.startswith("recency")
 
 
 def test_recency_never_outweighs_score():
@@ -90,7 +116,7 @@ def test_ocr_fix_matches_damaged_passages():
     assert _ids(index.search("enterprise sso", Fixes()))[0] == "crm"
     ranked = index.search("enterprise sso", Fixes(ocr=True))
     assert _ids(ranked)[0] == "plans"
-    assert ranked[0].score == 2
+    assert ranked[0].score == 1.98  # two repaired tokens: 0.99 each, a hair below exact
     assert {m.kind for m in ranked[0].breakdown} == {"ocr"}
 
 
@@ -190,3 +216,26 @@ def test_fuzzy_never_changes_the_ranking_of_a_query_whose_tokens_all_occur(docs,
     without = fixes.with_only([n for n in fixes.enabled if n != "fuzzy"])
     with_fuzzy = without.with_only([*without.enabled, "fuzzy"])
     assert _outcome(index.search(query, with_fuzzy)) == _outcome(index.search(query, without))
+
+
+def test_versions_puts_the_new_version_in_the_old_one_s_place_and_names_the_pair():
+    index = make_index(
+        make_document(
+            "policy-2023", "staff work from home two days a week, ask your manager",
+            updated="2023-03-01", subject="Remote work policy",
+        ),
+        make_document("faq", "work questions answered", updated="2025-01-01"),
+        make_document(
+            "policy-2025", "staff work remotely three days a week, ask your manager",
+            updated="2025-09-01", subject="Remote work policy",
+        ),
+    )
+    query = "work from home days"
+    assert _ids(index.search(query, Fixes()))[:3] == ["policy-2023", "policy-2025", "faq"]
+    ranked = index.search(query, Fixes(versions=True))
+    assert _ids(ranked)[:3] == ["policy-2025", "policy-2023", "faq"]
+    assert "ranks above its older version policy-2023" in ranked[0].moved
+    assert "looks like an older version of policy-2025" in ranked[0].moved
+    # A query that names the old version asks for it.
+    named = index.search("2023 work from home days", Fixes(versions=True, recency=True))
+    assert _ids(named)[0] == "policy-2023"

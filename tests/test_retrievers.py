@@ -148,7 +148,7 @@ def test_every_fix_says_whether_it_reaches_each_retriever():
         assert all(fix_support(kind, name)[0] for name in FIX_NAMES)
     external = {name: fix_support("http", name)[0] for name in FIX_NAMES}
     assert external == {"recency": False, "status": False, "ocr": True, "fuzzy": True,
-                        "tables": False}  # fmt: skip
+                        "tables": False, "versions": False, "unicode": False}  # fmt: skip
     assert "ragdash passages --fixes tables" in fix_support("python", "tables")[1]
 
 

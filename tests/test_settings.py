@@ -12,6 +12,7 @@ from ragdash.errors import RagdashError, SettingsError
 from ragdash.settings import (
     DEFAULT_OCR_MAP,
     FIX_NAMES,
+    SEED_OCR_MAP,
     Fixes,
     format_ocr_map,
     parse_ocr_map,
@@ -64,7 +65,7 @@ def test_every_form_of_an_ocr_map_resolves_to_one_hashable_canonical_form():
     forms = ["1=I, 0=o", {"0": "o", "1": "i"}, [("1", "i"), ("0", "o")], (("0", "o"), ("1", "i"))]
     resolved = {Fixes(ocr=True, ocr_map=form) for form in forms}  # hashable: a dict map was not
     assert len(resolved) == 1
-    assert next(iter(resolved)).ocr_map == DEFAULT_OCR_MAP
+    assert next(iter(resolved)).ocr_map == SEED_OCR_MAP
 
 
 def test_a_digit_may_map_to_several_letters():
@@ -82,15 +83,38 @@ def test_a_bad_ocr_map_is_refused_naming_the_entry(ocr_map):
 def test_the_label_names_every_setting_that_changes_results():
     assert Fixes().label == "none"
     assert Fixes.parse("recency").label == "recency"
-    assert Fixes.all().label == "all (ocr map 0=o,1=i; fuzzy ratio>=80)"
+    assert Fixes.all().label == "all (ocr map 0=o,1=i,1=l,5=s,8=b; fuzzy ratio>=80)"
+    assert Fixes(ocr=True, ocr_map="0=o", protected="SHA1 t1d").label == (
+        "ocr (ocr map 0=o; protected sha1,t1d)"
+    )
     assert Fixes(fuzzy=True, threshold=85.5).label == "fuzzy (fuzzy ratio>=85.5)"
     assert Fixes(fuzzy=True, fuzzy_rule="es-auto").label == "fuzzy (fuzzy es-auto)"
     # settings of a fix that is off change nothing, so two such settings label alike
     assert Fixes(threshold=60).label == Fixes().label
 
 
+def test_the_default_map_reads_a_digit_as_any_of_several_letters():
+    assert DEFAULT_OCR_MAP == (("0", "o"), ("1", "i"), ("1", "l"), ("5", "s"), ("8", "b"))
+
+
+def test_the_protected_list_is_canonical_and_refuses_what_is_not_one_token():
+    assert Fixes(protected="T1D, sha1; sha1").protected == ("sha1", "t1d")
+    assert Fixes(protected=["RAID1"]).protected == ("raid1",)
+    with pytest.raises(SettingsError, match="letters and digits only"):
+        Fixes(protected="sha-1")
+
+
 def test_resolve_accepts_every_form_and_round_trips_to_dict():
-    fixes = Fixes(ocr=True, fuzzy=True, threshold=72, ocr_map="5=s", fuzzy_rule="typos-5-9")
+    fixes = Fixes(
+        ocr=True,
+        fuzzy=True,
+        threshold=72,
+        ocr_map="5=s",
+        fuzzy_rule="typos-5-9",
+        protected="sha1, t1d",
+        versions=True,
+        unicode=True,
+    )
     assert Fixes.resolve(fixes.to_dict()) == fixes
     assert Fixes.resolve(fixes) is fixes
     assert Fixes.resolve("all") == Fixes.all()
@@ -102,7 +126,7 @@ def test_resolve_accepts_every_form_and_round_trips_to_dict():
 
 @pytest.mark.parametrize("spec", ["0=o, 1=i", "0→o 1→i", "0:o;1:i", "1->i,0->o", "0=O, 1=I"])
 def test_parse_ocr_map_accepts_the_documented_spellings(spec):
-    assert parse_ocr_map(spec) == DEFAULT_OCR_MAP
+    assert parse_ocr_map(spec) == SEED_OCR_MAP
 
 
 @pytest.mark.parametrize(

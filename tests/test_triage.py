@@ -19,7 +19,7 @@ from ragdash.storage.library import REPORTED
 #: corrupted case of the testbed → the single fixes that repair it (its flaw's fix; the
 #: stale 2024 policy is also withdrawn, so skipping withdrawn documents repairs it too)
 REPAIRS = {
-    "stale-version": ("recency", "status"),
+    "stale-version": ("recency", "status", "versions"),
     "ocr-noise": ("ocr",),
     "typo": ("fuzzy",),
     "split-table": ("tables",),

@@ -152,12 +152,15 @@ def test_risk_when_both_are_current_and_the_old_one_is_listed_first():
     old = make_document("returns-2024", POLICY_OLD, updated="2024-01-01")
     new = make_document("returns-2026", POLICY_NEW, updated="2026-01-01")
     (pair,) = find_version_pairs(make_corpus(old, new))
+    both_current = (
+        "both are current: mark the old one withdrawn or turn on recency (ties) or versions "
+        "(the old one ranks below the new one)"
+    )
     assert pair.risk == (
-        "the old version is listed first: without the recency fix a tie returns it; "
-        "both are current: mark the old one withdrawn or turn on recency"
+        f"the old version is listed first: without the recency fix a tie returns it; {both_current}"
     )
     (pair,) = find_version_pairs(make_corpus(new, old))
-    assert pair.risk == "both are current: mark the old one withdrawn or turn on recency"
+    assert pair.risk == both_current
 
 
 def test_risk_when_the_newer_one_is_withdrawn():

@@ -21,6 +21,7 @@ def test_round_trip_through_the_url():
             threshold=72.0,
             ocr_map=(("0", "o"), ("1", "i"), ("5", "s")),
             fuzzy_rule="typos-5-9",
+            protected="sha1, t1d",
         ),
         k=4,
         expect="inventory",
@@ -108,3 +109,10 @@ def test_a_link_carries_the_retriever_but_never_a_callable_or_a_secret():
     assert view.retriever.kind == "seed" and "never calls a Python function" in problems[0]
     view, problems = from_params({"retriever": "bm25", "b": "7"})
     assert view.retriever.kind == "seed" and problems == ["retriever: bm25 b 7 is outside 0-1"]
+
+
+def test_the_protected_list_travels_in_the_url_and_a_bad_entry_is_reported():
+    params = ViewState(fixes=Fixes(ocr=True, protected="T1D,sha1")).to_params()
+    assert params["protect"] == "sha1,t1d"
+    view, problems = from_params({"fixes": "ocr", "protect": "sha-1"})
+    assert view.fixes.protected == () and problems and "protect" in problems[0]

@@ -1,20 +1,33 @@
 """OCR damage the corpus itself shows: tokens with a digit misread for a letter
 (``enterpr1se``) and the digit→letter substitutions that turn them into words seen
-elsewhere in the corpus — so the OCR map is built from observed errors, not guessed."""
+elsewhere in the corpus — so the OCR map is built from observed errors, not guessed.
+
+Codes are not damage, and proposing ``2=o`` because ``AC2`` could read ``aco`` would teach
+the map to destroy them. So the miner skips code-like tokens
+(:func:`ragdash.retrieval.tokens.is_code_like`: ``t1d``, ``covid19``, ``x100``), tokens that
+are a piece of a longer code (``AC2`` in ``2274-COL-AC2-26``: joined by ``-``, ``_``, ``/`` or
+``.`` to a piece with digits), and tokens found as-is in several documents (a code the corpus
+uses consistently, :data:`ragdash.retrieval.ocr.CONSISTENT_DOCUMENTS`)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ragdash.ingestion.documents import Corpus
+from ragdash.retrieval.ocr import CONSISTENT_DOCUMENTS
 from ragdash.retrieval.tokens import (
     DEFAULT_SUBSTITUTIONS,
     is_ocr_candidate,
-    normalize_ocr,
+    letters_by_digit,
+    ocr_readings,
     tokenize,
 )
+
+# A run of letters/digits pieces joined by code punctuation: "2274-COL-AC2-26", "v1.2/b3".
+_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 
 #: Every digit may stand for a letter when looking for damage (the map only says which do).
 ANY_DIGIT: Mapping[str, str] = {str(d): "?" for d in range(10)}
@@ -38,10 +51,25 @@ class OcrSignal:
     covered: bool
 
 
+def code_pieces(text: str) -> set[str]:
+    """Tokens that are pieces of a longer code: ``ac2`` and ``col`` in ``2274-COL-AC2-26``
+    (a compound joined by ``-_/.`` where some piece has a digit)."""
+    pieces: set[str] = set()
+    for match in _COMPOUND.finditer(text):
+        parts = tokenize(match.group())
+        if sum(any(ch.isdigit() for ch in p) for p in parts) >= 2:
+            pieces.update(parts)
+    return pieces
+
+
 def damaged_tokens(text: str) -> Counter[str]:
-    """Tokens that look OCR-damaged: a letter-led word with single digits inside it, by
-    :func:`ragdash.retrieval.tokens.is_ocr_candidate` with any digit allowed."""
-    return Counter(t for t in tokenize(text) if is_ocr_candidate(t, ANY_DIGIT))
+    """Tokens that look OCR-damaged: digits inside a word, by
+    :func:`ragdash.retrieval.tokens.is_ocr_candidate` with any digit allowed — never a
+    code-like token or a piece of a longer code."""
+    codes = code_pieces(text)
+    return Counter(
+        t for t in tokenize(text) if t not in codes and is_ocr_candidate(t, ANY_DIGIT)
+    )
 
 
 def substitutions_to(token: str, word: str) -> dict[str, str] | None:
@@ -64,7 +92,8 @@ def _vocabulary(texts: Iterable[str]) -> Counter[str]:
 
 
 def ocr_signals(
-    corpus: Corpus, ocr_map: Mapping[str, str] = DEFAULT_SUBSTITUTIONS
+    corpus: Corpus,
+    ocr_map: Mapping[str, str] | Sequence[tuple[str, str]] = DEFAULT_SUBSTITUTIONS,
 ) -> list[OcrSignal]:
     """Every damaged token of every document with each word of the corpus vocabulary it
     could be read as; per document, most frequent first. A token with no such word gives
@@ -73,25 +102,37 @@ def ocr_signals(
     by_length: dict[int, list[str]] = {}
     for word in vocabulary:
         by_length.setdefault(len(word), []).append(word)
+    damaged = {doc.doc_id: damaged_tokens(doc.text) for doc in corpus.documents}
+    spread = Counter(token for tokens in damaged.values() for token in tokens)
+    letters = letters_by_digit(ocr_map)
     signals = []
     for doc in corpus.documents:
-        for token, count in sorted(damaged_tokens(doc.text).items(), key=lambda kv: -kv[1]):
+        for token, count in sorted(damaged[doc.doc_id].items(), key=lambda kv: -kv[1]):
+            if spread[token] >= CONSISTENT_DOCUMENTS:
+                continue  # the same token in several documents: a code, not a misreading
             for word in sorted(by_length.get(len(token), []), key=lambda w: -vocabulary[w]):
                 subs = substitutions_to(token, word)
                 if subs is None:
                     continue
-                covered = normalize_ocr(token, ocr_map) == word
+                covered = any(reading == word for reading, _ in ocr_readings(token, letters))
                 signals.append(
                     OcrSignal(doc.doc_id, token, word, subs, count, vocabulary[word], covered)
                 )
     return signals
 
 
-def add_substitutions(ocr_map: Mapping[str, str], substitutions: Mapping[str, str]) -> dict:
+def add_substitutions(
+    ocr_map: Mapping[str, str] | Sequence[tuple[str, str]], substitutions: Mapping[str, str]
+) -> dict[str, str] | tuple[tuple[str, str], ...]:
     """``ocr_map`` with ``substitutions`` added — the one-click "use this repair".
 
-    Raises ``ValueError`` if a digit is already mapped to a different letter.
+    Given canonical pairs (``(("0", "o"), ("1", "i"))``), the pairs come back with the new
+    ones added: a digit may stand for several letters (``1=i`` and ``1=l``), the corpus picks
+    the reading. Given a digit → letter mapping (one letter per digit), raises
+    ``ValueError`` if a digit is already mapped to a different letter.
     """
+    if not isinstance(ocr_map, Mapping):
+        return tuple(sorted(set(ocr_map) | set(substitutions.items())))
     merged = dict(ocr_map)
     for digit, letter in substitutions.items():
         if merged.get(digit, letter) != letter:

@@ -1,12 +1,25 @@
-"""Proof checks: is the expected document first, and is the evidence in what the model reads?"""
+"""Proof checks: is the expected document first, and is the evidence in what the model reads?
+
+Evidence is found on token boundaries (:func:`ragdash.retrieval.highlight.evidence_pattern`):
+case-insensitive, whitespace (PDF line breaks included) collapsed, and never inside a longer
+word or number — ``4 disks`` is not found in ``24 disks``.
+
+A passage that scores nothing is not retrieved: the retriever lists it (the seed's baseline
+order is kept, see :mod:`ragdash.retrieval.ranking`) but nothing about the query chose it, so
+it is not sent to the model, and a check whose top passage scores nothing fails as
+``ranking`` with "no passage matched the query" — never as a pass because the expected
+document happens to come first in list order.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ragdash.retrieval.highlight import evidence_pattern
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
@@ -31,6 +44,12 @@ DIAGNOSIS_TEXT = {
     Diagnosis.EXTRACTION: "extraction or segmentation problem: the right document is first, "
     "but required evidence is missing from the text sent to the model",
 }
+#: Said with every verdict that names evidence: how it was looked for.
+EVIDENCE_RULE = (
+    "evidence is matched as whole words (case and line breaks ignored): "
+    "'4 disks' is not found inside '24 disks'"
+)
+NO_MATCH = "no passage matched the query: every score is 0, so nothing was retrieved"
 
 
 @dataclass(frozen=True)
@@ -65,16 +84,36 @@ class ProofCheck:
     def first_id(self) -> str | None:
         return self.ranked[0].doc_id if self.ranked else None
 
+    @property
+    def no_match(self) -> bool:
+        """True when no passage scored anything: nothing was retrieved."""
+        return not self.ranked
+
+    @property
+    def reason(self) -> str:
+        """The verdict in one sentence, with how evidence was looked for."""
+        if self.no_match:
+            return f"{NO_MATCH}; {EVIDENCE_RULE}"
+        return f"{self.diagnosis.explanation}; {EVIDENCE_RULE}"
+
 
 def collapse(text: str) -> str:
-    """Lowercase with runs of whitespace folded to one space — how evidence is compared."""
+    """Lowercase with runs of whitespace folded to one space — how evidence is shown."""
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
+def evidence_found(evidence: str, context: str) -> bool:
+    """True if ``evidence`` occurs in ``context`` on token boundaries (case-insensitive, any
+    whitespace between words): ``30 days`` is in ``within 30\ndays``, not in ``130 days``.
+    Both are NFKC-normalized first, so a PDF's ligature (``ﬁle``) or decomposed accent
+    (``e`` + combining acute) reads as the evidence typed (``file``, ``é``)."""
+    pattern = evidence_pattern(unicodedata.normalize("NFKC", evidence))
+    return pattern is None or pattern.search(unicodedata.normalize("NFKC", context)) is not None
+
+
 def missing_evidence(evidence: Sequence[str], context: str) -> tuple[str, ...]:
-    """The evidence strings not found (case-insensitive, whitespace-collapsed) in ``context``."""
-    haystack = collapse(context)
-    return tuple(e for e in evidence if collapse(e) not in haystack)
+    """The evidence strings not found in ``context`` (see :func:`evidence_found`)."""
+    return tuple(e for e in evidence if not evidence_found(e, context))
 
 
 def context_text(ranked: Sequence[RankedPassage]) -> str:
@@ -82,9 +121,22 @@ def context_text(ranked: Sequence[RankedPassage]) -> str:
     return "\n\n".join(r.passage.text for r in ranked)
 
 
-def judge(case: Case, ranked: Sequence[RankedPassage], fixes: Fixes) -> ProofCheck:
-    """Judge an already-ranked list against a case (only its top-k is read)."""
+def judge(
+    case: Case,
+    ranked: Sequence[RankedPassage],
+    fixes: Fixes,
+    *,
+    seed_zero_scores: bool = False,
+) -> ProofCheck:
+    """Judge an already-ranked list against a case (only its top-k is read; passages that
+    score nothing are not retrieved, so they are not sent to the model).
+
+    ``seed_zero_scores`` reproduces the seed's verdicts: zero-score passages count as
+    retrieved, so a query that matches nothing "passes" when the expected document happens to
+    be listed first. Only for comparing with the seed; every page and command leaves it off."""
     top = tuple(ranked[: max(case.top_k, 1)])
+    if not seed_zero_scores:
+        top = tuple(r for r in top if r.matched)
     missing = missing_evidence(case.evidence, context_text(top))
     if not top or top[0].doc_id != case.expected_id:
         diagnosis = Diagnosis.RANKING

@@ -31,6 +31,8 @@ def ranked_record(ranked: RankedPassage) -> dict[str, Any]:
         "doc_id": ranked.doc_id,
         "passage": passage_record(ranked.passage),
         "score": ranked.score,
+        "matched": ranked.matched,
+        "moved": ranked.moved,  # why recency/versions moved it (the version pair), or ""
         "breakdown": [match_record(m) for m in ranked.breakdown],
     }
 
@@ -49,6 +51,7 @@ def check_record(check: ProofCheck) -> dict[str, Any]:
         "ranked": [ranked_record(r) for r in check.ranked],
         "passed": check.passed,
         "diagnosis": check.diagnosis.value,
+        "reason": check.reason,
         "missing_evidence": list(check.missing_evidence),
     }
 

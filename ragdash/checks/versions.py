@@ -131,8 +131,9 @@ class VersionPair:
             parts.append("both are withdrawn: with the status fix on, neither is retrieved")
         elif self.newer_status == "withdrawn":
             parts.append(
-                "the newer one is withdrawn but the older one is current: with recency alone a "
-                "tie returns the withdrawn one — turn on status too, or check the statuses"
+                "the newer one is withdrawn but the older one is current: recency and versions "
+                "keep the current one first (a withdrawn version is never the newer) — check "
+                "the statuses, or turn on status to drop the withdrawn one"
             )
         else:
             fixes = [
@@ -149,7 +150,10 @@ class VersionPair:
                     f"{' or '.join(fixes)} fix a tie returns it"
                 )
             if self.older_status != "withdrawn":
-                parts.append("both are current: mark the old one withdrawn or turn on recency")
+                parts.append(
+                    "both are current: mark the old one withdrawn or turn on recency "
+                    "(ties) or versions (the old one ranks below the new one)"
+                )
             if not parts:
                 parts.append(
                     "low: the new version is listed first and the old one is withdrawn, "

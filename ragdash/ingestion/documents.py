@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 
-from ragdash.retrieval.tokens import tokenize
+from ragdash.retrieval.tokens import tokenize, tokenize_unicode
 
 STATUSES = ("current", "withdrawn")
 
@@ -54,6 +55,15 @@ class Passage:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", frozenset(tokenize(self.text)))
+
+    @cached_property
+    def unicode_tokens(self) -> frozenset[str]:
+        """The passage's tokens under the ``unicode`` fix (worked out on first use)."""
+        return frozenset(tokenize_unicode(self.text))
+
+    def tokens_for(self, unicode: bool) -> frozenset[str]:
+        """The tokens the retriever sees: baseline ``[a-z0-9]+`` or (``unicode``) any script."""
+        return self.unicode_tokens if unicode else self.tokens
 
     @property
     def label(self) -> str:

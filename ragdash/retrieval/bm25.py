@@ -34,14 +34,16 @@ from itertools import chain
 import numpy as np
 
 from ragdash.ingestion.documents import Corpus, Passage
+from ragdash.retrieval.families import VersionFamilies, families_of, reorder
 from ragdash.retrieval.hits import Retrieval
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import Postings, build_postings, tie_order
-from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch
+from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch, repairs_for
+from ragdash.retrieval.ocr import RepairTable
 from ragdash.retrieval.query_repair import repair_query
 from ragdash.retrieval.ranking import RankedPassage, eligible_passages, query_tokens
 from ragdash.retrieval.spec import RetrieverSpec
-from ragdash.retrieval.tokens import normalize_ocr, tokenize
+from ragdash.retrieval.tokens import normalize_ocr, tokenizer
 from ragdash.settings import Fixes
 
 __all__ = ["Bm25Index", "Bm25Retriever", "bm25_idf"]
@@ -65,18 +67,27 @@ class Bm25Index:
     tf: np.ndarray
     lengths: np.ndarray
     avg_length: float
+    #: The OCR fix's rewrites (``ocr`` on), as the seed scorer makes them; ``None`` otherwise.
+    repairs: RepairTable | None = None
 
     @classmethod
-    def build(
-        cls, passages: Sequence[Passage], ocr_map: Mapping[str, str] | None = None
-    ) -> Bm25Index:
-        """Index ``passages``; with ``ocr_map`` every token is OCR-normalized first."""
-        counters = []
-        for p in passages:
-            tokens = tokenize(p.text)
-            if ocr_map is not None:
-                tokens = [normalize_ocr(t, ocr_map) for t in tokens]
-            counters.append(Counter(tokens))
+    def build(cls, passages: Sequence[Passage], fixes: Fixes | None = None) -> Bm25Index:
+        """Index ``passages`` with the tokenizer ``fixes.unicode`` picks; with ``fixes.ocr``
+        each token the OCR fix would repair (with corpus evidence, see
+        :mod:`ragdash.retrieval.ocr`) is indexed as its repaired word."""
+        fixes = fixes or Fixes()
+        split = tokenizer(fixes.unicode)
+        token_lists = [split(p.text) for p in passages]
+        repairs = None
+        if fixes.ocr:
+            docs_of: dict[str, set[str]] = {}
+            for p, tokens in zip(passages, token_lists, strict=True):
+                for token in set(tokens):
+                    docs_of.setdefault(token, set()).add(p.doc_id)
+            repairs = repairs_for(docs_of, lambda w: len(docs_of.get(w, ())), fixes)
+            fixed = repairs.repairs
+            token_lists = [[fixed[t].word if t in fixed else t for t in ts] for ts in token_lists]
+        counters = [Counter(tokens) for tokens in token_lists]
         keys = [tuple(c) for c in counters]
         postings = build_postings(keys)  # type: ignore[arg-type]  # any sized token sequences
         flat = list(chain.from_iterable(keys))
@@ -85,33 +96,51 @@ class Bm25Index:
         tf = counts[np.argsort(tids, kind="stable")]  # the order build_postings sorts ids in
         lengths = np.array([sum(c.values()) for c in counters], dtype=np.float64)
         avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
-        return cls(tuple(passages), postings, tf, lengths, avg)
+        return cls(tuple(passages), postings, tf, lengths, avg, repairs)
 
     @cached_property
     def lexicon(self) -> SetLexicon:
         """The indexed words, for query repair (its fuzzy pools are built once)."""
         return SetLexicon(frozenset(self.postings.vocabulary))
 
-    def tie_rank(self, recency: bool) -> np.ndarray:
-        """Each passage's place in the tie order (:func:`ragdash.retrieval.ranking.sort_key`
-        without the score), worked out once per ``recency``."""
-        cache = self.__dict__.setdefault("_tie_ranks", {})
-        if recency not in cache:
-            order = tie_order(self.passages, recency)
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[order] = np.arange(len(order))
-            cache[recency] = rank
-        return cache[recency]
+    @cached_property
+    def tie_rank(self) -> np.ndarray:
+        """Each passage's place in the tie order (list order, then position)."""
+        order = tie_order(self.passages)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
+
+    @cached_property
+    def families(self) -> VersionFamilies:
+        """Version families of these passages, for the ``recency`` and ``versions`` fixes."""
+        return families_of(self.passages)
 
     def idf(self, token: str) -> float:
-        return bm25_idf(len(self.passages), len(self.postings.ids(token)))
+        return bm25_idf(len(self.passages), len(self.term_frequencies(token)[0]))
 
     def term_frequencies(self, token: str) -> tuple[np.ndarray, np.ndarray]:
-        """(passage ids holding ``token``, its count in each)."""
+        """(passage ids holding ``token``, its count in each). With the OCR fix, damaged
+        tokens no document spells correctly (``ss0``) count as the query word that reads
+        them (``sso``): the query is their evidence, as for the seed scorer."""
+        terms = [token]
+        if self.repairs is not None:
+            terms += [raw for raw, _ in self.repairs.unsupported.get(token, ())]
+        parts = [self._postings(t) for t in terms]
+        parts = [(ids, tf) for ids, tf in parts if len(ids)]
+        if not parts:
+            return self.postings.passage_ids[:0], self.tf[:0]
+        if len(parts) == 1:
+            return parts[0]
+        ids = np.concatenate([i for i, _ in parts])
+        tfs = np.concatenate([t for _, t in parts])
+        unique, where = np.unique(ids, return_inverse=True)
+        return unique, np.bincount(where, weights=tfs).astype(np.int64)
+
+    def _postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
         t = self.postings.token_ids.get(token)
         if t is None:
-            empty = self.postings.passage_ids[:0]
-            return empty, self.tf[:0]
+            return self.postings.passage_ids[:0], self.tf[:0]
         lo, hi = self.postings.offsets[t], self.postings.offsets[t + 1]
         return self.postings.passage_ids[lo:hi], self.tf[lo:hi]
 
@@ -148,10 +177,11 @@ class Bm25Retriever:
         self._built: dict[tuple, Bm25Index] = {}
 
     def bm25_index(self, fixes: Fixes) -> Bm25Index:
-        key = (fixes.tables, fixes.status, fixes.ocr_map if fixes.ocr else None)
+        ocr = (fixes.ocr_map, fixes.protected) if fixes.ocr else None
+        key = (fixes.tables, fixes.status, fixes.unicode, ocr)
         if key not in self._built:
             pool = eligible_passages(self.index.passages(fixes.tables), fixes)
-            self._built[key] = Bm25Index.build(pool, fixes.substitutions if fixes.ocr else None)
+            self._built[key] = Bm25Index.build(pool, fixes)
         return self._built[key]
 
     def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
@@ -160,11 +190,18 @@ class Bm25Retriever:
         Raises ``QueryError`` for a query that cannot be run."""
         bm = self.bm25_index(fixes)
         repaired = repair_query(query, fixes, bm.lexicon)
-        original = query_tokens(query)
-        tokens = query_tokens(repaired.text)
+        original = query_tokens(query, fixes.unicode)
+        tokens = query_tokens(repaired.text, fixes.unicode)
         scores = bm.scores(tokens, self.spec.k1, self.spec.b)
-        # best score first, ties in sort_key's order (recency with that fix, list order)
-        order = np.lexsort((bm.tie_rank(fixes.recency), -scores)).tolist()
+        # best score first, ties in list order; then versions/recency move versions of one
+        # document among the places they hold, as for the seed scorer
+        order = np.lexsort((bm.tie_rank, -scores)).tolist()
+        reasons: dict[int, str] = {}
+        if (fixes.recency or fixes.versions) and not bm.families.empty:
+            order, reasons = reorder(
+                order, bm.passages, lambda pid: float(scores[pid]), bm.families,
+                fixes.recency, fixes.versions, tokens,
+            )  # fmt: skip
         if k is not None:
             order = order[: max(k, 0)]
         pairs = _token_pairs(original, tokens, repaired.changes, fixes.substitutions)
@@ -174,6 +211,7 @@ class Bm25Retriever:
                 bm.passages[i],
                 float(scores[i]),
                 self.breakdown(bm, pairs, i),
+                reasons.get(i, ""),
             )
             for rank, i in enumerate(order, start=1)
         )

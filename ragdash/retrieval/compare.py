@@ -45,7 +45,7 @@ def _describe(m: TokenMatch) -> str:
             f"'{m.query_token}' matches '{m.passage_token}' (fuzzy, similarity {m.similarity:.0f})"
         )
     if m.kind == MatchKind.OCR:
-        return f"'{m.query_token}' matches '{m.passage_token}' after OCR normalization"
+        return f"'{m.query_token}' matches '{m.passage_token}' after OCR repair ({m.note})"
     return f"'{m.query_token}' matches exactly"
 
 
@@ -62,21 +62,30 @@ def _token_changes(before: RankedPassage, after: RankedPassage) -> list[str]:
 
 
 def tie_explanation(ranked: Sequence[RankedPassage], fixes: Fixes) -> str | None:
-    """If the first two results tie on score, say what put the winner first."""
-    if len(ranked) < 2 or ranked[0].score != ranked[1].score:
+    """If the first two results tie on score, say what put the winner first (the version
+    pair when the recency or versions fix did). A top that scores nothing is no tie: nothing
+    matched, so there is no winner."""
+    if ranked and ranked[0].moved and ranked[0].moved.startswith("versions"):
+        return f"{ranked[0].doc_id} wins: {ranked[0].moved}"
+    if len(ranked) < 2 or ranked[0].score != ranked[1].score or not ranked[0].matched:
         return None
     first, second = ranked[0], ranked[1]
     a, b = first.passage, second.passage
     score = f"same score {first.score:g}"
-    if fixes.recency and a.updated != b.updated:
+    if first.moved:
         date_a = a.updated.isoformat() if a.updated else "undated"
         date_b = b.updated.isoformat() if b.updated else "undated"
-        return f"{a.doc_id} wins over {b.doc_id}: {score}, updated {date_a} vs {date_b} (recency)"
+        return (
+            f"{a.doc_id} wins over {b.doc_id}: {score}, updated {date_a} vs {date_b} "
+            f"({first.moved})"
+        )
     if a.doc_id == b.doc_id:
         return f"{a.label} wins over {b.label}: {score}, earlier in the document"
     why = "listed first"
-    if not fixes.recency and a.updated and b.updated and a.updated < b.updated:
+    if a.updated and b.updated and a.updated < b.updated:
         why = f"listed first, although it is older ({a.updated} vs {b.updated})"
+        if fixes.recency:
+            why += "; recency orders only versions of one document, and these are not"
     return f"{a.doc_id} wins over {b.doc_id}: {score}, {why} (list order)"
 
 
@@ -195,7 +204,6 @@ def _reason(b: RankedPassage | None, a: RankedPassage | None, fixes: Fixes) -> s
         return f"{recut}score {b.score:g} → {a.score:g}: {detail}"
     if a.rank == b.rank:
         return f"{recut}unchanged" if recut else "unchanged"
-    if fixes.recency:
-        date = a.passage.updated.isoformat() if a.passage.updated else "undated"
-        return f"{recut}same score {a.score:g}; ties now go to the newest (updated {date})"
+    if a.moved:
+        return f"{recut}{a.moved}"
     return f"{recut}same score {a.score:g}; other passages moved around it"

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from ragdash.retrieval.matching import MatchKind, TokenMatch
 
 _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
+#: Tokens as the unicode fix reads them (letters of any script), so ``café`` is marked too.
+_UNICODE_SPAN = re.compile(r"[^\W_]+")
 #: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
 #: so a passage would not read as it is stored: they are shown as their code points instead.
 #: Zero-width characters stay as they are (they reorder nothing; emoji need the joiner).
@@ -26,12 +28,29 @@ def escape_text(text: str) -> str:
 
 
 def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
-    """A regex finding ``evidence`` case-insensitively with any whitespace between words —
-    the same comparison the proof check makes."""
+    """A regex finding ``evidence`` case-insensitively, any whitespace (line breaks of a PDF
+    included) between its words, and only on token boundaries: where the evidence starts
+    (ends) with a letter or digit, the text must not continue with one before (after) it.
+    So ``4 disks`` is not found in ``24 disks``, ``30 days`` not in ``130 days``, ``Basic``
+    not in ``Basically`` — the same comparison the proof check makes."""
     words = evidence.split()
     if not words:
         return None
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    body = r"\s+".join(re.escape(w) for w in words)
+    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(words[0][0]) else ""
+    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(words[-1][-1]) else ""
+    return re.compile(start + body + end, re.IGNORECASE)
+
+
+#: Scripts written without spaces between words: no token boundary to require there
+#: (``18時`` is found in ``9時から18時です``).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+def _needs_boundary(ch: str) -> bool:
+    """A letter or digit of a spaced script: the text must not run on past it."""
+    return ch.isalnum() and not _CJK_CHAR.match(ch)
 
 
 def match_kinds(breakdown: Iterable[TokenMatch]) -> dict[str, str]:
@@ -52,11 +71,12 @@ def highlight_spans(
     """Cut ``text`` into (chunk, classes) pieces: ``hit-exact``/``hit-ocr``/``hit-fuzzy``
     for matched tokens, ``evidence`` for required evidence strings, () for plain text."""
     marks: list[set[str]] = [set() for _ in text]
-    for m in _TOKEN_SPAN.finditer(text):
-        kind = token_kinds.get(m.group().lower())
-        if kind:
-            for i in range(m.start(), m.end()):
-                marks[i].add(f"hit-{kind}")
+    for span in (_TOKEN_SPAN, _UNICODE_SPAN):
+        for m in span.finditer(text):
+            kind = token_kinds.get(m.group().lower()) or token_kinds.get(m.group().casefold())
+            if kind:
+                for i in range(m.start(), m.end()):
+                    marks[i].add(f"hit-{kind}")
     for item in evidence:
         pattern = evidence_pattern(item)
         if pattern is None:

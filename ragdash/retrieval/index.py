@@ -23,7 +23,7 @@ class CorpusIndex:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self._passages: dict[bool, tuple[Passage, ...]] = {}
-        self._inverted: dict[bool, InvertedIndex] = {}
+        self._inverted: dict[tuple[bool, bool], InvertedIndex] = {}
         self._by_document: dict[bool, dict[str, tuple[Passage, ...]]] = {}
 
     def passages(self, tables: bool = False) -> tuple[Passage, ...]:
@@ -46,16 +46,18 @@ class CorpusIndex:
             self._by_document[tables] = {d: tuple(ps) for d, ps in groups.items()}
         return self._by_document[tables].get(doc_id, ())
 
-    def inverted(self, tables: bool = False) -> InvertedIndex:
-        """The inverted index over :meth:`passages` (shared when both sets are the same)."""
-        if tables not in self._inverted:
+    def inverted(self, tables: bool = False, unicode: bool = False) -> InvertedIndex:
+        """The inverted index over :meth:`passages`, tokens as the ``unicode`` fix reads them
+        or not (shared when both passage sets are the same)."""
+        key = (tables, unicode)
+        if key not in self._inverted:
             passages = self.passages(tables)
-            other = self._inverted.get(not tables)
+            other = self._inverted.get((not tables, unicode))
             if other is not None and other.passages is passages:
-                self._inverted[tables] = other
+                self._inverted[key] = other
             else:
-                self._inverted[tables] = InvertedIndex.build(passages)
-        return self._inverted[tables]
+                self._inverted[key] = InvertedIndex.build(passages, unicode)
+        return self._inverted[key]
 
     @cached_property
     def fingerprint(self) -> str:
@@ -65,11 +67,11 @@ class CorpusIndex:
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         """Every eligible passage ranked for ``query`` under ``fixes``, best first."""
-        return self.inverted(fixes.tables).rank(query, fixes)
+        return self.inverted(fixes.tables, fixes.unicode).rank(query, fixes)
 
     def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
         """The first ``k`` of :meth:`search`, without ranking the rest."""
-        return self.inverted(fixes.tables).rank(query, fixes, max(k, 0))
+        return self.inverted(fixes.tables, fixes.unicode).rank(query, fixes, max(k, 0))
 
 
 def tables_neutral(corpus: Corpus) -> bool:

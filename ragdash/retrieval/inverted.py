@@ -7,20 +7,21 @@ accumulated as whole
 units of 1/10,000 of a point — every match is worth 1 or a fuzzy similarity rounded to 4
 decimals — so sums are exact and ties stay ties.
 
-Built once per passage set; the OCR groups (per OCR map) and the fuzzy pools (per ``status``
-flag, one pool for every fuzzy rule) are worked out on first use and kept.
+Built once per passage set (and tokenizer); the OCR repair tables (per OCR map and protected
+list), document counts, version families and the fuzzy pools (per ``status`` flag, one pool
+for every fuzzy rule) are worked out on first use and kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from itertools import chain
 
 import numpy as np
 
 from ragdash.ingestion.documents import Passage
+from ragdash.retrieval.families import VersionFamilies, families_of, reorder
 from ragdash.retrieval.matching import (
     FUZZY_MIN_LENGTH,
     MatchKind,
@@ -28,8 +29,10 @@ from ragdash.retrieval.matching import (
     TokenMatch,
     extract_edits,
     extract_fuzzy,
-    ocr_groups,
+    repair_key,
+    repairs_for,
 )
+from ragdash.retrieval.ocr import RepairTable
 from ragdash.retrieval.ranking import (
     RankedPassage,
     breakdown_score,
@@ -88,19 +91,29 @@ class VocabularyView:
     :class:`ragdash.retrieval.matching.Lexicon` backed by the index's caches."""
 
     words: Mapping[str, int] | frozenset[str]
-    groups: dict[tuple[tuple[str, str], ...], dict[str, set[str]]]
-    all_words: Sequence[str]
+    index: InvertedIndex
+    eligible: np.ndarray | None  # passages this view sees (None: all)
     _pool: FuzzyPool | None = None
     _fuzzy: dict[tuple[object, ...], list[tuple[str, float]]] = field(default_factory=dict)
+    _documents: dict[str, int] = field(default_factory=dict)
+    _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
 
-    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
-        key = tuple(sorted(subs.items()))
-        if key not in self.groups:  # shared by both views: built once per OCR map
-            self.groups[key] = ocr_groups(self.all_words, subs)
-        return self.groups[key].get(normal, ())
+    def documents(self, word: str) -> int:
+        if word not in self._documents:
+            ids = self.index.postings.ids(word)
+            if self.eligible is not None:
+                ids = ids[self.eligible[ids]]
+            self._documents[word] = int(np.unique(self.index.doc_numbers[ids]).size)
+        return self._documents[word]
+
+    def repairs(self, settings: Fixes) -> RepairTable:
+        key = repair_key(settings)
+        if key not in self._repairs:
+            self._repairs[key] = repairs_for(self.words, self.documents, settings)
+        return self._repairs[key]
 
     def fuzzy_pool(self) -> FuzzyPool:
         """The view's letters-only words with their letter counts (shared by every rule)."""
@@ -136,11 +149,13 @@ class FuzzyPool:
     least the L1 distance between letter counts, so a word whose counts are farther than
     ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold. For edit
     distance (OSA), one edit changes that L1 gap by at most 2 and the length by at most 1.
+    Letters outside a-z (``é``, ``ß``, kana) share one extra count: merging counts can only
+    shrink the gap, so the bound still never drops a match.
     """
 
     words: tuple[str, ...]
     lengths: np.ndarray
-    counts: np.ndarray  # words × 26, int16
+    counts: np.ndarray  # words × 27 (a-z, then any other letter), int16
 
     @classmethod
     def build(cls, words: Sequence[str]) -> FuzzyPool:
@@ -172,20 +187,24 @@ class FuzzyPool:
 
 
 def letter_counts(words: Sequence[str]) -> np.ndarray:
-    """How often each letter a-z occurs in each word (words of letters a-z only)."""
+    """How often each letter a-z occurs in each word; column 26 counts every other letter."""
     lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    codes = np.frombuffer("".join(words).encode("ascii"), dtype=np.uint8).astype(np.int64) - 97
+    text = "".join(words)
+    if text.isascii():
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64) - 97
+    else:
+        codes = np.fromiter((ord(ch) - 97 for ch in text), dtype=np.int64, count=len(text))
+    codes[(codes < 0) | (codes > 25)] = 26
     owners = np.repeat(np.arange(len(words)), lengths)
-    flat = np.bincount(owners * 26 + codes, minlength=len(words) * 26)
-    return flat.reshape(len(words), 26).astype(np.int16)
+    flat = np.bincount(owners * 27 + codes, minlength=len(words) * 27)
+    return flat.reshape(len(words), 27).astype(np.int16)
 
 
-def tie_order(passages: Sequence[Passage], recency: bool) -> np.ndarray:
-    """Passage ids in the order zero-score passages (and any tie) are ranked."""
+def tie_order(passages: Sequence[Passage]) -> np.ndarray:
+    """Passage ids in list order (then position): how ties and zero-score passages are
+    ranked before the versions and recency fixes move versions of one document."""
     n = len(passages)
     keys = [np.arange(n), [p.position for p in passages], [p.order for p in passages]]
-    if recency:
-        keys.append([-(p.updated or date.min).toordinal() for p in passages])
     return np.lexsort([np.asarray(k, dtype=np.int64) for k in keys])
 
 
@@ -196,15 +215,37 @@ class InvertedIndex:
     passages: tuple[Passage, ...]
     postings: Postings
     current: np.ndarray  # bool per passage: status is not 'withdrawn'
+    unicode: bool = False  # tokens as the unicode fix reads them
     _views: dict[bool, VocabularyView] = field(default_factory=dict, repr=False)
-    _groups: dict = field(default_factory=dict, repr=False)
-    _orders: dict[bool, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    _order: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _families: VersionFamilies | None = field(default=None, repr=False)
+    _doc_numbers: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, passages: Sequence[Passage]) -> InvertedIndex:
+    def build(cls, passages: Sequence[Passage], unicode: bool = False) -> InvertedIndex:
         passages = tuple(passages)
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
-        return cls(passages, build_postings([p.tokens for p in passages]), current)
+        postings = build_postings([p.tokens_for(unicode) for p in passages])
+        return cls(passages, postings, current, unicode)
+
+    @property
+    def doc_numbers(self) -> np.ndarray:
+        """Per passage, a number for its document (to count documents, not passages)."""
+        if self._doc_numbers is None:
+            numbers: dict[str, int] = {}
+            self._doc_numbers = np.fromiter(
+                (numbers.setdefault(p.doc_id, len(numbers)) for p in self.passages),
+                dtype=np.int64,
+                count=len(self.passages),
+            )
+        return self._doc_numbers
+
+    @property
+    def families(self) -> VersionFamilies:
+        """The version families of this passage set (worked out once, on first use)."""
+        if self._families is None:
+            self._families = families_of(self.passages)
+        return self._families
 
     def view(self, status: bool) -> VocabularyView:
         """The eligible vocabulary: every word, or (``status``) words of current passages."""
@@ -212,7 +253,8 @@ class InvertedIndex:
             words: Mapping[str, int] | frozenset[str] = self.postings.token_ids
             if status:
                 words = frozenset(self._current_words())
-            self._views[status] = VocabularyView(words, self._groups, self.postings.vocabulary)
+            eligible = self.current if status else None
+            self._views[status] = VocabularyView(words, self, eligible)
         return self._views[status]
 
     def _current_words(self) -> Iterable[str]:
@@ -222,28 +264,38 @@ class InvertedIndex:
         hits = np.add.reduceat(self.current[post.passage_ids].astype(np.int64), post.offsets[:-1])
         return (w for w, n in zip(post.vocabulary, hits, strict=True) if n)
 
-    def order(self, recency: bool) -> tuple[np.ndarray, np.ndarray]:
+    def order(self) -> tuple[np.ndarray, np.ndarray]:
         """(ids in tie order, each id's rank in it)."""
-        if recency not in self._orders:
-            order = tie_order(self.passages, recency)
+        if self._order is None:
+            order = tie_order(self.passages)
             rank = np.empty_like(order)
             rank[order] = np.arange(len(order))
-            self._orders[recency] = (order, rank)
-        return self._orders[recency]
+            self._order = (order, rank)
+        return self._order
 
     def rank(self, query: str, fixes: Fixes, k: int | None = None) -> list[RankedPassage]:
         """The eligible passages ranked for ``query`` (only the first ``k`` if given), exactly
         as :func:`ragdash.retrieval.ranking.rank_passages` ranks them. Raises ``QueryError``."""
-        tokens = query_tokens(query)
+        tokens = query_tokens(query, fixes.unicode)
         eligible = self.current if fixes.status else None
         if not self.passages or (eligible is not None and not eligible.any()):
             return []
         plan = plan_for(tokens, self.view(fixes.status), fixes)
         units = self._units(plan)
         if units is None:  # a point not in whole units: cannot happen, but stay exact
-            return rank_passages(self.passages, query, fixes)[:k]
-        ids = self._ranked_ids(units, eligible, fixes.recency, k)
-        return self._materialize(plan, ids, units)
+            return rank_passages(self.passages, query, fixes, self.families)[:k]
+        moving = (fixes.recency or fixes.versions) and not self.families.empty
+        ids = self._ranked_ids(units, eligible, None if moving else k)
+        reasons: dict[int, str] = {}
+        if moving:
+            # Versions move among the places they hold: the whole scoring order is needed
+            # before the first k can be cut.
+            ordered, reasons = reorder(
+                ids.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
+                fixes.recency, fixes.versions, tokens,
+            )
+            ids = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
+        return self._materialize(plan, ids, units, reasons)
 
     def _units(self, plan: QueryPlan) -> np.ndarray | None:
         """Each passage's score in units: per query token, its best option's points."""
@@ -263,10 +315,10 @@ class InvertedIndex:
         return units
 
     def _ranked_ids(
-        self, units: np.ndarray, eligible: np.ndarray | None, recency: bool, k: int | None
+        self, units: np.ndarray, eligible: np.ndarray | None, k: int | None
     ) -> np.ndarray:
         """Scoring ids by (score desc, tie order), then zero-score ids in tie order."""
-        order, rank = self.order(recency)
+        order, rank = self.order()
         scoring = units > 0
         if eligible is not None:
             scoring &= eligible
@@ -283,20 +335,23 @@ class InvertedIndex:
         return ids
 
     def _materialize(
-        self, plan: QueryPlan, ids: np.ndarray, units: np.ndarray
+        self, plan: QueryPlan, ids: np.ndarray, units: np.ndarray, reasons: Mapping[int, str]
     ) -> list[RankedPassage]:
         choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
-        nothing = tuple(TokenMatch(q, None, MatchKind.NONE, 0.0, 0.0) for q in plan.tokens)
+        nothing = tuple(plan.none(q) for q in plan.tokens)
         empty = breakdown_score(nothing)
         zero_points = any(m.points == 0 for _, opts in choices for _, m in opts)
         ranked = []
         for rank, pid in enumerate(ids.tolist(), start=1):
             passage = self.passages[pid]
+            moved = reasons.get(pid, "")
             if units[pid] or zero_points:
-                breakdown = tuple(_best(q, opts, passage.tokens) for q, opts in choices)
-                ranked.append(RankedPassage(rank, passage, breakdown_score(breakdown), breakdown))
+                tokens = passage.tokens_for(self.unicode)
+                breakdown = tuple(_best(plan, q, opts, tokens) for q, opts in choices)
+                score = breakdown_score(breakdown)
+                ranked.append(RankedPassage(rank, passage, score, breakdown, moved))
             else:
-                ranked.append(RankedPassage(rank, passage, empty, nothing))
+                ranked.append(RankedPassage(rank, passage, empty, nothing, moved))
         return ranked
 
 
@@ -309,8 +364,10 @@ def _strongest_first(options: Mapping[str, TokenMatch]) -> list[tuple[str, Token
     )
 
 
-def _best(q: str, options: list[tuple[str, TokenMatch]], tokens: frozenset[str]) -> TokenMatch:
+def _best(
+    plan: QueryPlan, q: str, options: list[tuple[str, TokenMatch]], tokens: frozenset[str]
+) -> TokenMatch:
     for word, match in options:
         if word in tokens:
             return match
-    return TokenMatch(q, None, MatchKind.NONE, 0.0, 0.0)
+    return plan.none(q)

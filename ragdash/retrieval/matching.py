@@ -1,4 +1,4 @@
-"""How a query token finds a passage token: exactly, after OCR normalization, or fuzzily.
+"""How a query token finds a passage token: exactly, after an OCR repair, or fuzzily.
 
 A :class:`QueryPlan` is worked out once per query against the vocabulary of the passages
 being ranked, so fuzzy candidates are searched over distinct words (rapidfuzz
@@ -9,12 +9,24 @@ reaches a threshold; the edit presets ``es-auto`` and ``typos-5-9`` allow a numb
 that depends on the query token's length (:func:`max_edits`), counted as optimal string
 alignment distance (insert, delete, substitute, swap two adjacent letters = one edit each).
 Whatever the rule, a fuzzy match scores its ``fuzz.ratio``/100.
+
+Cautious on real text:
+
+* OCR repairs need corpus evidence (:mod:`ragdash.retrieval.ocr`): ``contr0ller`` becomes
+  ``controller`` only when the corpus uses that word; ``sha1``, ``t1d`` stay as they are.
+* A query token that is a word — of the corpus or of the English word list
+  (:mod:`ragdash.retrieval.wordlist`) — is never fuzzed: ``login`` does not become ``logic``.
+* Of the fuzzy candidates, only the most typo-like one is taken (:mod:`ragdash.retrieval.typos`:
+  a dropped letter or a swap before an unrelated replacement), then the one more documents
+  use; a token under five letters gets one typo-like edit at most.
+* The fixes combine: a query token is read through the OCR map before fuzzy matching
+  (``wareh0sue`` → ``warehosue`` → ``warehouse``), and the fuzzy matcher's vocabulary holds
+  the repaired words, so ``contoller`` finds a passage that says ``contr0ller``.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -24,7 +36,10 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from ragdash.errors import SettingsError
-from ragdash.retrieval.tokens import normalize_ocr
+from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
+from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
+from ragdash.retrieval.typos import max_typo_cost, typo_cost
+from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     EDIT_RULES,
@@ -60,6 +75,15 @@ class MatchKind(StrEnum):
 _PREFERENCE = {kind: i for i, kind in enumerate(MatchKind)}
 #: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
 FUZZY_MIN_LENGTH = 4
+#: What an OCR-repaired match scores: a hair below an exact match, so a repaired token never
+#: outweighs the same word spelled right — a tie between a clean document and a scan that
+#: only matches by repair goes to the clean one (a query for "controller" keeps the FAQ that
+#: spells it first, above the scan that says "c0ntr0ller"), while a scan that matches one more
+#: query token still wins. Above any fuzzy match (a fuzzy ratio under 99).
+OCR_POINTS = 0.99
+#: Tokens this short are mostly acronyms (dns, ssh, vpn), one letter from another acronym
+#: (dna): a preset that fuzzes them may only undo a swap of two letters (teh → the).
+ACRONYM_LENGTH = 3
 
 
 @dataclass(frozen=True)
@@ -71,7 +95,7 @@ class TokenMatch:
     kind: MatchKind
     similarity: float  # 0-100; 100 for exact and OCR matches
     points: float
-    note: str = ""  # e.g. "enterpr1se → enterprise" for an OCR-normalized match
+    note: str = ""  # the evidence of a rewrite: "1→i: 'enterpr1se' → 'enterprise', ..."
 
 
 def check_fuzzy_rule(rule: str) -> None:
@@ -109,10 +133,19 @@ def fuzzy_similarity(a: str, b: str) -> float:
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """For each distinct query token, the passage tokens that would match it and how."""
+    """For each distinct query token, the passage tokens that would match it and how, and
+    (``notes``) why a token that matches nothing was left alone (a real word not fuzzed, a
+    code not rewritten)."""
 
     tokens: tuple[str, ...]
     candidates: Mapping[str, Mapping[str, TokenMatch]]
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+    def none(self, query_token: str) -> TokenMatch:
+        """The breakdown line of a token that matches nothing in a passage."""
+        return TokenMatch(
+            query_token, None, MatchKind.NONE, 0.0, 0.0, self.notes.get(query_token, "")
+        )
 
     def best_match(self, query_token: str, passage_tokens: frozenset[str]) -> TokenMatch:
         """The strongest match of ``query_token`` among a passage's tokens."""
@@ -125,7 +158,7 @@ class QueryPlan:
         for match in found:
             if best is None or _stronger(match, best):
                 best = match
-        return best or TokenMatch(query_token, None, MatchKind.NONE, 0.0, 0.0)
+        return best or self.none(query_token)
 
 
 def _stronger(a: TokenMatch, b: TokenMatch) -> bool:
@@ -141,8 +174,12 @@ class Lexicon(Protocol):
 
     def __contains__(self, word: object) -> bool: ...
 
-    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
-        """Words whose OCR normalization is ``normal`` (and differs from the word)."""
+    def documents(self, word: str) -> int:
+        """How many documents use ``word`` as-is (0 when none does)."""
+        ...
+
+    def repairs(self, settings: Fixes) -> RepairTable:
+        """The OCR fix's rewrites of this vocabulary under ``settings`` (map, protected)."""
         ...
 
     def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
@@ -155,25 +192,41 @@ class Lexicon(Protocol):
         ...
 
 
+def repair_key(settings: Fixes) -> tuple[object, ...]:
+    """What a :class:`RepairTable` depends on besides the vocabulary."""
+    return (settings.ocr_map, settings.protected)
+
+
+def repairs_for(
+    words: Iterable[str], documents: Callable[[str], int], settings: Fixes
+) -> RepairTable:
+    """The repair table of a vocabulary under ``settings`` (with the English word list)."""
+    return build_repairs(words, settings.ocr_map, documents, settings.protected, english_words())
+
+
 @dataclass
 class SetLexicon:
-    """A :class:`Lexicon` over a plain set of words; lookups are worked out on first use."""
+    """A :class:`Lexicon` over words with their document counts (a plain set counts each
+    word in one document); lookups are worked out on first use."""
 
-    words: AbstractSet[str]
-    _by_normal: dict[tuple[tuple[str, str], ...], dict[str, set[str]]] = field(
-        default_factory=dict, repr=False
-    )
+    words: Mapping[str, int] | AbstractSet[str]
+    _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict, repr=False)
     _pool: list[str] | None = field(default=None, repr=False)
     _letter_words: list[str] | None = field(default=None, repr=False)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
 
-    def ocr_variants(self, normal: str, subs: Mapping[str, str]) -> Iterable[str]:
-        key = tuple(sorted(subs.items()))
-        if key not in self._by_normal:
-            self._by_normal[key] = ocr_groups(self.words, subs)
-        return self._by_normal[key].get(normal, ())
+    def documents(self, word: str) -> int:
+        if isinstance(self.words, Mapping):
+            return int(self.words.get(word, 0))
+        return int(word in self.words)
+
+    def repairs(self, settings: Fixes) -> RepairTable:
+        key = repair_key(settings)
+        if key not in self._repairs:
+            self._repairs[key] = repairs_for(self.words, self.documents, settings)
+        return self._repairs[key]
 
     def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
         if self._pool is None:
@@ -202,54 +255,157 @@ def extract_edits(token: str, words: Sequence[str], edits: int) -> list[tuple[st
     return [(word, fuzzy_similarity(token, word)) for word, _, _ in found]
 
 
-def ocr_groups(words: Iterable[str], subs: Mapping[str, str]) -> dict[str, set[str]]:
-    """Normalized form → the words that normalize to it (only words the map changes)."""
-    groups: dict[str, set[str]] = defaultdict(set)
-    for word in words:
-        normal = normalize_ocr(word, subs)
-        if normal != word:
-            groups[normal].add(word)
-    return dict(groups)
-
-
 def plan_query(
-    query_tokens: Iterable[str], vocabulary: Iterable[str], settings: Fixes
+    query_tokens: Iterable[str],
+    vocabulary: Mapping[str, int] | AbstractSet[str],
+    settings: Fixes,
 ) -> QueryPlan:
-    """Work out every way each query token can match a word of ``vocabulary``.
+    """Work out every way each query token can match a word of ``vocabulary`` (a set, or
+    word → how many documents use it).
 
-    Exact matches score 1. With ``ocr``, tokens whose cautious normalizations are equal
-    score 1 too. With ``fuzzy``, a query token that matches no word of the vocabulary
-    exactly (or after OCR normalization) may match words close enough under the fuzzy
-    rule (``ratio``: at or above the threshold; an edit preset: within the edits it allows
-    for the token's length), scoring similarity/100 — so a near-spelling never outweighs
-    an exact match, and a correctly spelled query ranks exactly as it does with fuzzy off.
+    Exact matches score 1. With ``ocr``, a passage token the corpus evidence lets the fix
+    repair (:mod:`ragdash.retrieval.ocr`) matches the query token it repairs to, and a damaged
+    query token that matches nothing as typed is repaired the same way; both score
+    :data:`OCR_POINTS` (0.99: a repair never outweighs the word spelled right). With
+    ``fuzzy``, a query token that matches nothing exactly or by repair, and is not itself a
+    real word, may match the most typo-like close word under the fuzzy rule (``ratio``: at or
+    above the threshold; an edit preset: within the edits it allows), scoring
+    similarity/100 — so a near-spelling never outweighs an exact match, and a correctly
+    spelled query ranks exactly as it does with fuzzy off.
     """
-    return plan_with_lexicon(query_tokens, SetLexicon(set(vocabulary)), settings)
+    return plan_with_lexicon(query_tokens, SetLexicon(vocabulary), settings)
 
 
 def plan_with_lexicon(query_tokens: Iterable[str], lexicon: Lexicon, settings: Fixes) -> QueryPlan:
     """:func:`plan_query` against a :class:`Lexicon` (e.g. an index's cached vocabulary)."""
     distinct = tuple(dict.fromkeys(query_tokens))
-    subs = settings.substitutions
+    table = lexicon.repairs(settings) if settings.ocr else None
     candidates: dict[str, dict[str, TokenMatch]] = {}
+    notes: dict[str, str] = {}
     for q in distinct:
         options: dict[str, TokenMatch] = {}
         if q in lexicon:
             options[q] = TokenMatch(q, q, MatchKind.EXACT, 100.0, 1.0)
-        if settings.ocr:
-            normal = normalize_ocr(q, subs)
-            words = {w for w in lexicon.ocr_variants(normal, subs) if w in lexicon}
-            if normal in lexicon:
-                words.add(normal)
-            for word in words:
-                if word not in options:
-                    note = _ocr_note(q, word, subs)
-                    options[word] = TokenMatch(q, word, MatchKind.OCR, 100.0, 1.0, note)
-        if settings.fuzzy and not options and fuzzy_eligible(q, settings.fuzzy_rule):
-            for word, score in fuzzy_lookup(lexicon, q, settings):
-                options[word] = TokenMatch(q, word, MatchKind.FUZZY, score, round(score / 100, 4))
+        reading: Repair | None = None
+        if table is not None:
+            for raw in table.raws_of(q):
+                note = table.repairs[raw].note
+                options.setdefault(raw, TokenMatch(q, raw, MatchKind.OCR, 100.0, OCR_POINTS, note))
+            for repair in table.query_supported(q):
+                if repair.raw in lexicon:
+                    match = TokenMatch(q, repair.raw, MatchKind.OCR, 100.0, OCR_POINTS, repair.note)
+                    options.setdefault(repair.raw, match)
+            if q not in lexicon:
+                verdict = judge_token(
+                    q,
+                    letters_by_digit(settings.ocr_map),
+                    lexicon.documents,
+                    settings.protected,
+                    english_words(),
+                )
+                if isinstance(verdict, Repair):
+                    reading = verdict
+                    _add_reading(options, q, verdict, table, lexicon)
+                elif verdict:
+                    notes[q] = verdict
+        if settings.fuzzy and not options:
+            found, note = _fuzzy_options(q, lexicon, settings, table)
+            options.update(found)
+            if note and not found:
+                notes[q] = note
+        if reading is not None and not options:
+            notes[q] = f"query {reading.note}, but no passage uses it"
         candidates[q] = options
-    return QueryPlan(distinct, candidates)
+    return QueryPlan(distinct, candidates, notes)
+
+
+def _add_reading(
+    options: dict[str, TokenMatch], q: str, repair: Repair, table: RepairTable, lexicon: Lexicon
+) -> None:
+    """Options of a repaired query token: the word itself, and passage tokens repaired to it."""
+    note = f"query {repair.note}"
+    if repair.word in lexicon:
+        options.setdefault(
+            repair.word, TokenMatch(q, repair.word, MatchKind.OCR, 100.0, OCR_POINTS, note)
+        )
+    for raw in table.raws_of(repair.word):
+        options.setdefault(
+            raw,
+            TokenMatch(
+                q, raw, MatchKind.OCR, 100.0, OCR_POINTS, f"{note}; {table.repairs[raw].note}"
+            ),
+        )
+
+
+def fuzzy_forms(q: str, settings: Fixes) -> list[tuple[str, tuple[str, ...]]]:
+    """The spellings of query token ``q`` the fuzzy matcher searches with: ``q`` itself when
+    it is letters only; with ``ocr`` on, a token with mapped digits is read through the map
+    first (each reading, with the substitutions made) unless it is protected or code-like."""
+    if q.isalpha():
+        return [(q, ())]
+    if not settings.ocr or q in settings.protected or is_code_like(q):
+        return []
+    return [(w, c) for w, c in ocr_readings(q, letters_by_digit(settings.ocr_map)) if w.isalpha()]
+
+
+def _fuzzy_options(
+    q: str, lexicon: Lexicon, settings: Fixes, table: RepairTable | None
+) -> tuple[dict[str, TokenMatch], str]:
+    """The fuzzy options of ``q`` (the single most typo-like word, and the passage tokens
+    repaired to it) or, when there are none, why (a note; empty when nothing came close)."""
+    english = english_words()
+    rule = settings.fuzzy_rule
+    best: tuple[tuple[float, int, float, str], str, float, tuple[str, ...], str, tuple] | None
+    best = None
+    for form, changes in fuzzy_forms(q, settings):
+        if form in english:
+            return {}, f"'{form}' is an English word: not fuzzed"
+        if not fuzzy_eligible(form, rule):
+            continue
+        found = dict(fuzzy_lookup(lexicon, form, settings))
+        if table is not None:
+            extra = [w for w in table.by_word if w not in lexicon and fuzzy_eligible(w, rule)]
+            found.update(_lookup_words(form, extra, settings))
+        limit = max_typo_cost(len(form), max_edits(rule, len(form)) if rule in EDIT_RULES else None)
+        for word, score in found.items():
+            cost, edits = typo_cost(form, word)
+            if cost > limit or (len(form) <= ACRONYM_LENGTH and edits != ("swapped letters",)):
+                continue
+            support = lexicon.documents(word) or sum(
+                lexicon.documents(raw) for raw in (table.raws_of(word) if table else ())
+            )
+            key = (cost, -support, -score, word)
+            if best is None or key < best[0]:
+                best = (key, word, score, edits, form, changes)
+    if best is None:
+        return {}, ""
+    (_, neg_support, _, _), word, score, edits, form, changes = best
+    read = f"query {', '.join(changes)}: '{q}' read as '{form}'; " if changes else ""
+    note = (
+        f"{read}fuzzy: '{form}' → '{word}' ({', '.join(edits) or 'same letters'}; "
+        f"similarity {score:.0f}; '{word}' in {-neg_support} document"
+        f"{'' if -neg_support == 1 else 's'})"
+    )
+    points = round(score / 100, 4)
+    options: dict[str, TokenMatch] = {}
+    if word in lexicon:
+        options[word] = TokenMatch(q, word, MatchKind.FUZZY, score, points, note)
+    for raw in table.raws_of(word) if table else ():
+        repaired = f"{note}; {table.repairs[raw].note}"
+        options[raw] = TokenMatch(q, raw, MatchKind.FUZZY, score, points, repaired)
+    return options, ""
+
+
+def _lookup_words(form: str, words: Sequence[str], settings: Fixes) -> list[tuple[str, float]]:
+    """Fuzzy candidates of ``form`` among ``words`` (repaired words no passage spells)."""
+    if not words:
+        return []
+    rule = settings.fuzzy_rule
+    if rule in EDIT_RULES:
+        min_length = fuzzy_min_length(rule)
+        pool = [w for w in words if len(w) >= min_length]
+        return extract_edits(form, pool, max_edits(rule, len(form)))
+    return extract_fuzzy(form, [w for w in words if len(w) >= FUZZY_MIN_LENGTH], settings.threshold)
 
 
 def fuzzy_lookup(lexicon: Lexicon, token: str, settings: Fixes) -> list[tuple[str, float]]:
@@ -258,12 +414,3 @@ def fuzzy_lookup(lexicon: Lexicon, token: str, settings: Fixes) -> list[tuple[st
     if rule in EDIT_RULES:
         return lexicon.edit_matches(token, max_edits(rule, len(token)), fuzzy_min_length(rule))
     return lexicon.fuzzy_matches(token, settings.threshold)
-
-
-def _ocr_note(query_token: str, word: str, subs: Mapping[str, str]) -> str:
-    changes = []
-    for token in (query_token, word):
-        normal = normalize_ocr(token, subs)
-        if normal != token:
-            changes.append(f"{token} → {normal}")
-    return "; ".join(changes)

@@ -6,8 +6,9 @@ service — only sees the query string, so the same two fixes are applied to the
 before it is sent:
 
 * ``ocr``: a token that looks like a word with a digit misread for a letter is normalized
-  (``enterpr1se`` → ``enterprise``), with the cautious rule of
-  :func:`ragdash.retrieval.tokens.normalize_ocr` (numbers and codes are left alone);
+  (``enterpr1se`` → ``enterprise``) when the corpus has the repaired word and not the token
+  itself — corpus evidence, as the seed's OCR fix asks — and the token is neither protected
+  nor code-shaped (``sha1``, ``t1d`` stay);
 * ``fuzzy``: a word found nowhere in the corpus is replaced by its closest corpus word
   under the fuzzy rule (``warehuse`` → ``warehouse``); a word the corpus has is kept.
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from ragdash.retrieval.matching import Lexicon, SetLexicon, fuzzy_eligible, fuzzy_lookup
 from ragdash.retrieval.ranking import query_tokens
-from ragdash.retrieval.tokens import normalize_ocr, tokenize
+from ragdash.retrieval.tokens import is_code_like, normalize_ocr, tokenizer
 from ragdash.settings import Fixes
 
 __all__ = ["RepairedQuery", "repair_query"]
@@ -47,15 +48,19 @@ def repair_query(
     """Apply the query-side fixes that are on to ``query`` against the corpus
     ``vocabulary`` (a set of words or a :class:`Lexicon`). Raises ``QueryError`` for a query
     that cannot be run."""
-    query_tokens(query)  # the same refusal as every retriever: empty, too long
+    query_tokens(query, fixes.unicode)  # the same refusal as every retriever: empty, too long
     if not (fixes.ocr or fixes.fuzzy):
         return RepairedQuery(query)
     lexicon = vocabulary if hasattr(vocabulary, "fuzzy_matches") else SetLexicon(vocabulary)
     subs = fixes.substitutions
     out: list[str] = []
     changes: list[str] = []
-    for token in tokenize(query):
-        new = normalize_ocr(token, subs) if fixes.ocr else token
+    for token in tokenizer(fixes.unicode)(query):
+        new = token
+        if fixes.ocr and token not in lexicon and token not in fixes.protected:
+            reading = normalize_ocr(token, subs)
+            if reading != token and reading in lexicon and not is_code_like(token):
+                new = reading
         if fixes.fuzzy and new not in lexicon and fuzzy_eligible(new, fixes.fuzzy_rule):
             found = fuzzy_lookup(lexicon, new, fixes)  # type: ignore[arg-type]
             if found:

@@ -95,12 +95,16 @@ SHAPES: Mapping[str, ResponseShape] = {
 FIX_SUPPORT: Mapping[str, Mapping[str, tuple[bool, str]]] = {
     "seed": {name: (True, "built into the scorer") for name in FIX_NAMES},
     "bm25": {
-        "recency": (True, "breaks BM25 score ties by update date, newest first"),
+        "recency": (True, "between versions of one document with equal BM25 scores, the "
+                    "newest comes first"),
         "status": (True, "withdrawn passages are left out of the BM25 index"),
-        "ocr": (True, "query and passage tokens OCR-normalized before BM25 scores them"),
+        "ocr": (True, "the OCR fix's repairs are indexed as their words; the query is "
+                "repaired against the corpus"),
         "fuzzy": (True, "query typo repair: a misspelled word is replaced by the closest "
                   "corpus word before BM25 scores it"),
         "tables": (True, "BM25 runs over the passages with table fragments joined"),
+        "versions": (True, "the older of a detected version pair ranks below the newer"),
+        "unicode": (True, "passages and query tokenized by the unicode tokenizer"),
     },
 }
 _EXTERNAL = {
@@ -113,6 +117,9 @@ _EXTERNAL = {
               "word before the query is sent"),
     "tables": (False, "corpus-side: export with `ragdash passages --fixes tables` and "
                "re-index to join split tables"),
+    "versions": (False, "the service ranks on its own; ragdash cannot demote an older "
+                 "version in its answer"),
+    "unicode": (False, "the service tokenizes on its own; ragdash sends the query as typed"),
 }
 FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL}
 
@@ -123,7 +130,9 @@ def fix_support(kind: str, fix: str) -> tuple[bool, str]:
     >>> fix_support("http", "tables")[0]
     False
     """
-    return FIX_SUPPORT[kind][fix]
+    default = (kind == "seed", "built into the scorer" if kind == "seed" else
+               "not wired to this retriever yet")  # fmt: skip
+    return FIX_SUPPORT[kind].get(fix, default)
 
 
 @dataclass(frozen=True)

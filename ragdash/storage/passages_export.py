@@ -10,11 +10,15 @@ module writes each passage ragdash would rank under the chosen fixes as one JSON
 
 ``doc_id`` is what a retriever must return as a hit's ``id`` for the proof check to
 recognize the document. The fixes act like this: ``tables`` exports the passages with table
-fragments joined across page breaks; ``ocr`` rewrites OCR-damaged words in the text with the
-fix's map and its cautious rule (``Enterpr1se`` → ``Enterprise``, ``SS0`` → ``SSO``; numbers
-and codes untouched); ``status`` leaves withdrawn documents out; ``recency`` and ``fuzzy``
-change nothing here (recency needs ``metadata.updated``, which is always exported; fuzzy is a
-query-side fix).
+fragments joined across page breaks; ``ocr`` rewrites, keeping case, exactly the damaged words
+the seed's OCR fix repairs with corpus evidence (:mod:`ragdash.retrieval.ocr`:
+``Enterpr1se`` → ``Enterprise`` because other documents spell ``enterprise``; codes, protected
+tokens and ambiguous readings untouched), and lists in ``metadata.ocr_readings`` the readings
+of damaged words no document spells (``SS0`` → ``sso``), which the seed accepts only when a
+query asks for them — index that field too and a query for ``sso`` finds the passage;
+``status`` leaves withdrawn documents out; ``recency``, ``versions``, ``fuzzy`` and
+``unicode`` change nothing here (they act on ranking or on the query; ``metadata.updated``
+is always exported).
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.matching import repairs_for
+from ragdash.retrieval.ocr import RepairTable
 from ragdash.retrieval.ranking import eligible_passages
-from ragdash.retrieval.tokens import normalize_ocr
 from ragdash.settings import Fixes
 
 __all__ = ["PASSAGE_FORMATS", "export_passages", "passage_records", "repair_ocr_text"]
@@ -38,30 +43,52 @@ PASSAGE_FORMATS = ("jsonl", "csv")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
-def repair_ocr_text(text: str, ocr_map: Mapping[str, str]) -> str:
-    """``text`` with every OCR-damaged word repaired, keeping the word's case::
+def repair_ocr_text(text: str, repairs: Mapping[str, str]) -> str:
+    """``text`` with every damaged word of ``repairs`` (lowercase raw → word) repaired,
+    keeping the word's case::
 
-    >>> repair_ocr_text("Enterpr1se plan with SS0, 10 GB", {"0": "o", "1": "i"})
-    'Enterprise plan with SSO, 10 GB'
+    >>> repair_ocr_text("The Enterpr1se plan, SS0, 10 GB", {"enterpr1se": "enterprise"})
+    'The Enterprise plan, SS0, 10 GB'
     """
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
-        normal = normalize_ocr(word.lower(), ocr_map)
-        if normal == word.lower():
-            return word
+        new = repairs.get(word.lower())
+        if new is None or len(new) != len(word):
+            return word if new is None else new
         letters = [c for c in word if c.isalpha()]
         upper = bool(letters) and all(c.isupper() for c in letters)
         return "".join(
             (n.upper() if upper else n) if o.isdigit() else o
-            for o, n in zip(word, normal, strict=True)
+            for o, n in zip(word, new, strict=True)
         )
 
     return _WORD.sub(fix, text)
 
 
-def passage_record(passage: Passage, fixes: Fixes) -> dict[str, Any]:
-    text = repair_ocr_text(passage.text, fixes.substitutions) if fixes.ocr else passage.text
+def ocr_table(passages: Sequence[Passage], fixes: Fixes) -> RepairTable:
+    """The OCR fix's repairs over ``passages`` (document counts per token as evidence)."""
+    docs_of: dict[str, set[str]] = {}
+    for p in passages:
+        for token in p.tokens:
+            docs_of.setdefault(token, set()).add(p.doc_id)
+    return repairs_for(docs_of, lambda w: len(docs_of.get(w, ())), fixes)
+
+
+def passage_record(
+    passage: Passage, fixes: Fixes, table: RepairTable | None = None
+) -> dict[str, Any]:
+    text = passage.text
+    record_meta: dict[str, Any] = {}
+    if table is not None:
+        text = repair_ocr_text(text, {raw: r.word for raw, r in table.repairs.items()})
+        open_readings = sorted(
+            reading
+            for reading, raws in table.unsupported.items()
+            if any(raw in passage.tokens for raw, _ in raws)
+        )
+        if open_readings:
+            record_meta["ocr_readings"] = open_readings
     return {
         "id": f"{passage.doc_id}#{passage.position + 1}",
         "doc_id": passage.doc_id,
@@ -73,14 +100,17 @@ def passage_record(passage: Passage, fixes: Fixes) -> dict[str, Any]:
             "subject": passage.subject,
             "updated": passage.updated.isoformat() if passage.updated else None,
             "status": passage.status,
+            **record_meta,
         },
     }
 
 
 def passage_records(index: CorpusIndex, fixes: Fixes) -> Iterator[dict[str, Any]]:
     """One record per passage the corpus-side fixes leave, in list order."""
-    for passage in eligible_passages(index.passages(fixes.tables), fixes):
-        yield passage_record(passage, fixes)
+    passages = eligible_passages(index.passages(fixes.tables), fixes)
+    table = ocr_table(passages, fixes) if fixes.ocr else None
+    for passage in passages:
+        yield passage_record(passage, fixes, table)
 
 
 def export_passages(index: CorpusIndex, fixes: Fixes, fmt: str = "jsonl") -> str:
@@ -93,7 +123,7 @@ def export_passages(index: CorpusIndex, fixes: Fixes, fmt: str = "jsonl") -> str
     out = io.StringIO()
     columns = ["id", "doc_id", "text", "page_start", "page_end", "kind", "subject", "updated",
                "status"]  # fmt: skip
-    writer = csv.DictWriter(out, columns, lineterminator="\n")
+    writer = csv.DictWriter(out, columns, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for r in records:
         meta = r.pop("metadata")

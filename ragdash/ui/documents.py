@@ -25,6 +25,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
 from ragdash.ui.render import md_escape, text_block
+from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.state import VIEW_KEY
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
@@ -220,7 +221,7 @@ def _inspection(doc: Document) -> None:
 def _ocr_signals(index: CorpusIndex) -> None:
     """Tokens that look OCR-damaged and the substitution that would repair them."""
     # the view's settings, never the raw widget text: a half-typed map must not crash the page
-    current = st.session_state[VIEW_KEY].fixes.substitutions
+    current = st.session_state[VIEW_KEY].fixes.ocr_map
     signals = ocr_signals(index.corpus, current)
     if not signals:
         return
@@ -417,6 +418,7 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
         "then the other files by name, then uploads."
     )
     _versions(index, corpus_key)
+    render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
     for doc in corpus.documents:

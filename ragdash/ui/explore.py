@@ -85,7 +85,7 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
         return
     check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), ranked, view.fixes)
     first = md_code(check.first_id or "nothing")
-    text = f"**{check.diagnosis.value.upper()}** — {check.diagnosis.explanation}."
+    text = f"**{check.diagnosis.value.upper()}** — {md_escape(check.reason)}."
     if check.diagnosis is Diagnosis.PASS:
         st.success(text, icon=":material/check_circle:")
         return
@@ -106,7 +106,10 @@ def _results(
     elif retriever is not None and retriever.spec.external:
         st.caption("Scores are the retriever's own (no per-token breakdown).")
     else:
-        st.info("No passage matches any query token: every score is 0, so list order decides.")
+        st.warning(
+            "No passage matched the query: every score is 0, so nothing is retrieved. "
+            "The passages below are only listed in list order — none of them is a winner."
+        )
     legend()
     for r in top:
         p = r.passage
@@ -116,7 +119,7 @@ def _results(
             f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
         )
         if retriever is None or retriever.spec.kind == "seed":
-            ranked_passage(r, view.evidence, heading)
+            ranked_passage(r, view.evidence, heading, note=r.moved or "")
             continue
         st.markdown(heading)
         st.html(passage_html(r, view.evidence))

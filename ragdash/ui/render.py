@@ -60,7 +60,7 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
                 "how": m.kind,
                 "similarity": round(m.similarity, 1) if m.kind == MatchKind.FUZZY else None,
                 "points": m.points,
-                "OCR change": m.note,
+                "rewrite / why": m.note,
             }
             for m in ranked.breakdown
         ]
@@ -108,10 +108,15 @@ def text_block(text: str) -> None:
     st.html(f'<div class="rd-passage">{escape_text(text)}</div>')
 
 
-def ranked_passage(r: RankedPassage, evidence: Sequence[str], heading: str) -> None:
+def ranked_passage(
+    r: RankedPassage, evidence: Sequence[str], heading: str, note: str = ""
+) -> None:
     """One ranked passage as every page shows it: ``heading`` (already Markdown-escaped),
-    the passage with matches highlighted and evidence outlined, its score breakdown."""
+    an optional ``note`` (e.g. which version pair moved it), the passage with matches
+    highlighted and evidence outlined, its score breakdown."""
     st.markdown(heading)
+    if note:
+        st.caption(md_escape(note))
     st.html(passage_html(r, evidence))
     with st.expander(f"Score breakdown of #{r.rank}"):
         st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")

@@ -30,11 +30,11 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.retrieval.retrievers import make_retriever
 from ragdash.retrieval.spec import (
-    FIX_SUPPORT,
     RETRIEVER_DESCRIPTIONS,
     RETRIEVER_KINDS,
     SHAPES,
     RetrieverSpec,
+    fix_support,
 )
 from ragdash.settings import Fixes
 from ragdash.ui.render import md_code, md_escape
@@ -122,7 +122,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
 
 def fix_note(spec: RetrieverSpec, name: str) -> tuple[bool, str]:
     """Whether fix ``name`` reaches the retriever, and the sentence saying how or why not."""
-    return FIX_SUPPORT[spec.kind][name]
+    return fix_support(spec.kind, name)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from ragdash.errors import SettingsError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.wordlist import word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     FIX_DESCRIPTIONS,
@@ -17,7 +18,9 @@ from ragdash.settings import (
     FUZZY_RULES,
     Fixes,
     format_ocr_map,
+    format_protected,
     parse_ocr_map,
+    parse_protected,
 )
 from ragdash.ui.render import md_escape
 from ragdash.ui.retriever_picker import fix_note, render_retriever_picker
@@ -30,6 +33,8 @@ FIX_LABELS = {
     "ocr": "OCR normalization",
     "fuzzy": "Fuzzy matching",
     "tables": "Join split tables",
+    "versions": "Demote older versions",
+    "unicode": "Unicode tokenizer",
 }
 
 
@@ -78,10 +83,25 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         ocr_map = parse_ocr_map(ocr_text)
     except SettingsError as exc:
         bar.error(md_escape(str(exc)))
+    seed_widget("w_protect", format_protected(view.fixes.protected))
+    protect_text = bar.text_input(
+        "Never rewrite (protected tokens)",
+        key="w_protect",
+        help="codes the OCR fix must leave alone whatever the corpus says, e.g. sha1, t1d",
+    )
+    protected = view.fixes.protected
+    try:
+        protected = parse_protected(protect_text)
+    except SettingsError as exc:
+        bar.error(md_escape(str(exc)))
     seed_widget("w_k", view.k)
     k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
     on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]
-    fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule).with_only(on)
+    fixes = replace(
+        Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule, protected=protected
+    ).with_only(on)
+    if fixes.fuzzy and word_list_note():
+        bar.caption(md_escape(word_list_note() or ""))
     new_view = replace(view, fixes=fixes, k=int(k), retriever=retriever)
     set_view(new_view)
     if index is not None:

@@ -42,9 +42,12 @@ def _ablation(
     threshold: float,
     ocr_map: tuple,
     fuzzy_rule: str = "ratio",
+    protected: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
-    fixes = Fixes(threshold=threshold, ocr_map=ocr_map, fuzzy_rule=fuzzy_rule)
+    fixes = Fixes(
+        threshold=threshold, ocr_map=ocr_map, fuzzy_rule=fuzzy_rule, protected=protected
+    )
     return frame(run_ablation(_index, cases, fixes), AblationRow)
 
 
@@ -173,7 +176,8 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         render_log_import(index, _workspace(), cases)
         return
     st.subheader("Ablation: which fix repairs which case")
-    settings = (view.fixes.threshold, view.fixes.ocr_map, view.fixes.fuzzy_rule)
+    f = view.fixes
+    settings = (f.threshold, f.ocr_map, f.fuzzy_rule, f.protected)
     ablation_table, metrics = configuration_runs(retriever, corpus_key, cases, view.fixes, metric_k)
     table = _ablation(index, corpus_key, tuple(cases), *settings) if seed else ablation_table
     left, right = st.columns([3, 2])

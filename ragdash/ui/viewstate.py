@@ -3,9 +3,10 @@
 URL parameters (all optional; ``st.query_params`` is string-valued):
 ``q`` query · ``fault`` none|ocr|typo · ``rate`` 0-1 · ``seed`` int · ``fixes`` all|none|a,b
 · ``threshold`` 0-100 · ``fuzzyrule`` ratio|es-auto|typos-5-9 (left out when ``ratio``) ·
-``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``expect`` expected document id · ``evidence``
-evidence strings separated by ``;`` · ``retriever`` bm25|http|python (left out for seed) with
-``k1``/``b`` (bm25) or ``url``/``shape`` (http).
+``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``protect`` tokens the OCR fix never rewrites,
+e.g. ``sha1,t1d`` · ``expect`` expected document id · ``evidence`` evidence strings separated
+by ``;`` · ``retriever`` bm25|http|python (left out for seed) with ``k1``/``b`` (bm25) or
+``url``/``shape`` (http).
 
 What a link never carries: a ``python`` callable (opening a link must not make the dashboard
 import and run code — it is chosen in the sidebar only), and an ``http`` URL holding a
@@ -29,6 +30,7 @@ from ragdash.settings import (
     Fixes,
     format_ocr_map,
     parse_ocr_map,
+    parse_protected,
     split_fix_names,
 )
 
@@ -62,6 +64,8 @@ class ViewState:
             params["fuzzyrule"] = self.fixes.fuzzy_rule
         if self.fixes.ocr_map != DEFAULT_OCR_MAP:
             params["ocrmap"] = format_ocr_map(self.fixes.ocr_map).replace(" ", "")
+        if self.fixes.protected:
+            params["protect"] = ",".join(self.fixes.protected)
         if self.k != DEFAULT_TOP_K:
             params["k"] = str(self.k)
         if self.expect:
@@ -112,6 +116,7 @@ def from_params(
         "threshold": view.fixes.threshold,
         "ocr_map": view.fixes.ocr_map,
         "fuzzy_rule": view.fixes.fuzzy_rule,
+        "protected": view.fixes.protected,
     }
     if "threshold" in params:
         try:
@@ -130,6 +135,11 @@ def from_params(
             settings["ocr_map"] = parse_ocr_map(params["ocrmap"])
         except SettingsError as exc:
             problems.append(f"ocrmap: {exc}")
+    if "protect" in params:
+        try:
+            settings["protected"] = parse_protected(params["protect"])
+        except SettingsError as exc:
+            problems.append(f"protect: {exc}")
     names, unknown = split_fix_names(params.get("fixes", view.fixes.names))
     if unknown:  # drop only the bad names: fixes=fuzzy,bogus keeps fuzzy on
         problems.append(f"fixes: unknown fix {', '.join(map(repr, unknown))} ignored")

@@ -1,0 +1,42 @@
+"""The Documents page's rewrite budget: what the OCR fix would rewrite in this corpus, each
+rewrite with its evidence, and the damaged-looking tokens it keeps (codes, ambiguous ones)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.rewrites import rewrite_budget
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
+from ragdash.ui.render import md_escape
+
+__all__ = ["render_rewrite_budget"]
+
+
+def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
+    """An expander listing every OCR rewrite and every kept candidate, under ``fixes``."""
+    budget = rewrite_budget(index, fixes)
+    if not budget.rewrites and not budget.kept:
+        return
+    with st.expander(f"OCR rewrite budget: {budget.summary}"):
+        st.caption(
+            "Each token the OCR fix rewrites, and the evidence: the repaired word is used "
+            "elsewhere in the corpus. Codes, tokens several documents use as they are, "
+            "ambiguous readings and the protected list are kept."
+        )
+        if budget.rewrites:
+            rows = [{"token": r.raw, "read as": r.word, "why": r.note} for r in budget.rewrites]
+            st.dataframe(
+                pd.DataFrame(rows),
+                hide_index=True,
+                width="stretch",
+            )
+        if budget.kept:
+            st.dataframe(
+                pd.DataFrame([{"token": t, "kept because": why} for t, why in budget.kept]),
+                hide_index=True,
+                width="stretch",
+            )
+        if budget.note:
+            st.caption(md_escape(budget.note))
