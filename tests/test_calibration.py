@@ -12,6 +12,7 @@ from ragdash.checks.calibration import (
     PRESET_COLUMNS,
     SWEEP_COLUMNS,
     VARIANT_KIND,
+    FuzzyCounts,
     LabeledQuery,
     PresetRow,
     SweepRow,
@@ -23,7 +24,7 @@ from ragdash.checks.calibration import (
     typo_variants,
 )
 from ragdash.checks.proof import check_case
-from ragdash.frames import frame
+from ragdash.frames import columns_of, frame
 from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import EDIT_RULES, FUZZY_RULES, Fixes
 from ragdash.storage.library import REPORTED
@@ -141,7 +142,7 @@ def test_presets_are_counted_exactly_like_a_sweep_row(sample_index, sample_cases
     base = Fixes(threshold=threshold)
     as_preset = frame(evaluate_presets(sample_index, queries, ["ratio"], base), PresetRow).iloc[0]
     as_sweep = frame(sweep_thresholds(sample_index, queries, [threshold]), SweepRow).iloc[0]
-    for column in SWEEP_COLUMNS[1:]:
+    for column in columns_of(FuzzyCounts):
         assert as_preset[column] == as_sweep[column]
 
 

@@ -42,11 +42,10 @@ DEFAULT_THRESHOLDS = tuple(50.0 + 2.5 * i for i in range(21))  # 50, 52.5, …, 
 
 
 @dataclass(frozen=True)
-class SweepRow:
-    """What fuzzy matching did at one threshold (the ``ratio`` rule): cases repaired and
-    broken against fuzzy off, false fuzzy matches, and which ("; "-joined)."""
+class FuzzyCounts:
+    """What fuzzy matching did under one setting: cases repaired and broken against fuzzy
+    off, false fuzzy matches, and which ("; "-joined)."""
 
-    threshold: float
     repaired: int
     broken: int
     false_fuzzy_matches: int
@@ -56,17 +55,18 @@ class SweepRow:
 
 
 @dataclass(frozen=True)
-class PresetRow:
-    """The same counts for one fuzzy rule (an edit preset), with the rule in words."""
+class SweepRow(FuzzyCounts):
+    """The counts at one threshold of the ``ratio`` rule."""
+
+    threshold: float
+
+
+@dataclass(frozen=True)
+class PresetRow(FuzzyCounts):
+    """The counts under one fuzzy rule (an edit preset), with the rule in words."""
 
     rule: str
     description: str
-    repaired: int
-    broken: int
-    false_fuzzy_matches: int
-    repaired_cases: str
-    broken_cases: str
-    false_matches: str
 
 
 SWEEP_COLUMNS = [f.name for f in fields(SweepRow)]
@@ -231,7 +231,9 @@ def sweep_thresholds(
         if progress:
             progress(t / max(len(thresholds), 1), f"threshold {threshold:g}")
         fixes = replace(base, fuzzy=True, threshold=float(threshold), fuzzy_rule=RATIO)
-        rows.append(SweepRow(float(threshold), **_count(index, queries, references, fixes)))
+        rows.append(
+            SweepRow(**_count(index, queries, references, fixes), threshold=float(threshold))
+        )
     if progress:
         progress(1.0, "done")
     return tuple(rows)
@@ -252,7 +254,7 @@ def evaluate_presets(
     for rule in rules:
         fixes = replace(base, fuzzy=True, fuzzy_rule=rule)  # validates the rule
         counts = _count(index, queries, references, fixes)
-        rows.append(PresetRow(rule, FUZZY_RULES[rule], **counts))
+        rows.append(PresetRow(**counts, rule=rule, description=FUZZY_RULES[rule]))
     return tuple(rows)
 
 

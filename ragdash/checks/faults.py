@@ -11,31 +11,14 @@ from datetime import date
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.tables import cells, is_table_line
 from ragdash.retrieval.tokens import DEFAULT_SUBSTITUTIONS
+from ragdash.retrieval.typos import KEY_NEIGHBOURS
 
 QUERY_FAULTS = ("ocr", "typo")
 TYPO_EDITS = ("deletion", "insertion", "substitution", "transposition")
 
-_KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-
-
-def _neighbours() -> dict[str, str]:
-    """Letters next to each letter on a QWERTY keyboard: typos hit neighbouring keys."""
-    result: dict[str, str] = {}
-    for r, row in enumerate(_KEYBOARD_ROWS):
-        for c, ch in enumerate(row):
-            near = [row[i] for i in (c - 1, c + 1) if 0 <= i < len(row)]
-            for other in (r - 1, r + 1):
-                if 0 <= other < len(_KEYBOARD_ROWS):
-                    near += [
-                        _KEYBOARD_ROWS[other][i]
-                        for i in (c - 1, c, c + 1)
-                        if 0 <= i < len(_KEYBOARD_ROWS[other])
-                    ]
-            result[ch] = "".join(near)
-    return result
-
-
-KEYBOARD_NEIGHBOURS = _neighbours()
+#: Letter → the keys a finger slips to: the same staggered-QWERTY neighbours that make an
+#: edit typo-like when fuzzy matching chooses a candidate (one keyboard for both sides).
+KEYBOARD_NEIGHBOURS = {letter: "".join(sorted(near)) for letter, near in KEY_NEIGHBOURS.items()}
 
 
 def _pick_positions(candidates: list[int], rate: float, rng: random.Random) -> list[int]:
