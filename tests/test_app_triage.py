@@ -23,7 +23,7 @@ TRIAGE = "ragdash/ui/pages/triage.py"
 CASES = {c.name: c for c in load_cases(SAMPLE_CASES)}
 #: corrupted case of the testbed → the fixes that repair it alone (see test_triage.py)
 REPAIRS = {
-    "stale-version": ("recency", "status"),
+    "stale-version": ("status",),
     "ocr-noise": ("ocr",),
     "typo": ("fuzzy",),
     "split-table": ("tables",),
@@ -293,3 +293,30 @@ def test_a_legacy_workspace_cases_file_is_imported_once_into_the_library(workspa
     assert not legacy.exists() and (workspace / "cases.json.imported").is_file()
     at.run()  # a second run imports nothing again and loses nothing
     assert [e.name for e in library.list()] == ["old-suite-case"]
+
+
+def test_triage_on_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path, monkeypatch):
+    from conftest import doc_text, write_docs
+
+    docs = write_docs(
+        tmp_path / "docs",
+        {
+            "a-old.md": doc_text("Gift cards are valid for one year.", id="gifts-old",
+                                 updated="2023-01-01"),
+            "b-new.md": doc_text("Gift cards are valid for two years.", id="gifts-new",
+                                 updated="2025-06-01"),
+        },
+    )
+    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page(TRIAGE).run()
+    submit_report(at, "gift cards valid", "gifts-new", "two years")
+    text = " ".join(unescape(m.value) for m in at.markdown) + " ".join(alerts(at))
+    assert "Repaired by:** no single fix changes the matching" in text
+    assert "passes only by winning a tie on update date" in text
+    assert "gifts-new is newer (2025-06-01 vs 2023-01-01)" in text
+    # "Compare with" does not default to the lucky fix when something else passes.
+    compare = at.selectbox(key="tr_compare").value
+    assert compare != "recency"

@@ -72,10 +72,16 @@ def _headline(result: Triage) -> None:
         st.warning(text, icon=":material/build:")
     else:
         st.error(text, icon=":material/error:")
-    if result.repairs:
-        st.markdown("**Repaired by:** " + ", ".join(md_code(r) for r in result.repairs))
+    real = [r for r in result.outcomes if r.real]
+    if real:
+        st.markdown(
+            "**Repaired by:** "
+            + ", ".join(f"{md_code(r.fix)} ({r.kind.value})" for r in real)
+        )
     elif result.diagnosis is not Diagnosis.PASS:
-        st.markdown("**Repaired by:** no single fix")
+        st.markdown("**Repaired by:** no single fix changes the matching")
+    for tie in result.tie_wins:
+        st.markdown(f"**Passes only by luck:** {md_escape(tie.detail)}.")
 
 
 def _configuration_table(result: Triage) -> None:
@@ -110,7 +116,10 @@ def _passages(check: ProofCheck, title: str) -> None:
 def _explain(result: Triage) -> None:
     by_label = result.by_label
     options = list(by_label)
-    default = result.repairs[0] if result.repairs else (result.passing or (ALL,))[0]
+    # A real repair first; a fix that only wins a tie is shown only when nothing else passes.
+    lucky = {r.fix for r in result.tie_wins}
+    passing = [label for label in result.passing if label not in lucky]
+    default = (list(result.repairs) or passing or list(result.passing) or [ALL])[0]
     left, right = st.columns(2)
     with left:
         _passages(result.baseline, "No fixes")
