@@ -12,4 +12,4 @@ from ragdash.ui.viewstate import ViewState
 
 def page_context() -> tuple[CorpusIndex | None, ViewState, tuple]:
     """The shared index (cached), the current view (set by the sidebar) and the corpus key."""
-    return current_index(), st.session_state[VIEW_KEY], fingerprint_key()
+    return current_index(quiet=True), st.session_state[VIEW_KEY], fingerprint_key()

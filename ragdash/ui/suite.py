@@ -10,7 +10,7 @@ import streamlit as st
 
 from ragdash.checks.ablation import configurations, run_ablation
 from ragdash.checks.cases import case_from_dict
-from ragdash.checks.proof import Case, check_case
+from ragdash.checks.proof import Case, ProofCheck, check_case
 from ragdash.checks.report import check_record
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.retrieval.index import CorpusIndex
@@ -18,7 +18,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
-from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape
+from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape, verdict_word
 from ragdash.ui.state import open_case
 from ragdash.ui.viewstate import ViewState, split_evidence
 
@@ -49,10 +49,13 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
                 "configuration:N",
                 sort=order,
                 title=None,
-                axis=alt.Axis(labelAngle=-40, orient="top"),
+                # Vertical and never dropped or cut: all 12 labels readable at 800 px.
+                axis=alt.Axis(
+                    labelAngle=-90, orient="top", labelOverlap=False, labelLimit=0, labelPadding=4
+                ),
             ),
             y=alt.Y(
-                "case:N", sort=cases, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)
+                "case:N", sort=cases, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=200)
             ),
             color=alt.Color(
                 "diagnosis:N",
@@ -64,6 +67,35 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=max(120, 30 * len(cases)))
     )
+
+
+#: The Test suite table's columns, key ones first (it wraps at laptop widths).
+SUITE_COLUMNS = (
+    "case",
+    "verdict",
+    "diagnosis",
+    "ranked first",
+    "expected",
+    "missing evidence",
+    "query",
+    "kind",
+)
+
+
+def suite_rows(checks: list[ProofCheck]) -> list[dict[str, str]]:
+    return [
+        {
+            "case": c.case.name,
+            "verdict": verdict_word(c.passed),
+            "diagnosis": c.diagnosis.value,
+            "ranked first": c.first_id or "nothing",
+            "expected": c.case.expected_id,
+            "missing evidence": "; ".join(c.missing_evidence),
+            "query": c.case.query,
+            "kind": c.case.kind,
+        }
+        for c in checks
+    ]
 
 
 def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
@@ -118,26 +150,11 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     st.markdown(
         f"**{passed} of {len(checks)}** cases pass with fixes **{md_escape(view.fixes.label)}**."
     )
-    results = pd.DataFrame(
-        [
-            {
-                "case": c.case.name,
-                "kind": c.case.kind,
-                "query": c.case.query,
-                "expected": c.case.expected_id,
-                "ranked first": c.first_id or "—",
-                "verdict": "pass" if c.passed else "FAIL",
-                "diagnosis": c.diagnosis.value,
-                "missing evidence": "; ".join(c.missing_evidence),
-            }
-            for c in checks
-        ]
-    )
-    st.dataframe(results, hide_index=True, width="stretch")
+    st.html(html_table(suite_rows(checks), SUITE_COLUMNS, "Every case under the current fixes"))
 
-    c1, c2 = st.columns([3, 1])
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     chosen = c1.selectbox("Open a case in Explore", [c.name for c in cases], key="suite_pick")
-    if c2.button("Open in Explore", width="stretch"):
+    if c2.button("Open in Explore", icon=":material/open_in_new:"):
         open_case(next(c for c in cases if c.name == chosen))
         st.switch_page("ragdash/ui/pages/explore.py")
 
@@ -146,8 +163,9 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     table = _ablation(index, corpus_key, tuple(cases), *settings)
     st.altair_chart(heatmap(table), width="stretch")
     st.caption(
-        "Columns: no fixes, each fix alone, all fixes, and all fixes but one. "
-        f"{len(configurations())} configurations × {len(cases)} cases."
+        "Columns: no fixes (none), each fix alone, all fixes (all), and all fixes but one "
+        f"(all-but-…). {len(configurations())} configurations × {len(cases)} cases; green "
+        "passes, red is a ranking failure, orange an extraction failure."
     )
     d1, d2 = st.columns(2)
     d1.download_button(
