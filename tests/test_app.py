@@ -582,3 +582,21 @@ def test_an_expectation_set_by_hand_belongs_to_the_query_it_was_set_for(app):
     assert any("No expectation set" in i.value for i in at.info)
     at.selectbox(key="w_expect").set_value("inventory").run()
     assert at.error and "RANKING" in at.error[0].value
+
+
+def test_a_link_without_k_opens_at_the_top_k_of_a_fresh_app(app):
+    fresh = app()
+    fresh.run()
+    linked = app(q="return policy days", fixes="none")
+    linked.run()
+    assert fresh.number_input(key="w_k").value == linked.number_input(key="w_k").value
+
+
+def test_the_advanced_settings_are_grouped_and_collapsed(app):
+    at = app()
+    at.run()
+    [advanced] = [e for e in at.sidebar.expander if e.label == "Advanced settings"]
+    keys = {w.key for w in (*advanced.selectbox, *advanced.slider, *advanced.text_input,
+                            *advanced.number_input)}
+    assert {"w_fuzzyrule", "w_threshold", "w_ocrmap", "w_k"} <= keys
+    assert not advanced.proto.expanded

@@ -10,7 +10,11 @@ import pytest
 from conftest import SAMPLE_CASES
 from streamlit.testing.v1 import AppTest
 
-from ragdash.checks.calibration import calibration_queries, evaluate_presets
+from ragdash.checks.calibration import (
+    MIN_CALIBRATION_QUERIES,
+    calibration_queries,
+    evaluate_presets,
+)
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
@@ -154,7 +158,9 @@ def test_saving_a_report_creates_a_diagnosed_case_in_the_workspace_library(page,
     assert any("case" in df.value and name in df.value["case"].tolist() for df in page.dataframe)
     page.switch_page("ragdash/ui/pages/suite.py").run()
     no_exception(page)
-    assert name in page.dataframe[0].value["case"].tolist()
+    from test_app import html_tables
+
+    assert name in html_tables(page)[0]["case"].tolist()
 
 
 def test_saving_twice_under_one_name_is_refused(page, workspace):
@@ -201,6 +207,8 @@ def test_calibration_plots_the_sweep_and_names_the_chosen_threshold(page):
     no_exception(page)
     chosen = next(m.value for m in page.markdown if m.value.startswith("**Chosen threshold:"))
     assert "repairs" in chosen and "false fuzzy matches" in chosen
+    sample = len(calibration_queries(list(CASES.values()), 3, 0.1, 0).queries)
+    assert f"(from {sample} queries)" in chosen and sample >= MIN_CALIBRATION_QUERIES
     assert any("generated typo variants" in m.value for m in page.markdown)
     # "Use threshold" moves the sidebar slider to the chosen value.
     value = float(chosen.split("**Chosen threshold: ")[1].split("**")[0])
@@ -236,7 +244,12 @@ def test_calibration_prefers_the_real_reported_queries(page):
     page.button(key="tr_save").click().run()
     page.button(key="cal_run").click().run()
     no_exception(page)
-    assert any("**1** real reported queries" in m.value for m in page.markdown)
+    assert any("Sample: **1** real reported queries" in m.value for m in page.markdown)
+    # One query says too little: the page refuses to recommend a threshold, and says why.
+    assert not any(m.value.startswith("**Chosen threshold:") for m in page.markdown)
+    [refusal] = [w.value for w in page.warning if "No threshold recommended" in w.value]
+    assert "1 query" in refusal and f"{MIN_CALIBRATION_QUERIES} needed" in refusal
+    assert not [b for b in page.button if b.key == "cal_use"]
 
 
 def test_robustness_sweep_draws_pass_rate_vs_noise(page):

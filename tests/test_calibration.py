@@ -178,3 +178,17 @@ def test_each_preset_repairs_the_typo_case_and_its_counts_are_real(
 def test_an_unknown_rule_is_refused(sample_index):
     with pytest.raises(ValueError, match="unknown fuzzy rule"):
         evaluate_presets(sample_index, [], ["lenient"])
+
+
+def test_no_threshold_is_recommended_from_too_few_queries():
+    import pandas as pd
+
+    from ragdash.checks.calibration import MIN_CALIBRATION_QUERIES, recommend_threshold
+
+    sweep = pd.DataFrame(
+        {"threshold": [60.0, 70.0, 80.0], "repaired": [1, 1, 1], "broken": [0, 0, 0],
+         "false_fuzzy_matches": [0, 0, 0]}
+    )
+    assert recommend_threshold(sweep, 1) is None
+    assert recommend_threshold(sweep, MIN_CALIBRATION_QUERIES - 1) is None
+    assert recommend_threshold(sweep, MIN_CALIBRATION_QUERIES) == 70.0

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragdash.settings import FIX_NAMES, FUZZY_RULES, Fixes
-from ragdash.ui.viewstate import ViewState, from_params, split_evidence
+from ragdash.ui.viewstate import DEFAULT_TOP_K, ViewState, from_params, split_evidence
 
 
 def test_round_trip_through_the_url():
@@ -65,7 +65,7 @@ def test_any_parameters_give_a_valid_view(params):
 
 def test_bad_values_are_named():
     view, problems = from_params({"fixes": "speed", "k": "99", "rate": "lots"})
-    assert view.fixes.enabled == () and view.k == 3
+    assert view.fixes.enabled == () and view.k == DEFAULT_TOP_K
     assert any("speed" in p for p in problems) and any("k=" in p for p in problems)
     assert any("rate" in p for p in problems)
 
@@ -89,3 +89,15 @@ def test_a_bad_fuzzy_rule_is_named_and_the_default_kept():
 
 def test_evidence_is_split_on_semicolons_and_lines():
     assert split_evidence(" 30 days; refund\n card ;") == ("30 days", "refund", "card")
+
+
+def test_a_link_without_k_means_the_top_k_a_fresh_app_opens_with():
+    from ragdash.checks.proof import Case
+
+    assert DEFAULT_TOP_K == Case("c", "q", "d").top_k == ViewState().k
+
+
+def test_a_bad_name_in_the_fixes_list_drops_only_that_name():
+    view, problems = from_params({"fixes": "fuzzy,bogus,ocr"})
+    assert view.fixes.enabled == ("ocr", "fuzzy")
+    assert problems == ["fixes: unknown fix 'bogus' ignored"]

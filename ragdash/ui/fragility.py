@@ -157,9 +157,10 @@ def render_fragility(
     if c3.button("Search for the smallest breaking corruption", key=f"{key}_run"):
         st.session_state[run_key] = True
     if not st.session_state.get(run_key):
+        compared = f"with no fixes and with {names}" if names else "with no fixes"
         st.caption(
             "For each case: the fewest OCR (o→0, i→1) or typo edits of its query that make "
-            f"the proof check fail, with no fixes and with {names}. Seeded and bounded."
+            f"the proof check fail, {compared}. Seeded and bounded."
         )
         return None
     table = fragility_frame(index, corpus_key, cases, configurations, seed, max_edits)

@@ -1,5 +1,5 @@
-"""The sidebar, on every page: one toggle per fix, the fuzzy rule and threshold, the OCR map,
-top-k."""
+"""The sidebar, on every page: one toggle per fix, then *Advanced settings* (collapsed): the
+fuzzy rule and threshold, the OCR map, top-k."""
 
 from __future__ import annotations
 
@@ -35,10 +35,58 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     """Draw the fix controls and return the view with their current values."""
     bar = st.sidebar
     bar.markdown("### Fixes")
+    bar.caption(
+        "One toggle per fix; stale versions have two (recency, skip withdrawn). The Guided "
+        "tour shows which flaw each fix repairs."
+    )
     for name in FIX_NAMES:
         seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
     for name in FIX_NAMES:
         bar.toggle(FIX_LABELS[name], key=f"w_fix_{name}", help=FIX_DESCRIPTIONS[name])
+    seed_widget("w_ocrmap", format_ocr_map(view.fixes.ocr_map))
+    with bar.expander(
+        "Advanced settings", icon=":material/tune:", expanded=_bad_ocr_map()
+    ):
+        fixes, k = _advanced(view)
+    new_view = replace(view, fixes=fixes, k=k)
+    set_view(new_view)
+    if index is not None:
+        bar.caption(corpus_caption(index, fixes))
+    return new_view
+
+
+def _bad_ocr_map() -> bool:
+    try:
+        parse_ocr_map(str(st.session_state.get("w_ocrmap", "")))
+    except SettingsError:
+        return True
+    return False
+
+
+def corpus_caption(index: CorpusIndex, fixes: Fixes) -> str:
+    """``5 documents · 9 passages · 1 error``: counts with their nouns in the right number."""
+    corpus = index.corpus
+    errors = sum(m.level == "error" for m in corpus.messages)
+    warnings = len(corpus.messages) - errors
+    parts = [
+        _count(len(corpus.documents), "document"),
+        _count(len(index.passages(fixes.tables)), "passage"),
+    ]
+    if errors:
+        parts.append(_count(errors, "error"))
+    if warnings:
+        parts.append(_count(warnings, "warning"))
+    return " · ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _advanced(view: ViewState) -> tuple[Fixes, int]:
+    """The fuzzy rule and threshold, the OCR map and top-k; the fixes they make with the
+    toggles."""
+    bar = st
     seed_widget("w_fuzzyrule", view.fixes.fuzzy_rule)
     rule = bar.selectbox(
         "Fuzzy rule",
@@ -58,7 +106,6 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         help="rapidfuzz ratio a misspelled word needs to match: too low joins unrelated "
         "words, too high misses common typos (only for the ratio rule; a preset counts edits)",
     )
-    seed_widget("w_ocrmap", format_ocr_map(view.fixes.ocr_map))
     ocr_text = bar.text_input(
         "OCR substitutions", key="w_ocrmap", help="digit=letter pairs, e.g. 0=o, 1=i, 5=s"
     )
@@ -71,15 +118,4 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
     on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]
     fixes = replace(Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule).with_only(on)
-    new_view = replace(view, fixes=fixes, k=int(k))
-    set_view(new_view)
-    if index is not None:
-        corpus = index.corpus
-        errors = sum(m.level == "error" for m in corpus.messages)
-        warnings = len(corpus.messages) - errors
-        bar.caption(
-            f"{len(corpus.documents)} documents · {len(index.passages(fixes.tables))} passages"
-            + (f" · {errors} errors" if errors else "")
-            + (f" · {warnings} warnings" if warnings else "")
-        )
-    return new_view
+    return fixes, int(k)

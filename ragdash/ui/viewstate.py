@@ -25,7 +25,9 @@ from ragdash.settings import (
 )
 
 FAULTS = ("none", "ocr", "typo")
-DEFAULT_TOP_K = 3
+#: What a link without ``k`` means — the same top-k a fresh app opens with (a case's default
+#: ``top_k``, the first case's when it leaves it out), so a link and the app agree.
+DEFAULT_TOP_K = 1
 MAX_TOP_K = 20
 
 
