@@ -334,11 +334,12 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     """The Explore page."""
     st.title("Explore")
     st.markdown(INTRO)
-    intro_left, intro_right = st.columns([3, 1])
-    intro_left.page_link(
-        TOUR_PAGE, label="New here? Take the guided tour of the four flaws", icon=":material/tour:"
-    )
-    with intro_right:
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        st.page_link(
+            TOUR_PAGE,
+            label="New here? Take the guided tour of the four flaws",
+            icon=":material/tour:",
+        )
         _share_link(view)
     if _empty_corpus(index):
         return

@@ -148,13 +148,13 @@ def render_fragility(
     once it has been run, else None."""
     configurations = {**compared_configurations(fixes), **(also or {})}
     names = ", ".join(list(configurations)[1:])
-    c1, c2, c3 = st.columns([1, 1, 2])
+    c1, c2 = st.columns(2)
     seed = int(c1.number_input("Seed", 0, 10**6, 0, key=f"{key}_seed"))
     max_edits = int(
         c2.selectbox("Most edits tried", MAX_EDITS_CHOICES, index=2, key=f"{key}_max")
     )
     run_key = f"{key}_on"
-    if c3.button("Search for the smallest breaking corruption", key=f"{key}_run"):
+    if st.button("Search for the smallest breaking corruption", key=f"{key}_run"):
         st.session_state[run_key] = True
     if not st.session_state.get(run_key):
         compared = f"with no fixes and with {names}" if names else "with no fixes"

@@ -38,9 +38,9 @@ TABLE_CSS = """
 .rd-table-wrap { overflow-x: auto; max-width: 100%; }
 .rd-table { border-collapse: collapse; width: 100%; font-size: 0.85rem; table-layout: auto; }
 .rd-table th, .rd-table td { border-bottom: 1px solid rgba(49, 51, 63, 0.15);
-  padding: 0.3rem 0.45rem; text-align: left; vertical-align: top;
-  overflow-wrap: anywhere; word-break: normal; white-space: normal; }
-.rd-table th { font-weight: 600; white-space: nowrap; }
+  padding: 0.3rem 0.35rem; text-align: left; vertical-align: top;
+  overflow-wrap: break-word; word-break: normal; white-space: normal; hyphens: manual; }
+.rd-table th { font-weight: 600; }
 .rd-table td.rd-fail { color: #c92a2a; font-weight: 600; }
 .rd-table td.rd-pass { color: #2b8a3e; font-weight: 600; }
 """

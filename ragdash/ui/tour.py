@@ -103,18 +103,18 @@ def render(view: ViewState) -> None:
         )
         return
     _step(outcome, number)
-    back, explore, forward = st.columns(3)
+    nav = st.container(horizontal=True, gap="small")
+    back = explore = forward = nav
     back.button(
         "Previous step",
         icon=":material/arrow_back:",
         disabled=number == 1,
         on_click=_go,
         args=(number - 1,),
-        width="stretch",
         key="tour_back",
     )
     if settings().docs == DEFAULT_DOCS.resolve() and explore.button(
-        "Try it in Explore", icon=":material/search:", width="stretch", key="tour_explore"
+        "Try it in Explore", icon=":material/search:", key="tour_explore"
     ):
         _try_in_explore(outcome)
         st.switch_page(EXPLORE_PAGE)
@@ -125,7 +125,6 @@ def render(view: ViewState) -> None:
             type="primary",
             on_click=_go,
             args=(number + 1,),
-            width="stretch",
             key="tour_next",
         )
     else:
@@ -134,6 +133,5 @@ def render(view: ViewState) -> None:
             icon=":material/restart_alt:",
             on_click=_go,
             args=(1,),
-            width="stretch",
             key="tour_restart",
         )
