@@ -343,3 +343,169 @@ def test_each_page_renders_without_an_exception(sample_app, page, dialogs, tmp_p
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 1000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert dialogs == []
+
+
+# -- issue 17: the dashboard as a demo, a triage tool and a laptop page --------------------
+
+SCREENSHOTS = ROOT / "screenshots"
+WIDTHS = [1400, 800]
+
+
+def shot(page, name: str) -> Path:
+    """Save a screenshot for a person to look at (screenshots/ is git-ignored)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@pytest.fixture
+def sized_page(browser, dialogs, request):
+    width = request.param
+    page = browser.new_page(viewport={"width": width, "height": 1100})
+    page.set_default_timeout(30_000)
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    yield page, width
+    page.close()
+
+
+def main_text(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def alert_texts(page) -> list[str]:
+    """The alerts' messages (without the icon's ligature text)."""
+    boxes = page.locator(f'[data-testid="stMain"] {ALERT} [data-testid="stMarkdownContainer"]')
+    return [t.strip() for t in boxes.all_inner_texts()]
+
+
+def no_exception_shown(page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_the_guided_tour_walks_the_four_flaws_from_fail_to_pass(sample_app, sized_page):
+    from ragdash.checks.tour import TOUR
+    from ragdash.ui.sidebar import FIX_LABELS
+
+    page, width = sized_page
+    # Reachable from the start page …
+    open_view(page, sample_app + "/")
+    page.get_by_role("link", name=re.compile("Take the guided tour")).click()
+    page.locator('[data-testid="stMain"] h1', has_text="Guided tour").wait_for()
+    wait_for_app(page)
+    assert "/tour" in page.url  # … and by link: /tour
+    for number, step in enumerate(TOUR, start=1):
+        heading = f"Step {number} of {len(TOUR)}: {step.flaw}"
+        page.get_by_role("heading", name=heading).wait_for()
+        wait_for_app(page)
+        text = main_text(page)
+        assert step.failure in text and FIX_LABELS[step.fix] in text
+        alerts = alert_texts(page)
+        assert any(a.startswith("No fix: FAIL") for a in alerts), alerts
+        assert any(a.startswith(f"With {FIX_LABELS[step.fix]}: PASS") for a in alerts), alerts
+        assert "Proof check: FAIL → PASS" in text
+        no_exception_shown(page)
+        shot(page, f"tour-step{number}-{width}")
+        if number < len(TOUR):
+            page.get_by_role("button", name="Next step").click()
+    assert page.get_by_role("button", name="Start again").is_visible()
+
+
+def pick_case(page, name: str) -> None:
+    page.locator('[data-testid="stSelectbox"]', has_text="Start from a case").click()
+    page.get_by_role("option", name=re.compile(f"^{re.escape(name)} — ")).click()
+    page.wait_for_timeout(500)
+    wait_for_app(page)
+
+
+def verdict_alerts(page) -> list[str]:
+    """Every proof-check verdict on the page, the comparison tab's included."""
+    return [a for a in alert_texts(page) if re.match(r"^(PASS|FAIL|RANKING|EXTRACTION)\b", a)]
+
+
+@pytest.mark.parametrize("fixes", ["none", "all"])
+def test_typing_a_new_query_after_picking_a_case_never_shows_its_verdict(
+    sample_app, page, fixes
+):
+    open_view(page, f"{sample_app}/?q=hello&fixes={fixes}")
+    pick_case(page, "stale-version")
+    want = "PASS" if fixes == "all" else "RANKING"
+    first = eventually(lambda: [a.split()[0] for a in verdict_alerts(page)][:1], [want])
+    assert first == [want]
+    assert page.get_by_label("Query").input_value() == "return policy days"
+    assert url_params(page).get("expect") == "returns-2026"
+    for query in ("warehouse sync", "enterprise sso", "basic plan storage"):
+        box = page.get_by_label("Query", exact=True)
+        box.fill(query)
+        box.press("Enter")
+        # page.url is only refreshed while playwright runs: wait in the page, not in Python.
+        page.wait_for_function(
+            "q => new URLSearchParams(location.search).get('q') === q", arg=query
+        )
+        wait_for_app(page)
+        assert verdict_alerts(page) == [], query
+        assert any("No expectation set for this query" in a for a in alert_texts(page))
+        assert "expect" not in url_params(page)
+    shot(page, f"explore-new-query-{fixes}-1400")
+    no_exception_shown(page)
+
+
+def visible_untruncated(page, selector: str) -> list[str]:
+    """Texts of the elements matching ``selector`` that are cut, clipped or off-screen."""
+    return page.evaluate(
+        """(selector) => {
+            const bad = [];
+            const width = document.documentElement.clientWidth;
+            for (const el of document.querySelectorAll(selector)) {
+                const r = el.getBoundingClientRect();
+                const text = el.textContent.trim();
+                const cut = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
+                if (r.width === 0 || r.height === 0 || r.left < 0 || r.right > width + 0.5
+                    || cut || text.includes('…')) bad.push(text);
+            }
+            return bad;
+        }""",
+        selector,
+    )
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_page):
+    from ragdash.checks.ablation import configurations
+    from ragdash.ui.suite import SUITE_COLUMNS
+
+    page, width = sized_page
+    open_view(page, f"{sample_app}/suite?fixes=none")
+    headers = page.locator("table.rd-table th")
+    headers.first.wait_for()
+    assert [h.strip() for h in headers.all_inner_texts()] == list(SUITE_COLUMNS)
+    assert visible_untruncated(page, "table.rd-table th") == []
+    # No horizontal scroll needed: the table fits its column.
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('.rd-table-wrap')].every("
+        "w => w.scrollWidth <= w.clientWidth + 1)"
+    )
+    chart = page.locator('[data-testid="stVegaLiteChart"] svg').first
+    chart.wait_for()
+    labels = page.evaluate(
+        """() => {
+            const axes = [...document.querySelectorAll(
+                '[data-testid="stVegaLiteChart"] svg g[aria-label^="X-axis"]')];
+            return axes.flatMap(axis => [...axis.querySelectorAll('.role-axis-label text')].map(
+                t => { const r = t.getBoundingClientRect();
+                       return [t.textContent, r.left, r.right, r.top, r.bottom]; }));
+        }"""
+    )
+    assert sorted(label[0] for label in labels) == sorted(configurations()), labels
+    viewport = page.evaluate("() => document.documentElement.clientWidth")
+    boxes = sorted(labels, key=lambda label: label[1])
+    for text, left, right, top, bottom in boxes:
+        assert "…" not in text and left >= 0 and right <= viewport, text
+        assert bottom > top and right > left, text
+    for a, b in zip(boxes, boxes[1:], strict=False):
+        assert a[2] <= b[1] + 0.5, f"{a[0]} overlaps {b[0]}"
+    # Buttons say their whole label.
+    assert visible_untruncated(page, '[data-testid="stMain"] button p') == []
+    no_exception_shown(page)
+    shot(page, f"suite-{width}")

@@ -24,6 +24,7 @@ from ragdash.ui.render import (
     md_code,
     md_escape,
     ranked_passage,
+    round_numbers,
     verdict_word,
 )
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
@@ -290,7 +291,7 @@ def _comparison(
         after = f"#{m.rank_after}" if m.rank_after else "not ranked"
         st.markdown(
             f"- **{md_escape(m.label)}**: {before} → {after} ({md_escape(m.change)}) — "
-            f"{md_escape(m.reason)}"
+            f"{md_escape(round_numbers(m.reason))}"
         )
 
 

@@ -55,6 +55,14 @@ def fmt_score(value: float) -> str:
     return f"{round(float(value), 2):g}"
 
 
+_LONG_DECIMAL = re.compile(r"\b\d+\.\d{3,}\b")
+
+
+def round_numbers(text: str) -> str:
+    """Scores inside a sentence rounded for display: ``1.9412`` → ``1.94``."""
+    return _LONG_DECIMAL.sub(lambda m: fmt_score(float(m.group())), text)
+
+
 def verdict_word(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
@@ -141,6 +149,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
                 "kind:N",
                 scale=alt.Scale(domain=list(KIND_COLORS), range=list(KIND_COLORS.values())),
                 title="match",
+                legend=alt.Legend(orient="bottom"),
             ),
             tooltip=["passage", "token", "kind", "points"],
         )

@@ -17,6 +17,7 @@ from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import (
     breakdown_chart,
+    fmt_score,
     legend,
     md_code,
     md_escape,
@@ -81,7 +82,7 @@ def _headline(result: Triage) -> None:
     elif result.diagnosis is not Diagnosis.PASS:
         st.markdown("**Repaired by:** no single fix changes the matching")
     for tie in result.tie_wins:
-        st.markdown(f"**Passes only by luck:** {md_escape(tie.detail)}.")
+        st.markdown(f"**Passes only by a tie-break:** {md_escape(tie.detail)}.")
 
 
 def _configuration_table(result: Triage) -> None:
@@ -109,7 +110,7 @@ def _passages(check: ProofCheck, title: str) -> None:
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     for r in check.ranked:
-        heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {r.score:g}"
+        heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {fmt_score(r.score)}"
         ranked_passage(r, check.case.evidence, heading)
 
 
