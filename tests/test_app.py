@@ -600,3 +600,51 @@ def test_the_advanced_settings_are_grouped_and_collapsed(app):
                             *advanced.number_input)}
     assert {"w_fuzzyrule", "w_threshold", "w_ocrmap", "w_k"} <= keys
     assert not advanced.proto.expanded
+
+
+def test_a_missing_docs_folder_is_reported_once_with_what_to_do(app, tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGDASH_DOCS", str(tmp_path / "no-such-folder"))
+    for page in (None, SUITE, DOCUMENTS, "ragdash/ui/pages/triage.py"):
+        at = app()
+        at.run()
+        if page:
+            at.switch_page(page).run()
+        no_exception(at)
+        errors = [e.value for e in at.error if "Cannot load documents" in e.value]
+        assert len(errors) == 1, (page, errors)
+        assert "--docs DIR" in errors[0] and "RAGDASH_DOCS" in errors[0]
+    # The tour does not need the docs folder: it runs on the bundled samples.
+    at.switch_page("ragdash/ui/pages/tour.py").run()
+    no_exception(at)
+    assert any("FAIL" in e.value for e in at.error) and any("PASS" in s.value for s in at.success)
+
+
+def test_an_empty_docs_folder_says_what_to_do(app, tmp_path, monkeypatch):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("RAGDASH_DOCS", str(tmp_path / "empty"))
+    at = app()
+    at.run()
+    no_exception(at)
+    [notice] = [i.value for i in at.info if "No documents yet" in i.value]
+    assert "upload" in notice and "Documents" in notice
+    assert any("0 documents" in c.value for c in at.sidebar.caption)
+
+
+def test_a_folder_holding_only_a_bad_pdf_says_so_on_explore(app, tmp_path, monkeypatch):
+    docs = tmp_path / "bad"
+    docs.mkdir()
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    at = app()
+    at.run()
+    no_exception(at)
+    [notice] = [w.value for w in at.warning if "No document could be loaded" in w.value]
+    assert "1 file was refused" in notice and "Documents page" in notice
+    assert any(c.value.endswith("1 error") for c in at.sidebar.caption)
+
+
+def test_the_copy_link_popover_holds_the_views_link(app):
+    at = app(q="warehuse sync", fixes="fuzzy", k="2")
+    at.run()
+    links = [c.value for c in at.code if "q=warehuse+sync" in c.value]
+    assert links and "fixes=fuzzy" in links[0] and "k=2" in links[0]
