@@ -180,6 +180,18 @@ def triage(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Triage:
     return Triage(case, checks, passing, repairs, summary, outcomes)
 
 
+def repairing_fix(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Fixes | None:
+    """The single fix an export should run ``case`` under: the first fix that really repairs
+    it, else the first that wins it a tie; None when it passes with no fix or no single fix
+    makes it pass (then the export's own fixes apply). Settings come from ``base``."""
+    base = base or Fixes()
+    result = triage(index, case, base)
+    if result.baseline.passed:
+        return None
+    chosen = result.repairs[:1] or tuple(r.fix for r in result.tie_wins[:1])
+    return base.with_only(chosen) if chosen else None
+
+
 def rerun_and_record(
     index: CorpusIndex, library: CaseLibrary, case: Case, fixes: Fixes
 ) -> ProofCheck:
