@@ -153,9 +153,9 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
             ),
             tooltip=["passage", "token", "kind", "points"],
         )
-        # Streamlit fits the whole chart, axis and title included, into this height: keep
-        # about 75 px for the x axis so a single bar still shows.
-        .properties(height=75 + 30 * len({r["passage"] for r in rows}))
+        # Streamlit fits the whole chart, axis, title and legend included, into this height:
+        # keep about 75 px for the x axis and 60 px for the legend below, so a bar shows.
+        .properties(height=135 + 30 * len({r["passage"] for r in rows}))
     )
 
 
