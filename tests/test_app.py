@@ -628,6 +628,10 @@ def test_an_empty_docs_folder_says_what_to_do(app, tmp_path, monkeypatch):
     [notice] = [i.value for i in at.info if "No documents yet" in i.value]
     assert "upload" in notice and "Documents" in notice
     assert any("0 documents" in c.value for c in at.sidebar.caption)
+    for page in (SUITE, "ragdash/ui/pages/triage.py"):
+        at.switch_page(page).run()
+        no_exception(at)
+        assert [i.value for i in at.info if "No documents yet" in i.value], page
 
 
 def test_a_folder_holding_only_a_bad_pdf_says_so_on_explore(app, tmp_path, monkeypatch):
@@ -648,3 +652,26 @@ def test_the_copy_link_popover_holds_the_views_link(app):
     at.run()
     links = [c.value for c in at.code if "q=warehuse+sync" in c.value]
     assert links and "fixes=fuzzy" in links[0] and "k=2" in links[0]
+
+
+def test_the_comparison_tab_shows_the_verdict_on_each_side(app):
+    at = app(q="warehuse sync", fixes="fuzzy", expect="inventory", evidence="15 minutes")
+    at.run()
+    no_exception(at)
+    assert any(m.value.startswith("**Proof check: FAIL → PASS**") for m in at.markdown)
+    assert any(e.value.startswith("**FAIL** — ranking") for e in at.error)
+    assert any(s.value.startswith("**PASS** — pass") for s in at.success)
+    # Scores read rounded, and no "None" anywhere in the comparison.
+    frames = [df.value for df in at.dataframe if "score" in df.value.columns]
+    assert "1.94" in set(frames[1]["score"])
+    assert not any("None" in m.value for m in at.markdown)
+
+
+def test_with_no_fix_on_every_caption_reads_as_a_sentence(app):
+    at = app(q="warehuse sync", fixes="none")
+    at.run()
+    no_exception(at)
+    texts = [unescape(c.value) for c in at.caption] + [unescape(m.value) for m in at.markdown]
+    assert any("Current fixes (none)" in t for t in texts)
+    assert any("No fix is on, so both sides are the same ranking" in t for t in texts)
+    assert not any(" and with ." in t or "with  " in t or "None" in t for t in texts), texts

@@ -101,3 +101,11 @@ def test_a_bad_name_in_the_fixes_list_drops_only_that_name():
     view, problems = from_params({"fixes": "fuzzy,bogus,ocr"})
     assert view.fixes.enabled == ("ocr", "fuzzy")
     assert problems == ["fixes: unknown fix 'bogus' ignored"]
+
+
+def test_a_bad_entry_in_the_ocr_map_drops_only_that_entry():
+    view, problems = from_params({"ocrmap": "0=o,9=xx,5=s"})
+    assert view.fixes.ocr_map == (("0", "o"), ("5", "s"))
+    assert len(problems) == 1 and "9=xx" in problems[0] and "ignored" in problems[0]
+    view, problems = from_params({"ocrmap": "bogus"})
+    assert view.fixes.ocr_map == ViewState().fixes.ocr_map and problems

@@ -16,7 +16,7 @@ from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdra
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
-from ragdash.ui.context import case_library, settings
+from ragdash.ui.context import case_library
 from ragdash.ui.render import (
     breakdown_chart,
     fmt_score,
@@ -27,6 +27,7 @@ from ragdash.ui.render import (
     round_numbers,
     verdict_word,
 )
+from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
 from ragdash.ui.state import PENDING_KEY as PENDING
 from ragdash.ui.state import open_case, seed_widget, set_view
@@ -306,31 +307,6 @@ def _share_link(view: ViewState) -> None:
         st.code(f"{base}?{params}", language=None, wrap_lines=True)
 
 
-def _empty_corpus(index: CorpusIndex) -> bool:
-    """Say what to do when no document is loaded; True if the page should stop there."""
-    if index.corpus.documents:
-        return False
-    errors = [m for m in index.corpus.messages if m.level == "error"]
-    where = md_code(str(settings().docs))
-    if errors:
-        st.warning(
-            f"No document could be loaded from {where}: {len(errors)} "
-            f"{'file was' if len(errors) == 1 else 'files were'} refused. The Documents page "
-            "says why for each; add readable .md, .txt or .pdf files, or upload one there.",
-            icon=":material/folder_off:",
-        )
-    else:
-        st.info(
-            f"No documents yet: {where} holds no .md, .txt or .pdf file. Add some there, or "
-            "upload one on the Documents page. The Guided tour runs on the bundled samples.",
-            icon=":material/folder_open:",
-        )
-    st.page_link(
-        "ragdash/ui/pages/documents.py", label="Go to Documents", icon=":material/upload_file:"
-    )
-    return True
-
-
 def render(index: CorpusIndex, view: ViewState) -> None:
     """The Explore page."""
     st.title("Explore")
@@ -342,7 +318,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
             icon=":material/tour:",
         )
         _share_link(view)
-    if _empty_corpus(index):
+    if empty_corpus_notice(index):
         return
     cases, _ = case_library()
     _case_picker(cases)

@@ -19,6 +19,7 @@ from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape, verdict_word
+from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import open_case
 from ragdash.ui.viewstate import ViewState, split_evidence
 
@@ -129,6 +130,8 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
 def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     """The Test suite page."""
     st.title("Test suite")
+    if empty_corpus_notice(index):
+        return
     cases, problems = case_library()
     for problem in problems:
         st.error(md_escape(problem))

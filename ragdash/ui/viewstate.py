@@ -9,6 +9,7 @@ evidence strings separated by ``;``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -69,6 +70,24 @@ def split_evidence(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.replace("\n", ";").split(";") if part.strip())
 
 
+def _ocr_map_param(text: str, default: tuple, problems: list[str]) -> tuple:
+    """The link's OCR map, a bad entry dropped on its own (``0=o,9=xx`` keeps ``0=o``); the
+    default map when no entry is good."""
+    good: set[tuple[str, str]] = set()
+    bad = 0
+    for entry in re.split(r"[,;\s]+", text.strip()):
+        if not entry:
+            continue
+        try:
+            good.update(parse_ocr_map(entry))
+        except SettingsError as exc:
+            bad += 1
+            problems.append(f"ocrmap: {exc}; that entry is ignored")
+    if bad and not good:
+        return default
+    return tuple(sorted(good))
+
+
 def from_params(
     params: Mapping[str, str], default: ViewState | None = None
 ) -> tuple[ViewState, list[str]]:
@@ -118,10 +137,7 @@ def from_params(
                 f"fuzzyrule={params['fuzzyrule']!r} is not one of {', '.join(FUZZY_RULES)}"
             )
     if "ocrmap" in params:
-        try:
-            settings["ocr_map"] = parse_ocr_map(params["ocrmap"])
-        except SettingsError as exc:
-            problems.append(f"ocrmap: {exc}")
+        settings["ocr_map"] = _ocr_map_param(params["ocrmap"], view.fixes.ocr_map, problems)
     names, unknown = split_fix_names(params.get("fixes", view.fixes.names))
     if unknown:  # drop only the bad names: fixes=fuzzy,bogus keeps fuzzy on
         problems.append(f"fixes: unknown fix {', '.join(map(repr, unknown))} ignored")
