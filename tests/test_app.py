@@ -675,3 +675,18 @@ def test_with_no_fix_on_every_caption_reads_as_a_sentence(app):
     assert any("Current fixes (none)" in t for t in texts)
     assert any("No fix is on, so both sides are the same ranking" in t for t in texts)
     assert not any(" and with ." in t or "with  " in t or "None" in t for t in texts), texts
+
+
+def test_a_link_can_open_the_tour_at_a_step(app):
+    from ragdash.checks.tour import TOUR
+
+    at = app(step="3")
+    at.switch_page("ragdash/ui/pages/tour.py").run()  # opened at /tour?step=3
+    no_exception(at)
+    assert any(h.value.startswith(f"Step 3 of 4: {TOUR[2].flaw}") for h in at.subheader)
+    assert param(at, "step") == "3"
+    at.button(key="tour_next").click().run()
+    assert any(h.value.startswith("Step 4 of 4") for h in at.subheader)
+    assert param(at, "step") == "4"
+    at.switch_page(EXPLORE).run()
+    assert "step" not in at.query_params

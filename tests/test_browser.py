@@ -410,6 +410,10 @@ def test_the_guided_tour_walks_the_four_flaws_from_fail_to_pass(sample_app, size
         if number < len(TOUR):
             page.get_by_role("button", name="Next step").click()
     assert page.get_by_role("button", name="Start again").is_visible()
+    # A link names a step.
+    open_view(page, sample_app + "/tour?step=2")
+    page.get_by_role("heading", name=f"Step 2 of {len(TOUR)}: {TOUR[1].flaw}").wait_for()
+    assert url_params(page).get("step") == "2"
 
 
 def pick_case(page, name: str) -> None:

@@ -12,6 +12,9 @@ from ragdash.ui.render import md_code, md_escape
 from ragdash.ui.viewstate import ViewState, from_params
 
 VIEW_KEY = "view"
+#: URL parameters of the page itself (the tour's ``step``), set by the page on each run and
+#: written beside the view's.
+PAGE_PARAMS_KEY = "page_params"
 #: The query the proof check's expectation (expected document, evidence) was set for.
 EXPECT_FOR_KEY = "expect_for"
 #: An expectation set aside when the query changed: (its query, expected id, evidence).
@@ -108,6 +111,7 @@ def sync_url(view: ViewState, corpus: str | None = None) -> None:
     params = view.to_params()
     if corpus:
         params["corpus"] = corpus
+    params.update(st.session_state.pop(PAGE_PARAMS_KEY, None) or {})
     if dict(st.query_params.to_dict()) != params:
         st.query_params.from_dict(params)
 

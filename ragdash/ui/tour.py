@@ -16,7 +16,7 @@ from ragdash.storage.case_store import load_cases
 from ragdash.ui.context import DEFAULT_DOCS, settings
 from ragdash.ui.render import fmt_score, md_code, md_escape, passage_html
 from ragdash.ui.sidebar import FIX_LABELS
-from ragdash.ui.state import VIEW_KEY, open_case, set_view
+from ragdash.ui.state import PAGE_PARAMS_KEY, VIEW_KEY, open_case, set_view
 from ragdash.ui.viewstate import ViewState
 
 STEP_KEY = "tour_step"
@@ -71,6 +71,13 @@ def _step(outcome: TourOutcome, number: int) -> None:
     st.markdown(f"**Proof check: {verdicts}**")
 
 
+def _step_param(value: str | None) -> int:
+    try:
+        return min(max(int(value or 1), 1), len(TOUR))
+    except ValueError:
+        return 1
+
+
 def _go(step: int) -> None:
     st.session_state[STEP_KEY] = step
 
@@ -92,7 +99,10 @@ def render(view: ViewState) -> None:
         "text sent to the model."
     )
     index, cases = _bundled()
-    number = min(max(int(st.session_state.get(STEP_KEY, 1)), 1), len(TOUR))
+    if STEP_KEY not in st.session_state:  # a link may name the step: /tour?step=3
+        st.session_state[STEP_KEY] = _step_param(st.query_params.get("step"))
+    number = min(max(int(st.session_state[STEP_KEY]), 1), len(TOUR))
+    st.session_state[PAGE_PARAMS_KEY] = {"step": str(number)}
     st.progress(number / len(TOUR), f"Step {number} of {len(TOUR)}")
     outcome = run_step(index, cases, TOUR[number - 1], view.fixes)
     if outcome is None:
