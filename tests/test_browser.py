@@ -355,7 +355,17 @@ def shot(page, name: str) -> Path:
     """Save a screenshot for a person to look at (screenshots/ is git-ignored)."""
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    # Streamlit scrolls inside its main element, so a full-page shot is one screen: make the
+    # window as tall as the page for the shot, then put it back.
+    size = page.viewport_size
+    tall = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stAppViewContainer\"]')].map(e => e.scrollHeight), 0)"
+    )
+    page.set_viewport_size({"width": size["width"], "height": min(max(tall, size["height"]), 8000)})
+    page.wait_for_timeout(400)
     page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
     return path
 
 

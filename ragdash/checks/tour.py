@@ -37,7 +37,7 @@ TOUR: tuple[TourStep, ...] = (
         "ocr-noise",
         "ocr",
         "The scanned plans PDF reads “Enterpr1se” and “SS0”, so neither query word matches it "
-        "and an unrelated document comes first.",
+        "and the CRM note, which mentions “Enterprise customers”, comes first.",
         "OCR normalization reads 1 as i and 0 as o in words, so both words match the PDF.",
     ),
     TourStep(
