@@ -555,3 +555,36 @@ def test_every_page_is_usable_at_laptop_widths(sample_app, sized_page):
         )
         assert not emoji, name
         shot(page, f"{name}-{width}")
+
+
+@pytest.mark.parametrize("sized_page", [800], indirect=True, ids=lambda w: f"{w}px")
+def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
+    page, width = sized_page
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a-old.md").write_text(
+        "---\nid: gifts-old\nupdated: 2023-01-01\n---\nGift cards are valid for one year.\n",
+        encoding="utf-8",
+    )
+    (docs / "b-new.md").write_text(
+        "---\nid: gifts-new\nupdated: 2025-06-01\n---\nGift cards are valid for two years.\n",
+        encoding="utf-8",
+    )
+    with running_app(docs=docs, workspace=tmp_path / "ws") as url:
+        open_view(page, f"{url}/triage")
+        page.get_by_label("Query, exactly as the user typed it").fill("gift cards valid")
+        page.locator('[data-testid="stSelectbox"]', has_text="Document with the right").locator(
+            "input"
+        ).click()
+        page.keyboard.type("gifts-new")
+        page.keyboard.press("Enter")
+        page.get_by_label("Evidence the answer needs (separate with ;)").fill("two years")
+        page.get_by_role("button", name="Diagnose").click()
+        page.get_by_text("Passes only by a tie-break:").wait_for()
+        wait_for_app(page)
+        text = main_text(page)
+        assert "Repaired by: no single fix changes the matching" in text
+        assert "with recency it passes only by winning a tie on update date" in text
+        assert "gifts-new is newer (2025-06-01 vs 2023-01-01)" in text
+        no_exception_shown(page)
+        shot(page, f"triage-date-tie-{width}")

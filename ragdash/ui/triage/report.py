@@ -86,12 +86,14 @@ def _headline(result: Triage) -> None:
 
 
 def _configuration_table(result: Triage) -> None:
+    how = {r.fix: r.kind.value for r in result.outcomes}
     st.dataframe(
         pd.DataFrame(
             [
                 {
                     "configuration": label,
                     "verdict": "pass" if c.passed else "FAIL",
+                    "how it passes": how.get(label, ""),
                     "diagnosis": c.diagnosis.value,
                     "ranked first": c.first_id or "—",
                     "missing evidence": "; ".join(c.missing_evidence),
@@ -101,6 +103,7 @@ def _configuration_table(result: Triage) -> None:
         ),
         hide_index=True,
         width="stretch",
+        column_config={"configuration": st.column_config.TextColumn(pinned=True)},
     )
 
 
