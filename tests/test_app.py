@@ -652,6 +652,11 @@ def test_the_copy_link_popover_holds_the_views_link(app):
     at.run()
     links = [c.value for c in at.code if "q=warehuse+sync" in c.value]
     assert links and "fixes=fuzzy" in links[0] and "k=2" in links[0]
+    assert f"corpus={param(at, 'corpus')}" in links[0]
+    # The link follows a change made in this run (not the address bar of the last one).
+    at.toggle(key="w_fix_ocr").set_value(True).run()
+    links = [c.value for c in at.code if "q=warehuse+sync" in c.value]
+    assert "fixes=ocr%2Cfuzzy" in links[0]
 
 
 def test_the_comparison_tab_shows_the_verdict_on_each_side(app):
@@ -690,3 +695,17 @@ def test_a_link_can_open_the_tour_at_a_step(app):
     assert param(at, "step") == "4"
     at.switch_page(EXPLORE).run()
     assert "step" not in at.query_params
+
+
+def test_the_tour_says_so_when_the_bundled_samples_are_missing(app, tmp_path, monkeypatch):
+    import ragdash.ui.tour as tour
+
+    tour._bundled.clear()
+    monkeypatch.setattr(tour, "DEFAULT_DOCS", tmp_path / "gone")
+    try:
+        at = app()
+        at.switch_page("ragdash/ui/pages/tour.py").run()
+        no_exception(at)
+        assert any("bundled sample documents" in e.value for e in at.error)
+    finally:
+        tour._bundled.clear()

@@ -296,33 +296,34 @@ def _comparison(
         )
 
 
-def _share_link(view: ViewState) -> None:
-    """The view's link with the copy button Streamlit puts on every code block (no script)."""
+def _share_link(view: ViewState, corpus: str) -> None:
+    """The view's link — what the address bar will hold after this run — with the copy button
+    Streamlit puts on every code block (no script of ours)."""
     base = (st.context.url or "").split("?")[0]
-    params = "&".join(
-        f"{k}={quote_plus(v)}" for k, v in st.query_params.to_dict().items()
-    ) or "&".join(f"{k}={quote_plus(v)}" for k, v in view.to_params().items())
+    params = {**view.to_params(), "corpus": corpus}
+    query = "&".join(f"{k}={quote_plus(v)}" for k, v in params.items())
     with st.popover("Copy link", icon=":material/link:"):
         st.caption("This link reopens exactly this view. Copy it with the button at the right.")
-        st.code(f"{base}?{params}", language=None, wrap_lines=True)
+        st.code(f"{base}?{query}", language=None, wrap_lines=True)
 
 
 def render(index: CorpusIndex, view: ViewState) -> None:
     """The Explore page."""
     st.title("Explore")
     st.markdown(INTRO)
-    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
-        st.page_link(
-            TOUR_PAGE,
-            label="New here? Take the guided tour of the four flaws",
-            icon=":material/tour:",
-        )
-        _share_link(view)
+    links = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    links.page_link(
+        TOUR_PAGE,
+        label="New here? Take the guided tour of the four flaws",
+        icon=":material/tour:",
+    )
     if empty_corpus_notice(index):
         return
     cases, _ = case_library()
     _case_picker(cases)
     view = _inputs(view, index.corpus.doc_ids)
+    with links:  # filled in once the inputs are read, so the link is this run's view
+        _share_link(view, index.fingerprint)
     query = effective_query(view)
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")

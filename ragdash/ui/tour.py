@@ -10,6 +10,7 @@ import streamlit as st
 
 from ragdash.checks.proof import ProofCheck
 from ragdash.checks.tour import TOUR, TourOutcome, run_step
+from ragdash.errors import CaseFileError, IngestError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
@@ -98,7 +99,16 @@ def render(view: ViewState) -> None:
         "check passes only when the expected document is first and the evidence is in the "
         "text sent to the model."
     )
-    index, cases = _bundled()
+    try:
+        index, cases = _bundled()
+    except (IngestError, CaseFileError) as exc:
+        st.error(
+            f"The guided tour runs on the bundled sample documents, which cannot be read "
+            f"here ({md_escape(str(exc))}). Run ragdash from its checkout, where "
+            f"{md_code('sample_docs/')} holds them.",
+            icon=":material/error:",
+        )
+        return
     if STEP_KEY not in st.session_state:  # a link may name the step: /tour?step=3
         st.session_state[STEP_KEY] = _step_param(st.query_params.get("step"))
     number = min(max(int(st.session_state[STEP_KEY]), 1), len(TOUR))
