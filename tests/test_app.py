@@ -709,3 +709,23 @@ def test_the_tour_says_so_when_the_bundled_samples_are_missing(app, tmp_path, mo
         assert any("bundled sample documents" in e.value for e in at.error)
     finally:
         tour._bundled.clear()
+
+
+def test_a_bad_name_in_a_links_fix_list_drops_only_that_name_with_a_warning(app):
+    at = app(q="warehuse sync", fixes="fuzzy,bogus", ocrmap="0=o,9=xx")
+    at.run()
+    no_exception(at)
+    assert at.toggle(key="w_fix_fuzzy").value and results(at)[0] == "inventory"
+    warnings = [unescape(w.value) for w in at.warning]
+    assert any("bogus" in w and "ignored" in w for w in warnings)
+    assert any("9=xx" in w for w in warnings)
+    assert at.text_input(key="w_ocrmap").value == "0=o"
+
+
+def test_the_first_screen_says_what_ragdash_shows_and_links_the_tour(app):
+    at = app()
+    at.run()
+    intro = at.markdown[0].value
+    assert intro.startswith("ragdash shows how realistic flaws") and intro.count(". ") == 1
+    links = [el.proto.page for el in at.get("page_link")]
+    assert any(link.endswith("tour.py") or "tour" in link for link in links), links
