@@ -258,6 +258,11 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
         page.get_by_role("tab", name="Case library").click()
         with page.expect_download() as download:
             page.get_by_role("button", name="Export as a pytest file (fixes: all (").click()
+        # At a laptop width every button of the tab says its whole label.
+        page.set_viewport_size({"width": 800, "height": 1100})
+        page.wait_for_timeout(500)
+        assert visible_untruncated(page, BUTTON_LABELS, shown_only=True) == []
+        shot(page, "case-library-800")
         exported = tmp_path / "export" / "test_exported.py"
         exported.parent.mkdir()
         download.value.save_as(exported)
@@ -348,6 +353,11 @@ def test_each_page_renders_without_an_exception(sample_app, page, dialogs, tmp_p
 # -- issue 17: the dashboard as a demo, a triage tool and a laptop page --------------------
 
 SCREENSHOTS = ROOT / "screenshots"
+#: Where a button's or tab's label is drawn (it clips with an ellipsis when too narrow).
+BUTTON_LABELS = (
+    '[data-testid="stMain"] button [data-testid="stMarkdownContainer"], '
+    '[data-testid="stMain"] [role="tab"] [data-testid="stMarkdownContainer"]'
+)
 WIDTHS = [1400, 800]
 
 
@@ -522,7 +532,7 @@ def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_pa
     for a, b in zip(boxes, boxes[1:], strict=False):
         assert a[2] <= b[1] + 0.5, f"{a[0]} overlaps {b[0]}"
     # Buttons say their whole label.
-    assert visible_untruncated(page, '[data-testid="stMain"] button p') == []
+    assert visible_untruncated(page, BUTTON_LABELS, shown_only=True) == []
     no_exception_shown(page)
     shot(page, f"suite-{width}")
 
@@ -545,7 +555,7 @@ def test_every_page_is_usable_at_laptop_widths(sample_app, sized_page):
         # No button, tab or link label is cut short.
         cut = visible_untruncated(
             page,
-            '[data-testid="stMain"] button p, [data-testid="stMain"] [role="tab"] p',
+            BUTTON_LABELS,
             shown_only=True,
         )
         assert cut == [], (name, cut)

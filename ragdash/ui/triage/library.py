@@ -75,7 +75,9 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
     case_fixes = {}
     if own_fix:
         case_fixes = _repairing_fixes(index, fingerprint_key(), tuple(saved), view.fixes)
-    d1, d2 = st.columns(2)
+    # A row that wraps: each button as wide as its label, the next one below when needed.
+    exports = st.container(horizontal=True)
+    d1 = d2 = exports
     d1.download_button(
         "Export as cases.json",
         json_export(saved, docs=config.docs, workspace=config.workspace, case_fixes=case_fixes),
