@@ -318,6 +318,7 @@ def test_suite_searches_how_close_each_case_is_to_breaking(app):
     rows = table[(table["case"] == "typo-control") & (table["fault"] == "typo")]
     assert list(rows["configuration"]) == ["none", "fuzzy"]
     assert rows.iloc[0]["corrupted_query"] == none.corrupted_query
+    assert not table.isin(["None", "nan", "<NA>"]).any().any()  # an empty cell reads "—"
 
 def test_picking_a_case_opens_it_in_explore(app):
     at = app(fixes="none")

@@ -167,22 +167,19 @@ def render_fragility(
     st.altair_chart(fragility_chart(table))
     for case in dict.fromkeys(table["case"]):
         st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(table, case))}")
+    columns = [
+        "case",
+        "fault",
+        "configuration",
+        "outcome",
+        "edits",
+        "corrupted_query",
+        "failure",
+        "evaluations",
+        "sentence",
+    ]
+    shown = table[columns].astype(object)
+    shown = shown.where(shown.notna(), "—").astype(str)  # a survivor has no corrupted query
     with st.expander("Every search: corrupted query, failure, evaluations"):
-        st.dataframe(
-            table[
-                [
-                    "case",
-                    "fault",
-                    "configuration",
-                    "outcome",
-                    "edits",
-                    "corrupted_query",
-                    "failure",
-                    "evaluations",
-                    "sentence",
-                ]
-            ],
-            hide_index=True,
-            width="stretch",
-        )
+        st.dataframe(shown, hide_index=True, width="stretch")
     return table
