@@ -190,7 +190,7 @@ def _no_expectation(view: ViewState) -> None:
             icon=":material/help:",
         )
         st.button(
-            f"Keep expecting {expect} for this query",
+            f"Keep expecting {md_escape(expect)} for this query",
             key="keep_expect",
             icon=":material/rule:",
             on_click=_keep_expectation,
