@@ -1,4 +1,5 @@
-"""Take headless-Chromium screenshots of each dashboard page into screenshots/."""
+"""Take headless-Chromium screenshots of each dashboard page into screenshots/ (1400 px
+wide; ``--width 800`` for a laptop). ``--readme`` also copies the README's ones to docs/."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from browser_harness import browser_page, running_app, wait_for_app  # noqa: E402
 
 SHOTS = {
+    "tour": "/tour",
     "explore-none": "/?q=return+policy+days&fixes=none&expect=returns-2026&evidence=30+days&k=1",
     "explore-all": "/?q=warehuse+sync&fixes=all&expect=inventory&evidence=15+minutes&k=2",
     "suite": "/suite?fixes=fuzzy",
@@ -20,11 +22,23 @@ SHOTS = {
 CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
 
 
+#: README image → the screenshot it is copied from.
+README = {"explore": "explore-all", "suite": "suite", "tour": "tour"}
+
+
 def main() -> None:
+    import shutil
+
     out = ROOT / "screenshots"
     out.mkdir(exist_ok=True)
-    names = sys.argv[1:] or list(SHOTS)
-    with running_app() as url, browser_page(height=2000) as page:
+    args = sys.argv[1:]
+    readme = "--readme" in args
+    width = 1400
+    if "--width" in args:
+        width = int(args[args.index("--width") + 1])
+        del args[args.index("--width") : args.index("--width") + 2]
+    names = [a for a in args if not a.startswith("--")] or list(SHOTS)
+    with running_app() as url, browser_page(width=width, height=2000) as page:
         for name in names:
             page.goto(url + SHOTS[name])
             wait_for_app(page)
@@ -33,8 +47,14 @@ def main() -> None:
                 page.wait_for_timeout(1000)
                 wait_for_app(page)
             page.wait_for_timeout(2500)
-            page.screenshot(path=str(out / f"{name}.png"), full_page=True)
-            print(f"wrote screenshots/{name}.png")
+            suffix = "" if width == 1400 else f"-{width}"
+            page.screenshot(path=str(out / f"{name}{suffix}.png"), full_page=True)
+            print(f"wrote screenshots/{name}{suffix}.png")
+    if readme:
+        for image, shot in README.items():
+            suffix = "" if width == 1400 else f"-{width}"
+            shutil.copyfile(out / f"{shot}{suffix}.png", ROOT / "docs" / f"{image}{suffix}.png")
+            print(f"copied docs/{image}{suffix}.png")
 
 
 if __name__ == "__main__":

@@ -135,7 +135,10 @@ def first_result(page) -> str | None:
 
 def url_params(page) -> dict[str, str]:
     """The address bar's query parameters (the first value of each)."""
-    return {k: v[0] for k, v in parse_qs(urlsplit(page.url).query).items()}
+    # Asked of the page: ``page.url`` is only refreshed while playwright processes events,
+    # which a polling loop's time.sleep does not let it do.
+    href = page.evaluate("() => location.href")
+    return {k: v[0] for k, v in parse_qs(urlsplit(href).query).items()}
 
 
 def eventually(read: Callable[[], T], want: T, timeout: float = 20.0) -> T:

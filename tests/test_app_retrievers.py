@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import ROOT, SUITE, no_exception, param, results
+from test_app import ROOT, SUITE, html_tables, no_exception, param, results
 
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases
@@ -96,7 +96,7 @@ def test_a_dead_service_gives_a_message_on_explore_and_error_rows_on_the_suite(a
     assert any("connection refused" in e.value for e in at.error)
     at.switch_page(SUITE).run()
     no_exception(at)
-    table = at.dataframe[0].value
+    [table] = html_tables(at)  # the Test suite's wrapping HTML table
     assert set(table["verdict"]) == {"ERROR"}
     assert "connection refused" in table["message"].iloc[0]
     assert any("failed on every case" in w.value for w in at.warning)

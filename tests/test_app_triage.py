@@ -10,7 +10,11 @@ import pytest
 from conftest import SAMPLE_CASES
 from streamlit.testing.v1 import AppTest
 
-from ragdash.checks.calibration import calibration_queries, evaluate_presets
+from ragdash.checks.calibration import (
+    MIN_CALIBRATION_QUERIES,
+    calibration_queries,
+    evaluate_presets,
+)
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
@@ -23,7 +27,7 @@ TRIAGE = "ragdash/ui/pages/triage.py"
 CASES = {c.name: c for c in load_cases(SAMPLE_CASES)}
 #: corrupted case of the testbed → the fixes that repair it alone (see test_triage.py)
 REPAIRS = {
-    "stale-version": ("recency", "status"),
+    "stale-version": ("status", "versions"),
     "ocr-noise": ("ocr",),
     "typo": ("fuzzy",),
     "split-table": ("tables",),
@@ -107,7 +111,6 @@ def check_case_with_no_fix(case):
     return check_case(CorpusIndex(load_folder(ROOT / "sample_docs")), case, Fixes())
 
 
-
 def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(page):
     from ragdash.checks.fragility import find_breaking_perturbation, result_phrase
     from ragdash.checks.proof import Case
@@ -116,9 +119,7 @@ def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(p
     at = submit_report(page, case.query, case.expected_id, "; ".join(case.evidence))
     at.button(key="tr_fragility_run").click().run(timeout=120)
     no_exception(at)
-    [sentence] = [
-        unescape(md.value) for md in at.markdown if md.value.startswith("**report** — ")
-    ]
+    [sentence] = [unescape(md.value) for md in at.markdown if md.value.startswith("**report** — ")]
     index = CorpusIndex(load_folder(ROOT / "sample_docs"))
     reported = Case("report", case.query, case.expected_id, case.evidence, case.top_k)
     found = find_breaking_perturbation(index, reported, Fixes.parse("fuzzy"), "typo")
@@ -154,7 +155,9 @@ def test_saving_a_report_creates_a_diagnosed_case_in_the_workspace_library(page,
     assert any("case" in df.value and name in df.value["case"].tolist() for df in page.dataframe)
     page.switch_page("ragdash/ui/pages/suite.py").run()
     no_exception(page)
-    assert name in page.dataframe[0].value["case"].tolist()
+    from test_app import html_tables
+
+    assert name in html_tables(page)[0]["case"].tolist()
 
 
 def test_saving_twice_under_one_name_is_refused(page, workspace):
@@ -201,6 +204,8 @@ def test_calibration_plots_the_sweep_and_names_the_chosen_threshold(page):
     no_exception(page)
     chosen = next(m.value for m in page.markdown if m.value.startswith("**Chosen threshold:"))
     assert "repairs" in chosen and "false fuzzy matches" in chosen
+    sample = len(calibration_queries(list(CASES.values()), 3, 0.1, 0).queries)
+    assert f"(from {sample} queries)" in chosen and sample >= MIN_CALIBRATION_QUERIES
     assert any("generated typo variants" in m.value for m in page.markdown)
     # "Use threshold" moves the sidebar slider to the chosen value.
     value = float(chosen.split("**Chosen threshold: ")[1].split("**")[0])
@@ -236,7 +241,12 @@ def test_calibration_prefers_the_real_reported_queries(page):
     page.button(key="tr_save").click().run()
     page.button(key="cal_run").click().run()
     no_exception(page)
-    assert any("**1** real reported queries" in m.value for m in page.markdown)
+    assert any("Sample: **1** real reported queries" in m.value for m in page.markdown)
+    # One query says too little: the page refuses to recommend a threshold, and says why.
+    assert not any(m.value.startswith("**Chosen threshold:") for m in page.markdown)
+    [refusal] = [w.value for w in page.warning if "No threshold recommended" in w.value]
+    assert "1 query" in refusal and f"{MIN_CALIBRATION_QUERIES} needed" in refusal
+    assert not [b for b in page.button if b.key == "cal_use"]
 
 
 def test_robustness_sweep_draws_pass_rate_vs_noise(page):
@@ -293,3 +303,39 @@ def test_a_legacy_workspace_cases_file_is_imported_once_into_the_library(workspa
     assert not legacy.exists() and (workspace / "cases.json.imported").is_file()
     at.run()  # a second run imports nothing again and loses nothing
     assert [e.name for e in library.list()] == ["old-suite-case"]
+
+
+def test_triage_on_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path, monkeypatch):
+    from conftest import doc_text, write_docs
+
+    docs = write_docs(
+        tmp_path / "docs",
+        {
+            # versions of one policy by id (recency decides their ties), reworded too much for the
+            # stale-version detector to pair them (so the versions fix leaves them alone)
+            "a-old.md": doc_text(
+                "Gift cards are valid for one year in every store, printed on paper.",
+                id="gifts-2023",
+                updated="2023-01-01",
+            ),
+            "b-new.md": doc_text(
+                "Gift cards are valid for two years; digital codes arrive by email "
+                "and lost codes are replaced.",
+                id="gifts-2025",
+                updated="2025-06-01",
+            ),
+        },
+    )
+    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page(TRIAGE).run()
+    submit_report(at, "gift cards valid", "gifts-2025", "two years")
+    text = " ".join(unescape(m.value) for m in at.markdown) + " ".join(alerts(at))
+    assert "Repaired by:** no single fix changes the matching" in text
+    assert "passes only by winning a tie on update date" in text
+    assert "gifts-2025 is newer (2025-06-01 vs 2023-01-01)" in text
+    # "Compare with" does not default to the lucky fix when something else passes.
+    compare = at.selectbox(key="tr_compare").value
+    assert compare != "recency"

@@ -258,6 +258,11 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
         page.get_by_role("tab", name="Case library").click()
         with page.expect_download() as download:
             page.get_by_role("button", name="Export as a pytest file (fixes: all (").click()
+        # At a laptop width every button of the tab says its whole label.
+        page.set_viewport_size({"width": 800, "height": 1100})
+        page.wait_for_timeout(500)
+        assert visible_untruncated(page, BUTTON_LABELS, shown_only=True) == []
+        shot(page, "case-library-800")
         exported = tmp_path / "export" / "test_exported.py"
         exported.parent.mkdir()
         download.value.save_as(exported)
@@ -343,3 +348,253 @@ def test_each_page_renders_without_an_exception(sample_app, page, dialogs, tmp_p
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 1000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert dialogs == []
+
+
+# -- issue 17: the dashboard as a demo, a triage tool and a laptop page --------------------
+
+SCREENSHOTS = ROOT / "screenshots"
+#: Where a button's or tab's label is drawn (it clips with an ellipsis when too narrow).
+BUTTON_LABELS = (
+    '[data-testid="stMain"] button [data-testid="stMarkdownContainer"], '
+    '[data-testid="stMain"] [role="tab"] [data-testid="stMarkdownContainer"]'
+)
+WIDTHS = [1400, 800]
+
+
+def shot(page, name: str) -> Path:
+    """Save a screenshot for a person to look at (screenshots/ is git-ignored)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    # Streamlit scrolls inside its main element, so a full-page shot is one screen: make the
+    # window as tall as the page for the shot, then put it back.
+    size = page.viewport_size
+    tall = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stAppViewContainer\"]')].map(e => e.scrollHeight), 0)"
+    )
+    page.set_viewport_size({"width": size["width"], "height": min(max(tall, size["height"]), 8000)})
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    return path
+
+
+@pytest.fixture
+def sized_page(browser, dialogs, request):
+    width = request.param
+    page = browser.new_page(viewport={"width": width, "height": 1100})
+    page.set_default_timeout(30_000)
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    yield page, width
+    page.close()
+
+
+def main_text(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def alert_texts(page) -> list[str]:
+    """The alerts' messages (without the icon's ligature text)."""
+    boxes = page.locator(f'[data-testid="stMain"] {ALERT} [data-testid="stMarkdownContainer"]')
+    return [t.strip() for t in boxes.all_inner_texts()]
+
+
+def no_exception_shown(page) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_the_guided_tour_walks_the_four_flaws_from_fail_to_pass(sample_app, sized_page):
+    from ragdash.checks.tour import TOUR
+    from ragdash.ui.sidebar import FIX_LABELS
+
+    page, width = sized_page
+    # Reachable from the start page …
+    open_view(page, sample_app + "/")
+    page.get_by_role("link", name=re.compile("Take the guided tour")).click()
+    page.locator('[data-testid="stMain"] h1', has_text="Guided tour").wait_for()
+    wait_for_app(page)
+    assert "/tour" in page.url  # … and by link: /tour
+    for number, step in enumerate(TOUR, start=1):
+        heading = f"Step {number} of {len(TOUR)}: {step.flaw}"
+        page.get_by_role("heading", name=heading).wait_for()
+        wait_for_app(page)
+        text = main_text(page)
+        assert step.failure in text and FIX_LABELS[step.fix] in text
+        alerts = alert_texts(page)
+        assert any(a.startswith("No fix: FAIL") for a in alerts), alerts
+        assert any(a.startswith(f"With {FIX_LABELS[step.fix]}: PASS") for a in alerts), alerts
+        assert "Proof check: FAIL → PASS" in text
+        no_exception_shown(page)
+        shot(page, f"tour-step{number}-{width}")
+        if number < len(TOUR):
+            page.get_by_role("button", name="Next step").click()
+    assert page.get_by_role("button", name="Start again").is_visible()
+    # A link names a step.
+    open_view(page, sample_app + "/tour?step=2")
+    page.get_by_role("heading", name=f"Step 2 of {len(TOUR)}: {TOUR[1].flaw}").wait_for()
+    assert url_params(page).get("step") == "2"
+
+
+def pick_case(page, name: str) -> None:
+    page.locator('[data-testid="stSelectbox"]', has_text="Start from a case").click()
+    page.get_by_role("option", name=re.compile(f"^{re.escape(name)} — ")).click()
+    page.wait_for_timeout(500)
+    wait_for_app(page)
+
+
+def verdict_alerts(page) -> list[str]:
+    """Every proof-check verdict on the page, the comparison tab's included."""
+    return [a for a in alert_texts(page) if re.match(r"^(PASS|FAIL|RANKING|EXTRACTION)\b", a)]
+
+
+@pytest.mark.parametrize("fixes", ["none", "all"])
+def test_typing_a_new_query_after_picking_a_case_never_shows_its_verdict(
+    sample_app, page, fixes
+):
+    open_view(page, f"{sample_app}/?q=hello&fixes={fixes}")
+    pick_case(page, "stale-version")
+    want = "PASS" if fixes == "all" else "RANKING"
+    first = eventually(lambda: [a.split()[0] for a in verdict_alerts(page)][:1], [want])
+    assert first == [want]
+    assert page.get_by_label("Query").input_value() == "return policy days"
+    assert url_params(page).get("expect") == "returns-2026"
+    for query in ("warehouse sync", "enterprise sso", "basic plan storage"):
+        box = page.get_by_label("Query", exact=True)
+        box.fill(query)
+        box.press("Enter")
+        # page.url is only refreshed while playwright runs: wait in the page, not in Python.
+        page.wait_for_function(
+            "q => new URLSearchParams(location.search).get('q') === q", arg=query
+        )
+        wait_for_app(page)
+        assert verdict_alerts(page) == [], query
+        assert any("No expectation set for this query" in a for a in alert_texts(page))
+        assert "expect" not in url_params(page)
+    shot(page, f"explore-new-query-{fixes}-1400")
+    no_exception_shown(page)
+
+
+def visible_untruncated(page, selector: str, shown_only: bool = False) -> list[str]:
+    """Texts of the elements matching ``selector`` that are cut, clipped or off-screen
+    (``shown_only``: elements in a hidden tab or collapsed expander are left out)."""
+    return page.evaluate(
+        """([selector, shownOnly]) => {
+            const bad = [];
+            const width = document.documentElement.clientWidth;
+            for (const el of document.querySelectorAll(selector)) {
+                const r = el.getBoundingClientRect();
+                if (shownOnly && (r.width === 0 || r.height === 0)) continue;
+                const text = el.textContent.trim();
+                const cut = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
+                if (r.width === 0 || r.height === 0 || r.left < 0 || r.right > width + 0.5
+                    || cut || text.includes('…')) bad.push(text);
+            }
+            return bad;
+        }""",
+        [selector, shown_only],
+    )
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_page):
+    from ragdash.checks.ablation import configurations
+    from ragdash.ui.suite import SUITE_COLUMNS
+
+    page, width = sized_page
+    open_view(page, f"{sample_app}/suite?fixes=none")
+    headers = page.locator("table.rd-table th")
+    headers.first.wait_for()
+    assert [h.strip() for h in headers.all_inner_texts()] == list(SUITE_COLUMNS)
+    assert visible_untruncated(page, "table.rd-table th") == []
+    # No horizontal scroll needed: the table fits its column.
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('.rd-table-wrap')].every("
+        "w => w.scrollWidth <= w.clientWidth + 1)"
+    )
+    chart = page.locator('[data-testid="stVegaLiteChart"] svg').first
+    chart.wait_for()
+    labels = page.evaluate(
+        """() => {
+            const axes = [...document.querySelectorAll(
+                '[data-testid="stVegaLiteChart"] svg g[aria-label^="X-axis"]')];
+            return axes.flatMap(axis => [...axis.querySelectorAll('.role-axis-label text')].map(
+                t => { const r = t.getBoundingClientRect();
+                       return [t.textContent, r.left, r.right, r.top, r.bottom]; }));
+        }"""
+    )
+    assert sorted(label[0] for label in labels) == sorted(configurations()), labels
+    viewport = page.evaluate("() => document.documentElement.clientWidth")
+    boxes = sorted(labels, key=lambda label: label[1])
+    for text, left, right, top, bottom in boxes:
+        assert "…" not in text and left >= 0 and right <= viewport, text
+        assert bottom > top and right > left, text
+    for a, b in zip(boxes, boxes[1:], strict=False):
+        assert a[2] <= b[1] + 0.5, f"{a[0]} overlaps {b[0]}"
+    # Buttons say their whole label.
+    assert visible_untruncated(page, BUTTON_LABELS, shown_only=True) == []
+    no_exception_shown(page)
+    shot(page, f"suite-{width}")
+
+
+PAGES_AT_WIDTHS = [
+    ("explore", "/?q=warehuse+sync&fixes=fuzzy&expect=inventory&evidence=15+minutes&k=2"),
+    ("tour", "/tour"),
+    ("suite", "/suite?fixes=none"),
+    ("documents", "/documents"),
+    ("triage", "/triage"),
+]
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_every_page_is_usable_at_laptop_widths(sample_app, sized_page):
+    page, width = sized_page
+    for name, path in PAGES_AT_WIDTHS:
+        open_view(page, sample_app + path)
+        no_exception_shown(page)
+        # No button, tab or link label is cut short.
+        cut = visible_untruncated(
+            page,
+            BUTTON_LABELS,
+            shown_only=True,
+        )
+        assert cut == [], (name, cut)
+        # Icons are Material Symbols, never emoji (no emoji font on a bare Linux box).
+        emoji = page.evaluate(
+            r"""() => /[\u{1F300}-\u{1FAFF}\u{2600}-\u{27BF}]/u.test(document.body.innerText)"""
+        )
+        assert not emoji, name
+        shot(page, f"{name}-{width}")
+
+
+@pytest.mark.parametrize("sized_page", [800], indirect=True, ids=lambda w: f"{w}px")
+def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
+    page, width = sized_page
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a-old.md").write_text(
+        "---\nid: gifts-old\nupdated: 2023-01-01\n---\nGift cards are valid for one year.\n",
+        encoding="utf-8",
+    )
+    (docs / "b-new.md").write_text(
+        "---\nid: gifts-new\nupdated: 2025-06-01\n---\nGift cards are valid for two years.\n",
+        encoding="utf-8",
+    )
+    with running_app(docs=docs, workspace=tmp_path / "ws") as url:
+        open_view(page, f"{url}/triage")
+        page.get_by_label("Query, exactly as the user typed it").fill("gift cards valid")
+        page.locator('[data-testid="stSelectbox"]', has_text="Document with the right").locator(
+            "input"
+        ).click()
+        page.keyboard.type("gifts-new")
+        page.keyboard.press("Enter")
+        page.get_by_label("Evidence the answer needs (separate with ;)").fill("two years")
+        page.get_by_role("button", name="Diagnose").click()
+        page.get_by_text("Passes only by a tie-break:").wait_for()
+        wait_for_app(page)
+        text = main_text(page)
+        assert "Repaired by: no single fix changes the matching" in text
+        assert "with recency it passes only by winning a tie on update date" in text
+        assert "gifts-new is newer (2025-06-01 vs 2023-01-01)" in text
+        no_exception_shown(page)
+        shot(page, f"triage-date-tie-{width}")

@@ -188,3 +188,10 @@ def rows_of(sweep) -> list[SweepRow]:
     """A sweep table back to its rows (the tests read tables; choose_threshold reads rows)."""
     return [SweepRow(**{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()})
             for r in sweep.to_dict("records")]  # fmt: skip
+def test_no_threshold_is_recommended_from_too_few_queries():
+    from ragdash.checks.calibration import MIN_CALIBRATION_QUERIES, recommend_threshold
+
+    sweep = [SweepRow(1, 0, 0, "c", "", "", threshold=t) for t in (60.0, 70.0, 80.0)]
+    assert recommend_threshold(sweep, 1) is None
+    assert recommend_threshold(sweep, MIN_CALIBRATION_QUERIES - 1) is None
+    assert recommend_threshold(sweep, MIN_CALIBRATION_QUERIES) == 70.0

@@ -282,3 +282,35 @@ def test_cli_as_a_process(tmp_path):
     )
     assert bad.returncode == 2
     assert bad.stderr.startswith("ragdash: error: ") and "Traceback" not in bad.stderr
+
+
+def test_an_export_carries_the_workspace_and_each_cases_repairing_fix(tmp_path, sample_index):
+    from ragdash.checks.triage import repairing_fix
+    from ragdash.ingestion.workspace import Workspace
+    from ragdash.retrieval.index import CorpusIndex
+
+    workspace = tmp_path / "ws"
+    (workspace / "uploads").mkdir(parents=True)
+    (workspace / "uploads" / "loyalty.md").write_text(
+        "---\nid: loyalty\nupdated: 2026-03-01\n---\nLoyalty points expire after 18 months.\n",
+        encoding="utf-8",
+    )
+    stale = next(c for c in load_cases(SAMPLE_CASES) if c.name == "stale-version")
+    uploaded = Case("uploaded", "loyalty points expire", "loyalty", ("18 months",))
+    index = CorpusIndex(Workspace(workspace).load(SAMPLE_DOCS))
+    fixes = {c.name: f for c in (stale, uploaded) if (f := repairing_fix(index, c)) is not None}
+    assert {name: f.names for name, f in fixes.items()} == {"stale-version": "status"}
+    source = pytest_module(
+        [stale, uploaded], docs=SAMPLE_DOCS, fixes=Fixes.none(), workspace=workspace,
+        case_fixes=fixes,
+    )
+    # Under no fix the stale version fails; under its repairing fix it passes, and the case
+    # on an uploaded document finds it in the workspace.
+    result = run_pytest(write_module(tmp_path, source))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed" in result.stdout
+    exported = json.loads(json_export([stale, uploaded], docs=SAMPLE_DOCS, workspace=workspace,
+                                      case_fixes=fixes))
+    assert exported["workspace"] == str(workspace)
+    assert exported["cases"][0]["fixes"] == "status" and "fixes" not in exported["cases"][1]
+    assert parse_cases(json.dumps(exported)) == [stale, uploaded]

@@ -8,7 +8,7 @@ from conftest import SAMPLE_CASES, doc_text, write_docs
 
 from ragdash.checks.ablation import BASELINE, configurations
 from ragdash.checks.proof import Diagnosis, check_case
-from ragdash.checks.triage import Report, case_name, triage, triage_report
+from ragdash.checks.triage import RepairKind, Report, case_name, triage, triage_report
 from ragdash.errors import QueryError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
@@ -16,10 +16,11 @@ from ragdash.settings import FIX_DESCRIPTIONS
 from ragdash.storage.case_store import load_cases
 from ragdash.storage.library import REPORTED
 
-#: corrupted case of the testbed → the single fixes that repair it (its flaw's fix; the
-#: stale 2024 policy is also withdrawn, so skipping withdrawn documents repairs it too)
+#: corrupted case of the testbed → the single fixes that repair it, i.e. change the matching
+#: (the stale 2024 policy is withdrawn, so skipping withdrawn documents filters it out;
+#: recency only wins the tie by date, which is named as such, not counted as a repair)
 REPAIRS = {
-    "stale-version": ("recency", "status", "versions"),
+    "stale-version": ("status", "versions"),
     "ocr-noise": ("ocr",),
     "typo": ("fuzzy",),
     "split-table": ("tables",),
@@ -92,3 +93,67 @@ def test_case_names_are_readable_and_unused():
     taken = {"reported-warehuse-sync", "reported-warehuse-sync-2"}
     assert case_name("warehuse sync", taken) == "reported-warehuse-sync-3"
     assert case_name("!!!") == "reported-case"
+
+
+def test_the_stale_version_names_recency_as_a_date_tie_not_a_repair(sample_index):
+    result = triage(sample_index, CASES["stale-version"])
+    kinds = {r.fix: r.kind for r in result.outcomes}
+    assert kinds == {
+        "recency": RepairKind.DATE_TIE,
+        "status": RepairKind.FILTER,
+        "versions": RepairKind.VERSION,
+    }
+    assert [r.fix for r in result.tie_wins] == ["recency"]
+    assert "With recency it passes only by winning a tie on update date" in result.summary
+
+
+def date_tie_index(tmp_path):
+    """Two current documents tie on every query word; the expected one is newer but listed
+    second, so only recency puts it first — by date, not by matching."""
+    docs = write_docs(
+        tmp_path / "docs",
+        {
+            # versions of one policy by id (recency decides their ties), reworded too much for the
+            # stale-version detector to pair them (so the versions fix leaves them alone)
+            "a-old.md": doc_text(
+                "Gift cards are valid for one year in every store, printed on paper.",
+                id="gifts-2023",
+                updated="2023-01-01",
+            ),
+            "b-new.md": doc_text(
+                "Gift cards are valid for two years; digital codes arrive by email "
+                "and lost codes are replaced.",
+                id="gifts-2025",
+                updated="2025-06-01",
+            ),
+        },
+    )
+    return CorpusIndex(load_folder(docs))
+
+
+def test_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path):
+    index = date_tie_index(tmp_path)
+    result = triage_report(index, Report("gift cards valid", "gifts-2025", ("two years",)))
+    assert result.passing and "recency" in result.passing
+    assert result.repairs == ()
+    [tie] = result.tie_wins
+    assert tie.fix == "recency" and tie.kind is RepairKind.DATE_TIE
+    assert "passes only by winning a tie on update date" in result.summary
+    assert "gifts-2025 and gifts-2023 both score 3" in result.summary
+    assert "No fix changes the matching" in result.summary
+
+
+def test_a_tie_won_by_list_order_is_named_as_such(tmp_path):
+    docs = write_docs(
+        tmp_path / "docs",
+        {
+            "a.md": doc_text("The Enterpr1se tier adds audit logs.", id="tiers"),
+            "b.md": doc_text("Enterpri5e customers get invoices.", id="billing"),
+        },
+    )
+    index = CorpusIndex(load_folder(docs))
+    # With ocr, both scans gain the same repaired match and tie; tiers is listed first.
+    result = triage_report(index, Report("enterprise", "tiers"))
+    assert result.repairs == ()
+    assert [(r.fix, r.kind) for r in result.outcomes] == [("ocr", RepairKind.ORDER_TIE)]
+    assert "passes only by winning a tie on list order" in result.summary

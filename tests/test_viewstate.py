@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragdash.settings import FIX_NAMES, FUZZY_RULES, Fixes
-from ragdash.ui.viewstate import ViewState, from_params, split_evidence
+from ragdash.ui.viewstate import DEFAULT_TOP_K, ViewState, from_params, split_evidence
 
 
 def test_round_trip_through_the_url():
@@ -66,7 +66,7 @@ def test_any_parameters_give_a_valid_view(params):
 
 def test_bad_values_are_named():
     view, problems = from_params({"fixes": "speed", "k": "99", "rate": "lots"})
-    assert view.fixes.enabled == () and view.k == 3
+    assert view.fixes.enabled == () and view.k == DEFAULT_TOP_K
     assert any("speed" in p for p in problems) and any("k=" in p for p in problems)
     assert any("rate" in p for p in problems)
 
@@ -116,3 +116,21 @@ def test_the_protected_list_travels_in_the_url_and_a_bad_entry_is_reported():
     assert params["protect"] == "sha1,t1d"
     view, problems = from_params({"fixes": "ocr", "protect": "sha-1"})
     assert view.fixes.protected == () and problems and "protect" in problems[0]
+def test_a_link_without_k_means_the_top_k_a_fresh_app_opens_with():
+    from ragdash.checks.proof import Case
+
+    assert DEFAULT_TOP_K == Case("c", "q", "d").top_k == ViewState().k
+
+
+def test_a_bad_name_in_the_fixes_list_drops_only_that_name():
+    view, problems = from_params({"fixes": "fuzzy,bogus,ocr"})
+    assert view.fixes.enabled == ("ocr", "fuzzy")
+    assert problems == ["fixes: unknown fix 'bogus' ignored"]
+
+
+def test_a_bad_entry_in_the_ocr_map_drops_only_that_entry():
+    view, problems = from_params({"ocrmap": "0=o,9=xx,5=s"})
+    assert view.fixes.ocr_map == (("0", "o"), ("5", "s"))
+    assert len(problems) == 1 and "9=xx" in problems[0] and "ignored" in problems[0]
+    view, problems = from_params({"ocrmap": "bogus"})
+    assert view.fixes.ocr_map == ViewState().fixes.ocr_map and problems

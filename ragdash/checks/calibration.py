@@ -258,6 +258,19 @@ def evaluate_presets(
     return tuple(rows)
 
 
+#: Fewer labeled queries than this say too little to recommend a threshold: one reported
+#: query repaired at every threshold from 50 to 90 would "choose" 70 by the middle rule alone.
+MIN_CALIBRATION_QUERIES = 5
+
+
+def recommend_threshold(sweep: Sequence[SweepRow], sample_size: int) -> float | None:
+    """:func:`choose_threshold`, or None when the sweep ran on fewer than
+    :data:`MIN_CALIBRATION_QUERIES` queries (too few to recommend anything)."""
+    if sample_size < MIN_CALIBRATION_QUERIES:
+        return None
+    return choose_threshold(sweep)
+
+
 def choose_threshold(sweep: Sequence[SweepRow]) -> float:
     """The threshold with the best net effect (repaired − broken), then the fewest false
     fuzzy matches; among equally good thresholds the middle one, so that the choice sits

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.proof import Case, Diagnosis, ProofCheck, check_case
@@ -37,6 +38,94 @@ class Report:
         )
 
 
+class RepairKind(StrEnum):
+    """How a single fix makes a failing case pass. The first four are real repairs — they
+    change what the retriever matches or which version of a document it may return (the
+    ``versions`` fix demotes the older of a *detected* version pair, whatever the scores); the
+    last two are a tie at the top that happened to go the right way."""
+
+    MATCH = "new token match"
+    FILTER = "filter"
+    REWRITE = "rewrite"
+    VERSION = "older version demoted"
+    DATE_TIE = "tie won by update date"
+    ORDER_TIE = "tie won by list order"
+
+    @property
+    def real(self) -> bool:
+        return self in (RepairKind.MATCH, RepairKind.FILTER, RepairKind.REWRITE, RepairKind.VERSION)
+
+
+#: What each fix changes when it really repairs a case.
+_REAL_KIND = {
+    "status": RepairKind.FILTER,
+    "tables": RepairKind.REWRITE,
+    "ocr": RepairKind.MATCH,
+    "fuzzy": RepairKind.MATCH,
+}
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A single fix under which a failing case passes, and how: ``detail`` says it in words."""
+
+    fix: str
+    kind: RepairKind
+    detail: str
+
+    @property
+    def real(self) -> bool:
+        return self.kind.real
+
+
+def classify_repair(index: CorpusIndex, case: Case, fix: str, fixes: Fixes) -> Repair:
+    """Why ``case`` passes under ``fixes`` (``fix`` alone on) when it failed with none: a
+    change to the matching (a new token match, a filter, a rewrite of the passages) or only a
+    tie at the top won by update date or by list order. A ranking failure repaired by a tie is
+    not a repair of the matching: another date or another file order would undo it."""
+    ranking = index.search(case.query, fixes)
+    baseline_first = index.top(case.query, fixes.with_only(()), 1)
+    # first with no fix only if it matched something: a zero-score passage listed first won
+    # nothing, so a fix that makes it match and tie is still a tie won by list order
+    was_first = (
+        bool(baseline_first)
+        and baseline_first[0].matched
+        and baseline_first[0].doc_id == case.expected_id
+    )
+    top = ranking[0] if ranking else None
+    rival = next((r for r in ranking[1:] if top and r.doc_id != top.doc_id), None)
+    if top is not None and top.moved.startswith("versions"):
+        return Repair(fix, RepairKind.VERSION, f"with {fix} it passes: {top.moved}")
+    if top is not None and rival is not None and rival.score == top.score and not was_first:
+        a, b = top.passage, rival.passage
+        score = f"both score {top.score:g}"
+        if fixes.recency and a.updated != b.updated:
+            date_a = a.updated.isoformat() if a.updated else "undated"
+            date_b = b.updated.isoformat() if b.updated else "undated"
+            return Repair(
+                fix,
+                RepairKind.DATE_TIE,
+                f"with {fix} it passes only by winning a tie on update date: {a.doc_id} and "
+                f"{b.doc_id} {score} and {a.doc_id} is newer ({date_a} vs {date_b}); the "
+                "matching is unchanged",
+            )
+        return Repair(
+            fix,
+            RepairKind.ORDER_TIE,
+            f"with {fix} it passes only by winning a tie on list order: {a.doc_id} and "
+            f"{b.doc_id} {score} and {a.doc_id} happens to be listed first; another file "
+            "order would undo it",
+        )
+    kind = _REAL_KIND.get(fix, RepairKind.DATE_TIE)
+    words = {
+        RepairKind.MATCH: "a query word now matches the expected document",
+        RepairKind.FILTER: "the document ranked first before is filtered out",
+        RepairKind.REWRITE: "the passages are rewritten so the evidence is in what is sent",
+        RepairKind.DATE_TIE: "it reorders a tie by update date",
+    }[kind]
+    return Repair(fix, kind, f"{fix} changes the result: {words}")
+
+
 @dataclass(frozen=True)
 class Triage:
     """A report run under every configuration (see :func:`ablation.configurations`)."""
@@ -44,8 +133,15 @@ class Triage:
     case: Case
     checks: tuple[tuple[str, ProofCheck], ...]  # (configuration label, check), in order
     passing: tuple[str, ...]  # configuration labels under which the case passes
-    repairs: tuple[str, ...]  # single fixes that make a failing case pass
+    repairs: tuple[str, ...]  # single fixes that repair a failing case (change the matching)
     summary: str  # plain words: what is wrong and what repairs it
+    #: every single fix under which a failing case passes, real repairs and tie wins alike
+    outcomes: tuple[Repair, ...] = ()
+
+    @property
+    def tie_wins(self) -> tuple[Repair, ...]:
+        """Single fixes under which the case passes only because a tie went its way."""
+        return tuple(r for r in self.outcomes if not r.real)
 
     @property
     def by_label(self) -> Mapping[str, ProofCheck]:
@@ -83,11 +179,28 @@ def triage(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Triage:
     checks = tuple((label, check_case(index, case, fixes)) for label, fixes in configs.items())
     by_label = dict(checks)
     passing = tuple(label for label, check in checks if check.passed)
-    repairs = ()
+    outcomes: tuple[Repair, ...] = ()
     if not by_label[BASELINE].passed:
-        repairs = tuple(name for name in FIX_NAMES if by_label[name].passed)
-    summary = summarize(case, by_label, passing, repairs, set(index.corpus.doc_ids))
-    return Triage(case, checks, passing, repairs, summary)
+        outcomes = tuple(
+            classify_repair(index, case, name, configs[name])
+            for name in FIX_NAMES
+            if by_label[name].passed
+        )
+    repairs = tuple(r.fix for r in outcomes if r.real)
+    summary = summarize(case, by_label, passing, repairs, set(index.corpus.doc_ids), outcomes)
+    return Triage(case, checks, passing, repairs, summary, outcomes)
+
+
+def repairing_fix(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Fixes | None:
+    """The single fix an export should run ``case`` under: the first fix that really repairs
+    it, else the first that wins it a tie; None when it passes with no fix or no single fix
+    makes it pass (then the export's own fixes apply). Settings come from ``base``."""
+    base = base or Fixes()
+    result = triage(index, case, base)
+    if result.baseline.passed:
+        return None
+    chosen = result.repairs[:1] or tuple(r.fix for r in result.tie_wins[:1])
+    return base.with_only(chosen) if chosen else None
 
 
 def rerun_and_record(
@@ -130,6 +243,7 @@ def summarize(
     passing: tuple[str, ...],
     repairs: tuple[str, ...],
     doc_ids: set[str],
+    outcomes: tuple[Repair, ...] = (),
 ) -> str:
     """The plain-words diagnosis of a triaged case."""
     base = checks[BASELINE]
@@ -157,11 +271,17 @@ def summarize(
             else "Each of these fixes repairs it on its own"
         )
         parts.append(f"{one}: {fixes}.")
-    elif passing:
+    ties = [r for r in outcomes if not r.real]
+    if ties:
+        parts.append(
+            " ".join(f"{r.detail[0].upper()}{r.detail[1:]}." for r in ties)
+            + (" No fix changes the matching." if not repairs else "")
+        )
+    if not (repairs or ties) and passing:
         parts.append(
             "No single fix repairs it, but these combinations do: " + ", ".join(passing) + "."
         )
-    else:
+    elif not (repairs or ties):
         final = checks[ALL]
         parts.append(
             "No fix repairs it: with every fix on it is still "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
 
@@ -27,9 +27,11 @@ _TEMPLATE = '''\
 """Proof-check cases exported by ragdash (``python -m ragdash export``).
 
 Each case runs through ragdash's core (load_folder -> CorpusIndex -> check_case) under the
-fixes recorded in EXPORT below, and fails with the diagnosis and the missing evidence.
-Documents come from EXPORT["docs"] (relative to the directory pytest runs in) unless the
-RAGDASH_DOCS environment variable names another folder. ragdash must be importable.
+fixes recorded in EXPORT below (a case with its own repairing fix in EXPORT["case_fixes"]
+runs under that fix), and fails with the diagnosis and the missing evidence. Documents
+come from EXPORT["docs"] (relative to the directory pytest runs in) unless the RAGDASH_DOCS
+environment variable names another folder, plus the uploads and metadata edits of
+EXPORT["workspace"] (or RAGDASH_WORKSPACE) when one is recorded. ragdash must be importable.
 No network, no model: the check is whether the retriever hands over the evidence.
 """
 
@@ -44,6 +46,7 @@ import pytest
 from ragdash.checks.cases import case_from_dict
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ingestion.ingest import load_folder
+from ragdash.ingestion.workspace import Workspace
 from ragdash.checks.proof import check_case
 from ragdash.settings import Fixes
 
@@ -61,9 +64,12 @@ def _tuples(value):
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
-FIXES = Fixes.parse(
-    EXPORT["fixes"], **{name: _tuples(value) for name, value in EXPORT["settings"].items()}
-)
+SETTINGS = {name: _tuples(value) for name, value in EXPORT["settings"].items()}
+FIXES = Fixes.parse(EXPORT["fixes"], **SETTINGS)
+#: case name -> the fix that repairs it, when the export recorded one
+CASE_FIXES = {
+    name: Fixes.parse(spec, **SETTINGS) for name, spec in EXPORT.get("case_fixes", {}).items()
+}
 CASES = [case_from_dict(data, f"case {n}") for n, data in enumerate(EXPORT["cases"], start=1)]
 
 
@@ -71,20 +77,30 @@ def docs_folder() -> Path:
     return Path(os.environ.get("RAGDASH_DOCS") or EXPORT["docs"])
 
 
+def workspace_folder():
+    value = os.environ.get("RAGDASH_WORKSPACE") or EXPORT.get("workspace")
+    return Path(value) if value else None
+
+
 @pytest.fixture(scope="module")
 def index() -> CorpusIndex:
-    corpus = load_folder(docs_folder())
+    workspace = workspace_folder()
+    if workspace is not None:
+        corpus = Workspace(workspace).load(docs_folder())
+    else:
+        corpus = load_folder(docs_folder())
     assert corpus.documents, f"no loadable documents in {str(docs_folder())!r}"
     return CorpusIndex(corpus)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_case(index, case):
-    check = check_case(index, case, FIXES)
+    fixes = CASE_FIXES.get(case.name, FIXES)
+    check = check_case(index, case, fixes)
     if not check.passed:
         missing = "; ".join(check.missing_evidence) or "none"
         pytest.fail(
-            f"case {case.name!r} under fixes {FIXES.label!r}: diagnosis {check.diagnosis.value} "
+            f"case {case.name!r} under fixes {fixes.label!r}: diagnosis {check.diagnosis.value} "
             f"({check.diagnosis.explanation}); expected {case.expected_id!r}, "
             f"ranked first {check.first_id!r}; missing evidence: {missing}",
             pytrace=False,
@@ -92,14 +108,23 @@ def test_case(index, case):
 '''
 
 
-def export_payload(cases: Iterable[Case], *, docs: str | Path, fixes: Fixes) -> dict:
+def export_payload(
+    cases: Iterable[Case],
+    *,
+    docs: str | Path,
+    fixes: Fixes,
+    workspace: str | Path | None = None,
+    case_fixes: Mapping[str, Fixes] | None = None,
+) -> dict:
     """The data an exported module embeds: the fixes label (``all``, ``none``, ``ocr,fuzzy``),
     every setting of :class:`~ragdash.settings.Fixes` that is not an on/off switch
-    (``threshold``, ``ocr_map`` as pairs, ``fuzzy_rule``, ...), the docs folder, the cases."""
+    (``threshold``, ``ocr_map`` as pairs, ``fuzzy_rule``, ...), the docs folder, the cases;
+    with ``workspace``, the workspace whose uploads and edits the cases need; with
+    ``case_fixes``, the fix each named case runs under instead (the one that repairs it)."""
     settings = {
         f.name: _jsonable(getattr(fixes, f.name)) for f in fields(fixes) if f.name not in FIX_NAMES
     }
-    return {
+    payload: dict = {
         "format": "ragdash-pytest-export",
         "version": 1,
         "fixes": fixes.names,
@@ -107,20 +132,34 @@ def export_payload(cases: Iterable[Case], *, docs: str | Path, fixes: Fixes) -> 
         "docs": str(docs),
         "cases": [case_to_dict(case) for case in cases],
     }
+    if workspace is not None:
+        payload["workspace"] = str(workspace)
+    if case_fixes:
+        payload["case_fixes"] = {name: f.names for name, f in sorted(case_fixes.items())}
+    return payload
 
 
 def _jsonable(value):
     return [_jsonable(v) for v in value] if isinstance(value, tuple) else value
 
 
-def pytest_module(cases: Iterable[Case], *, docs: str | Path, fixes: Fixes) -> str:
+def pytest_module(
+    cases: Iterable[Case],
+    *,
+    docs: str | Path,
+    fixes: Fixes,
+    workspace: str | Path | None = None,
+    case_fixes: Mapping[str, Fixes] | None = None,
+) -> str:
     """The source of a standalone pytest module: one parametrized test per case, run under
     ``fixes`` on the documents of ``docs`` (overridable with ``RAGDASH_DOCS`` at run time;
     a relative path is read from where pytest runs). The module needs ragdash importable.
 
     Raises ``ValueError`` for a non-finite threshold (JSON has no NaN).
     """
-    payload = export_payload(cases, docs=docs, fixes=fixes)
+    payload = export_payload(
+        cases, docs=docs, fixes=fixes, workspace=workspace, case_fixes=case_fixes
+    )
     # ensure_ascii: no character a Python source file could misread; a single quote only
     # occurs inside JSON strings, where \u0027 means the same — so the raw '''...''' literal
     # around it can only end where the template ends it.
@@ -147,7 +186,29 @@ def _check_embedded(source: str, payload: dict) -> None:
         raise RuntimeError("exported module does not embed the cases exactly")  # never expected
 
 
-def json_export(cases: Iterable[Case]) -> str:
+def json_export(
+    cases: Iterable[Case],
+    *,
+    docs: str | Path | None = None,
+    workspace: str | Path | None = None,
+    case_fixes: Mapping[str, Fixes] | None = None,
+) -> str:
     """The cases as a ``cases.json`` document (:func:`ragdash.checks.cases.dump_cases`), newline
-    terminated; :func:`ragdash.checks.cases.parse_cases` reads it back."""
-    return dump_cases(cases) + "\n"
+    terminated; :func:`ragdash.checks.cases.parse_cases` reads it back. ``docs`` and
+    ``workspace`` record where the documents the cases need live; ``case_fixes`` adds each
+    case's repairing fix as its ``fixes`` field (readers of plain cases ignore both)."""
+    if docs is None and workspace is None and not case_fixes:
+        return dump_cases(cases) + "\n"
+    items = []
+    for case in cases:
+        item = case_to_dict(case)
+        if case_fixes and case.name in case_fixes:
+            item["fixes"] = case_fixes[case.name].names
+        items.append(item)
+    data: dict = {}
+    if docs is not None:
+        data["docs"] = str(docs)
+    if workspace is not None:
+        data["workspace"] = str(workspace)
+    data["cases"] = items
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

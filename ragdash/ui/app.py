@@ -33,6 +33,12 @@ def run() -> None:
             default=True,
         ),
         st.Page(
+            PAGES_DIR / "tour.py",
+            title="Guided tour",
+            icon=":material/tour:",
+            url_path="tour",
+        ),
+        st.Page(
             PAGES_DIR / "suite.py", title="Test suite", icon=":material/science:", url_path="suite"
         ),
         st.Page(

@@ -16,6 +16,7 @@ from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import library_path, workspace_cases
+from ragdash.ui.render import md_escape
 
 #: A checkout's bundled testbed; an installed package falls back to ./sample_docs.
 CHECKOUT_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -80,15 +81,23 @@ def fingerprint_key() -> tuple:
     return _fingerprint([config.docs, ws.uploads, ws.edits_path])
 
 
-def current_index() -> CorpusIndex | None:
+def current_index(quiet: bool = False) -> CorpusIndex | None:
     """The shared index of the docs folder plus uploads; rebuilt only when a file changes.
-    Shows an error and returns None if the docs folder cannot be read."""
+    Returns None if the docs folder cannot be read, and says so unless ``quiet`` (the app
+    shell says it once per run; the pages ask again quietly)."""
     config = settings()
     key = fingerprint_key()
     try:
         return _load_index(str(config.docs), str(config.workspace), key, max_passages())
     except IngestError as exc:
-        st.error(f"Cannot load documents: {exc}. Start with `--docs DIR` or set RAGDASH_DOCS.")
+        if not quiet:
+            st.error(
+                f"Cannot load documents: {md_escape(str(exc))}. Start the dashboard with "
+                "`--docs DIR` (`streamlit run app.py -- --docs DIR`) or set RAGDASH_DOCS "
+                "to a folder of .md, .txt or .pdf files. The Guided tour still runs on the "
+                "bundled samples.",
+                icon=":material/folder_off:",
+            )
         return None
 
 

@@ -4,6 +4,7 @@ proof check and what the fixes changed."""
 from __future__ import annotations
 
 from dataclasses import replace
+from urllib.parse import quote_plus
 
 import pandas as pd
 import streamlit as st
@@ -15,22 +16,37 @@ from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdra
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
+from ragdash.ui.context import case_library
 from ragdash.ui.render import (
     breakdown_chart,
     breakdown_frame,
+    fmt_score,
     legend,
     md_code,
     md_escape,
     passage_html,
     ranked_passage,
+    round_numbers,
+    verdict_word,
 )
 from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_search
-from ragdash.ui.state import seed_widget, set_view
+from ragdash.ui.shell import empty_corpus_notice
+from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
+from ragdash.ui.state import PENDING_KEY as PENDING
+from ragdash.ui.state import open_case, seed_widget, set_view
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
 FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typo": "typos"}
 #: How many results the score chart shows, whatever top-k is.
 CHART_RESULTS = 6
+TOUR_PAGE = "ragdash/ui/pages/tour.py"
+INTRO = (
+    "ragdash shows how realistic flaws in documents — stale versions, OCR noise, typos, "
+    "tables cut by a page break — make a simple retriever hand a language model the wrong "
+    "text, and how one targeted fix for each repairs it. A **proof check** passes only when "
+    "the expected document is ranked first and every evidence string is in the passages "
+    "sent to the model."
+)
 
 
 def effective_query(view: ViewState) -> str:
@@ -40,9 +56,71 @@ def effective_query(view: ViewState) -> str:
     return corrupt_query(view.q, view.fault, view.rate, view.seed)
 
 
+def _pick_case(cases: list[Case]) -> None:
+    """Put the picked case (query, expected document, evidence, top-k) into the view."""
+    name = st.session_state.get("w_case")
+    case = next((c for c in cases if c.name == name), None)
+    if case is None:
+        return
+    open_case(case)
+
+
+def _case_picker(cases: list[Case]) -> None:
+    if not cases:
+        return
+    names = [c.name for c in cases]
+    labels = {c.name: f"{c.name} — {c.query}" for c in cases}
+    if st.session_state.get("w_case") not in (None, *names):
+        st.session_state.pop("w_case")
+    st.selectbox(
+        "Start from a case (bundled cases and the case library)",
+        names,
+        index=None,
+        key="w_case",
+        placeholder="Pick a case to fill in its query, expected document and evidence",
+        format_func=labels.get,
+        on_change=_pick_case,
+        args=(cases,),
+    )
+
+
+def _keep_expectation(q: str) -> None:
+    pending = st.session_state.pop(PENDING, None)
+    if pending is None:
+        return
+    _, expect, evidence = pending
+    st.session_state["w_expect"] = expect
+    st.session_state["w_evidence"] = "; ".join(evidence)
+    st.session_state[EXPECT_FOR] = q
+
+
+def _expectation_follows_query(view: ViewState, q: str) -> ViewState:
+    """The proof check's expectation belongs to the query it was set for. When the query is
+    edited, it is set aside (never judged against another query: no stale red verdict) and
+    the page asks whether to keep it; typing the old query back restores it."""
+    expect_for = st.session_state.setdefault(EXPECT_FOR, view.q)
+    if q == expect_for:
+        return view
+    pending = st.session_state.get(PENDING)
+    if pending and pending[0] == q:  # back to the query the expectation was made for
+        st.session_state.pop(PENDING)
+        st.session_state["w_expect"], st.session_state["w_evidence"] = (
+            pending[1],
+            "; ".join(pending[2]),
+        )
+        st.session_state[EXPECT_FOR] = q
+        return replace(view, expect=pending[1], evidence=pending[2])
+    if view.expect or view.evidence:
+        st.session_state[PENDING] = (expect_for, view.expect, view.evidence)
+        st.session_state["w_expect"], st.session_state["w_evidence"] = "", ""
+    st.session_state[EXPECT_FOR] = q
+    return replace(view, expect="", evidence=())
+
+
 def _inputs(view: ViewState, doc_ids: tuple[str, ...]) -> ViewState:
     seed_widget("w_q", view.q)
     q = st.text_input("Query", key="w_q", placeholder="e.g. return policy days", max_chars=1000)
+    view = _expectation_follows_query(view, q)
     with st.expander("Corrupt this query", expanded=view.fault != "none"):
         seed_widget("w_fault", view.fault)
         seed_widget("w_rate", float(view.rate))
@@ -67,6 +145,9 @@ def _inputs(view: ViewState, doc_ids: tuple[str, ...]) -> ViewState:
             format_func=lambda v: v or "— none —",
         )
         evidence = c2.text_input("Required evidence (separate with ;)", key="w_evidence")
+    if (expect or "", split_evidence(evidence)) != (view.expect, view.evidence):
+        st.session_state[EXPECT_FOR] = q  # set by hand: it is this query's expectation
+        st.session_state.pop(PENDING, None)
     new_view = replace(
         view,
         q=q,
@@ -82,6 +163,7 @@ def _inputs(view: ViewState, doc_ids: tuple[str, ...]) -> ViewState:
 
 def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
     if not view.expect:
+        _no_expectation(view)
         return
     check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), ranked, view.fixes)
     first = md_code(check.first_id or "nothing")
@@ -94,6 +176,35 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
         missing = ", ".join(f"“{md_escape(e)}”" for e in check.missing_evidence)
         detail += f" Missing from the top {view.k}: {missing}."
     st.error(text + detail, icon=":material/error:")
+
+
+def _no_expectation(view: ViewState) -> None:
+    """The neutral state: nothing to judge this query against — and, when the query was
+    edited after picking a case, an offer to keep that case's expectation."""
+    pending = st.session_state.get(PENDING)
+    if pending:
+        old_q, expect, evidence = pending
+        what = md_code(expect) + (
+            " with " + ", ".join(f"“{md_escape(e)}”" for e in evidence) if evidence else ""
+        )
+        st.info(
+            f"**No expectation set for this query.** The proof check expected {what} for "
+            f"the query {md_code(old_q)}; it is not applied to the new query unless you keep it.",
+            icon=":material/help:",
+        )
+        st.button(
+            f"Keep expecting {md_escape(expect)} for this query",
+            key="keep_expect",
+            icon=":material/rule:",
+            on_click=_keep_expectation,
+            args=(view.q,),
+        )
+        return
+    st.info(
+        "**No expectation set.** Pick a case above, or name the expected document under "
+        "*Proof check*, to see whether this query hands the model the evidence.",
+        icon=":material/help:",
+    )
 
 
 def _results(
@@ -115,7 +226,7 @@ def _results(
         p = r.passage
         date = p.updated.isoformat() if p.updated else "undated"
         heading = (
-            f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{r.score:g}** · "
+            f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{fmt_score(r.score)}** · "
             f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
         )
         if retriever is None or retriever.spec.kind == "seed":
@@ -142,63 +253,113 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
         st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
 
 
+def _side_verdict(column, view: ViewState, results: list[RankedPassage], fixes: Fixes) -> None:
+    """The proof check of one side of the comparison, in one line (nothing to say without an
+    expectation)."""
+    if not view.expect:
+        return
+    check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), results, fixes)
+    text = f"**{verdict_word(check.passed)}** — {check.diagnosis.value}"
+    if check.passed:
+        column.success(text, icon=":material/check_circle:")
+    else:
+        column.error(text, icon=":material/cancel:")
+
+
 def _comparison(
     index: CorpusIndex, query: str, view: ViewState, ranked: list[RankedPassage], retriever=None
 ) -> None:
+    no_fixes = view.fixes.with_only(())
     if retriever is None or retriever.spec.kind == "seed":
-        baseline = index.search(query, Fixes(threshold=view.fixes.threshold))
+        baseline = index.search(query, no_fixes)
     else:
-        no_fixes = Fixes(threshold=view.fixes.threshold)
         baseline, _ = retriever_search(retriever, index, query, no_fixes)
+    if view.expect:
+        case = Case("x", view.q, view.expect, view.evidence, view.k)
+        before = judge(case, baseline, no_fixes)
+        after = judge(case, ranked, view.fixes)
+        st.markdown(
+            f"**Proof check: {verdict_word(before.passed)} → {verdict_word(after.passed)}** "
+            "(no fixes → current fixes)"
+        )
     left, right = st.columns(2)
+    current = f"Current fixes ({view.fixes.label if view.fixes.enabled else 'none'})"
     for column, title, results, fixes in (
-        (left, "No fixes", baseline, Fixes()),
-        (right, f"Current fixes ({view.fixes.label})", ranked, view.fixes),
+        (left, "No fixes", baseline, view.fixes.with_only(())),
+        (right, current, ranked, view.fixes),
     ):
         column.markdown(f"**{md_escape(title)}**")
+        _side_verdict(column, view, results, fixes)
         column.dataframe(
             pd.DataFrame(
                 [
                     {
                         "rank": r.rank,
                         "document": r.doc_id,
+                        "score": fmt_score(r.score),
                         "passage": r.passage.label,
-                        "score": r.score,
                     }
                     for r in results[: view.k]
-                ]
+                ],
+                columns=["rank", "document", "score", "passage"],
             ),
             hide_index=True,
             width="stretch",
+            column_config={
+                "rank": st.column_config.NumberColumn(width="small", pinned=True),
+                "document": st.column_config.TextColumn(pinned=True),
+            },
         )
         why = tie_explanation(results, fixes)
         if why:
             column.caption(md_escape(why))
+    if not view.fixes.enabled:
+        st.caption(
+            "No fix is on, so both sides are the same ranking: turn a fix on in the sidebar."
+        )
+        return
     moves = compare_rankings(baseline, ranked, view.k, view.fixes)
     st.markdown("**What moved, and why**")
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "passage": m.label,
-                    "before": m.rank_before,
-                    "after": m.rank_after,
-                    "change": m.change,
-                    "why": m.reason,
-                }
-                for m in moves
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-        column_config={"why": st.column_config.TextColumn(width="large")},
-    )
+    if not moves:
+        st.caption("Nothing moved in the top passages.")
+        return
+    for m in moves:
+        before = f"#{m.rank_before}" if m.rank_before else "not ranked"
+        after = f"#{m.rank_after}" if m.rank_after else "not ranked"
+        st.markdown(
+            f"- **{md_escape(m.label)}**: {before} → {after} ({md_escape(m.change)}) — "
+            f"{md_escape(round_numbers(m.reason))}"
+        )
+
+
+def _share_link(view: ViewState, corpus: str) -> None:
+    """The view's link — what the address bar will hold after this run — with the copy button
+    Streamlit puts on every code block (no script of ours)."""
+    base = (st.context.url or "").split("?")[0]
+    params = {**view.to_params(), "corpus": corpus}
+    query = "&".join(f"{k}={quote_plus(v)}" for k, v in params.items())
+    with st.popover("Copy link", icon=":material/link:"):
+        st.caption("This link reopens exactly this view. Copy it with the button at the right.")
+        st.code(f"{base}?{query}", language=None, wrap_lines=True)
 
 
 def render(index: CorpusIndex, view: ViewState) -> None:
     """The Explore page."""
     st.title("Explore")
+    st.markdown(INTRO)
+    links = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    links.page_link(
+        TOUR_PAGE,
+        label="New here? Take the guided tour of the four flaws",
+        icon=":material/tour:",
+    )
+    if empty_corpus_notice(index):
+        return
+    cases, _ = case_library()
+    _case_picker(cases)
     view = _inputs(view, index.corpus.doc_ids)
+    with links:  # filled in once the inputs are read, so the link is this run's view
+        _share_link(view, index.fingerprint)
     query = effective_query(view)
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")

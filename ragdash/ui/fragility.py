@@ -150,18 +150,19 @@ def render_fragility(
     once it has been run, else None."""
     configurations = {**compared_configurations(fixes), **(also or {})}
     names = ", ".join(list(configurations)[1:])
-    c1, c2, c3 = st.columns([1, 1, 2])
+    c1, c2 = st.columns(2)
     seed = int(c1.number_input("Seed", 0, 10**6, 0, key=f"{key}_seed"))
     max_edits = int(
         c2.selectbox("Most edits tried", MAX_EDITS_CHOICES, index=2, key=f"{key}_max")
     )
     run_key = f"{key}_on"
-    if c3.button("Search for the smallest breaking corruption", key=f"{key}_run"):
+    if st.button("Search for the smallest breaking corruption", key=f"{key}_run"):
         st.session_state[run_key] = True
     if not st.session_state.get(run_key):
+        compared = f"with no fixes and with {names}" if names else "with no fixes"
         st.caption(
             "For each case: the fewest OCR (o→0, i→1) or typo edits of its query that make "
-            f"the proof check fail, with no fixes and with {names}. Seeded and bounded."
+            f"the proof check fail, {compared}. Seeded and bounded."
         )
         return None
     rows = fragility_rows(index, corpus_key, cases, configurations, seed, max_edits)
@@ -169,22 +170,19 @@ def render_fragility(
     st.altair_chart(fragility_chart(table))
     for case in dict.fromkeys(table["case"]):
         st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(rows, case))}")
+    columns = [
+        "case",
+        "fault",
+        "configuration",
+        "outcome",
+        "edits",
+        "corrupted_query",
+        "failure",
+        "evaluations",
+        "sentence",
+    ]
+    shown = table[columns].astype(object)
+    shown = shown.where(shown.notna(), "—").astype(str)  # a survivor has no corrupted query
     with st.expander("Every search: corrupted query, failure, evaluations"):
-        st.dataframe(
-            table[
-                [
-                    "case",
-                    "fault",
-                    "configuration",
-                    "outcome",
-                    "edits",
-                    "corrupted_query",
-                    "failure",
-                    "evaluations",
-                    "sentence",
-                ]
-            ],
-            hide_index=True,
-            width="stretch",
-        )
+        st.dataframe(shown, hide_index=True, width="stretch")
     return table

@@ -32,8 +32,60 @@ def md_code(text: str) -> str:
     return "`" + text.replace("`", "'") + "`"
 
 
+#: Tables drawn as HTML (:func:`html_table`) wrap instead of cutting cells off, so every
+#: column header stays readable at laptop widths (800 px).
+TABLE_CSS = """
+.rd-table-wrap { overflow-x: auto; max-width: 100%; }
+.rd-table { border-collapse: collapse; width: 100%; font-size: 0.85rem; table-layout: auto; }
+.rd-table th, .rd-table td { border-bottom: 1px solid rgba(49, 51, 63, 0.15);
+  padding: 0.3rem 0.35rem; text-align: left; vertical-align: top;
+  overflow-wrap: break-word; word-break: normal; white-space: normal; hyphens: manual; }
+.rd-table th { font-weight: 600; }
+.rd-table td.rd-fail { color: #c92a2a; font-weight: 600; }
+.rd-table td.rd-pass { color: #2b8a3e; font-weight: 600; }
+"""
+
+
 def inject_css() -> None:
-    st.html(f"<style>{HIGHLIGHT_CSS}</style>")
+    st.html(f"<style>{HIGHLIGHT_CSS}{TABLE_CSS}</style>")
+
+
+def fmt_score(value: float) -> str:
+    """A score as people read it: at most two decimals, no trailing zeros (``1.94``, ``3``)."""
+    return f"{round(float(value), 2):g}"
+
+
+_LONG_DECIMAL = re.compile(r"\b\d+\.\d{3,}\b")
+
+
+def round_numbers(text: str) -> str:
+    """Scores inside a sentence rounded for display: ``1.9412`` → ``1.94``."""
+    return _LONG_DECIMAL.sub(lambda m: fmt_score(float(m.group())), text)
+
+
+def verdict_word(passed: bool) -> str:
+    return "PASS" if passed else "FAIL"
+
+
+def html_table(rows: Sequence[dict[str, object]], columns: Sequence[str], label: str) -> str:
+    """An escaped HTML table of ``rows`` (``columns`` in order, key columns first). Cells
+    wrap; a ``verdict`` cell is colored. Every cell goes through ``html.escape``."""
+    head = "".join(f"<th>{escape_text(c)}</th>" for c in columns)
+    body = []
+    for row in rows:
+        cells = []
+        for c in columns:
+            value = row.get(c)
+            text = "—" if value is None or value == "" else str(value)
+            cls = ""
+            if c == "verdict":
+                cls = ' class="rd-pass"' if text == "PASS" else ' class="rd-fail"'
+            cells.append(f"<td{cls}>{escape_text(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<div class="rd-table-wrap"><table class="rd-table" aria-label="{escape_text(label)}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def legend() -> None:
@@ -58,9 +110,9 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
                 "query token": m.query_token,
                 "matched": m.passage_token or "—",
                 "how": m.kind,
-                "similarity": round(m.similarity, 1) if m.kind == MatchKind.FUZZY else None,
-                "points": m.points,
-                "rewrite / why": m.note,
+                "similarity": f"{m.similarity:.1f}" if m.kind == MatchKind.FUZZY else "—",
+                "points": fmt_score(m.points),
+                "rewrite / why": m.note or "—",
             }
             for m in ranked.breakdown
         ]
@@ -84,22 +136,26 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     if not rows:
         return None
     data = pd.DataFrame(rows)
+    # An explicit order: #1 on top whatever the number of matches per passage (sorting by a
+    # field sums it over a passage's stacked rows, which could put #1 below #2).
+    order = list(dict.fromkeys(row["passage"] for row in sorted(rows, key=lambda r: r["rank"])))
     return (
         alt.Chart(data)
         .mark_bar()
         .encode(
-            y=alt.Y("passage:N", sort=alt.SortField("rank"), title=None),
+            y=alt.Y("passage:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
             x=alt.X("sum(points):Q", title="score (points)"),
             color=alt.Color(
                 "kind:N",
                 scale=alt.Scale(domain=list(KIND_COLORS), range=list(KIND_COLORS.values())),
                 title="match",
+                legend=alt.Legend(orient="bottom"),
             ),
             tooltip=["passage", "token", "kind", "points"],
         )
-        # Streamlit fits the whole chart, axis and title included, into this height: keep
-        # about 75 px for the x axis so a single bar still shows.
-        .properties(height=75 + 30 * len({r["passage"] for r in rows}))
+        # Streamlit fits the whole chart, axis, title and legend included, into this height:
+        # keep about 75 px for the x axis and 60 px for the legend below, so a bar shows.
+        .properties(height=135 + 30 * len({r["passage"] for r in rows}))
     )
 
 

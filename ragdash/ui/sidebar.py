@@ -1,6 +1,6 @@
 """The sidebar, on every page: the retriever, one toggle per fix (greyed out, with the
-reason, when it cannot reach the chosen retriever), the fuzzy rule and threshold, the OCR
-map, top-k."""
+reason, when it cannot reach the chosen retriever), then *Advanced settings* (collapsed):
+the fuzzy rule and threshold, the OCR map, the protected tokens, top-k."""
 
 from __future__ import annotations
 
@@ -43,6 +43,10 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     bar = st.sidebar
     retriever = render_retriever_picker(view.retriever)
     bar.markdown("### Fixes")
+    bar.caption(
+        "One toggle per fix; stale versions have three (recency, skip withdrawn, demote older "
+        "versions). The Guided tour shows which flaw each fix repairs."
+    )
     for name in FIX_NAMES:
         seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
     for name in FIX_NAMES:
@@ -55,6 +59,54 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         )
         if not applies:
             bar.caption(f"Not applied with {retriever.kind}: {how}")  # our own words
+    seed_widget("w_ocrmap", format_ocr_map(view.fixes.ocr_map))
+    seed_widget("w_protect", format_protected(view.fixes.protected))
+    with bar.expander("Advanced settings", icon=":material/tune:", expanded=_bad_text_input()):
+        fixes, k = _advanced(view)
+    if fixes.fuzzy and word_list_note():
+        bar.caption(md_escape(word_list_note() or ""))
+    new_view = replace(view, fixes=fixes, k=k, retriever=retriever)
+    set_view(new_view)
+    if index is not None:
+        bar.caption(corpus_caption(index, fixes))
+    return new_view
+
+
+def _bad_text_input() -> bool:
+    """Whether the typed OCR map or protected list cannot be used (then the expander opens,
+    so the error next to it is seen)."""
+    try:
+        parse_ocr_map(str(st.session_state.get("w_ocrmap", "")))
+        parse_protected(str(st.session_state.get("w_protect", "")))
+    except SettingsError:
+        return True
+    return False
+
+
+def corpus_caption(index: CorpusIndex, fixes: Fixes) -> str:
+    """``5 documents · 9 passages · 1 error``: counts with their nouns in the right number."""
+    corpus = index.corpus
+    errors = sum(m.level == "error" for m in corpus.messages)
+    warnings = len(corpus.messages) - errors
+    parts = [
+        _count(len(corpus.documents), "document"),
+        _count(len(index.passages(fixes.tables)), "passage"),
+    ]
+    if errors:
+        parts.append(_count(errors, "error"))
+    if warnings:
+        parts.append(_count(warnings, "warning"))
+    return " · ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _advanced(view: ViewState) -> tuple[Fixes, int]:
+    """The fuzzy rule and threshold, the OCR map, the protected tokens and top-k; the fixes
+    they make with the toggles."""
+    bar = st
     seed_widget("w_fuzzyrule", view.fixes.fuzzy_rule)
     rule = bar.selectbox(
         "Fuzzy rule",
@@ -74,7 +126,6 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         help="rapidfuzz ratio a misspelled word needs to match: too low joins unrelated "
         "words, too high misses common typos (only for the ratio rule; a preset counts edits)",
     )
-    seed_widget("w_ocrmap", format_ocr_map(view.fixes.ocr_map))
     ocr_text = bar.text_input(
         "OCR substitutions", key="w_ocrmap", help="digit=letter pairs, e.g. 0=o, 1=i, 5=s"
     )
@@ -83,7 +134,6 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         ocr_map = parse_ocr_map(ocr_text)
     except SettingsError as exc:
         bar.error(md_escape(str(exc)))
-    seed_widget("w_protect", format_protected(view.fixes.protected))
     protect_text = bar.text_input(
         "Never rewrite (protected tokens)",
         key="w_protect",
@@ -100,17 +150,4 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
     fixes = replace(
         Fixes(), threshold=threshold, ocr_map=ocr_map, fuzzy_rule=rule, protected=protected
     ).with_only(on)
-    if fixes.fuzzy and word_list_note():
-        bar.caption(md_escape(word_list_note() or ""))
-    new_view = replace(view, fixes=fixes, k=int(k), retriever=retriever)
-    set_view(new_view)
-    if index is not None:
-        corpus = index.corpus
-        errors = sum(m.level == "error" for m in corpus.messages)
-        warnings = len(corpus.messages) - errors
-        bar.caption(
-            f"{len(corpus.documents)} documents · {len(index.passages(fixes.tables))} passages"
-            + (f" · {errors} errors" if errors else "")
-            + (f" · {warnings} warnings" if warnings else "")
-        )
-    return new_view
+    return fixes, int(k)

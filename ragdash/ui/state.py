@@ -12,6 +12,13 @@ from ragdash.ui.render import md_code, md_escape
 from ragdash.ui.viewstate import ViewState, from_params
 
 VIEW_KEY = "view"
+#: URL parameters of the page itself (the tour's ``step``), set by the page on each run and
+#: written beside the view's.
+PAGE_PARAMS_KEY = "page_params"
+#: The query the proof check's expectation (expected document, evidence) was set for.
+EXPECT_FOR_KEY = "expect_for"
+#: An expectation set aside when the query changed: (its query, expected id, evidence).
+PENDING_KEY = "expect_pending"
 #: The ``corpus`` hash of the link the session was opened with ('' if none).
 LINK_CORPUS_KEY = "link_corpus"
 #: Widget keys whose values come from the view; cleared to re-seed widgets from a new view.
@@ -81,6 +88,8 @@ def open_case(case: Case) -> None:
         ),
         reseed_widgets=True,
     )
+    st.session_state[EXPECT_FOR_KEY] = case.query  # the expectation is this query's
+    st.session_state.pop(PENDING_KEY, None)
 
 
 def corpus_link_warning(fingerprint: str) -> None:
@@ -102,6 +111,7 @@ def sync_url(view: ViewState, corpus: str | None = None) -> None:
     params = view.to_params()
     if corpus:
         params["corpus"] = corpus
+    params.update(st.session_state.pop(PAGE_PARAMS_KEY, None) or {})
     if dict(st.query_params.to_dict()) != params:
         st.query_params.from_dict(params)
 

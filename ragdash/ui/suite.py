@@ -14,6 +14,7 @@ from ragdash.checks.cases import case_from_dict
 from ragdash.checks.metrics import DEFAULT_METRIC_K
 from ragdash.checks.proof import Case
 from ragdash.checks.report import run_record
+from ragdash.checks.runs import CaseRun
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
@@ -21,8 +22,9 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
-from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape
+from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
+from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import open_case
 from ragdash.ui.suite_metrics import (
     METRICS_HELP,
@@ -66,10 +68,13 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
                 "configuration:N",
                 sort=order,
                 title=None,
-                axis=alt.Axis(labelAngle=-40, orient="top"),
+                # Vertical and never dropped or cut: all 12 labels readable at 800 px.
+                axis=alt.Axis(
+                    labelAngle=-90, orient="top", labelOverlap=False, labelLimit=0, labelPadding=4
+                ),
             ),
             y=alt.Y(
-                "case:N", sort=cases, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260)
+                "case:N", sort=cases, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=200)
             ),
             color=alt.Color(
                 "diagnosis:N",
@@ -79,6 +84,29 @@ def heatmap(table: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=max(120, 30 * len(cases)))
     )
+
+
+#: The Test suite table's columns, key ones first; few and short enough to wrap into an
+#: 800 px window with the sidebar open (each case's kind is in the JSON download).
+SUITE_COLUMNS = ("case", "verdict", "diagnosis", "ranked first", "expected", "missing", "query")
+
+
+def suite_rows(runs: list[CaseRun]) -> list[dict[str, str]]:
+    """One row per case run: the verdict (PASS, FAIL, or ERROR when the retriever failed),
+    and for an external retriever the message it left (an error, a repaired query)."""
+    return [
+        {
+            "case": r.case.name,
+            "verdict": {"pass": "PASS", "fail": "FAIL"}.get(r.verdict, "ERROR"),
+            "diagnosis": r.diagnosis,
+            "ranked first": (r.check.first_id if r.check else None) or "nothing",
+            "expected": r.case.expected_id,
+            "missing": "; ".join(r.check.missing_evidence) if r.check else "",
+            "query": r.case.query,
+            "message": r.message,
+        }
+        for r in runs
+    ]
 
 
 def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
@@ -125,6 +153,8 @@ def _workspace():
 def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     """The Test suite page."""
     st.title("Test suite")
+    if empty_corpus_notice(index):
+        return
     cases, problems = case_library()
     for problem in problems:
         st.error(md_escape(problem))
@@ -143,27 +173,12 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         f"**{passed} of {len(runs)}** cases pass with fixes **{md_escape(view.fixes.label)}**"
         f"{against}." + (f" The retriever failed on **{errors}**." if errors else "")
     )
-    results = pd.DataFrame(
-        [
-            {
-                "case": r.case.name,
-                "kind": r.case.kind,
-                "query": r.case.query,
-                "expected": r.case.expected_id,
-                "ranked first": (r.check.first_id if r.check else None) or "—",
-                "verdict": {"pass": "pass", "fail": "FAIL", "error": "ERROR"}[r.verdict],
-                "diagnosis": r.diagnosis,
-                "missing evidence": "; ".join(r.check.missing_evidence) if r.check else "",
-                **({} if seed else {"message": r.message}),
-            }
-            for r in runs
-        ]
-    )
-    st.dataframe(results, hide_index=True, width="stretch")
+    columns = SUITE_COLUMNS if seed else (*SUITE_COLUMNS, "message")
+    st.html(html_table(suite_rows(runs), columns, "Every case under the current fixes"))
 
-    c1, c2 = st.columns([3, 1])
-    chosen = c1.selectbox("Open a case in Explore", [c.name for c in cases], key="suite_pick")
-    if c2.button("Open in Explore", width="stretch"):
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    chosen = row.selectbox("Open a case in Explore", [c.name for c in cases], key="suite_pick")
+    if row.button("Open in Explore", icon=":material/open_in_new:"):
         open_case(next(c for c in cases if c.name == chosen))
         st.switch_page("ragdash/ui/pages/explore.py")
 
@@ -183,8 +198,9 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     left, right = st.columns([3, 2])
     left.altair_chart(heatmap(table), width="stretch")
     left.caption(
-        "Columns: no fixes, each fix alone, all fixes, and all fixes but one. "
-        f"{len(configurations())} configurations × {len(cases)} cases."
+        "Columns: no fixes (none), each fix alone, all fixes (all), and all fixes but one "
+        f"(all-but-…). {len(configurations())} configurations × {len(cases)} cases; green "
+        "passes, red is a ranking failure, orange an extraction failure."
     )
     right.markdown(f"**Retrieval metrics** ({md_escape(retriever.spec.label)})")
     right.dataframe(metrics_frame(metrics, len(cases)), hide_index=True, width="stretch")

@@ -17,6 +17,7 @@ presses *Connect* (see :mod:`ragdash.ui.retriever_picker`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -35,7 +36,9 @@ from ragdash.settings import (
 )
 
 FAULTS = ("none", "ocr", "typo")
-DEFAULT_TOP_K = 3
+#: What a link without ``k`` means — the same top-k a fresh app opens with (a case's default
+#: ``top_k``, the first case's when it leaves it out), so a link and the app agree.
+DEFAULT_TOP_K = 1
 MAX_TOP_K = 20
 
 
@@ -79,6 +82,24 @@ class ViewState:
 def split_evidence(text: str) -> tuple[str, ...]:
     """Evidence strings typed as ``30 days; refund`` (``;`` or new lines between them)."""
     return tuple(part.strip() for part in text.replace("\n", ";").split(";") if part.strip())
+
+
+def _ocr_map_param(text: str, default: tuple, problems: list[str]) -> tuple:
+    """The link's OCR map, a bad entry dropped on its own (``0=o,9=xx`` keeps ``0=o``); the
+    default map when no entry is good."""
+    good: set[tuple[str, str]] = set()
+    bad = 0
+    for entry in re.split(r"[,;\s]+", text.strip()):
+        if not entry:
+            continue
+        try:
+            good.update(parse_ocr_map(entry))
+        except SettingsError as exc:
+            bad += 1
+            problems.append(f"ocrmap: {exc}; that entry is ignored")
+    if bad and not good:
+        return default
+    return tuple(sorted(good))
 
 
 def from_params(
@@ -131,10 +152,7 @@ def from_params(
                 f"fuzzyrule={params['fuzzyrule']!r} is not one of {', '.join(FUZZY_RULES)}"
             )
     if "ocrmap" in params:
-        try:
-            settings["ocr_map"] = parse_ocr_map(params["ocrmap"])
-        except SettingsError as exc:
-            problems.append(f"ocrmap: {exc}")
+        settings["ocr_map"] = _ocr_map_param(params["ocrmap"], view.fixes.ocr_map, problems)
     if "protect" in params:
         try:
             settings["protected"] = parse_protected(params["protect"])

@@ -8,6 +8,7 @@ import streamlit as st
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import case_library
 from ragdash.ui.render import md_escape
+from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.triage.calibration import calibration_tab
 from ragdash.ui.triage.library import library_tab
 from ragdash.ui.triage.report import report_tab
@@ -20,6 +21,8 @@ __all__ = ["render"]
 def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     """The Triage page."""
     st.title("Triage")
+    if empty_corpus_notice(index):
+        return
     cases, problems = case_library()
     for problem in problems:
         st.error(md_escape(problem))

@@ -10,12 +10,13 @@ import streamlit as st
 
 from ragdash.checks.calibration import (
     DEFAULT_THRESHOLDS,
+    MIN_CALIBRATION_QUERIES,
     LabeledQuery,
     PresetRow,
     SweepRow,
     calibration_queries,
-    choose_threshold,
     evaluate_presets,
+    recommend_threshold,
     sweep_thresholds,
 )
 from ragdash.checks.proof import Case
@@ -145,12 +146,14 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     if not chosen_set.queries:
         st.info("No labeled cases to calibrate on.")
         return
+    sample = len(chosen_set.queries)
     if chosen_set.source == "reported":
-        st.markdown(f"Using **{len(chosen_set.queries)}** real reported queries from the library.")
+        st.markdown(f"Sample: **{sample}** real reported queries from the library.")
     else:
         st.markdown(
-            f"No reported queries yet: using **{len(chosen_set.queries) - chosen_set.variants}** "
-            f"labeled cases and **{chosen_set.variants}** generated typo variants (seed {seed})."
+            f"Sample: **{sample}** queries. No reported queries yet, so "
+            f"**{sample - chosen_set.variants}** labeled cases and **{chosen_set.variants}** "
+            f"generated typo variants (seed {seed})."
         )
     base = replace(view.fixes, fuzzy=True, fuzzy_rule=RATIO)
     bar = st.progress(0.0, "Sweeping thresholds…")
@@ -161,10 +164,12 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     presets = _presets(index, key, chosen_set.queries, base)
     bar.empty()
     rows = [row for part in parts for row in part]
-    chosen = choose_threshold(rows)
+    chosen = recommend_threshold(rows, sample)
     sweep = frame(rows, SweepRow)
-    row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
-    st.altair_chart(calibration_chart(sweep, chosen, presets), width="content")
+    st.altair_chart(
+        calibration_chart(sweep, chosen if chosen is not None else view.fixes.threshold, presets),
+        width="content",
+    )
     st.dataframe(
         presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
             columns={"false_fuzzy_matches": "false fuzzy matches"}
@@ -177,10 +182,24 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "At no threshold does fuzzy matching repair or break any of these queries, so "
             "they say nothing about the threshold."
         )
+    with st.expander("Every threshold"):
+        st.dataframe(sweep, hide_index=True, width="stretch")
+    if chosen is None:
+        st.warning(
+            f"**No threshold recommended:** the sample has {sample} "
+            f"{'query' if sample == 1 else 'queries'}, fewer than the "
+            f"{MIN_CALIBRATION_QUERIES} needed to tell a good threshold from chance. Save more "
+            "reported queries, or switch off *Use only the real reported queries* to add the "
+            "labeled cases and their typo variants.",
+            icon=":material/warning:",
+        )
+        return
+    row = sweep.loc[sweep["threshold"] == chosen].iloc[0]
     rule = view.fixes.fuzzy_rule
     current = f"threshold {view.fixes.threshold:g}" if rule == RATIO else f"the {rule} preset"
     st.markdown(
-        f"**Chosen threshold: {chosen:g}** — repairs {row['repaired']}, breaks {row['broken']}, "
+        f"**Chosen threshold: {chosen:g}** (from {sample} queries) — repairs "
+        f"{row['repaired']}, breaks {row['broken']}, "
         f"{row['false_fuzzy_matches']} false fuzzy matches (current: {current})."
     )
     errors = [("broken", c) for c in row["broken_cases"].split("; ") if c] + [
@@ -199,5 +218,3 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         args=(chosen,),
         disabled=chosen == view.fixes.threshold and rule == RATIO,
     )
-    with st.expander("Every threshold"):
-        st.dataframe(sweep, hide_index=True, width="stretch")

@@ -6,13 +6,15 @@ import pandas as pd
 import streamlit as st
 
 from ragdash.checks.cases import parse_cases
-from ragdash.checks.triage import rerun_and_record
+from ragdash.checks.proof import Case
+from ragdash.checks.triage import repairing_fix, rerun_and_record
 from ragdash.cli import check_command
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary
-from ragdash.ui.context import settings
+from ragdash.ui.context import fingerprint_key, settings
 from ragdash.ui.render import (
     md_code,
     md_escape,
@@ -62,15 +64,43 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         width="stretch",
     )
     saved = [e.case for e in entries]
-    d1, d2 = st.columns(2)
-    d1.download_button("Export as cases.json", json_export(saved), "cases.json", "application/json")
+    own_fix = st.checkbox(
+        "Run each case under the fix that repairs it",
+        value=True,
+        key="lib_own_fix",
+        help="A case that a single fix repairs is exported with that fix; the others run under "
+        "the current fixes. Off: every case runs under the current fixes.",
+    )
+    config = settings()
+    case_fixes = {}
+    if own_fix:
+        case_fixes = _repairing_fixes(index, fingerprint_key(), tuple(saved), view.fixes)
+    # A row that wraps: each button as wide as its label, the next one below when needed.
+    exports = st.container(horizontal=True)
+    d1 = d2 = exports
+    d1.download_button(
+        "Export as cases.json",
+        json_export(saved, docs=config.docs, workspace=config.workspace, case_fixes=case_fixes),
+        "cases.json",
+        "application/json",
+        help="The cases, where their documents live (docs folder and workspace) and each "
+        "case's repairing fix.",
+    )
     d2.download_button(
         f"Export as a pytest file (fixes: {view.fixes.label})",
-        pytest_module(saved, docs=settings().docs, fixes=view.fixes),
+        pytest_module(
+            saved,
+            docs=config.docs,
+            fixes=view.fixes,
+            workspace=config.workspace,
+            case_fixes=case_fixes,
+        ),
         "test_ragdash_cases.py",
         "text/x-python",
         help="A standalone test file: one test per case, run through ragdash's proof check on "
-        "the docs folder (RAGDASH_DOCS overrides it). No network, no LLM.",
+        "the docs folder plus the workspace's uploads and edits (RAGDASH_DOCS and "
+        "RAGDASH_WORKSPACE override them), each case under its repairing fix when it has one. "
+        "No network, no LLM.",
     )
     names = [e.name for e in entries]
     picked = st.selectbox("Case", names, key="lib_pick")
@@ -113,6 +143,21 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         hide_index=True,
         width="stretch",
     )
+
+
+@st.cache_data(show_spinner="Finding each case's repairing fix…", max_entries=16)
+def _repairing_fixes(
+    _index: CorpusIndex, corpus_key: tuple, cases: tuple[Case, ...], base: Fixes
+) -> dict[str, Fixes]:
+    found = {}
+    for case in cases:
+        try:
+            fix = repairing_fix(_index, case, base)
+        except QueryError:
+            continue
+        if fix is not None:
+            found[case.name] = fix
+    return found
 
 
 def _import(library: CaseLibrary | None) -> None:

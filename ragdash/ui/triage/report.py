@@ -17,6 +17,7 @@ from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import (
     breakdown_chart,
+    fmt_score,
     legend,
     md_code,
     md_escape,
@@ -73,19 +74,27 @@ def _headline(result: Triage) -> None:
         st.warning(text, icon=":material/build:")
     else:
         st.error(text, icon=":material/error:")
-    if result.repairs:
-        st.markdown("**Repaired by:** " + ", ".join(md_code(r) for r in result.repairs))
+    real = [r for r in result.outcomes if r.real]
+    if real:
+        st.markdown(
+            "**Repaired by:** "
+            + ", ".join(f"{md_code(r.fix)} ({r.kind.value})" for r in real)
+        )
     elif result.diagnosis is not Diagnosis.PASS:
-        st.markdown("**Repaired by:** no single fix")
+        st.markdown("**Repaired by:** no single fix changes the matching")
+    for tie in result.tie_wins:
+        st.markdown(f"**Passes only by a tie-break:** {md_escape(tie.detail)}.")
 
 
 def _configuration_table(result: Triage) -> None:
+    how = {r.fix: r.kind.value for r in result.outcomes}
     st.dataframe(
         pd.DataFrame(
             [
                 {
                     "configuration": label,
                     "verdict": "pass" if c.passed else "FAIL",
+                    "how it passes": how.get(label, ""),
                     "diagnosis": c.diagnosis.value,
                     "ranked first": c.first_id or "—",
                     "missing evidence": "; ".join(c.missing_evidence),
@@ -95,6 +104,7 @@ def _configuration_table(result: Triage) -> None:
         ),
         hide_index=True,
         width="stretch",
+        column_config={"configuration": st.column_config.TextColumn(pinned=True)},
     )
 
 
@@ -104,14 +114,17 @@ def _passages(check: ProofCheck, title: str) -> None:
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     for r in check.ranked:
-        heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {r.score:g}"
+        heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {fmt_score(r.score)}"
         ranked_passage(r, check.case.evidence, heading)
 
 
 def _explain(result: Triage) -> None:
     by_label = result.by_label
     options = list(by_label)
-    default = result.repairs[0] if result.repairs else (result.passing or (ALL,))[0]
+    # A real repair first; a fix that only wins a tie is shown only when nothing else passes.
+    lucky = {r.fix for r in result.tie_wins}
+    passing = [label for label in result.passing if label not in lucky]
+    default = (list(result.repairs) or passing or list(result.passing) or [ALL])[0]
     left, right = st.columns(2)
     with left:
         _passages(result.baseline, "No fixes")

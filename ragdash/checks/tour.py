@@ -1,0 +1,88 @@
+"""The guided tour of the four flaws: one step per flaw of the bundled testbed — its case
+(query, expected document, evidence), the failure in one sentence, the toggle that repairs
+it, and the proof check before and after (FAIL → PASS)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragdash.checks.proof import Case, ProofCheck, check_case
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
+
+
+@dataclass(frozen=True)
+class TourStep:
+    """One flaw: the bundled case that shows it, the fix that repairs it, and in words."""
+
+    flaw: str
+    case_name: str
+    fix: str
+    failure: str  # what goes wrong with no fix, one sentence
+    repair: str  # what the fix does about it, one sentence
+
+
+TOUR: tuple[TourStep, ...] = (
+    TourStep(
+        "Stale versions",
+        "stale-version",
+        "recency",
+        "The 2024 and 2026 return policies tie on every query word, so list order hands the "
+        "model the withdrawn 2024 one (60 days instead of 30).",
+        "Recency breaks the tie by update date, so the 2026 policy comes first.",
+    ),
+    TourStep(
+        "OCR noise",
+        "ocr-noise",
+        "ocr",
+        "The scanned plans PDF reads “Enterpr1se” and “SS0”, so neither query word matches it "
+        "and the CRM note, which mentions “Enterprise customers”, comes first.",
+        "OCR normalization reads 1 as i and 0 as o in words, so both words match the PDF.",
+    ),
+    TourStep(
+        "Typos",
+        "typo",
+        "fuzzy",
+        "“warehuse” matches nothing, so only “sync” counts and the CRM document, listed "
+        "first, wins.",
+        "Fuzzy matching lets “warehuse” match “warehouse”, so the inventory document wins.",
+    ),
+    TourStep(
+        "Tables cut by a page break",
+        "split-table",
+        "tables",
+        "The page break cuts the plans table's “Basic |” row from its “10 Go” value, so the "
+        "right document comes first but the model never sees the number.",
+        "Joining split tables puts the whole row back into one passage.",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class TourOutcome:
+    """A step run on a corpus: the proof check with no fix and with its fix alone."""
+
+    step: TourStep
+    case: Case
+    before: ProofCheck
+    after: ProofCheck
+
+    @property
+    def shows_the_flaw(self) -> bool:
+        """The step tells its story: it fails with no fix and passes with its fix."""
+        return not self.before.passed and self.after.passed
+
+
+def run_step(
+    index: CorpusIndex, cases: Sequence[Case], step: TourStep, base: Fixes | None = None
+) -> TourOutcome | None:
+    """Run ``step``'s case with no fix and with its fix alone (settings from ``base``);
+    None when the cases do not include it (another docs folder)."""
+    case = next((c for c in cases if c.name == step.case_name), None)
+    if case is None:
+        return None
+    base = base or Fixes()
+    before = check_case(index, case, base.with_only(()))
+    after = check_case(index, case, base.with_only([step.fix]))
+    return TourOutcome(step, case, before, after)

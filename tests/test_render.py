@@ -1,0 +1,30 @@
+"""Rendering helpers: scores read as people read them, #1 on top of the score chart, and
+HTML tables that escape every cell."""
+
+from __future__ import annotations
+
+from ragdash.settings import Fixes
+from ragdash.ui.render import breakdown_chart, fmt_score, html_table, round_numbers
+
+
+def test_scores_are_rounded_for_display():
+    assert fmt_score(1.9412) == "1.94" and fmt_score(3.0) == "3" and fmt_score(0.5) == "0.5"
+    text = "score 1 → 1.9412 (similarity 94.1176)"
+    assert round_numbers(text) == "score 1 → 1.94 (similarity 94.12)"
+
+
+def test_the_first_result_is_on_top_of_the_score_chart(sample_index):
+    # #1 has more matches (stacked rows) than #2: sorting by a summed rank put it below.
+    for query, fixes in (("warehuse sync", "fuzzy"), ("basic plan storage", "tables"),
+                         ("return policy days", "recency")):
+        ranked = sample_index.search(query, Fixes.parse(fixes))[:6]
+        spec = breakdown_chart(ranked).to_dict()
+        order = spec["encoding"]["y"]["sort"]
+        ranks = [int(label[1:].split()[0]) for label in order]
+        assert ranks[0] == 1 and ranks == sorted(ranks)
+
+
+def test_html_tables_escape_every_cell_and_show_no_none():
+    html = html_table([{"a": "<script>x</script>", "b": None}], ["a", "b"], "t<")
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "None" not in html and "—" in html and 'aria-label="t&lt;"' in html
