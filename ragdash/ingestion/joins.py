@@ -1,0 +1,355 @@
+"""Joining table fragments across page breaks — only when nothing says they are different.
+
+For each page break the last table of page N (fragment A) and the first table of page N+1
+(fragment B) are compared, and the decision is recorded with its reason in words. They are
+joined only if all of these hold:
+
+* after A on page N there is nothing but page furniture (:mod:`ragdash.ingestion.furniture`)
+  and continuation notes ("Continued on page 35", "See notes at end of table");
+* before B on page N+1 there is nothing but furniture, continuation captions ("Table 2 —
+  Continued", "(suite)", "(Cont. 1)") and a repeat of A's own caption or header;
+* B does not open with a new header row (a repeated header is dropped from the joined text);
+* B's columns agree with A's (their left edges, relative to the table's left edge so that a
+  facing page's margin shift does not matter);
+* B's rows do not restart (its first key is not A's first key, and a numbered key does not
+  go back).
+
+A first row of B with an empty key cell is the rest of A's last row, cut by the break: it is
+re-assembled into that row rather than counted as a new one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ragdash.ingestion.pdf_layout import PageLayout, TableRegion
+
+#: Two lines are "the same caption or header" at this token overlap (Jaccard).
+SAME_TEXT = 0.6
+#: A header row of B is A's header repeated at this token overlap.
+SAME_HEADER = 0.5
+#: Column left edges agree within this many points.
+COLUMN_TOLERANCE = 8.0
+#: Share of the columns of the narrower fragment that must line up with the other's.
+COLUMN_AGREEMENT = 0.6
+#: Lines of A's page above it read as its caption.
+CAPTION_LINES = 8
+#: A continuation note is a short line: at most this many words.
+NOTE_WORDS = 20
+
+_MARKER = re.compile(
+    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|续|see notes at end of table",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"\w+(?:[.,\-/]\w+)*")
+
+
+def has_marker(text: str) -> bool:
+    """A short line saying the table goes on ("Continued", "(suite)", "(Cont. 2)")."""
+    return bool(_MARKER.search(text)) and len(text.split()) <= NOTE_WORDS
+
+
+def similarity(a: str, b: str) -> float:
+    """Token overlap (Jaccard) of two texts, case-insensitive."""
+    ta, tb = set(_TOKEN.findall(a.lower())), set(_TOKEN.findall(b.lower()))
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row of a joined table: how it reads, its cells, the page it starts on, and
+    whether it is a group label ("Sex", "Projected") that heads the rows under it."""
+
+    text: str
+    cells: tuple[str, ...]
+    page: int
+    group: bool = False
+    last_page: int = 0
+
+    @property
+    def pages(self) -> tuple[int, int]:
+        return self.page, max(self.page, self.last_page)
+
+
+@dataclass(frozen=True)
+class JoinDecision:
+    """What was decided at one page break (or between two tables of one page)."""
+
+    page_a: int
+    page_b: int
+    joined: bool
+    reason: str
+    row_before: str
+    row_after: str
+    skipped: tuple[str, ...] = ()  # furniture and notes passed over
+
+
+@dataclass
+class JoinedTable:
+    """A table as the tables fix sees it: one or more fragments joined across pages."""
+
+    header: tuple[str, ...]
+    rows: list[Row]
+    method: str
+    columns: int
+    page_start: int
+    page_end: int
+    caption: tuple[str, ...] = ()
+    joins: list[JoinDecision] = field(default_factory=list)
+    rows_joined: int = 0
+    first_key: str = ""
+    last_region: TableRegion | None = None
+    last_context: tuple[str, ...] = ()
+
+    @property
+    def header_text(self) -> str:
+        return " / ".join(h.replace("\n", " ") for h in self.header)
+
+
+def _is_group(cells: Sequence[str], width: int) -> bool:
+    filled = [c for c in cells if c.strip()]
+    return width >= 2 and len(filled) == 1 and bool(cells) and bool(cells[0].strip()) and len(
+        cells[0].split()
+    ) <= 4 and not any(ch.isdigit() for ch in cells[0])
+
+
+def _rows(region: TableRegion, page: int) -> list[Row]:
+    width = region.columns
+    return [
+        Row(text, tuple(cells), page, _is_group(cells, width), page)
+        for cells, text in zip(
+            region.rows[region.header_rows :], region.row_text[region.header_rows :], strict=True
+        )
+    ]
+
+
+def _key(row: Row) -> str:
+    return row.cells[0].strip() if row.cells else ""
+
+
+def _first_key(rows: Sequence[Row]) -> str:
+    """The key of the first row that holds a number (a data row, not a title or label)."""
+    return next(
+        (_key(r) for r in rows if _key(r) and any(ch.isdigit() for c in r.cells for ch in c)), ""
+    )
+
+
+def _number(key: str) -> float | None:
+    try:
+        return float(key.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
+    if len(a) < 2 or len(b) < 2:
+        return True
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    shifts = {0.0, *(y - x for x in small[:2] for y in large[:3])}
+    best = max(
+        sum(any(abs(x + s - y) <= COLUMN_TOLERANCE for y in large) for x in small)
+        for s in shifts
+    )
+    return best >= COLUMN_AGREEMENT * len(small)
+
+
+def _span(region: TableRegion) -> tuple[int, int]:
+    return (min(region.lines), max(region.lines)) if region.lines else (-1, -1)
+
+
+def _content(layout: PageLayout, furniture: frozenset[int], indexes: range) -> list[str]:
+    """Text lines at ``indexes`` that are neither furniture nor inside a table."""
+    in_table = {i for t in layout.tables for i in t.lines}
+    return [
+        layout.lines[i].text
+        for i in indexes
+        if i not in furniture and i not in in_table and layout.lines[i].text.strip()
+    ]
+
+
+def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion) -> list[str]:
+    first, _ = _span(region)
+    above = _content(layout, furniture, range(0, max(first, 0)))
+    extra = [region.title] if region.title else []
+    return [*above[-CAPTION_LINES:], *extra, *region.header]
+
+
+def decide(
+    table: JoinedTable,
+    layout_a: PageLayout,
+    furniture_a: frozenset[int],
+    layout_b: PageLayout,
+    furniture_b: frozenset[int],
+    region_b: TableRegion,
+) -> JoinDecision:
+    """Should ``region_b`` (the first table of ``layout_b``) continue ``table`` (whose last
+    fragment is the last table of ``layout_a``)? The decision says why."""
+    region_a = table.last_region
+    assert region_a is not None
+    rows_b = _rows(region_b, layout_b.page)
+    before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
+    after = rows_b[0].text.splitlines()[0] if rows_b else ""
+
+    def no(reason: str) -> JoinDecision:
+        return JoinDecision(layout_a.page, layout_b.page, False, reason, before, after)
+
+    if not rows_b:
+        return no("the next page's table has no data rows")
+    _, last_a = _span(region_a)
+    tail = _content(layout_a, furniture_a, range(last_a + 1, len(layout_a.lines)))
+    for line in tail:
+        if not has_marker(line):
+            return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
+    first_b, _ = _span(region_b)
+    head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    if region_b.title:
+        head.append(region_b.title)
+    context = [*table.last_context, *table.caption]
+    for line in head:
+        if has_marker(line):
+            continue
+        if any(similarity(line, seen) >= SAME_TEXT for seen in context):
+            continue
+        return no(f"a caption, title or text sits between: {line[:80]!r}")
+    if region_b.header and table.header:
+        score = similarity(" ".join(region_b.header), " ".join(table.header))
+        if score < SAME_HEADER:
+            return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
+    if region_a.method != region_b.method and "text" not in (region_a.method, region_b.method):
+        return no(f"a {region_a.method} table, then a {region_b.method} one")
+    if not _columns_agree(region_a.anchors, region_b.anchors):
+        return no(
+            f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
+            "positions that do not line up)"
+        )
+    key_b = _first_key(rows_b)
+    if key_b and key_b == table.first_key and len(table.rows) > 2:
+        return no(f"rows restart: {key_b!r} is again the first row")
+    last_key = next((_key(r) for r in reversed(table.rows) if _key(r)), "")
+    a_num, b_num = _number(last_key), _number(key_b)
+    if a_num is not None and b_num is not None and b_num < a_num:
+        return no(f"numbering goes back ({last_key} then {key_b})")
+    skipped = [
+        layout_a.lines[i].text for i in sorted(furniture_a) if i > last_a
+    ] + [layout_b.lines[i].text for i in sorted(furniture_b) if i < first_b]
+    parts = [f"{len(skipped)} furniture line(s)" if skipped else "nothing"]
+    notes = [line for line in [*tail, *head] if has_marker(line)]
+    if notes:
+        parts.append("a continuation note")
+    if region_b.header:
+        parts.append("a repeated header (dropped)")
+    reason = f"joined: only {' and '.join(parts)} between; columns agree"
+    return JoinDecision(layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped))
+
+
+def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -> JoinedTable:
+    rows = _rows(region, layout.page)
+    caption = tuple(_caption(layout, furniture, region))
+    return JoinedTable(
+        header=region.header,
+        rows=rows,
+        method=region.method,
+        columns=region.columns,
+        page_start=layout.page,
+        page_end=layout.page,
+        caption=caption,
+        first_key=_first_key(rows),
+        last_region=region,
+        last_context=caption,
+    )
+
+
+def _glue_text(tail: str, head: str, width: int) -> str:
+    """A text-table row cut by the break, glued back: ``Basic |`` + ``10 Go | 5 EUR``."""
+    from ragdash.ingestion.tables import _join_cut_row
+
+    glued = _join_cut_row(tail, head, width)
+    return glued if glued is not None else f"{tail}\n{head}"
+
+
+def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
+            furniture: frozenset[int], decision: JoinDecision) -> None:
+    rows = _rows(region, layout.page)
+    if rows and table.rows:
+        last, first = table.rows[-1], rows[0]
+        cut = False
+        if region.method == "text":
+            head_cells = [c for c in first.cells if c]
+            tail_cells = [c for c in last.cells if c]
+            cut = (len(tail_cells) < table.columns and len(head_cells) < table.columns) or (
+                bool(first.cells) and not first.cells[0]
+            )
+            text = _glue_text(last.text, first.text, table.columns) if cut else ""
+        else:
+            cut = bool(first.cells) and not first.cells[0].strip() and bool(_key(last))
+            text = f"{last.text}\n{first.text}"
+        if cut:
+            cells = tuple(
+                " ".join(p for p in pair if p).strip()
+                for pair in zip(
+                    [*last.cells, *[""] * (len(first.cells) - len(last.cells))],
+                    [*first.cells, *[""] * (len(last.cells) - len(first.cells))],
+                    strict=True,
+                )
+            )
+            table.rows[-1] = Row(text, cells, last.page, last.group, layout.page)
+            rows = rows[1:]
+            table.rows_joined += 1
+    table.rows.extend(rows)
+    table.page_end = layout.page
+    table.joins.append(decision)
+    table.last_region = region
+    table.last_context = tuple(_caption(layout, furniture, region))
+
+
+def join_tables(
+    layouts: Sequence[PageLayout], furniture: dict[int, frozenset[int]]
+) -> tuple[list[JoinedTable], list[JoinDecision]]:
+    """Every table of the document, fragments joined across page breaks where they continue
+    each other, and every decision taken at a page break (joined or not)."""
+    tables: list[JoinedTable] = []
+    decisions: list[JoinDecision] = []
+    previous: PageLayout | None = None
+    for layout in layouts:
+        marks = furniture.get(layout.page, frozenset())
+        regions = sorted(layout.tables, key=lambda t: _span(t)[0])
+        for index, region in enumerate(regions):
+            candidate = tables[-1] if tables else None
+            if (
+                index == 0
+                and candidate is not None
+                and previous is not None
+                and candidate.page_end == previous.page
+                and previous.page == layout.page - 1
+                and candidate.last_region is not None
+                and candidate.last_region is _last(previous)
+            ):
+                decision = decide(
+                    candidate, previous, furniture.get(previous.page, frozenset()),
+                    layout, marks, region,
+                )
+                decisions.append(decision)
+                if decision.joined:
+                    _append(candidate, region, layout, marks, decision)
+                    continue
+            elif index > 0 and tables:
+                a = tables[-1]
+                decisions.append(
+                    JoinDecision(
+                        layout.page, layout.page, False, "two tables on one page are kept apart",
+                        a.rows[-1].text.splitlines()[-1] if a.rows else "",
+                        (region.data[0].splitlines()[0] if region.data else ""),
+                    )
+                )
+            tables.append(_start(region, layout, marks))
+        previous = layout
+    return tables, decisions
+
+
+def _last(layout: PageLayout) -> TableRegion | None:
+    regions = sorted(layout.tables, key=lambda t: _span(t)[0])
+    return regions[-1] if regions else None

@@ -1,0 +1,115 @@
+"""Helpers for the development set of real PDFs in ``../shared/realpdfs`` (never copied
+into the repository): open only the pages a decision needs, join their tables, and judge
+each ``truth.json`` decision."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pdfplumber
+
+from ragdash.ingestion.furniture import WINDOW, find_furniture
+from ragdash.ingestion.joins import JoinedTable, join_tables
+from ragdash.ingestion.pdf_layout import PageLayout, page_layout
+
+REALPDFS = Path(__file__).resolve().parents[1].parent / "shared" / "realpdfs"
+TRUTH = REALPDFS / "truth.json"
+
+
+def truth() -> list[dict]:
+    return json.loads(TRUTH.read_text(encoding="utf-8"))
+
+
+def norm(text: str) -> str:
+    return " ".join(text.replace("|", " ").split()).lower()
+
+
+@cache
+def layouts_of(name: str, pages: tuple[int, ...]) -> tuple[PageLayout, ...]:
+    data = (REALPDFS / name).read_bytes()
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        result = []
+        for n in pages:
+            page = pdf.pages[n - 1]
+            result.append(page_layout(page, n))
+            page.close()
+        return tuple(result)
+
+
+def pages_for(name: str, entries: list[dict]) -> tuple[int, ...]:
+    with pdfplumber.open(REALPDFS / name) as pdf:
+        total = len(pdf.pages)
+    wanted: set[int] = set()
+    for e in entries:
+        a, b = e["pages"]
+        wanted |= set(range(max(1, a - WINDOW), min(total, b + WINDOW) + 1))
+    return tuple(sorted(wanted))
+
+
+@cache
+def tables_of(name: str, pages: tuple[int, ...]) -> tuple[list[JoinedTable], list]:
+    layouts = layouts_of(name, pages)
+    return join_tables(layouts, find_furniture(layouts))
+
+
+def table_text(table: JoinedTable) -> str:
+    return norm("\n".join([*table.header, *(r.text for r in table.rows)]))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    entry: dict
+    joined: bool  # our pipeline put row_before and row_after in one table
+    found_before: bool
+    found_after: bool
+
+    @property
+    def right(self) -> bool:
+        return self.joined == self.entry["join"]
+
+
+def judge(entry: dict) -> Verdict:
+    name = entry["file"]
+    same = [e for e in truth() if e["file"] == name]
+    tables, _ = tables_of(name, pages_for(name, same))
+    before, after = norm(entry["row_before"]), norm(entry["row_after"])
+    a, b = entry["pages"]
+    holds_before = [
+        t for t in tables if before in table_text(t) and t.page_start <= a <= t.page_end
+    ]
+    holds_after = [t for t in tables if after in table_text(t) and t.page_start <= b <= t.page_end]
+    joined = any(t is u for t in holds_before for u in holds_after)
+    return Verdict(entry, joined, bool(holds_before), bool(holds_after))
+
+
+def table_report(verdicts: list[Verdict]) -> str:
+    lines = [f"{'file':34} {'pages':8} {'truth':6} {'ours':6} result"]
+    for v in verdicts:
+        e = v.entry
+        truth_word = "join" if e["join"] else "apart"
+        ours = "join" if v.joined else "apart"
+        if v.right:
+            result = "right"
+        elif v.joined:
+            result = "WRONG JOIN"
+        else:
+            result = "MISSED JOIN" + (
+                "" if v.found_before and v.found_after
+                else f" (row found: before={v.found_before} after={v.found_after})"
+            )
+        pages = f"{e['pages'][0]}-{e['pages'][1]}"
+        lines.append(f"{e['file'][:34]:34} {pages:8} {truth_word:6} {ours:6} {result}")
+    right_joins = sum(v.right and v.entry["join"] for v in verdicts)
+    wrong = sum(v.joined and not v.entry["join"] for v in verdicts)
+    missed = sum(not v.joined and v.entry["join"] for v in verdicts)
+    lines.append(
+        f"right joins {right_joins}/{sum(v.entry['join'] for v in verdicts)}, "
+        f"right apart {sum(v.right and not v.entry['join'] for v in verdicts)}/"
+        f"{sum(not v.entry['join'] for v in verdicts)}, wrong joins {wrong}, missed joins {missed}"
+    )
+    return "\n".join(lines)
