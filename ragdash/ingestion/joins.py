@@ -104,6 +104,7 @@ class JoinedTable:
     first_key: str = ""
     last_region: TableRegion | None = None
     last_context: tuple[str, ...] = ()
+    regions: list[tuple[int, TableRegion]] = field(default_factory=list)  # (page, fragment)
 
     @property
     def header_text(self) -> str:
@@ -260,6 +261,7 @@ def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -
         first_key=_first_key(rows),
         last_region=region,
         last_context=caption,
+        regions=[(layout.page, region)],
     )
 
 
@@ -304,6 +306,7 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
     table.joins.append(decision)
     table.last_region = region
     table.last_context = tuple(_caption(layout, furniture, region))
+    table.regions.append((layout.page, region))
 
 
 def join_tables(

@@ -383,7 +383,8 @@ def text_tables(lines: list[Line]) -> list[TableRegion]:
                 max(x.x1 for x in found),
                 max(x.bottom for x in found),
             )
-            header = 1 if len(run) > 1 and not any(_numeric(c) for c in rows[0]) else 0
+            digits = any(ch.isdigit() for cell in rows[0] for ch in cell)
+            header = 1 if len(run) > 1 and not digits else 0
             regions.append(
                 TableRegion(
                     bbox, "text", rows, header, tuple(x.text for x in found), tuple(run), ()
