@@ -260,6 +260,8 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
         ),
         0,
     )
+    if header == 0 and not any(_has_number(line) for line in run):
+        header = 1  # a table of words only: its first row names the columns
     columns = _columns(run[header:])  # header cells may be centred over their column
     if len(columns) < 2 or _prose_like(run[header:], columns):
         return None
@@ -267,7 +269,7 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     if top_of_page:
         # one-cell lines right under the header, right of the key column: the rest of a
         # row cut by the page break, not header lines
-        while header > 1 and len(run[header - 1].segments) == 1 and run[header - 1].x0 > key_x:
+        while header > 0 and len(run[header - 1].segments) == 1 and run[header - 1].x0 > key_x:
             header -= 1
     rows: list[list[str]] = []
     texts: list[list[str]] = []
@@ -337,9 +339,10 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
             close()
         previous = line
         if len(line.segments) >= 2:
-            data = sum(1 for j in run if _has_number(lines[j]))
-            if data >= MIN_ALIGNED_ROWS and not _has_number(line):
-                close()  # a header row after data rows: a new table starts here
+            if _starts_new_table(line, [lines[j] for j in run]):
+                close()
+            if not run and not regions:
+                run.extend(_lead(lines, i, taken))
             run.append(i)
             multi += 1
         elif run and _fits_run(line, [lines[j] for j in run]):
@@ -348,6 +351,41 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
             close()
     close()
     return regions
+
+
+def _lead(lines: Sequence[Line], first: int, taken: set[int]) -> list[int]:
+    """One-cell lines right above the first table row of a page, right of its first column
+    and with no wide gap: the rest of a row cut by the page break."""
+    key_right = lines[first].segments[0][1]
+    lead: list[int] = []
+    below = lines[first]
+    for j in range(first - 1, -1, -1):
+        line = lines[j]
+        if (
+            j in taken
+            or len(line.segments) != 1
+            or line.x0 <= key_right
+            or below.top - line.bottom > ROW_GAP * line.height
+        ):
+            break
+        lead.insert(0, j)
+        below = line
+    return lead
+
+
+def _starts_new_table(line: Line, run: Sequence[Line]) -> bool:
+    """A line with several segments that opens another table inside a run: a header row
+    (no numbers) after rows of numbers, or a row of another shape right under a one-cell
+    title line ("Stock list")."""
+    multi = [r for r in run if len(r.segments) >= 2]
+    if len(multi) < 2:
+        return False
+    if sum(1 for r in run if _has_number(r)) >= MIN_ALIGNED_ROWS and not _has_number(line):
+        return True
+    counts = [len(r.segments) for r in multi]
+    modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    titled = len(run[-1].segments) == 1 and abs(run[-1].x0 - multi[0].x0) < ANCHOR_TOLERANCE
+    return titled and len(line.segments) != modal
 
 
 def _fits_run(line: Line, run: Sequence[Line]) -> bool:
@@ -431,6 +469,7 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
         header = 0
         while (
             header < min(3, len(cells) - 1)
+            and (header == 0 or cells[header][0])  # a row with no key continues a row
             and not any(_numeric(c) for c in cells[header] if c)
             and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
         ):
