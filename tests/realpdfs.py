@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path

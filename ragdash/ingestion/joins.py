@@ -298,6 +298,8 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
                     strict=True,
                 )
             )
+            if region.method == "ruled":  # pdfplumber's convention: one row, cells merged
+                text = " | ".join(cells)
             table.rows[-1] = Row(text, cells, last.page, last.group, layout.page)
             rows = rows[1:]
             table.rows_joined += 1

@@ -11,7 +11,7 @@ from ragdash.ingestion.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.joins import JoinDecision, JoinedTable, Row, join_tables
 from ragdash.ingestion.pdf_layout import PageLayout
-from ragdash.ingestion.tables import Block, chunk_table, join_page_tables
+from ragdash.ingestion.tables import Block, chunk_table, join_page_tables, page_blocks
 from ragdash.retrieval.tokens import tokenize
 
 #: A text document longer than this is split into paragraphs; shorter ones stay whole.
@@ -235,20 +235,37 @@ def chunk_rows(
     return result
 
 
+def _text_table_pieces(doc: Document) -> tuple[list[tuple[str, int, int]], dict[int, str]]:
+    """:func:`_table_pieces` for a document without layouts: tables written as ``|`` rows."""
+    pages = segment_pages(doc)
+    pieces = []
+    spans = []
+    for table in join_page_tables(pages):
+        if table.kind == "table" and table.page_end > table.page_start:
+            spans.append((table.page_start, table.page_end))
+            pieces.extend(
+                (block.text, block.page_start, block.page_end)
+                for block in chunk_table(table, TABLE_CHUNK_ROWS, PASSAGE_MAX_CHARS)
+            )
+    rest = {}
+    for start, end in spans:
+        for page in range(start, end + 1):
+            blocks = page_blocks(pages[page - 1], page)
+            tables = [i for i, b in enumerate(blocks) if b.kind == "table"]
+            drop = set(tables[-1:] if page == start else tables[:1] if page == end else tables)
+            if page in rest:  # a page that ends one joined table and starts another
+                drop |= set(tables[:1])
+            rest[page] = "\n".join(b.text for i, b in enumerate(blocks) if i not in drop)
+    return pieces, rest
+
+
 def _table_pieces(doc: Document) -> tuple[list[tuple[str, int, int]], dict[int, str]]:
     """(text, first page, last page) of every chunk of every table that crosses a page
     break, joined; and the text of each page those tables touch, with the tables' lines
     taken out (tables within one page stay whole in their page's passage)."""
     layouts = current_layouts(doc)
     if layouts is None:
-        pieces = []
-        for table in join_page_tables(segment_pages(doc)):
-            if table.kind == "table" and table.page_end > table.page_start:
-                pieces.extend(
-                    (block.text, block.page_start, block.page_end)
-                    for block in chunk_table(table, TABLE_CHUNK_ROWS, PASSAGE_MAX_CHARS)
-                )
-        return pieces, {}
+        return _text_table_pieces(doc)
     tables, _ = join_tables(layouts, find_furniture(layouts))
     pieces = []
     taken: dict[int, set[int]] = {}
@@ -296,7 +313,7 @@ def document_passages(doc: Document, join_tables: bool = False) -> list[Passage]
             ordered.append(((page, 0, 0), text, page, page, kind))
     for n, (text, start, end) in enumerate(pieces):
         if text.strip():
-            ordered.append(((end, 1, n), text.strip(), start, end, "table"))
+            ordered.append(((start, 1, n), text.strip(), start, end, "table"))
     ordered.sort(key=lambda item: item[0])
     return [
         _passage(doc, text, start, end, i, kind)
