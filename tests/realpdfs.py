@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
 import pdfplumber
 
+from ragdash.checks.proof import Case
+from ragdash.ingestion.documents import Document
 from ragdash.ingestion.furniture import WINDOW, find_furniture
 from ragdash.ingestion.joins import JoinedTable, join_tables
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
@@ -112,3 +115,60 @@ def table_report(verdicts: list[Verdict]) -> str:
         f"{sum(not v.entry['join'] for v in verdicts)}, wrong joins {wrong}, missed joins {missed}"
     )
     return "\n".join(lines)
+
+
+def _runs(pages: Sequence[int]) -> list[tuple[int, ...]]:
+    runs: list[list[int]] = []
+    for page in sorted(pages):
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return [tuple(r) for r in runs]
+
+
+def dev_documents() -> dict[tuple[str, int], Document]:
+    """Every stretch of pages the decisions need (two pages either side), one document per
+    stretch of a file, pages renumbered from 1 — what uploading just those pages would
+    give. Keyed by (file, first real page)."""
+    docs: dict[tuple[str, int], Document] = {}
+    entries = truth()
+    for name in dict.fromkeys(e["file"] for e in entries):
+        same = [e for e in entries if e["file"] == name]
+        for run in _runs(pages_for(name, same)):
+            layouts = tuple(
+                replace(layout, page=n) for n, layout in enumerate(layouts_of(name, run), 1)
+            )
+            doc_id = f"{name.removesuffix('.pdf')}-p{run[0]}-{run[-1]}"
+            docs[(name, run[0])] = Document(
+                doc_id, doc_id, None, "current", f"{doc_id}.pdf", "pdf",
+                tuple(x.plain for x in layouts), len(docs),
+                tuple(x.text for x in layouts), layouts,
+            )
+    return docs
+
+
+def document_of(entry: dict, docs: dict[tuple[str, int], Document]) -> Document:
+    start = max(first for name, first in docs if name == entry["file"]
+                and first <= entry["pages"][0])
+    return docs[(entry["file"], start)]
+
+
+def proof_cases(docs: dict[tuple[str, int], Document]) -> tuple[list[Case], list[Case]]:
+    """Proof-check cases from truth rows (query: the first column's name and the row text;
+    one passage sent to the model): for a join, one case whose evidence is the rows either
+    side of the break (it needs the join); for every entry, one case per row alone (it
+    needs no fix, and must keep passing with the tables fix)."""
+    cross, single = [], []
+    for entry in truth():
+        doc_id = document_of(entry, docs).doc_id
+        name = f"{entry['file'].removesuffix('.pdf')}-p{entry['pages'][0]}-{entry['pages'][1]}"
+        head = entry["header"][0] if entry.get("header") else ""
+        before, after = entry["row_before"], entry["row_after"]
+        if entry["join"]:
+            cross.append(
+                Case(f"{name}-across", f"{head} {before} {after}", doc_id, (before, after), 1)
+            )
+        for side, row in (("before", before), ("after", after)):
+            single.append(Case(f"{name}-{side}", f"{head} {row}", doc_id, (row,), 1))
+    return cross, single

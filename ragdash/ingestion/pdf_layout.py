@@ -439,6 +439,22 @@ def _has_rulings(page: Any) -> bool:
     return len(page.lines) + len(page.rects) >= 2
 
 
+def _ruled_row_text(
+    raw: Sequence[str | None], box: BBox, lines: Sequence[Line], inside: Sequence[int]
+) -> str:
+    """How a ruled row reads in a passage: the page's own text line when the row is exactly
+    one line of the table (so text quoted from the page still matches), else its cells
+    joined with `` | `` (pdfplumber's convention: spanned cells dropped, newlines as
+    spaces) — a row of multi-line cells interleaves its cells over several lines."""
+    mine = [
+        lines[i] for i in inside if box[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box[3] + 1
+    ]
+    whole = len(mine) == 1 and box[0] - 2 <= mine[0].x0 and mine[0].x1 <= box[2] + 2
+    if whole and all("\n" not in (c or "") for c in raw):
+        return mine[0].text
+    return " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+
+
 def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     """Tables drawn with ruling lines, via ``page.find_tables()``. Tables with fewer than
     two rows or two columns (a framed box) are ignored."""
@@ -447,10 +463,6 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     regions = []
     for table in page.find_tables():
         raw = table.extract()
-        rows = [[(c or "").replace("\n", " ").strip() for c in row] for row in raw]
-        kept = [(r, row) for r, row in zip(raw, rows, strict=True) if any(row)]
-        if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
-            continue
         x0, top, x1, bottom = table.bbox
         inside = tuple(
             i
@@ -459,12 +471,18 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
             and line.x0 < x1
             and line.x1 > x0
         )
+        kept = []
+        for r, box in zip(raw, table.rows, strict=True):
+            row = [(c or "").replace("\n", " ").strip() for c in r]
+            if any(row):
+                kept.append((_ruled_row_text(r, box.bbox, lines, inside), row))
+        if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
+            continue
         title = ""
         if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2:
             title = next(c for c in kept[0][1] if c)
             kept = kept[1:]
-        texts = tuple(" | ".join((c or "").replace("\n", " ") for c in r if c is not None)
-                      for r, _ in kept)
+        texts = tuple(text for text, _ in kept)
         cells = tuple(tuple(row) for _, row in kept)
         header = 0
         while (
