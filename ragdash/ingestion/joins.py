@@ -163,12 +163,16 @@ def _span(region: TableRegion) -> tuple[int, int]:
 
 
 def _content(layout: PageLayout, furniture: frozenset[int], indexes: range) -> list[str]:
-    """Text lines at ``indexes`` that are neither furniture nor inside a table."""
+    """Text lines at ``indexes`` that are neither furniture, rotated margin text nor inside
+    a table."""
     in_table = {i for t in layout.tables for i in t.lines}
     return [
         layout.lines[i].text
         for i in indexes
-        if i not in furniture and i not in in_table and layout.lines[i].text.strip()
+        if i not in furniture
+        and i not in in_table
+        and layout.lines[i].upright
+        and layout.lines[i].text.strip()
     ]
 
 

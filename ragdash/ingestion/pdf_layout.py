@@ -61,6 +61,7 @@ class Line:
     x1: float
     bottom: float
     segments: tuple[tuple[float, float, str], ...] = ()
+    upright: bool = True  # False for rotated text (a vertical margin note, a turned header)
 
     @property
     def height(self) -> float:
@@ -169,8 +170,9 @@ def page_lines(page: Any) -> tuple[list[Line], list[str]]:
         if fixed != text:
             repaired.append(text)
             text = fixed
+        upright = not chars or any(c.get("upright", True) for c in chars)
         lines.append(
-            Line(text, raw["x0"], raw["top"], raw["x1"], raw["bottom"], _segments(chars))
+            Line(text, raw["x0"], raw["top"], raw["x1"], raw["bottom"], _segments(chars), upright)
         )
     return lines, repaired
 
@@ -266,6 +268,13 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     if len(columns) < 2 or _prose_like(run[header:], columns):
         return None
     key_x = columns[0][1]
+    while (
+        header > 1
+        and len(run[header - 1].segments) == 1
+        and abs(run[header - 1].x0 - columns[0][0]) < ANCHOR_TOLERANCE
+        and len(run[header - 1].text.split()) <= 4
+    ):
+        header -= 1  # a one-cell line in the key column over the rows: a group label
     if top_of_page:
         # one-cell lines right under the header, right of the key column: the rest of a
         # row cut by the page break, not header lines
@@ -335,6 +344,8 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
             close()
             previous = None
             continue
+        if not line.upright:
+            continue  # rotated margin text sits beside a table, not in it
         if previous is not None and line.top - previous.bottom > ROW_GAP * line.height:
             close()
         previous = line
