@@ -275,3 +275,31 @@ def test_no_fixture_case_that_passes_without_the_tables_fix_fails_with_it(facing
     broken = [c.name for c in single if check_case(index, c, Fixes()).passed
               and not check_case(index, c, Fixes().with_only(["tables"])).passed]
     assert broken == []
+
+
+def test_a_row_label_cut_by_the_break_is_glued_into_its_own_cell():
+    from pdf_factory import inventory_rows, table_pdf
+
+    rows = inventory_rows(60)
+    probe = doc_of(table_pdf(rows, ruled=True))
+    (table,), _ = document_tables(probe)
+    last = max(i for i, r in enumerate(table.rows) if r.page == 1)  # last row on page 1
+    rows[last + 1] = ["Remeasurement of the defined", "", "", ""]
+    rows[last + 2] = ["benefit plan liability", "Widget model X", "Leeds", "999"]
+    (table,), (decision,) = document_tables(doc_of(table_pdf(rows, ruled=True)))
+    assert decision.joined and table.rows_joined == 1
+    (row,) = [r for r in table.rows if r.cells[0].startswith("Remeasurement")]
+    assert row.cells == (
+        "Remeasurement of the defined benefit plan liability", "Widget model X", "Leeds", "999"
+    )
+
+
+def test_a_totals_row_stays_in_the_chunk_of_the_rows_it_sums():
+    from ragdash.ingestion.joins import Row
+    from ragdash.ingestion.segmentation import chunk_rows
+
+    rows = [Row(f"Item {i} {i}", (f"Item {i}", str(i)), 1) for i in range(5)]
+    rows.append(Row("Total 10", ("Total", "10"), 1))
+    chunks = chunk_rows(("Item Count",), rows, max_rows=5)
+    assert [c[0].splitlines()[-1] for c in chunks] == ["Item 3 3", "Total 10"]
+    assert all(c[0].startswith("Item Count\n") for c in chunks)

@@ -277,6 +277,31 @@ def _glue_text(tail: str, head: str, width: int) -> str:
     return glued if glued is not None else f"{tail}\n{head}"
 
 
+def _cjk(ch: str) -> bool:
+    return "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af"
+
+
+def _glue_cell(a: str, b: str) -> str:
+    """Two halves of one cell: joined with a space, or none between CJK characters."""
+    if not a or not b:
+        return (a or b).strip()
+    return f"{a}{b}" if _cjk(a[-1]) and _cjk(b[0]) else f"{a} {b}"
+
+
+def _label_continues(last: Row, first: Row) -> bool:
+    """A row label cut by the break ("1.重新计量设定受益计" / "划净负债或净资产的变动"): the
+    last row of the page is a label alone (no numbers, only its first cell) and the next
+    page's first label goes on with a lower-case or CJK character, not a new label."""
+    if not last.cells or not first.cells or not first.cells[0] or not last.cells[0]:
+        return False
+    alone = not any(c.strip() for c in last.cells[1:])
+    numbers = any(ch.isdigit() for ch in last.cells[0][-3:])
+    head = first.cells[0][0]
+    tail = last.cells[0][-1]
+    goes_on = head.islower() or (_cjk(head) and _cjk(tail))
+    return alone and not numbers and goes_on and not last.text.rstrip().endswith((".", ":"))
+
+
 def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
             furniture: frozenset[int], decision: JoinDecision) -> None:
     rows = _rows(region, layout.page)
@@ -292,10 +317,11 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
             text = _glue_text(last.text, first.text, table.columns) if cut else ""
         else:
             cut = bool(first.cells) and not first.cells[0].strip() and bool(_key(last))
+            cut = cut or _label_continues(last, first)
             text = f"{last.text}\n{first.text}"
         if cut:
             cells = tuple(
-                " ".join(p for p in pair if p).strip()
+                _glue_cell(*pair)
                 for pair in zip(
                     [*last.cells, *[""] * (len(first.cells) - len(last.cells))],
                     [*first.cells, *[""] * (len(last.cells) - len(first.cells))],

@@ -32,6 +32,7 @@ DEFAULT_MAX_PASSAGES = 200_000
 MAX_PASSAGES_ENV = "RAGDASH_MAX_PASSAGES"
 
 _BLANK_LINES = re.compile(r"\n\s*\n")
+_TOTAL = re.compile(r"\s*(grand\s+)?(sub)?totals?\b|\s*sum\b|\s*合计|\s*总计", re.IGNORECASE)
 
 
 def paragraphs(text: str) -> list[str]:
@@ -205,7 +206,8 @@ def chunk_rows(
 
     def bad_cut(at: int) -> bool:  # a cut before row ``at``
         near_seam = any(s - SEAM_ROWS < at < s + SEAM_ROWS and at != s for s in seams)
-        return rows[at - 1].group or (near_seam and at not in seams)
+        total = _TOTAL.match(rows[at].text) is not None  # totals stay with their rows
+        return rows[at - 1].group or total or (near_seam and at not in seams)
 
     chunks: list[list[int]] = [[]]
     size = len(head)
