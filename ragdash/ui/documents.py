@@ -88,7 +88,7 @@ def _upload(index: CorpusIndex) -> None:
                 outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
             pending["saved"].append(uploaded.name)
             done.add(uploaded.file_id)
-        bar.empty()
+        bar.progress(1.0, text="Saved — indexing the corpus (pages parsed once, from the cache)…")
         st.session_state.pop(INGESTING_KEY, None)
         st.session_state["upload_outcome"] = outcome
         st.rerun()
@@ -132,7 +132,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
 @st.cache_data(show_spinner="Inspecting the PDF…", max_entries=32)
 def _inspect(path: str, mtime_ns: int) -> IngestionReport:
     with open(path, "rb") as handle:
-        return inspect_pdf(handle.read())
+        return inspect_pdf(handle.read(), cache=workspace().cache)  # parsed once, ever
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
