@@ -7,8 +7,10 @@ compare, or moved a little — or when it is a bare page number ("4", "- 34 -",
 "Page 1 of 151", "A-6") in the top or bottom margin. Left and right positions are ignored:
 facing pages mirror their running headers.
 
-Lines inside a detected table are never furniture (a table's first row can sit at the same
-height on every page). Furniture stays in the page's text; the table join skips it.
+Lines inside a detected table are furniture only in the page margin and only if they do
+not line up with the table's columns (a table's first row, or its column header, sits at
+the same height on every page; a running header swallowed by a table does not align).
+Furniture stays in the page's text; the table join skips it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragdash.ingestion.pdf_layout import PageLayout
+from ragdash.ingestion.pdf_layout import ANCHOR_TOLERANCE, Line, PageLayout, TableRegion
 
 #: Pages on either side compared with each page.
 WINDOW = 2
@@ -49,6 +51,18 @@ def is_page_number(text: str) -> bool:
     return bool(_PAGE_NUMBER.match(text.strip()))
 
 
+def _in_columns(line: Line, table: TableRegion) -> bool:
+    """At least half of the line's pieces start where the table's columns start."""
+    if not table.anchors or not line.segments:
+        return True
+    left = table.bbox[0]
+    hits = sum(
+        any(abs(seg[0] - left - anchor) <= ANCHOR_TOLERANCE for anchor in table.anchors)
+        for seg in line.segments
+    )
+    return hits * 2 >= len(line.segments)
+
+
 def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
     """For each page number, the indexes of its lines that are page furniture."""
     places: list[dict[str, list[tuple[float, float]]]] = []
@@ -62,7 +76,8 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
         places.append(keyed)
     result: dict[int, frozenset[int]] = {}
     for n, layout in enumerate(layouts):
-        in_table = {i for table in layout.tables for i in table.lines}
+        owner = {i: table for table in layout.tables for i in table.lines}
+        in_table = set(owner)
         found = set()
         band = MARGIN_SHARE * layout.height
         for i, line in enumerate(layout.lines):
@@ -72,8 +87,8 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
             if in_margin and is_page_number(line.text):
                 found.add(i)
                 continue
-            if i in in_table:
-                continue
+            if i in in_table and _in_columns(line, owner[i]):
+                continue  # a column header repeated on every page is the table's own
             in_band = (
                 line.top < BAND_SHARE * layout.height
                 or line.bottom > (1 - BAND_SHARE) * layout.height

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ragdash.ingestion.pdf_layout import PageLayout, TableRegion
 
@@ -341,11 +341,48 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
     table.regions.append((layout.page, region))
 
 
+def without_furniture(
+    region: TableRegion, layout: PageLayout, marks: frozenset[int]
+) -> TableRegion:
+    """A table with the page furniture it swallowed taken out (a footer right under the last
+    row, a running header right over the column header): those lines stay page text."""
+    caught = [i for i in region.lines if i in marks]
+    if not caught or region.method == "ruled":
+        return region
+    furniture_text = {layout.lines[i].text for i in caught}
+    rows, texts, header = [], [], region.header_rows
+    for n, (cells, text) in enumerate(zip(region.rows, region.row_text, strict=True)):
+        kept = [line for line in text.split("\n") if line not in furniture_text]
+        if not kept:
+            header -= n < region.header_rows
+            continue
+        rows.append(cells)
+        texts.append("\n".join(kept))
+    lines = tuple(i for i in region.lines if i not in marks)
+    return replace(
+        region, rows=tuple(rows), row_text=tuple(texts), header_rows=max(header, 0), lines=lines
+    )
+
+
 def join_tables(
     layouts: Sequence[PageLayout], furniture: dict[int, frozenset[int]]
 ) -> tuple[list[JoinedTable], list[JoinDecision]]:
     """Every table of the document, fragments joined across page breaks where they continue
     each other, and every decision taken at a page break (joined or not)."""
+    layouts = [
+        replace(
+            layout,
+            tables=tuple(
+                t
+                for t in (
+                    without_furniture(t, layout, furniture.get(layout.page, frozenset()))
+                    for t in layout.tables
+                )
+                if t.lines and t.rows
+            ),
+        )
+        for layout in layouts
+    ]
     tables: list[JoinedTable] = []
     decisions: list[JoinDecision] = []
     previous: PageLayout | None = None

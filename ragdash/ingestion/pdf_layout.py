@@ -40,8 +40,10 @@ COLUMN_GAP = 0.8
 ROW_GAP = 3.0
 #: An aligned table needs at least this many lines that have two or more columns.
 MIN_ALIGNED_ROWS = 3
-#: A column whose cells are mostly longer than this many words is running text.
-PROSE_CELL_WORDS = 5
+#: A table has a column whose cells are mostly this many words or fewer (keys, codes,
+#: numbers); multi-column prose has none.
+SHORT_CELL_WORDS = 3
+SHORT_COLUMN_SHARE = 0.6
 #: A table's header is at most this many lines.
 MAX_HEADER_LINES = 8
 #: Column starts closer than this many points are the same column.
@@ -238,16 +240,19 @@ def _cells_of(line: Line, columns: Sequence[tuple[float, float]]) -> list[str]:
 
 
 def _prose_like(lines: Sequence[Line], columns: Sequence[tuple[float, float]]) -> bool:
-    """True if every column holds running text (long cells): multi-column prose."""
+    """True for multi-column prose: no column is made mostly of short cells (a key, a code,
+    a number — at most :data:`SHORT_CELL_WORDS` words), which every table has."""
     per_column: list[list[int]] = [[] for _ in columns]
     for line in lines:
         for i, cell in enumerate(_cells_of(line, columns)):
-            if cell:
+            if any(ch.isalnum() for ch in cell):  # a bullet or a mark is no cell
                 per_column[i].append(len(cell.split()))
-    filled = [c for c in per_column if c]
+    filled = [c for c in per_column if len(c) >= 2]
     if len(filled) < 2:
         return True
-    return all(statistics.median(c) >= PROSE_CELL_WORDS for c in filled)
+    return not any(
+        sum(n <= SHORT_CELL_WORDS for n in c) >= SHORT_COLUMN_SHARE * len(c) for c in filled
+    )
 
 
 def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) -> TableRegion | None:
@@ -391,10 +396,11 @@ def _starts_new_table(line: Line, run: Sequence[Line]) -> bool:
     multi = [r for r in run if len(r.segments) >= 2]
     if len(multi) < 2:
         return False
-    if sum(1 for r in run if _has_number(r)) >= MIN_ALIGNED_ROWS and not _has_number(line):
-        return True
     counts = [len(r.segments) for r in multi]
     modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    numbered = sum(1 for r in run if _has_number(r)) >= MIN_ALIGNED_ROWS
+    if numbered and not any(ch.isdigit() for ch in line.text) and len(line.segments) >= modal - 1:
+        return True  # a header row (words across the columns) after rows of numbers
     titled = len(run[-1].segments) == 1 and abs(run[-1].x0 - multi[0].x0) < ANCHOR_TOLERANCE
     return titled and len(line.segments) != modal
 
