@@ -106,8 +106,13 @@ class JoinedTable:
     last_context: tuple[str, ...] = ()
     regions: list[tuple[int, TableRegion]] = field(default_factory=list)  # (page, fragment)
 
+    column_names: tuple[str, ...] = ()
+
     @property
     def header_text(self) -> str:
+        """The column names (a header of several lines merged column by column)."""
+        if any(self.column_names):
+            return " | ".join(self.column_names)
         return " / ".join(h.replace("\n", " ") for h in self.header)
 
 
@@ -251,6 +256,18 @@ def decide(
     return JoinDecision(layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped))
 
 
+def column_names(region: TableRegion) -> tuple[str, ...]:
+    """Each column's name: its header cells, top to bottom, joined with spaces."""
+    header = region.rows[: region.header_rows]
+    if not header:
+        return ()
+    width = max(len(row) for row in header)
+    return tuple(
+        " ".join(row[i] for row in header if i < len(row) and row[i].strip())
+        for i in range(width)
+    )
+
+
 def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -> JoinedTable:
     rows = _rows(region, layout.page)
     caption = tuple(_caption(layout, furniture, region))
@@ -266,6 +283,7 @@ def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -
         last_region=region,
         last_context=caption,
         regions=[(layout.page, region)],
+        column_names=column_names(region),
     )
 
 
