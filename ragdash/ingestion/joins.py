@@ -246,13 +246,13 @@ def decide(
     skipped = [
         layout_a.lines[i].text for i in sorted(furniture_a) if i > last_a
     ] + [layout_b.lines[i].text for i in sorted(furniture_b) if i < first_b]
-    parts = [f"{len(skipped)} furniture line(s)" if skipped else "nothing"]
-    notes = [line for line in [*tail, *head] if has_marker(line)]
-    if notes:
+    parts = [f"{len(skipped)} furniture line(s)"] if skipped else []
+    if any(has_marker(line) for line in [*tail, *head]):
         parts.append("a continuation note")
     if region_b.header:
         parts.append("a repeated header (dropped)")
-    reason = f"joined: only {' and '.join(parts)} between; columns agree"
+    between = f"only {' and '.join(parts)} between" if parts else "nothing between"
+    reason = f"joined: {between}; columns agree"
     return JoinDecision(layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped))
 
 

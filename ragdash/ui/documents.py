@@ -217,19 +217,25 @@ def _inspection(doc: Document) -> None:
     if report.no_text_pages:
         st.warning(f"Pages with no text layer: {', '.join(map(str, report.no_text_pages))}")
     chars = pd.DataFrame(
-        {"page": [str(n) for n in range(1, report.pages + 1)],
-         "characters": [int(c) for c in report.chars_per_page]}
+        {
+            "page": list(range(1, report.pages + 1)),
+            "characters": [int(c) for c in report.chars_per_page],
+        }
     )
     st.caption("Text characters per page (0 = no text layer)")
+    # A fixed width: this chart sits in a tab, hidden when the page is drawn, where a
+    # container-wide chart gets a width of zero and shows no bars.
     st.altair_chart(
         alt.Chart(chars)
         .mark_bar()
         .encode(
-            x=alt.X("page:N", sort=None), y=alt.Y("characters:Q"),
+            x=alt.X("page:O", title="page"),
+            y=alt.Y("characters:Q", title="characters"),
             tooltip=["page", "characters"],
         )
-        .properties(height=140),
-        use_container_width=True,
+        .properties(width=min(900, max(360, 16 * report.pages)), height=140),
+        width="content",
+        height=200,
     )
     _try_query(doc)
     page = 1
