@@ -47,7 +47,7 @@ def test_report_shows_the_joined_table_and_its_fragments(lo_report):
     (table,) = lo_report.tables
     assert (table.page_start, table.page_end) == (1, 5)
     assert table.rows == 120 and table.columns == 4
-    assert table.header == "Item code Product Warehouse Quantity"  # the page's own line
+    assert table.header == "Item code | Product | Warehouse | Quantity"  # column names
     assert lo_report.fragments_joined == 4  # four page breaks crossed
     assert lo_report.rows_joined == 1  # the tall row cut by a break
     assert [t.page for t in lo_report.page_tables] == [1, 2, 3, 4, 5]

@@ -105,7 +105,7 @@ def test_the_report_lists_furniture_and_every_join_with_its_reason(facing):
     assert any(line.startswith("Page 1 of 3") for line in report.furniture)
     (table,) = report.tables
     assert (table.page_start, table.page_end, table.rows, table.columns) == (1, 3, 100, 4)
-    assert table.header == "Region Shipments Returns Share"
+    assert table.header == "Region | Shipments | Returns | Share"  # the column names
     assert [j.joined for j in table.joins] == [True, True]
     assert "cross page breaks" in report.verdict and "tables fix on" in report.verdict
 
