@@ -205,9 +205,9 @@ def test_libreoffice_borderless_tables_two_on_a_page_and_prose_on_the_next_page(
     data = (FIXTURES / "lo_unruled_two_tables.pdf").read_bytes()
     found, _ = document_tables(as_document(data))
     assert [t.header_text for t in found] == [
-        "Carrier Phone Depot",
-        "Supplier Country",
-        "Item code Product Warehouse Quantity",
+        "Carrier | Phone | Depot",
+        "Supplier | Country",
+        "Item code | Product | Warehouse | Quantity",
     ]
     assert [(t.page_start, t.page_end) for t in found] == [(1, 1), (1, 1), (1, 4)]
     stock = [r.cells[0] for r in found[2].rows if r.cells[0].startswith("ART-")]

@@ -41,6 +41,11 @@ class PageTable:
     columns: int
 
 
+#: Join refusals that rest on the fragments' shape alone (no caption or text between):
+#: the ones worth a look.
+DOUBTFUL_REASONS = ("columns differ", "numbering goes back", "rows restart", "new header row")
+
+
 @dataclass(frozen=True)
 class JoinInfo:
     """One decision at a page break (or between two tables of one page), in words."""
@@ -179,10 +184,13 @@ def verdict(
             "rows either side of a break are in different passages — turn the tables fix on"
         )
     apart = [d for d in decisions if not d.joined and d.page_a != d.page_b]
-    if apart:
+    doubtful = [d for d in apart if any(w in d.reason for w in DOUBTFUL_REASONS)]
+    if doubtful:
+        where = ", ".join(f"p{d.page_a}-{d.page_b}" for d in doubtful[:6])
         notes.append(
-            f"{len(apart)} page break(s) between tables were left unjoined (reasons below); "
-            "if one of them is really one table, a question about rows either side will miss"
+            f"{len(doubtful)} page break(s) between tables were kept apart only on their shape "
+            f"({where}: columns or numbering differ, or a new header row) — if one is really "
+            "one table, a question about the rows either side of it will miss"
         )
     if letter_spaced:
         notes.append("letter-spaced text was found and rejoined; check the page text")
