@@ -303,3 +303,13 @@ def test_a_totals_row_stays_in_the_chunk_of_the_rows_it_sums():
     chunks = chunk_rows(("Item Count",), rows, max_rows=5)
     assert [c[0].splitlines()[-1] for c in chunks] == ["Item 3 3", "Total 10"]
     assert all(c[0].startswith("Item Count\n") for c in chunks)
+
+
+def test_a_chunk_never_ends_at_a_page_break():
+    from ragdash.ingestion.joins import Row
+    from ragdash.ingestion.segmentation import chunk_rows
+
+    rows = [Row(f"r{i}", (f"r{i}",), 1 if i < 5 else 2) for i in range(10)]
+    chunks = chunk_rows(("h",), rows, max_rows=5)  # 5 rows fill a chunk right at the break
+    assert any("r4" in text and "r5" in text for text, _, _ in chunks)
+    assert [(a, b) for _, a, b in chunks] == [(1, 1), (1, 2)]

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ragdash.ingestion.pdf_layout import PageLayout, TableRegion
+from ragdash.ingestion.pdf_layout import CAPTION, MARKER, PageLayout, TableRegion
 
 #: Two lines are "the same caption or header" at this token overlap (Jaccard).
 SAME_TEXT = 0.6
@@ -39,16 +39,12 @@ CAPTION_LINES = 8
 #: A continuation note is a short line: at most this many words.
 NOTE_WORDS = 20
 
-_MARKER = re.compile(
-    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|续|see notes at end of table",
-    re.IGNORECASE,
-)
 _TOKEN = re.compile(r"\w+(?:[.,\-/]\w+)*")
 
 
 def has_marker(text: str) -> bool:
     """A short line saying the table goes on ("Continued", "(suite)", "(Cont. 2)")."""
-    return bool(_MARKER.search(text)) and len(text.split()) <= NOTE_WORDS
+    return bool(MARKER.search(text)) and len(text.split()) <= NOTE_WORDS
 
 
 def similarity(a: str, b: str) -> float:
@@ -268,6 +264,50 @@ def column_names(region: TableRegion) -> tuple[str, ...]:
     )
 
 
+#: Lines between two fragments on one page that may be group labels, and their length.
+MAX_LABELS = 2
+LABEL_WORDS = 8
+
+
+def decide_same_page(
+    table: JoinedTable,
+    region_a: TableRegion,
+    region_b: TableRegion,
+    layout: PageLayout,
+    furniture: frozenset[int],
+) -> JoinDecision:
+    """Two tables one above the other on a page are one table cut by group labels only if
+    nothing but one or two short label lines sits between them, the lower one has no header
+    of its own, its columns line up and its rows do not restart."""
+    rows_b = _rows(region_b, layout.page)
+    before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
+    after = rows_b[0].text.splitlines()[0] if rows_b else ""
+
+    def no(reason: str) -> JoinDecision:
+        return JoinDecision(layout.page, layout.page, False, reason, before, after)
+
+    if not rows_b or region_b.header_rows or region_a.method != region_b.method:
+        return no("two tables on one page are kept apart (the second has its own header)")
+    _, last_a = _span(region_a)
+    first_b, _ = _span(region_b)
+    between = _content(layout, furniture, range(last_a + 1, max(first_b, 0)))
+    labels_ok = len(between) <= MAX_LABELS and all(
+        len(line.split()) <= LABEL_WORDS and not CAPTION.match(line) and not has_marker(line)
+        for line in between
+    )
+    if not labels_ok:
+        return no("two tables on one page are kept apart (text or a caption between)")
+    if not _columns_agree(region_a.anchors, region_b.anchors):
+        return no("two tables on one page are kept apart (columns differ)")
+    key_b = _first_key(rows_b)
+    if key_b and key_b == table.first_key:
+        return no(f"two tables on one page are kept apart (rows restart at {key_b!r})")
+    reason = "joined: one table cut only by group label(s) " + (
+        ", ".join(repr(x) for x in between) if between else "(a wide gap)"
+    )
+    return JoinDecision(layout.page, layout.page, True, reason, before, after, tuple(between))
+
+
 def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -> JoinedTable:
     rows = _rows(region, layout.page)
     caption = tuple(_caption(layout, furniture, region))
@@ -323,7 +363,7 @@ def _label_continues(last: Row, first: Row) -> bool:
 def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
             furniture: frozenset[int], decision: JoinDecision) -> None:
     rows = _rows(region, layout.page)
-    if rows and table.rows:
+    if rows and table.rows and decision.page_a != decision.page_b:
         last, first = table.rows[-1], rows[0]
         cut = False
         if region.method == "text":
@@ -427,17 +467,32 @@ def join_tables(
                     _append(candidate, region, layout, marks, decision)
                     continue
             elif index > 0 and tables:
-                a = tables[-1]
-                decisions.append(
-                    JoinDecision(
-                        layout.page, layout.page, False, "two tables on one page are kept apart",
-                        a.rows[-1].text.splitlines()[-1] if a.rows else "",
-                        (region.data[0].splitlines()[0] if region.data else ""),
-                    )
-                )
+                decision = decide_same_page(tables[-1], regions[index - 1], region, layout, marks)
+                decisions.append(decision)
+                if decision.joined and _words_only(tables[-1]):
+                    # the upper part was the header, parted from its rows by a gap
+                    head = tables[-1]
+                    head.header = (*head.header, *(r.text for r in head.rows))
+                    head.column_names = column_names(replace(
+                        regions[index - 1], header_rows=len(regions[index - 1].rows)
+                    ))
+                    head.rows = []
+                if decision.joined:
+                    labels = decision.skipped
+                    for label in labels:  # the labels between become group-label rows
+                        tables[-1].rows.append(Row(label, (label,), layout.page, True, layout.page))
+                    _append(tables[-1], region, layout, marks, decision)
+                    continue
             tables.append(_start(region, layout, marks))
         previous = layout
     return tables, decisions
+
+
+def _words_only(table: JoinedTable) -> bool:
+    """A fragment with no digit in any row: a header standing alone."""
+    return len(table.regions) == 1 and not any(
+        ch.isdigit() for row in table.rows for ch in row.text
+    )
 
 
 def _last(layout: PageLayout) -> TableRegion | None:

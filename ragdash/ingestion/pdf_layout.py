@@ -49,6 +49,24 @@ MAX_HEADER_LINES = 8
 #: Column starts closer than this many points are the same column.
 ANCHOR_TOLERANCE = 6.0
 
+#: A caption or a continuation note: "Table 2. …", "Exhibit 3 (Cont. 1)", "— Continued".
+CAPTION = re.compile(
+    r"^\s*(table|tableau|tabla|tabelle|figure|fig\.|exhibit|chart|graph|annex|appendix|"
+    r"schedule|question|source|note)\b|^\s*\d+(\.\d+)+\s",
+    re.IGNORECASE,
+)
+MARKER = re.compile(
+    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|续|see notes at end of table",
+    re.IGNORECASE,
+)
+
+
+def is_caption(text: str) -> bool:
+    """A short line that names a table or says it goes on."""
+    short = len(text.split()) <= 20
+    return short and (bool(CAPTION.match(text)) or bool(MARKER.search(text)))
+
+
 _NUMERIC = re.compile(r"^[\s$€£%()+\-–—.,/:*0-9]*\d[\s$€£%()+\-–—.,/:*0-9]*$")
 
 
@@ -331,6 +349,9 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
 
     def close() -> None:
         nonlocal run, multi
+        while run and is_caption(lines[run[0]].text):
+            multi -= len(lines[run[0]].segments) >= 2
+            run.pop(0)  # a caption over the table is not one of its rows
         multi_lines = [lines[j] for j in run if len(lines[j].segments) >= 2]
         key_right = (
             statistics.median(x.segments[0][1] for x in multi_lines) if multi_lines else 0.0

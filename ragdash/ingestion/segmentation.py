@@ -205,9 +205,9 @@ def chunk_rows(
     seams = {i for i in range(1, len(rows)) if rows[i].page != rows[i - 1].page}
 
     def bad_cut(at: int) -> bool:  # a cut before row ``at``
-        near_seam = any(s - SEAM_ROWS < at < s + SEAM_ROWS and at != s for s in seams)
+        near_seam = any(s - SEAM_ROWS < at < s + SEAM_ROWS for s in seams)
         total = _TOTAL.match(rows[at].text) is not None  # totals stay with their rows
-        return rows[at - 1].group or total or (near_seam and at not in seams)
+        return rows[at - 1].group or total or near_seam
 
     chunks: list[list[int]] = [[]]
     size = len(head)
