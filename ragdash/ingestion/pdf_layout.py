@@ -277,11 +277,16 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     run = [lines[i] for i in indexes]
     counts = [len(line.segments) for line in run if len(line.segments) >= 2]
     modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    multi = [line for line in run if len(line.segments) >= 2]
+    numeric_keys = sum(_numeric(line.segments[0][2]) for line in multi) >= 0.6 * len(multi)
     header = next(
         (
             n
             for n, line in enumerate(run[: MAX_HEADER_LINES + 1])
-            if _has_number(line) and len(line.segments) >= max(2, modal - 2)
+            if _has_number(line)
+            and len(line.segments) >= max(2, modal - 2)
+            # where keys are numbers (years, codes), a row keyed by a word is a header row
+            and (not numeric_keys or _numeric(line.segments[0][2]))
         ),
         0,
     )
@@ -349,9 +354,9 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
 
     def close() -> None:
         nonlocal run, multi
-        while run and is_caption(lines[run[0]].text):
+        while run and (is_caption(lines[run[0]].text) or _title_line(lines, run)):
             multi -= len(lines[run[0]].segments) >= 2
-            run.pop(0)  # a caption over the table is not one of its rows
+            run.pop(0)  # a caption or title over the table is not one of its rows
         multi_lines = [lines[j] for j in run if len(lines[j].segments) >= 2]
         key_right = (
             statistics.median(x.segments[0][1] for x in multi_lines) if multi_lines else 0.0
@@ -388,6 +393,23 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
             close()
     close()
     return regions
+
+
+def _title_line(lines: Sequence[Line], run: Sequence[int]) -> bool:
+    """The run's first line is one piece of text that reads as a title, not a column name:
+    wider than half the table, longer than three words, or a bracketed note ("[In
+    thousands]")."""
+    first = lines[run[0]]
+    if len(first.segments) != 1 or len(run) < 2:
+        return False
+    left = min(lines[i].x0 for i in run)
+    right = max(lines[i].x1 for i in run)
+    text = first.text.strip()
+    key = next((lines[i] for i in run if len(lines[i].segments) >= 2), None)
+    if key is not None and first.x0 > key.segments[0][1]:
+        return False  # right of the first column: the rest of a row cut by the page break
+    wide = first.x1 - first.x0 > 0.5 * (right - left)
+    return wide or len(text.split()) > 3 or text.startswith(("[", "("))
 
 
 def _lead(lines: Sequence[Line], first: int, taken: set[int]) -> list[int]:
