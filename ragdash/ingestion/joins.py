@@ -473,9 +473,8 @@ def join_tables(
                     # the upper part was the header, parted from its rows by a gap
                     head = tables[-1]
                     head.header = (*head.header, *(r.text for r in head.rows))
-                    head.column_names = column_names(replace(
-                        regions[index - 1], header_rows=len(regions[index - 1].rows)
-                    ))
+                    head.column_names = ()  # its columns are not the rows' columns
+                    head.columns = region.columns
                     head.rows = []
                 if decision.joined:
                     labels = decision.skipped
