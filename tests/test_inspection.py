@@ -121,6 +121,13 @@ def test_page_without_text_layer_is_a_warning_that_says_ocr():
     assert report.pages == 2 and report.chars_per_page[1] == 0
     (warning,) = report.warnings
     assert "page(s) 2" in warning and "OCR" in warning
+    assert report.no_text_pages == (2,)
+    assert report.verdict.startswith("At risk") and "page(s) 2 have no text layer" in report.verdict
+
+
+def test_a_plain_pdf_gets_a_good_verdict():
+    report = inspect_pdf(text_pages_pdf([["Returns are accepted within 30 days."]]))
+    assert report.verdict.startswith("Good") and report.decisions == ()
 
 
 def test_bad_pdf_in_a_folder_loses_nothing_else(tmp_path):
@@ -168,6 +175,8 @@ def test_cli_inspect_prints_the_report(capsys):
     out = capsys.readouterr().out
     assert "lo_long_ruled.pdf: 5 page(s)" in out
     assert "1-5" in out and "fragments joined: 4 page break(s)" in out
+    assert "verdict: " in out and "tables fix on" in out
+    assert out.count("JOINED: joined:") == 4 and "last row before: ART-0027" in out
 
 
 def test_cli_inspect_json(capsys):
@@ -176,6 +185,8 @@ def test_cli_inspect_json(capsys):
     assert record["file"] == "lo_long_ruled.pdf" and record["pages"] == 5
     assert record["tables"][0]["page_start"] == 1 and record["tables"][0]["page_end"] == 5
     assert record["passages_with_fix"]["max"] <= PASSAGE_MAX_CHARS
+    assert [d["joined"] for d in record["decisions"]] == [True] * 4
+    assert record["tables"][0]["joins"][0]["reason"].startswith("joined:")
 
 
 @pytest.mark.parametrize("name", ["zero-byte", "encrypted", "image-only"])

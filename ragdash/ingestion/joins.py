@@ -225,8 +225,6 @@ def decide(
         score = similarity(" ".join(region_b.header), " ".join(table.header))
         if score < SAME_HEADER:
             return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
-    if region_a.method != region_b.method and "text" not in (region_a.method, region_b.method):
-        return no(f"a {region_a.method} table, then a {region_b.method} one")
     if not _columns_agree(region_a.anchors, region_b.anchors):
         return no(
             f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
