@@ -224,3 +224,43 @@ def letter_spaced_pdf(text: str, gap: float = 4.0) -> bytes:
     canvas.showPage()
     canvas.save()
     return out.getvalue()
+
+
+def report_pdf(story_rows: Rows, ruled: bool = True, pages_text: str = "Page") -> bytes:
+    """A report: a running header and a page-number footer drawn on every page (as
+    reportlab's page templates do), and a long table flowing under them."""
+
+    def furniture(canvas: Canvas, doc: SimpleDocTemplate) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(72, A4[1] - 40, "Contoso Freight - Quarterly Operations Report")
+        canvas.drawString(A4[0] / 2, 30, f"{pages_text} {doc.page}")
+        canvas.restoreState()
+
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=A4, invariant=1)
+    story = [
+        Paragraph("Table 4. Depot stock by item", _STYLES["Heading2"]),
+        Table(story_rows, repeatRows=1, style=RULED if ruled else UNRULED),
+        Spacer(1, 12),
+        Paragraph(prose(3, "audit"), _STYLES["Normal"]),
+    ]
+    doc.build(story, onFirstPage=furniture, onLaterPages=furniture)
+    return out.getvalue()
+
+
+def two_column_prose_pdf(paragraphs: int = 24) -> bytes:
+    """Running text in two columns over several pages (a newsletter or a journal)."""
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate
+
+    out = io.BytesIO()
+    width, height = A4
+    column = (width - 144 - 18) / 2
+    frames = [
+        Frame(72, 72, column, height - 144, id="left"),
+        Frame(72 + column + 18, 72, column, height - 144, id="right"),
+    ]
+    doc = BaseDocTemplate(out, pagesize=A4, invariant=1)
+    doc.addPageTemplates([PageTemplate(id="two", frames=frames)])
+    doc.build([Paragraph(prose(6, f"topic{n}"), _STYLES["Normal"]) for n in range(paragraphs)])
+    return out.getvalue()

@@ -314,3 +314,26 @@ def test_a_chunk_never_ends_at_a_page_break():
     assert any("r4" in text and "r5" in text for text, _, _ in chunks)
     assert all(len(text.splitlines()) - 1 <= 5 for text, _, _ in chunks)
     assert [(a, b) for _, a, b in chunks] == [(1, 1), (1, 2), (2, 2)]
+
+
+@pytest.mark.parametrize("ruled", [True, False])
+def test_a_report_table_under_running_headers_and_page_numbers_joins(ruled):
+    from pdf_factory import inventory_rows, report_pdf
+
+    data = report_pdf(inventory_rows(120), ruled=ruled)
+    doc = doc_of(data)
+    tables, decisions = document_tables(doc)
+    (table,) = [t for t in tables if t.page_end > t.page_start]
+    assert [r.cells[0] for r in table.rows] == [f"SKU-{i:04d}" for i in range(1, 121)]
+    assert all(d.joined and "furniture" in d.reason for d in decisions if d.page_a != d.page_b)
+    pages = [p for p in document_passages(doc, join_tables=True) if p.kind == "page"]
+    assert all("Contoso Freight" in p.text for p in pages)  # furniture stays page text
+
+
+def test_two_column_prose_over_pages_is_no_table_and_keeps_its_passages():
+    from pdf_factory import two_column_prose_pdf
+
+    doc = doc_of(two_column_prose_pdf())
+    assert len(doc.pages) >= 2
+    assert all(layout.tables == () for layout in doc.layouts)
+    assert document_passages(doc, join_tables=True) == document_passages(doc)
