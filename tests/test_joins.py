@@ -337,3 +337,25 @@ def test_two_column_prose_over_pages_is_no_table_and_keeps_its_passages():
     assert len(doc.pages) >= 2
     assert all(layout.tables == () for layout in doc.layouts)
     assert document_passages(doc, join_tables=True) == document_passages(doc)
+
+
+def test_a_group_label_opening_the_next_page_does_not_stop_the_join():
+    first = page(1, 2, stats_rows(0, 40), "Table 5. Shipments, actual and projected", HEADER)
+    second = furniture(2, 2)
+    second.append((72, 70, "Projected"))
+    body, _ = table_items(stats_rows(40, 20), COLUMNS, 84)
+    data = drawn_pdf([first, second + body])
+    (table,), (decision,) = document_tables(doc_of(data))
+    assert decision.joined and "'Projected' opens the page as a group label" in decision.reason
+    assert [r.text for r in table.rows if r.group] == ["Projected"]
+    assert len([r for r in table.rows if not r.group]) == 60
+
+
+def test_a_heading_over_a_new_table_is_not_a_group_label():
+    second = furniture(2, 2)
+    second.append((72, 70, "Regional depot stock, by item and warehouse"))
+    body, _ = table_items(stats_rows(40, 20), COLUMNS, 90)
+    data = drawn_pdf([page(1, 2, stats_rows(0, 40), "Table 5. Shipments", HEADER),
+                      second + body])
+    _, (decision,) = document_tables(doc_of(data))
+    assert not decision.joined and "caption, title or text" in decision.reason

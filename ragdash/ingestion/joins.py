@@ -82,6 +82,7 @@ class JoinDecision:
     row_before: str
     row_after: str
     skipped: tuple[str, ...] = ()  # furniture and notes passed over
+    group_label: str = ""  # a group label opening the next page's rows, kept as a row
 
 
 @dataclass
@@ -184,6 +185,26 @@ def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion)
     return [*above[-CAPTION_LINES:], *extra, *region.header]
 
 
+def _group_label_above(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion
+) -> str | None:
+    """A short label line right above a headerless table, in its first column ("Projected",
+    "Women"): a group label of the rows under it, not a caption."""
+    first, _ = _span(region)
+    if region.header_rows or region.title or first <= 0:
+        return None
+    above = [i for i in range(first) if i not in furniture and layout.lines[i].upright]
+    if not above or above[-1] != first - 1:
+        return None
+    line = layout.lines[above[-1]]
+    text = line.text.strip()
+    short = 0 < len(text.split()) <= 4 and not any(ch.isdigit() for ch in text)
+    in_key_column = abs(line.x0 - region.bbox[0]) <= 2 * COLUMN_TOLERANCE
+    if short and in_key_column and not CAPTION.match(text) and not has_marker(text):
+        return text
+    return None
+
+
 def decide(
     table: JoinedTable,
     layout_a: PageLayout,
@@ -212,6 +233,9 @@ def decide(
             return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
     first_b, _ = _span(region_b)
     head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    label = _group_label_above(layout_b, furniture_b, region_b)
+    if label is not None:
+        head = head[:-1]  # a group label ("Projected") opening the page's rows
     if region_b.title:
         head.append(region_b.title)
     context = [*table.last_context, *table.caption]
@@ -247,7 +271,11 @@ def decide(
         parts.append("a repeated header (dropped)")
     between = f"only {' and '.join(parts)} between" if parts else "nothing between"
     reason = f"joined: {between}; columns agree"
-    return JoinDecision(layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped))
+    if label is not None:
+        reason += f"; {label!r} opens the page as a group label"
+    return JoinDecision(
+        layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped), label or ""
+    )
 
 
 def column_names(region: TableRegion) -> tuple[str, ...]:
@@ -361,7 +389,7 @@ def _label_continues(last: Row, first: Row) -> bool:
 def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
             furniture: frozenset[int], decision: JoinDecision) -> None:
     rows = _rows(region, layout.page)
-    if rows and table.rows and decision.page_a != decision.page_b:
+    if rows and table.rows and decision.page_a != decision.page_b and not decision.group_label:
         last, first = table.rows[-1], rows[0]
         cut = False
         if region.method == "text":
@@ -462,6 +490,11 @@ def join_tables(
                 )
                 decisions.append(decision)
                 if decision.joined:
+                    if decision.group_label:
+                        candidate.rows.append(
+                            Row(decision.group_label, (decision.group_label,), layout.page, True,
+                                layout.page)
+                        )
                     _append(candidate, region, layout, marks, decision)
                     continue
             elif index > 0 and tables:
