@@ -134,11 +134,22 @@ def _key(row: Row) -> str:
     return row.cells[0].strip() if row.cells else ""
 
 
-def _first_key(rows: Sequence[Row]) -> str:
-    """The key of the first row that holds a number (a data row, not a title or label)."""
-    return next(
-        (_key(r) for r in rows if _key(r) and any(ch.isdigit() for c in r.cells for ch in c)), ""
-    )
+def _first_key(rows: Sequence[Row], count: int = 1) -> str:
+    """The keys of the first ``count`` rows that hold a number (data rows, not titles or
+    labels), joined with " / "."""
+    keys = [
+        _key(r) for r in rows if _key(r) and any(ch.isdigit() for c in r.cells for ch in c)
+    ][:count]
+    return " / ".join(keys)
+
+
+def _restarts(table: JoinedTable, rows_b: Sequence[Row]) -> str:
+    """The keys B starts with if they are the keys the table started with (two rows when
+    both have two: one repeated category is no restart), else ""."""
+    count = 2 if len(table.rows) > 3 and len(rows_b) > 1 else 1
+    mine = _first_key(table.rows, count)
+    theirs = _first_key(rows_b, count)
+    return theirs if theirs and theirs == mine and len(table.rows) > 2 else ""
 
 
 def _number(key: str) -> float | None:
@@ -255,8 +266,9 @@ def decide(
             "positions that do not line up)"
         )
     key_b = _first_key(rows_b)
-    if key_b and key_b == table.first_key and len(table.rows) > 2:
-        return no(f"rows restart: {key_b!r} is again the first row")
+    restart = _restarts(table, rows_b)
+    if restart:
+        return no(f"rows restart: {restart!r} again, as at the table's start")
     last_key = next((_key(r) for r in reversed(table.rows) if _key(r)), "")
     a_num, b_num = _number(last_key), _number(key_b)
     if a_num is not None and b_num is not None and b_num < a_num:
@@ -325,9 +337,9 @@ def decide_same_page(
         return no("two tables on one page are kept apart (text or a caption between)")
     if not _columns_agree(region_a.anchors, region_b.anchors):
         return no("two tables on one page are kept apart (columns differ)")
-    key_b = _first_key(rows_b)
-    if key_b and key_b == table.first_key:
-        return no(f"two tables on one page are kept apart (rows restart at {key_b!r})")
+    restart = _restarts(table, rows_b)
+    if restart:
+        return no(f"two tables on one page are kept apart (rows restart at {restart!r})")
     reason = "joined: one table cut only by group label(s) " + (
         ", ".join(repr(x) for x in between) if between else "(a wide gap)"
     )
