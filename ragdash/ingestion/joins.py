@@ -11,11 +11,17 @@ joined only if all of these hold:
 * B does not open with a new header row (a repeated header is dropped from the joined text);
 * B's columns agree with A's (their left edges, relative to the table's left edge so that a
   facing page's margin shift does not matter);
-* B's rows do not restart (its first key is not A's first key, and a numbered key does not
-  go back).
+* B's rows do not restart (it does not start with the keys the table started with, and a
+  numbered key does not go back).
 
-A first row of B with an empty key cell is the rest of A's last row, cut by the break: it is
-re-assembled into that row rather than counted as a new one.
+A short label in the first column right above a headerless B ("Projected") is a group label
+of its rows, not a caption. A first row of B with an empty key cell — or a label continued in
+lower case — is the rest of A's last row, cut by the break: it is re-assembled into that row
+rather than counted as a new one.
+
+Two tables one above the other on a page are joined only when nothing but one or two short
+group labels (or a gap under a header standing alone) parts them, the lower one has no
+header, its columns line up and its rows do not restart.
 """
 
 from __future__ import annotations
@@ -102,7 +108,6 @@ class JoinedTable:
     last_region: TableRegion | None = None
     last_context: tuple[str, ...] = ()
     regions: list[tuple[int, TableRegion]] = field(default_factory=list)  # (page, fragment)
-
     column_names: tuple[str, ...] = ()
 
     @property

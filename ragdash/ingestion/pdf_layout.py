@@ -162,11 +162,20 @@ class PageLayout:
 
 
 def _segments(chars: Sequence[dict[str, Any]]) -> tuple[tuple[float, float, str], ...]:
-    """Cut a line's characters where the gap is wider than a column gap."""
+    """Cut a line's characters where the gap is wider than a column gap. A character drawn
+    twice at the same place (bold by double printing) counts once."""
     result: list[list[Any]] = []
+    previous: dict[str, Any] | None = None
     for char in chars:
         if char.get("text", " ").isspace():
             continue
+        if (
+            previous is not None
+            and char["text"] == previous["text"]
+            and abs(char["x0"] - previous["x0"]) < 1.0
+        ):
+            continue
+        previous = char
         height = max(char["bottom"] - char["top"], 1.0)
         if result and char["x0"] - result[-1][1] <= COLUMN_GAP * height:
             seg = result[-1]
