@@ -3,7 +3,8 @@ re-upload of the same bytes never parses the PDF again.
 
 The cache key is the SHA-256 of the file's bytes plus :data:`PARSER_VERSION` (and a hash of
 the parsing modules' source); changing how pages are parsed (lines, tables, letter-spacing
-repair) means bumping the version, which leaves every old entry unused. A damaged entry is ignored and parsed again.
+repair) means bumping the version, which leaves every old entry unused. A damaged entry is
+ignored and parsed again.
 """
 
 from __future__ import annotations
