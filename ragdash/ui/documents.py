@@ -366,6 +366,12 @@ def _ingestion_diff(
             width="stretch",
         )
     st.markdown("**Passages before → after the tables fix**")
+    st.caption(
+        "With the tables fix every page keeps its passage exactly as without it — prose, "
+        "running headers and footers, tables within one page — except that the lines of a "
+        "table cut by a page break move into that table's own passages (joined, header in "
+        "each, labelled with the pages its rows come from)."
+    )
     st.dataframe(
         diff[["before_label", "before_text", "change", "after_label", "after_text"]],
         hide_index=True,
