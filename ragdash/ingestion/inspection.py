@@ -41,9 +41,9 @@ class PageTable:
     columns: int
 
 
-#: Join refusals that rest on the fragments' shape alone (no caption or text between):
-#: the ones worth a look.
-DOUBTFUL_REASONS = ("columns differ", "numbering goes back", "rows restart", "new header row")
+#: Join refusals that rest on column positions alone (no caption, text, new header or
+#: restarting rows between): the ones worth a look, as column detection can err.
+DOUBTFUL_REASONS = ("columns differ",)
 
 
 @dataclass(frozen=True)
@@ -188,9 +188,9 @@ def verdict(
     if doubtful:
         where = ", ".join(f"p{d.page_a}-{d.page_b}" for d in doubtful[:6])
         notes.append(
-            f"{len(doubtful)} page break(s) between tables were kept apart only on their shape "
-            f"({where}: columns or numbering differ, or a new header row) — if one is really "
-            "one table, a question about the rows either side of it will miss"
+            f"{len(doubtful)} page break(s) between tables were kept apart only because their "
+            f"columns do not line up ({where}) — if one is really one table, a question about "
+            "the rows either side of it will miss"
         )
     if letter_spaced:
         notes.append("letter-spaced text was found and rejoined; check the page text")
