@@ -11,7 +11,7 @@ from ragdash.ingestion.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.joins import JoinDecision, JoinedTable, Row, join_tables
 from ragdash.ingestion.pdf_layout import PageLayout
-from ragdash.ingestion.tables import Block, chunk_table, join_page_tables, page_blocks
+from ragdash.ingestion.tables import chunk_table, join_page_tables, page_blocks
 from ragdash.retrieval.tokens import tokenize
 
 #: A text document longer than this is split into paragraphs; shorter ones stay whole.
@@ -53,29 +53,6 @@ def paragraphs(text: str) -> list[str]:
         else:
             result.append(pending)
     return result
-
-
-def split_prose(block: Block, max_chars: int = PASSAGE_MAX_CHARS) -> list[Block]:
-    """Cut a long prose block at line ends into pieces of at most about ``max_chars``;
-    past half the budget a piece ends at the first line that ends a sentence."""
-    if len(block.text) <= max_chars:
-        return [block]
-    pieces: list[list[str]] = [[]]
-    size = 0
-    for line in block.lines:
-        if pieces[-1] and size + 1 + len(line) > max_chars:
-            pieces.append([])
-            size = 0
-        pieces[-1].append(line)
-        size += 1 + len(line)
-        if size >= max_chars // 2 and line.rstrip().endswith((".", "!", "?", ":")):
-            pieces.append([])
-            size = 0
-    return [
-        Block("prose", tuple(lines), block.page_start, block.page_end)
-        for lines in pieces
-        if "".join(lines).strip()
-    ]
 
 
 def segment_pages(doc: Document) -> tuple[str, ...]:
