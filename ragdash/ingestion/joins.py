@@ -114,7 +114,7 @@ class JoinedTable:
     def header_text(self) -> str:
         """The column names (a header of several lines merged column by column)."""
         if any(self.column_names):
-            return " | ".join(self.column_names)
+            return " | ".join(name for name in self.column_names if name)
         return " / ".join(h.replace("\n", " ") for h in self.header)
 
 
