@@ -359,3 +359,32 @@ def test_a_heading_over_a_new_table_is_not_a_group_label():
                       second + body])
     _, (decision,) = document_tables(doc_of(data))
     assert not decision.joined and "caption, title or text" in decision.reason
+
+
+def test_rows_of_a_table_ruled_only_between_columns_are_split_back():
+    # pdfplumber sees one tall "row" when no rule separates the rows: each cell holds
+    # every row's value, one per line. They are split back into rows that read as the
+    # page's lines.
+    import io
+
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.platypus import SimpleDocTemplate, Table, TableStyle
+
+    rows = [["Country", "Replies", "Share"]] + [
+        [name, str(10 + 7 * i), f"0,{31 + i:03d}"]
+        for i, name in enumerate(["Latvia", "Malta", "Iceland", "Luxembourg", "Israel"])
+    ]
+    style = TableStyle([
+        ("BOX", (0, 0), (-1, -1), 0.8, colors.black),
+        ("LINEBELOW", (0, 0), (-1, 0), 0.8, colors.black),
+        ("LINEAFTER", (0, 0), (-2, -1), 0.8, colors.black),
+    ])
+    out = io.BytesIO()
+    SimpleDocTemplate(out, pagesize=A4, invariant=1).build([Table(rows, style=style)])
+    (layout,) = read_pdf(out.getvalue()).layouts
+    (table,) = layout.tables
+    assert table.method == "ruled"
+    assert table.data == ("Latvia 10 0,031", "Malta 17 0,032", "Iceland 24 0,033",
+                          "Luxembourg 31 0,034", "Israel 38 0,035")
+    assert table.rows[table.header_rows] == ("Latvia", "10", "0,031")

@@ -524,6 +524,39 @@ def _ruled_row_text(
     return " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
 
 
+def _merged_rows(
+    raw: Sequence[str | None], box: BBox, lines: Sequence[Line], inside: Sequence[int]
+) -> list[tuple[str, list[str]]]:
+    """Rows that pdfplumber merged into one because no rule separates them: a ruled "row"
+    whose cells hold the same number of lines k >= 2, at least two of them numbers on every
+    line, over exactly k text lines of the page. Split back into k rows, each reading as
+    its page line; a cell of one line (a label spanning the block) goes with the first row.
+    Empty when the row is a real one (wrapped text cells)."""
+    cells = [(c or "") for c in raw]
+    counts = [c.count("\n") + 1 for c in cells if c.strip()]
+    k = max(counts, default=1)
+    if k < 2 or any(n not in (1, k) for n in counts):
+        return []
+    numeric = [c for c in cells if c.count("\n") + 1 == k and all(
+        _numeric(part) for part in c.split("\n"))]
+    if len(numeric) < 2:
+        return []
+    mine = [
+        lines[i] for i in inside if box[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box[3] + 1
+    ]
+    rows = []
+    for j in range(k):
+        row = [
+            (c.split("\n")[j] if c.count("\n") + 1 == k else (c if j == 0 else "")).strip()
+            for c in cells
+        ]
+        joined = " ".join(part for part in row if part)
+        # the page's own line when one starts with this row's text, else the cells
+        line = next((x.text for x in mine if x.text.startswith(joined)), joined)
+        rows.append((line, row))
+    return rows
+
+
 def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     """Tables drawn with ruling lines, via ``page.find_tables()``. Tables with fewer than
     two rows or two columns (a framed box) are ignored."""
@@ -542,6 +575,10 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
         )
         kept = []
         for r, box in zip(raw, table.rows, strict=True):
+            merged = _merged_rows(r, box.bbox, lines, inside)
+            if merged:
+                kept.extend(merged)
+                continue
             row = [(c or "").replace("\n", " ").strip() for c in r]
             if any(row):
                 kept.append((_ruled_row_text(r, box.bbox, lines, inside), row))
