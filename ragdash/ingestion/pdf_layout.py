@@ -521,7 +521,42 @@ def _ruled_row_text(
     whole = len(mine) == 1 and box[0] - 2 <= mine[0].x0 and mine[0].x1 <= box[2] + 2
     if whole and all("\n" not in (c or "") for c in raw):
         return mine[0].text
+    if len(mine) == 1 and _label_left(mine[0], box) and all("\n" not in (c or "") for c in raw):
+        return mine[0].text  # the row's label column sits left of the ruled grid
     return " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+
+
+def _label_left(line: Line, box: BBox) -> tuple[str, ...]:
+    """The cells of ``line`` left of a ruled grid whose rules miss its label column: at
+    most two short pieces, ending before the grid, while the rest of the line lies inside
+    it. Empty if the line does not look like that."""
+    if line.x1 > box[2] + 2 or line.x0 >= box[0] - 2:
+        return ()
+    outside = [seg for seg in line.segments if seg[1] <= box[0] + 1]
+    if not outside or len(outside) > 2 or any(len(seg[2].split()) > 4 for seg in outside):
+        return ()
+    return tuple(seg[2] for seg in outside)
+
+
+def _with_label_column(
+    kept: list[tuple[str, list[str]]], boxes: Sequence[Any], lines: Sequence[Line],
+    inside: Sequence[int],
+) -> list[tuple[str, list[str]]]:
+    """Give every row the label cells found left of the grid (see :func:`_label_left`),
+    as leading columns, when most data rows have such a label."""
+    labels = []
+    for box in boxes:
+        mine = [lines[i] for i in inside
+                if box.bbox[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box.bbox[3] + 1]
+        labels.append(_label_left(mine[0], box.bbox) if len(mine) == 1 else ())
+    found = [lab for lab in labels if lab]
+    if len(found) < max(2, len(kept) // 2) or len(labels) != len(kept):
+        return kept
+    width = max(len(lab) for lab in found)
+    return [
+        (text, [*lab, *[""] * (width - len(lab))] + row)
+        for (text, row), lab in zip(kept, labels, strict=True)
+    ]
 
 
 def _merged_rows(
@@ -582,6 +617,7 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
             row = [(c or "").replace("\n", " ").strip() for c in r]
             if any(row):
                 kept.append((_ruled_row_text(r, box.bbox, lines, inside), row))
+        kept = _with_label_column(kept, table.rows, lines, inside)
         if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
             continue
         title = ""
