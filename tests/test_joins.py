@@ -123,13 +123,15 @@ def test_chunks_keep_rows_whole_name_their_real_pages_and_keep_each_break_inside
     doc = doc_of(facing)
     (table,), _ = document_tables(doc)
     chunks = [p for p in document_passages(doc, join_tables=True) if p.kind == "table"]
-    assert all(c.text.splitlines()[0] == "Region Shipments Returns Share" for c in chunks)
-    rows = [line for c in chunks for line in c.text.splitlines()[1:]]
+    # every chunk: the table's caption, its header, then whole rows
+    assert all(c.text.splitlines()[:2] == ["Table 1. Shipments by region",
+                                           "Region Shipments Returns Share"] for c in chunks)
+    rows = [line for c in chunks for line in c.text.splitlines()[2:]]
     assert rows == [r.text for r in table.rows]  # every row once, in order, whole
-    assert all(len(c.text.splitlines()) - 1 <= TABLE_CHUNK_ROWS for c in chunks)
+    assert all(len(c.text.splitlines()) - 2 <= TABLE_CHUNK_ROWS for c in chunks)
     page_of = {r.text: r.page for r in table.rows}
     for c in chunks:
-        pages = {page_of[line] for line in c.text.splitlines()[1:]}
+        pages = {page_of[line] for line in c.text.splitlines()[2:]}
         assert (c.page_start, c.page_end) == (min(pages), max(pages))
     for before, after in ((line_of(44), line_of(45)), (line_of(89), line_of(90))):
         assert any(before in c.text and after in c.text for c in chunks), (before, after)
@@ -221,10 +223,11 @@ def test_group_label_rows_stay_with_their_rows_and_label_later_chunks():
     assert [r.cells[0] for r in table.rows if r.group] == ["Sex", "Race/Ethnicity", "Age group"]
     chunks = [p.text.splitlines() for p in document_passages(doc, join_tables=True)
               if p.kind == "table"]
-    assert all(c[0] == "Region Shipments Returns Share" for c in chunks)
+    assert all(c[:2] == ["Table 3. Shipments by group", "Region Shipments Returns Share"]
+               for c in chunks)
     assert all(c[-1] not in ("Sex", "Race/Ethnicity", "Age group") for c in chunks)
     for c in chunks:  # a chunk that starts inside a group says which group
-        assert c[1] in ("Sex", "Race/Ethnicity", "Age group"), c[:3]
+        assert c[2] in ("Sex", "Race/Ethnicity", "Age group"), c[:3]
 
 
 def test_margin_text_on_a_page_does_not_hide_its_table():

@@ -109,6 +109,7 @@ class JoinedTable:
     last_context: tuple[str, ...] = ()
     regions: list[tuple[int, TableRegion]] = field(default_factory=list)  # (page, fragment)
     column_names: tuple[str, ...] = ()
+    title: tuple[str, ...] = ()  # its caption ("Table 2. …"), carried into every chunk
 
     @property
     def header_text(self) -> str:
@@ -199,6 +200,29 @@ def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion)
     above = _content(layout, furniture, range(0, max(first, 0)))
     extra = [region.title] if region.title else []
     return [*above[-CAPTION_LINES:], *extra, *region.header]
+
+
+def title_lines(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion
+) -> tuple[str, ...]:
+    """The table's own caption: the lines right above it (no wide gap, at most three) when
+    the first of them names a table ("Table 2. …", "Exhibit 3 …"), or its title row."""
+    if region.title:
+        return (region.title,)
+    first, _ = _span(region)
+    picked: list[int] = []
+    below = layout.lines[first] if first >= 0 else None
+    for i in range(first - 1, -1, -1):
+        line = layout.lines[i]
+        if below is None or below.top - line.bottom > 2.5 * line.height:
+            break
+        picked.insert(0, i)
+        below = line
+        if len(picked) == 3 or CAPTION.match(line.text):
+            break
+    while picked and not CAPTION.match(layout.lines[picked[0]].text):
+        picked.pop(0)
+    return tuple(layout.lines[i].text for i in picked)
 
 
 def _group_label_above(
@@ -367,6 +391,7 @@ def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -
         last_context=caption,
         regions=[(layout.page, region)],
         column_names=column_names(region),
+        title=title_lines(layout, furniture, region),
     )
 
 

@@ -251,7 +251,8 @@ def _table_pieces(doc: Document) -> tuple[list[tuple[str, int, int]], dict[int, 
     for table in tables:
         if table.page_end == table.page_start:
             continue
-        pieces.extend(chunk_rows(table.header, table.rows, TABLE_CHUNK_ROWS, PASSAGE_MAX_CHARS))
+        head = (*table.title, *table.header)  # caption and header in every chunk
+        pieces.extend(chunk_rows(head, table.rows, TABLE_CHUNK_ROWS, PASSAGE_MAX_CHARS))
         for page, region in table.regions:
             taken.setdefault(page, set()).update(region.lines)
     rest = {}
