@@ -391,3 +391,16 @@ def test_rows_of_a_table_ruled_only_between_columns_are_split_back():
     assert table.data == ("Latvia 10 0,031", "Malta 17 0,032", "Iceland 24 0,033",
                           "Luxembourg 31 0,034", "Israel 38 0,035")
     assert table.rows[table.header_rows] == ("Latvia", "10", "0,031")
+
+
+def test_a_repeated_header_of_years_is_dropped_from_the_joined_rows():
+    # Column names that are years look like data; repeated on the next page they are
+    # still the header, not a row.
+    head = ["Region", "2019", "2020", "2021"]
+    data = drawn_pdf([page(1, 2, stats_rows(0, 40), "Table 6. Shipments by year", head),
+                      page(2, 2, stats_rows(40, 20), "Table 6. Shipments by year (continued)",
+                           head)])
+    (table,), (decision,) = document_tables(doc_of(data))
+    assert decision.joined
+    assert [r.text for r in table.rows].count("Region 2019 2020 2021") <= 1
+    assert len([r for r in table.rows if r.text.startswith(tuple(REGIONS))]) == 60

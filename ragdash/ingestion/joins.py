@@ -428,9 +428,26 @@ def _label_continues(last: Row, first: Row) -> bool:
     return alone and not numbers and goes_on and not last.text.rstrip().endswith((".", ":"))
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.replace("|", " ").split()).lower()
+
+
+def _drop_repeated_header(table: JoinedTable, rows: list[Row]) -> list[Row]:
+    """B's leading rows that repeat the table's header (or its first row, when that is a
+    header taken for data: column names that are years) — layout, not data."""
+    seen = {_norm(line) for h in table.header for line in (h, *h.splitlines())}
+    if table.rows and not table.header:
+        seen.add(_norm(table.rows[0].text))
+    while rows and _norm(rows[0].text) in seen and len(rows) > 1:
+        rows = rows[1:]
+    return rows
+
+
 def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
             furniture: frozenset[int], decision: JoinDecision) -> None:
     rows = _rows(region, layout.page)
+    if decision.page_a != decision.page_b:
+        rows = _drop_repeated_header(table, rows)
     if rows and table.rows and decision.page_a != decision.page_b and not decision.group_label:
         last, first = table.rows[-1], rows[0]
         cut = False
