@@ -439,6 +439,10 @@ def _drop_repeated_header(table: JoinedTable, rows: list[Row]) -> list[Row]:
     if table.rows and not table.header:
         seen.add(_norm(table.rows[0].text))
     while rows and _norm(rows[0].text) in seen and len(rows) > 1:
+        if not table.header and table.rows and _norm(rows[0].text) == _norm(table.rows[0].text):
+            table.header = (table.rows[0].text,)  # repeated on each page: it is the header
+            table.column_names = table.rows[0].cells
+            table.rows = table.rows[1:]
         rows = rows[1:]
     return rows
 
