@@ -405,3 +405,20 @@ def test_a_repeated_header_of_years_is_dropped_from_the_joined_rows():
     assert "Region 2019 2020 2021" not in [r.text for r in table.rows]
     assert table.header == ("Region 2019 2020 2021",)  # repeated on each page: the header
     assert len(table.rows) == 60
+
+
+def test_two_rows_left_over_on_the_next_page_are_joined_and_nothing_else_is():
+    rows = stats_rows(0, 42)
+    second = furniture(2, 2)
+    body, top = table_items(rows[40:], COLUMNS, 70)  # two rows, no header, then prose
+    second += body + [(72, top + 30, "The shipping season closed early this year.")]
+    data = drawn_pdf([page(1, 2, rows[:40], "Table 1. Shipments by region", HEADER), second])
+    (table,), (decision,) = document_tables(doc_of(data))
+    assert decision.joined and len(table.rows) == 42 and table.page_end == 2
+    # a page that opens with two rows of another shape keeps them as text
+    other = furniture(2, 2)
+    other += table_items([["Bolt 9", "555-0100", "Hub 7", "A 5", "3.1"]] * 2,
+                         [72, 120, 200, 440, 500], 70)[0]
+    data = drawn_pdf([page(1, 2, rows[:40], "Table 1. Shipments by region", HEADER), other])
+    (table,), decisions = document_tables(doc_of(data))
+    assert len(table.rows) == 40 and decisions == []

@@ -76,7 +76,7 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
         places.append(keyed)
     result: dict[int, frozenset[int]] = {}
     for n, layout in enumerate(layouts):
-        owner = {i: table for table in layout.tables for i in table.lines}
+        owner = {i: table for table in layout.tables if not table.weak for i in table.lines}
         in_table = set(owner)
         found = set()
         band = MARGIN_SHARE * layout.height

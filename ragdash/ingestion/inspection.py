@@ -227,6 +227,7 @@ def inspect_pdf(
         PageTable(layout.page, region.bbox, region.method, len(region.rows), region.columns)
         for layout in pdf.layouts
         for region in layout.tables
+        if not region.weak
     )
     joined, decisions = document_tables(doc)
     tables = tuple(
@@ -275,7 +276,11 @@ def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:
 
 def page_tables_of(data: bytes, page_number: int) -> tuple[TableRegion, ...]:
     """The table regions detected on one page (1-based) of a PDF."""
-    return _with_page(data, page_number, lambda page: page_layout(page, page_number).tables)
+    return _with_page(
+        data,
+        page_number,
+        lambda page: tuple(t for t in page_layout(page, page_number).tables if not t.weak),
+    )
 
 
 def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int = 72) -> Any:
@@ -287,7 +292,7 @@ def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int 
     """
 
     def draw(page: Any) -> Any:
-        tables = page_layout(page, page_number).tables
+        tables = [t for t in page_layout(page, page_number).tables if not t.weak]
         image = page.to_image(resolution=resolution)
         for table in tables:
             color = BOX_COLORS.get(table.method, (0, 0, 0))

@@ -177,6 +177,17 @@ def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
     return best >= COLUMN_AGREEMENT * len(small)
 
 
+def _columns_fit(table: Sequence[float], rows: Sequence[float]) -> bool:
+    """Every column start of a few loose rows is one of the table's (after one shift)."""
+    if len(table) < 2 or len(rows) < min(3, len(table)):
+        return False  # a heading with a page number is no row of a wider table
+    shifts = {0.0, *(t - r for r in rows[:1] for t in table)}
+    return any(
+        all(any(abs(r + s - t) <= COLUMN_TOLERANCE for t in table) for r in rows)
+        for s in shifts
+    )
+
+
 def _span(region: TableRegion) -> tuple[int, int]:
     return (min(region.lines), max(region.lines)) if region.lines else (-1, -1)
 
@@ -184,7 +195,7 @@ def _span(region: TableRegion) -> tuple[int, int]:
 def _content(layout: PageLayout, furniture: frozenset[int], indexes: range) -> list[str]:
     """Text lines at ``indexes`` that are neither furniture, rotated margin text nor inside
     a table."""
-    in_table = {i for t in layout.tables for i in t.lines}
+    in_table = {i for t in layout.tables if not t.weak for i in t.lines}
     return [
         layout.lines[i].text
         for i in indexes
@@ -289,6 +300,8 @@ def decide(
         score = similarity(" ".join(region_b.header), " ".join(table.header))
         if score < SAME_HEADER:
             return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
+    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
+        return no("the rows opening the page do not sit in the table's columns")
     if not _columns_agree(region_a.anchors, region_b.anchors):
         return no(
             f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
@@ -364,6 +377,8 @@ def decide_same_page(
     )
     if not labels_ok:
         return no("two tables on one page are kept apart (text or a caption between)")
+    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
+        return no("the rows opening the page do not sit in the table's columns")
     if not _columns_agree(region_a.anchors, region_b.anchors):
         return no("two tables on one page are kept apart (columns differ)")
     restart = _restarts(table, rows_b)
@@ -536,6 +551,25 @@ def join_tables(
     for layout in layouts:
         marks = furniture.get(layout.page, frozenset())
         regions = sorted(layout.tables, key=lambda t: _span(t)[0])
+        regions = [r for n, r in enumerate(regions) if n == 0 or not r.weak]
+        if regions and regions[0].weak:
+            # one or two rows opening the page: a table only as the rest of the last one
+            weak = regions.pop(0)
+            candidate = tables[-1] if tables else None
+            if (
+                not any(i in marks for i in weak.lines)  # a running header, not rows
+                and candidate is not None
+                and previous is not None
+                and candidate.page_end == previous.page == layout.page - 1
+                and candidate.last_region is _last(previous)
+            ):
+                decision = decide(
+                    candidate, previous, furniture.get(previous.page, frozenset()),
+                    layout, marks, weak,
+                )
+                if decision.joined:
+                    decisions.append(decision)
+                    _append(candidate, weak, layout, marks, decision)
         for index, region in enumerate(regions):
             candidate = tables[-1] if tables else None
             if (

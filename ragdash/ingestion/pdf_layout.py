@@ -107,6 +107,9 @@ class TableRegion:
     lines: tuple[int, ...] = ()
     anchors: tuple[float, ...] = ()
     title: str = ""  # a title row inside a ruled box ("AXE 3 – OUTILS"), not a data row
+    #: One or two aligned rows opening a page: a table only if they continue the table that
+    #: ends the page before (the join decides; otherwise they are dropped).
+    weak: bool = False
 
     @property
     def columns(self) -> int:
@@ -146,7 +149,9 @@ class PageLayout:
     @property
     def text(self) -> str:
         """The structured text: table lines replaced by the tables' pipe rows."""
-        owner = {i: t for t, table in enumerate(self.tables) for i in table.lines}
+        owner = {
+            i: t for t, table in enumerate(self.tables) if not table.weak for i in table.lines
+        }
         out: list[str] = []
         done: set[int] = set()
         for i, line in enumerate(self.lines):
@@ -354,12 +359,17 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     )
 
 
-def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
+def aligned_tables(
+    lines: list[Line], taken: set[int], page_height: float = 0.0
+) -> list[TableRegion]:
     """Runs of lines with two or more segments in shared columns (a wrapped cell's extra
     line, or a one-cell group label, may sit between them)."""
     regions: list[TableRegion] = []
     run: list[int] = []
     multi = 0
+
+    def first_table() -> bool:  # no table found above on this page (loose rows aside)
+        return all(region.weak for region in regions)
 
     def close() -> None:
         nonlocal run, multi
@@ -373,7 +383,11 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
         while run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right:
             run.pop()  # a trailing one-cell line in the key column: a label or text after
         if multi >= MIN_ALIGNED_ROWS and run:
-            region = _aligned_region(lines, run, not regions)
+            region = _aligned_region(lines, run, first_table())
+            if region is not None:
+                regions.append(region)
+        elif run and not regions and multi >= 1 and not any(t < run[0] for t in taken):
+            region = _weak_region(lines, run, page_height)
             if region is not None:
                 regions.append(region)
         run, multi = [], 0
@@ -392,7 +406,7 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
         if len(line.segments) >= 2:
             if _starts_new_table(line, [lines[j] for j in run]):
                 close()
-            if not run and not regions:
+            if not run and first_table():
                 run.extend(_lead(lines, i, taken))
             run.append(i)
             multi += 1
@@ -402,6 +416,28 @@ def aligned_tables(lines: list[Line], taken: set[int]) -> list[TableRegion]:
             close()
     close()
     return regions
+
+
+def _weak_region(
+    lines: Sequence[Line], run: Sequence[int], page_height: float
+) -> TableRegion | None:
+    """One or two rows with numbers in several columns, first on the page and above its
+    bottom margin: perhaps the last rows of a table from the page before (a running header
+    of this shape is page furniture, and the join drops it)."""
+    found = [lines[i] for i in run]
+    multi = [line for line in found if len(line.segments) >= 2]
+    if not multi or page_height <= 0 or found[-1].bottom > 0.88 * page_height:
+        return None
+    if not all(sum(_numeric(seg[2]) for seg in line.segments) >= 1 for line in multi):
+        return None
+    left = min(line.x0 for line in found)
+    starts = sorted({round(seg[0] - left, 1) for line in multi for seg in line.segments})
+    rows = tuple(tuple(seg[2] for seg in line.segments) for line in found)
+    bbox = (left, found[0].top, max(line.x1 for line in found), found[-1].bottom)
+    return TableRegion(
+        bbox, "aligned", rows, 0, tuple(line.text for line in found), tuple(run),
+        tuple(starts), weak=True,
+    )
 
 
 def _title_line(lines: Sequence[Line], run: Sequence[int]) -> bool:
@@ -660,7 +696,7 @@ def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLa
     texts = text_tables([line if i not in taken else Line("", 0, 0, 0, 0)
                          for i, line in enumerate(lines)])
     taken |= {i for t in texts for i in t.lines}
-    aligned = aligned_tables(lines, taken)
+    aligned = aligned_tables(lines, taken, float(page.height))
     tables = sorted([*ruled, *texts, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
     return PageLayout(
         number, tuple(lines), tuple(tables), float(page.width), float(page.height),
