@@ -10,7 +10,9 @@ per page:
 * an *aligned* table is a run of lines whose segments share columns, with at least one
   column of short cells — several columns of long text lines are multi-column prose, not a
   table;
-* a *text* table is a run of lines written with ``|`` separators.
+* a *text* table is a run of lines written with ``|`` separators;
+* one or two aligned rows opening a page are kept as a *weak* region: a table only if the
+  join finds they continue the table that ends the page before.
 
 A :class:`PageLayout` keeps the page's lines exactly as ``extract_text`` gives them, with
 their positions, and the regions that are tables; :mod:`ragdash.ingestion.tables` decides
