@@ -365,6 +365,66 @@ def report(rows: Sequence[Row], k: int) -> str:
     return "\n".join(out)
 
 
+# --- PDF loading ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PdfTiming:
+    """One PDF: pdfplumber's own ``extract_text`` of every page, ragdash's load of the same
+    pages (text, lines, tables, letter spacing), and a second load from the parse cache."""
+
+    name: str
+    pages: int
+    extract_text_s: float
+    load_s: float
+    cached_s: float
+
+
+def time_pdf(path: Path, repeats: int = 1) -> PdfTiming:
+    """Time both in the same run, alternating, best of ``repeats``."""
+    import io
+    import tempfile
+
+    import pdfplumber
+
+    from ragdash.ingestion.ingest import MAX_PDF_PAGES, read_pdf
+    from ragdash.ingestion.pdf_cache import PdfCache
+
+    data = path.read_bytes()
+    plain, ours, cached = [], [], []
+    pages = 0
+    for _ in range(max(repeats, 1)):
+        start = time.perf_counter()
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for page in pdf.pages:
+                page.extract_text()
+                page.close()
+                pages += 1
+        plain.append(time.perf_counter() - start)
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = PdfCache(tmp)
+            start = time.perf_counter()
+            read_pdf(data, MAX_PDF_PAGES, cache=cache)
+            ours.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            read_pdf(data, MAX_PDF_PAGES, cache=cache)
+            cached.append(time.perf_counter() - start)
+    return PdfTiming(path.name, pages // max(repeats, 1), min(plain), min(ours), min(cached))
+
+
+def pdf_report(rows: Sequence[PdfTiming]) -> str:
+    out = ["### PDF loading (same pages, same run)", ""]
+    out.append("| file | pages | extract_text s | ragdash load s | load÷extract_text "
+               "| cached 2nd load s |")  # fmt: skip
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        out.append(
+            f"| {r.name} | {r.pages} | {r.extract_text_s:.2f} | {r.load_s:.2f} | "
+            f"{_ratio(r.load_s, r.extract_text_s)} | {r.cached_s:.3f} |"
+        )
+    return "\n".join(out)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m ragdash.bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="1k and 10k passages, fewer runs")
@@ -372,6 +432,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--queries", type=int, help="queries per size (default 200, quick 50)")
     parser.add_argument("--cases", type=int, help="ablation cases (default 1000, quick 100)")
     parser.add_argument("--k", type=int, default=10, help="passages returned per query")
+    parser.add_argument(
+        "--pdf", nargs="+", type=Path, metavar="FILE",
+        help="time loading these PDFs beside pdfplumber's extract_text (then exit)",
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="PDF timing: best of N runs")
     args = parser.parse_args(argv)
     quick = args.quick
     args.passages = args.passages or list(QUICK_SIZES if quick else SIZES)
@@ -382,6 +447,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.pdf:
+        timings = []
+        for path in args.pdf:
+            timings.append(time_pdf(path, args.repeats))
+            print(f"timed {path.name}", flush=True)
+        print()
+        print(pdf_report(timings))
+        return 0
     start = time.perf_counter()
     texts = passage_texts(max(args.passages))
     print(f"corpus: {len(texts):,} passages of standard-library and package docstrings "

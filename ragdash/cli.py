@@ -415,6 +415,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
         return EXIT_OK
     print(f"{path.name}: {report.pages} page(s)")
+    print(f"verdict: {report.verdict}")
     rows = [("page", "text chars", "tables found")]
     for number, chars in enumerate(report.chars_per_page, start=1):
         found = [f"{t.method} {t.rows}x{t.columns}" for t in report.page_tables if t.page == number]
@@ -433,6 +434,19 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"fragments joined: {report.fragments_joined} page break(s), "
         f"{report.rows_joined} cut row(s) re-assembled"
     )
+    if report.decisions:
+        print("\njoin decisions:")
+        for d in report.decisions:
+            word = "JOINED" if d.joined else "apart"
+            print(f"  p{d.page_a}->p{d.page_b} {word}: {d.reason}")
+            print(f"    last row before: {d.row_before[:90]}")
+            print(f"    first row after: {d.row_after[:90]}")
+    if report.furniture:
+        print("\npage furniture (kept in page text, skipped when joining):")
+        for line in report.furniture[:20]:
+            print(f"  {line}")
+    if report.no_text_pages:
+        print(f"\npages with no text layer: {', '.join(map(str, report.no_text_pages))}")
     rows = [("passages", "count", "min", "median", "p90", "max")]
     for name, s in (
         ("fix off", report.passages_without_fix),

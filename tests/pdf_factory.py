@@ -155,3 +155,112 @@ def text_then_scan_pdf() -> bytes:
     canvas.showPage()
     canvas.save()
     return out.getvalue()
+
+
+# --------------------------------------------------------------------------- drawn pages
+# Pages drawn item by item at exact places, for the layouts real PDFs have: running
+# headers and footers, facing pages shifted sideways, captions, multi-column prose.
+
+Item = tuple[float, float, str]  # x, distance from the page top, text
+
+
+def drawn_pdf(pages: list[list[Item]], font_size: float = 9, rotated: bool = False) -> bytes:
+    """Each page is a list of (x, top, text) drawn with Helvetica; ``rotated`` adds a
+    vertical margin note on every page (text that breaks a page-level word check)."""
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    _, height = A4
+    for items in pages:
+        canvas.setFont("Helvetica", font_size)
+        for x, top, text in items:
+            canvas.drawString(x, height - top - font_size, text)
+        if rotated:
+            canvas.saveState()
+            canvas.translate(570, 300)
+            canvas.rotate(90)
+            canvas.drawString(0, 0, "Draft - for internal review only")
+            canvas.restoreState()
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def table_items(
+    rows: Rows, columns: list[float], top: float, shift: float = 0, step: float = 14
+) -> tuple[list[Item], float]:
+    """A stream table (no rulings): each row's cells at the column x positions."""
+    items = []
+    for row in rows:
+        cells = zip(columns, row, strict=True)
+        items.extend((x + shift, top, str(cell)) for x, cell in cells if str(cell))
+        top += step
+    return items, top
+
+
+def furniture(page: int, pages: int, shift: float = 0) -> list[Item]:
+    """A running header (mirrored on facing pages) and a page-number footer."""
+    return [
+        (72 + shift, 30, "Northwind Logistics - Annual Statistics 2024"),
+        (280 + shift, 800, f"Page {page} of {pages}"),
+    ]
+
+
+def letter_spaced_pdf(text: str, gap: float = 4.0) -> bytes:
+    """One line drawn a character at a time with a gap wider than a word space between
+    letters (how some generators place dates), plus a normal line."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    canvas.setFont("Helvetica", 11)
+    canvas.drawString(72, 760, "Invoice date and reference:")
+    x = 72.0
+    for char in text:
+        if char == " ":
+            x += 3 * gap
+            continue
+        canvas.drawString(x, 740, char)
+        x += stringWidth(char, "Helvetica", 11) + gap
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def report_pdf(story_rows: Rows, ruled: bool = True, pages_text: str = "Page") -> bytes:
+    """A report: a running header and a page-number footer drawn on every page (as
+    reportlab's page templates do), and a long table flowing under them."""
+
+    def furniture(canvas: Canvas, doc: SimpleDocTemplate) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(72, A4[1] - 40, "Contoso Freight - Quarterly Operations Report")
+        canvas.drawString(A4[0] / 2, 30, f"{pages_text} {doc.page}")
+        canvas.restoreState()
+
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=A4, invariant=1)
+    story = [
+        Paragraph("Table 4. Depot stock by item", _STYLES["Heading2"]),
+        Table(story_rows, repeatRows=1, style=RULED if ruled else UNRULED),
+        Spacer(1, 12),
+        Paragraph(prose(3, "audit"), _STYLES["Normal"]),
+    ]
+    doc.build(story, onFirstPage=furniture, onLaterPages=furniture)
+    return out.getvalue()
+
+
+def two_column_prose_pdf(paragraphs: int = 24) -> bytes:
+    """Running text in two columns over several pages (a newsletter or a journal)."""
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate
+
+    out = io.BytesIO()
+    width, height = A4
+    column = (width - 144 - 18) / 2
+    frames = [
+        Frame(72, 72, column, height - 144, id="left"),
+        Frame(72 + column + 18, 72, column, height - 144, id="right"),
+    ]
+    doc = BaseDocTemplate(out, pagesize=A4, invariant=1)
+    doc.addPageTemplates([PageTemplate(id="two", frames=frames)])
+    doc.build([Paragraph(prose(6, f"topic{n}"), _STYLES["Normal"]) for n in range(paragraphs)])
+    return out.getvalue()

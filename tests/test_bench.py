@@ -42,3 +42,15 @@ def test_bench_systems_answer_the_same_top_k_shape():
     for peer in bench.available_peers():
         peer.build(corpus)
         peer.query("return the value", 5)
+
+
+def test_bench_times_pdf_loading_beside_extract_text(tmp_path, capsys):
+    from pdf_factory import inventory_rows, table_pdf
+
+    path = tmp_path / "stock.pdf"
+    path.write_bytes(table_pdf(inventory_rows(40), ruled=True))
+    assert bench.main(["--pdf", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "extract_text s" in out and "ragdash load s" in out and "cached 2nd load s" in out
+    (row,) = [line for line in out.splitlines() if line.startswith("| stock.pdf")]
+    assert re.search(r"\| 2 \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d+x \|", row)

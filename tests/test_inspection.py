@@ -47,7 +47,7 @@ def test_report_shows_the_joined_table_and_its_fragments(lo_report):
     (table,) = lo_report.tables
     assert (table.page_start, table.page_end) == (1, 5)
     assert table.rows == 120 and table.columns == 4
-    assert table.header == "Item code | Product | Warehouse | Quantity"
+    assert table.header == "Item code | Product | Warehouse | Quantity"  # column names
     assert lo_report.fragments_joined == 4  # four page breaks crossed
     assert lo_report.rows_joined == 1  # the tall row cut by a break
     assert [t.page for t in lo_report.page_tables] == [1, 2, 3, 4, 5]
@@ -63,15 +63,15 @@ def test_size_distribution_with_and_without_the_fix(lo_report):
     assert off.min <= off.median <= off.max and on.min <= on.median <= on.p90 <= on.max
 
 
-def test_joining_never_makes_page_sized_blobs():
-    # A dense prose page and a 150-row table: with the fix no passage exceeds the limit.
+def test_the_fix_leaves_prose_pages_alone_and_keeps_table_chunks_small():
+    # A dense prose page stays one passage exactly as without the fix (not re-cut); a
+    # 150-row table over several pages is cut into chunks under the limit.
     lines = [
         f"Line {n} of the long returns memo, written out in full for the record." for n in range(45)
     ]
     data = text_pages_pdf([lines])
     report = inspect_pdf(data)
-    assert report.passages_without_fix.max > PASSAGE_MAX_CHARS
-    assert report.passages_with_fix.max <= PASSAGE_MAX_CHARS
+    assert report.passages_with_fix == report.passages_without_fix
     big = inspect_pdf(table_pdf(inventory_rows(150), before=prose(2)))
     assert big.passages_with_fix.max <= PASSAGE_MAX_CHARS
     assert big.tables[0].rows == 150
@@ -121,6 +121,13 @@ def test_page_without_text_layer_is_a_warning_that_says_ocr():
     assert report.pages == 2 and report.chars_per_page[1] == 0
     (warning,) = report.warnings
     assert "page(s) 2" in warning and "OCR" in warning
+    assert report.no_text_pages == (2,)
+    assert report.verdict.startswith("At risk") and "page(s) 2 have no text layer" in report.verdict
+
+
+def test_a_plain_pdf_gets_a_good_verdict():
+    report = inspect_pdf(text_pages_pdf([["Returns are accepted within 30 days."]]))
+    assert report.verdict.startswith("Good") and report.decisions == ()
 
 
 def test_bad_pdf_in_a_folder_loses_nothing_else(tmp_path):
@@ -168,6 +175,8 @@ def test_cli_inspect_prints_the_report(capsys):
     out = capsys.readouterr().out
     assert "lo_long_ruled.pdf: 5 page(s)" in out
     assert "1-5" in out and "fragments joined: 4 page break(s)" in out
+    assert "verdict: " in out and "tables fix on" in out
+    assert out.count("JOINED: joined:") == 4 and "last row before: ART-0027" in out
 
 
 def test_cli_inspect_json(capsys):
@@ -176,6 +185,8 @@ def test_cli_inspect_json(capsys):
     assert record["file"] == "lo_long_ruled.pdf" and record["pages"] == 5
     assert record["tables"][0]["page_start"] == 1 and record["tables"][0]["page_end"] == 5
     assert record["passages_with_fix"]["max"] <= PASSAGE_MAX_CHARS
+    assert [d["joined"] for d in record["decisions"]] == [True] * 4
+    assert record["tables"][0]["joins"][0]["reason"].startswith("joined:")
 
 
 @pytest.mark.parametrize("name", ["zero-byte", "encrypted", "image-only"])

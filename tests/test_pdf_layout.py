@@ -23,7 +23,8 @@ from reportlab.platypus import Paragraph
 from ragdash.checks.faults import ocr_noise_document
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.ingest import read_pdf
-from ragdash.ingestion.segmentation import PASSAGE_MAX_CHARS, document_passages
+from ragdash.ingestion.joins import Row
+from ragdash.ingestion.segmentation import PASSAGE_MAX_CHARS, document_passages, document_tables
 from ragdash.ingestion.tables import cells, is_table_line
 from ragdash.retrieval.tokens import tokenize
 
@@ -32,7 +33,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def as_document(data: bytes) -> Document:
     pdf = read_pdf(data)
-    return Document("doc", "doc", None, "current", "doc.pdf", "pdf", pdf.pages, 0, pdf.table_pages)
+    return Document(
+        "doc", "doc", None, "current", "doc.pdf", "pdf", pdf.pages, 0, pdf.table_pages, pdf.layouts
+    )
 
 
 def plain_pages(data: bytes) -> list[str]:
@@ -49,8 +52,20 @@ def data_rows(passages: list[Passage]) -> list[str]:
     return [line for p in tables(passages) for line in p.text.splitlines()[1:]]
 
 
+def key_of(row: str) -> str:
+    """The first cell of a row: before the first ``|``, or (a row as the page's text gives
+    it) its first word."""
+    return cells(row)[0] if "|" in row else (row.split() or [""])[0]
+
+
 def row_of(passages: list[Passage], key: str) -> list[str]:
-    return [row for row in data_rows(passages) if cells(row)[0] == key]
+    return [row for row in data_rows(passages) if key_of(row) == key]
+
+
+def joined_rows(data: bytes) -> list[Row]:
+    """The data rows of every table as the tables fix joins them (cells, not text)."""
+    tables, _ = document_tables(as_document(data))
+    return [row for table in tables for row in table.rows]
 
 
 @pytest.fixture(scope="module")
@@ -63,19 +78,25 @@ def long_aligned() -> bytes:
     return table_pdf(inventory_rows(90), ruled=False, before=prose(3), after=prose(3, "billing"))
 
 
+#: A one-line row (ruled or not) reads as the page's own text line in a passage.
+HEADERS = {
+    "long_ruled": "Item code Product Warehouse Quantity",
+    "long_aligned": "Item code Product Warehouse Quantity",
+}
+
+
 @pytest.mark.parametrize("kind", ["long_ruled", "long_aligned"])
 def test_table_over_three_pages_joins_into_whole_rows_under_its_header(kind, request):
     data = request.getfixturevalue(kind)
     passages = document_passages(as_document(data), join_tables=True)
     table_passages = tables(passages)
     assert table_passages[0].page_start == 1 and table_passages[-1].page_end >= 3
-    header = "Item code | Product | Warehouse | Quantity"
-    assert all(p.text.splitlines()[0] == header for p in table_passages)
+    assert all(p.text.splitlines()[0] == HEADERS[kind] for p in table_passages)
     rows = data_rows(passages)
     # Every item exactly once (the repeated header is not data), each row with its 4 cells.
-    assert [cells(r)[0] for r in rows] == [f"SKU-{i:04d}" for i in range(1, 91)]
-    assert all(len(cells(r)) == 4 for r in rows)
-    assert row_of(passages, "SKU-0042") == ["SKU-0042 | Widget model 42 | Gdansk | 294"]
+    assert [key_of(r) for r in rows] == [f"SKU-{i:04d}" for i in range(1, 91)]
+    assert all(len(r.cells) == 4 for r in joined_rows(data))
+    assert row_of(passages, "SKU-0042") == ["SKU-0042 Widget model 42 Gdansk 294"]
 
 
 @pytest.mark.parametrize("kind", ["long_ruled", "long_aligned"])
@@ -91,9 +112,9 @@ def test_baseline_is_exactly_pdfplumber_text_one_passage_per_page(kind, request)
 def test_table_without_repeated_header_still_joins(ruled):
     data = table_pdf(inventory_rows(70), ruled=ruled, before=prose(2), repeat_header=False)
     passages = document_passages(as_document(data), join_tables=True)
-    assert [cells(r)[0] for r in data_rows(passages)] == [f"SKU-{i:04d}" for i in range(1, 71)]
+    assert [key_of(r) for r in data_rows(passages)] == [f"SKU-{i:04d}" for i in range(1, 71)]
     assert {p.text.splitlines()[0] for p in tables(passages)} == {
-        "Item code | Product | Warehouse | Quantity"
+        HEADERS["long_ruled" if ruled else "long_aligned"]
     }
 
 
@@ -111,10 +132,13 @@ def test_aligned_row_whose_cell_is_cut_by_the_page_break_is_glued_back():
     )
     pages = plain_pages(data)
     assert "part0 " in pages[0] and "part39" in pages[1]  # the break really cuts the cell
+    (row,) = [r for r in joined_rows(data) if r.cells[0] == "SKU-0027"]
+    assert row.cells == ("SKU-0027", note, "Gdansk", "189") and row.pages == (1, 2)
     passages = document_passages(as_document(data), join_tables=True)
-    (row,) = row_of(passages, "SKU-0027")
-    assert cells(row) == ["SKU-0027", note, "Gdansk", "189"]
-    assert row_of(passages, "SKU-0028") == ["SKU-0028 | Widget model 28 | Leeds | 196"]
+    # the passage reads the row as the pages' text lines, both halves in one chunk
+    (table,) = [p for p in tables(passages) if "part0 of the long note" in p.text]
+    assert "part39 of the long note" in table.text and (table.page_start, table.page_end) == (1, 2)
+    assert row_of(passages, "SKU-0028") == ["SKU-0028 Widget model 28 Leeds 196"]
 
 
 def test_text_table_cut_inside_a_row_over_three_pages():
@@ -144,7 +168,7 @@ def test_prose_after_a_table_on_the_next_page_is_not_swallowed(ruled):
     passages = document_passages(as_document(data), join_tables=True)
     assert all("billing" not in p.text for p in tables(passages))
     (closing,) = [p for p in passages if "billing" in p.text]
-    assert closing.kind == "prose"
+    assert closing.kind == "page"
     assert tokenize(closing.text) == tokenize(prose(4, "billing"))
 
 
@@ -152,43 +176,45 @@ def test_prose_after_a_table_on_the_next_page_is_not_swallowed(ruled):
 def test_two_tables_on_one_page_stay_two_tables(ruled):
     carriers = [["Carrier", "Phone"], ["Norlys", "555-0100"], ["Vexa Freight", "555-0199"]]
     data = two_tables_pdf(inventory_rows(5), carriers, ruled=ruled)
-    passages = document_passages(as_document(data), join_tables=True)
-    assert [p.text.splitlines() for p in tables(passages)] == [
-        ["Item code | Product | Warehouse | Quantity"]
-        + [
-            f"SKU-{i:04d} | Widget model {i} | {place} | {7 * i}"
-            for i, place in zip(
-                range(1, 6), ["Porto", "Gdansk", "Leeds", "Turin", "Lyon"], strict=True
-            )
-        ],
-        ["Carrier | Phone", "Norlys | 555-0100", "Vexa Freight | 555-0199"],
+    found, decisions = document_tables(as_document(data))
+    assert [[r.cells[0] for r in t.rows] for t in found] == [
+        [f"SKU-{i:04d}" for i in range(1, 6)],
+        ["Norlys", "Vexa Freight"],
     ]
-    assert [p.text for p in passages if p.kind == "prose"] == ["Stock levels", "Carrier contacts"]
+    assert [d.joined for d in decisions] == [False]
+    # tables within one page stay in their page's passage, exactly as without the fix
+    passages = document_passages(as_document(data), join_tables=True)
+    assert passages == document_passages(as_document(data), join_tables=False)
 
 
 def test_libreoffice_ruled_table_over_five_pages_with_a_row_cut_by_the_break():
     data = (FIXTURES / "lo_long_ruled.pdf").read_bytes()
     passages = document_passages(as_document(data), join_tables=True)
     rows = data_rows(passages)
-    assert [cells(r)[0] for r in rows] == [f"ART-{i:04d}" for i in range(1, 121)]
+    assert [key_of(r) for r in rows] == [f"ART-{i:04d}" for i in range(1, 121)]
+    # the tall row cut by the break: one row, its cells merged, read as pdfplumber's cells
     (tall,) = row_of(passages, "ART-0038")
     assert "note line 1 about" in tall and "note line 12 about" in tall
     assert cells(tall)[2:] == ["Leeds", "418"]
     assert all(p.page_end <= 5 and len(p.text) <= PASSAGE_MAX_CHARS for p in passages)
     closing = [p for p in passages if "Closing notes" in p.text]
-    assert [p.kind for p in closing] == ["prose"] and "ART-" not in closing[0].text
+    assert [p.kind for p in closing] == ["page"] and "ART-" not in closing[0].text
 
 
 def test_libreoffice_borderless_tables_two_on_a_page_and_prose_on_the_next_page():
     data = (FIXTURES / "lo_unruled_two_tables.pdf").read_bytes()
+    found, _ = document_tables(as_document(data))
+    assert [t.header_text for t in found] == [
+        "Carrier | Phone | Depot",
+        "Supplier | Country",
+        "Item code | Product | Warehouse | Quantity",
+    ]
+    assert [(t.page_start, t.page_end) for t in found] == [(1, 1), (1, 1), (1, 4)]
+    stock = [r.cells[0] for r in found[2].rows if r.cells[0].startswith("ART-")]
+    assert stock == [f"ART-{i:04d}" for i in range(1, 76)]
     passages = document_passages(as_document(data), join_tables=True)
-    headers = [p.text.splitlines()[0] for p in tables(passages)]
-    assert headers[:2] == ["Carrier | Phone | Depot", "Supplier | Country"]
-    assert set(headers[2:]) == {"Item code | Product | Warehouse | Quantity"}
-    stock = [r for r in data_rows(passages) if r.startswith("ART-")]
-    assert [cells(r)[0] for r in stock] == [f"ART-{i:04d}" for i in range(1, 76)]
     audit = [p for p in passages if "Audit" in p.text]
-    assert [p.kind for p in audit] == ["prose"] and audit[0].page_start == 5
+    assert [p.kind for p in audit] == ["page"] and audit[0].page_start == 5
 
 
 @pytest.mark.parametrize(
@@ -221,7 +247,7 @@ def test_a_changed_page_is_not_shadowed_by_its_old_layout(long_ruled):
 
 
 def test_edit_that_drops_the_layout_falls_back_to_the_text_join(long_ruled):
-    doc = replace(as_document(long_ruled), table_pages=None)
+    doc = replace(as_document(long_ruled), table_pages=None, layouts=None)
     passages = document_passages(doc, join_tables=True)
     assert not tables(passages)  # no pipes in the text layer: nothing to join
     assert len(passages) >= len(doc.pages)

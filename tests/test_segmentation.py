@@ -88,11 +88,10 @@ def test_a_pdf_is_one_passage_per_page_at_baseline_and_skips_blank_pages():
     assert [p.label for p in passages] == ["manual p1 #1", "manual p3 #2"]
 
 
-def test_a_pdf_without_tables_gets_prose_passages_with_the_tables_fix():
+def test_a_pdf_without_tables_keeps_its_page_passages_with_the_tables_fix():
     doc = make_document("manual", ["Page one text", "Page two text"])
     passages = document_passages(doc, join_tables=True)
-    assert [p.text for p in passages] == ["Page one text", "Page two text"]
-    assert {p.kind for p in passages} == {"prose"}
+    assert passages == document_passages(doc, join_tables=False)
 
 
 def test_the_tables_fix_joins_a_cut_table_into_one_passage_with_its_header():
@@ -113,8 +112,12 @@ def test_the_tables_fix_joins_a_cut_table_into_one_passage_with_its_header():
     assert table.text.splitlines()[0] == HEADER
     assert ["Basic", "10 Go", "5 EUR"] in [cells(line) for line in table.text.splitlines()]
     assert table.label == "plans p1-2 #2"
-    prose = [p.text for p in after if p.kind == "prose"]
-    assert prose == ["Our plans", "Prices exclude VAT."]
+    # the rest of each page stays a page passage; the table sits after the page it starts on
+    assert [(p.kind, p.text) for p in after] == [
+        ("page", "Our plans"),
+        ("table", table.text),
+        ("page", "Prices exclude VAT."),
+    ]
 
 
 def test_the_tables_fix_keeps_every_word_of_a_pdf():

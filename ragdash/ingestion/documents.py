@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
+from typing import Any
 
 from ragdash.retrieval.tokens import tokenize, tokenize_unicode
 
@@ -31,6 +32,9 @@ class Document:
     pages: tuple[str, ...]
     order: int
     table_pages: tuple[str, ...] | None = None
+    #: A PDF's pages as parsed (:class:`ragdash.ingestion.pdf_layout.PageLayout`): lines
+    #: with positions and table regions, which the ``tables`` fix joins across page breaks.
+    layouts: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ragdash.errors import IngestError
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
+from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 
 TEXT_SUFFIXES = (".txt", ".md")
@@ -101,21 +102,44 @@ def parse_date(value: str) -> date:
 
 
 def read_pdf(
-    data: bytes, max_pages: int = MAX_PDF_PAGES, progress: Progress | None = None
+    data: bytes,
+    max_pages: int = MAX_PDF_PAGES,
+    progress: Progress | None = None,
+    cache: PdfCache | None = None,
 ) -> PdfText:
     """Extract the text layer of a PDF with pdfplumber, page by page, and in the same pass
-    detect each page's tables (:func:`ragdash.ingestion.pdf_layout.page_layout`).
+    read each page's lines and tables (:func:`ragdash.ingestion.pdf_layout.page_layout`,
+    from the same cached text map as ``extract_text``). Letter-spaced lines are repaired
+    and reported in the warnings.
 
+    With a ``cache``, a PDF whose bytes were parsed before is not parsed again.
     ``progress(fraction, "page N of M")`` is called before each page.
     Raises :class:`IngestError` for an empty, corrupt, encrypted, oversized or image-only PDF.
     """
-    import pdfplumber
-    from pdfminer.pdfdocument import PDFPasswordIncorrect
-
     if not data:
         raise IngestError("is empty (0 bytes)")
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise IngestError("is not a PDF (it does not start with %PDF)")
+    cached = cache.get(data) if cache is not None else None
+    if isinstance(cached, PdfText):
+        if len(cached.pages) > max_pages:
+            raise IngestError(
+                f"has {len(cached.pages)} pages; the limit is {max_pages} — split it into "
+                "smaller files"
+            )
+        if progress:
+            progress(1.0, "done (parsed before: read from the cache)")
+        return cached
+    parsed = _parse_pdf(data, max_pages, progress)
+    if cache is not None:
+        cache.put(data, parsed)
+    return parsed
+
+
+def _parse_pdf(data: bytes, max_pages: int, progress: Progress | None) -> PdfText:
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             total = len(pdf.pages)
@@ -128,8 +152,10 @@ def read_pdf(
             for number, page in enumerate(pdf.pages, start=1):
                 if progress:
                     progress((number - 1) / total, f"page {number} of {total}")
-                texts.append(page.extract_text() or "")
-                layouts.append(page_layout(page, number, texts[-1]))
+                text = page.extract_text() or ""
+                layout = page_layout(page, number)
+                texts.append(layout.plain if layout.letter_spaced else text)
+                layouts.append(layout)
                 page.close()  # drop the page's parsed objects: memory stays flat
             pages = tuple(texts)
     except IngestError:
@@ -148,12 +174,19 @@ def read_pdf(
     empty = [str(n) for n, text in enumerate(pages, start=1) if not text.strip()]
     if len(empty) == len(pages):
         raise IngestError("has no text layer (image-only or scanned); run OCR on it first")
-    warnings = ()
+    warnings = []
     if empty:
-        warnings = (f"page(s) {', '.join(empty)} have no text layer (image-only?); OCR needed",)
+        warnings.append(f"page(s) {', '.join(empty)} have no text layer (image-only?); OCR needed")
+    spaced = [layout for layout in layouts if layout.letter_spaced]
+    if spaced:
+        example = spaced[0].letter_spaced[0]
+        warnings.append(
+            f"page(s) {', '.join(str(x.page) for x in spaced)} had letter-spaced text "
+            f"(e.g. {example[:40]!r}); it was rejoined so it can be searched"
+        )
     if progress:
         progress(1.0, "done")
-    return PdfText(pages, warnings, tuple(layouts))
+    return PdfText(pages, tuple(warnings), tuple(layouts))
 
 
 def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], list[IngestMessage]]:
@@ -201,6 +234,7 @@ def load_document(
     order: int,
     max_pages: int = MAX_PDF_PAGES,
     progress: Progress | None = None,
+    cache: PdfCache | None = None,
 ) -> tuple[Document, list[str]]:
     """Load one file into a :class:`Document`; returns it with its warnings.
 
@@ -212,10 +246,11 @@ def load_document(
     except OSError as exc:
         raise IngestError(f"cannot be read ({exc.strerror or exc})") from None
     if path.suffix.lower() == PDF_SUFFIX:
-        pdf = read_pdf(data, max_pages, progress)
+        pdf = read_pdf(data, max_pages, progress, cache)
         meta: dict[str, str] = {}
         pages, kind = pdf.pages, "pdf"
         table_pages = pdf.table_pages
+        layouts = pdf.layouts or None
         warnings.extend(pdf.warnings)
     else:
         if not data.strip():
@@ -226,7 +261,7 @@ def load_document(
         meta, body = split_front_matter(text)
         if not body.strip():
             raise IngestError("has front matter but no text")
-        pages, kind, table_pages = (body,), "text", None
+        pages, kind, table_pages, layouts = (body,), "text", None, None
     meta.update(overrides)
     doc_id = meta.get("id", "").strip() or path.stem
     updated = None
@@ -243,12 +278,16 @@ def load_document(
         status = "current"
     subject = meta.get("subject", "").strip() or doc_id
     return Document(
-        doc_id, subject, updated, status, path.name, kind, tuple(pages), order, table_pages
+        doc_id, subject, updated, status, path.name, kind, tuple(pages), order, table_pages,
+        layouts,
     ), warnings
 
 
 def load_folder(
-    folder: str | Path, max_pages: int = MAX_PDF_PAGES, progress: Progress | None = None
+    folder: str | Path,
+    max_pages: int = MAX_PDF_PAGES,
+    progress: Progress | None = None,
+    cache: PdfCache | None = None,
 ) -> Corpus:
     """Load every ``.txt``, ``.md`` and ``.pdf`` file of ``folder`` into a :class:`Corpus`.
 
@@ -277,7 +316,7 @@ def load_folder(
             progress(index / max(len(paths), 1), path.name)
         try:
             doc, warnings = load_document(
-                path, overrides.get(path.name, {}), len(documents), max_pages
+                path, overrides.get(path.name, {}), len(documents), max_pages, cache=cache
             )
         except IngestError as exc:
             messages.append(IngestMessage(path.name, "error", f"{exc}; file skipped"))

@@ -7,6 +7,7 @@ Used by ``python -m ragdash inspect FILE.pdf`` and the dashboard's Documents pag
 from __future__ import annotations
 
 import io
+import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -14,10 +15,16 @@ from typing import Any
 
 from ragdash.errors import IngestError
 from ragdash.ingestion.documents import Document, Passage
-from ragdash.ingestion.ingest import MAX_PDF_PAGES, Progress, read_pdf
+from ragdash.ingestion.furniture import find_furniture
+from ragdash.ingestion.ingest import MAX_PDF_PAGES, PdfText, Progress, read_pdf
+from ragdash.ingestion.joins import JoinDecision
+from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import BBox, TableRegion, page_layout
-from ragdash.ingestion.segmentation import PASSAGE_MAX_CHARS, document_passages, segment_pages
-from ragdash.ingestion.tables import cells, join_page_tables
+from ragdash.ingestion.segmentation import (
+    PASSAGE_MAX_CHARS,
+    document_passages,
+    document_tables,
+)
 
 #: Outline and fill (RGBA) of table boxes drawn on a page image, by detection method.
 BOX_COLORS = {"ruled": (220, 38, 38), "aligned": (37, 99, 235)}
@@ -34,6 +41,23 @@ class PageTable:
     columns: int
 
 
+#: Join refusals that rest on column positions alone (no caption, text, new header or
+#: restarting rows between): the ones worth a look, as column detection can err.
+DOUBTFUL_REASONS = ("columns differ",)
+
+
+@dataclass(frozen=True)
+class JoinInfo:
+    """One decision at a page break (or between two tables of one page), in words."""
+
+    page_a: int
+    page_b: int
+    joined: bool
+    reason: str
+    row_before: str
+    row_after: str
+
+
 @dataclass(frozen=True)
 class DetectedTable:
     """A table as the ``tables`` fix sees it: joined across the pages it spans."""
@@ -44,6 +68,8 @@ class DetectedTable:
     columns: int
     header: str
     joined_rows: int  # rows re-assembled from two halves cut by a page break
+    method: str = ""
+    joins: tuple[JoinInfo, ...] = ()
 
     @property
     def page_breaks(self) -> int:
@@ -75,7 +101,9 @@ class SizeStats:
 @dataclass(frozen=True)
 class IngestionReport:
     """Everything ingestion did with one PDF. ``chars_per_page`` counts non-blank
-    characters of each page's text layer."""
+    characters of each page's text layer; ``decisions`` holds every join decision, taken
+    or not; ``furniture`` the running headers, footers and page numbers found (with the
+    pages they are on); ``verdict`` answers "will this PDF be retrieved correctly?"."""
 
     pages: int
     chars_per_page: tuple[int, ...]
@@ -86,33 +114,95 @@ class IngestionReport:
     passages_without_fix: SizeStats
     passages_with_fix: SizeStats
     warnings: tuple[str, ...]
+    decisions: tuple[JoinInfo, ...] = ()
+    furniture: tuple[str, ...] = ()
+    no_text_pages: tuple[int, ...] = ()
+    verdict: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
         return asdict(self)
 
 
-def _table_summary(lines: Sequence[str], start: int, end: int, joined: int) -> DetectedTable:
-    header = lines[0]
-    width = max(len(cells(line)) for line in lines)
-    return DetectedTable(start, end, len(lines) - 1, width, header, joined)
+def _info(decision: JoinDecision) -> JoinInfo:
+    return JoinInfo(
+        decision.page_a, decision.page_b, decision.joined, decision.reason,
+        decision.row_before, decision.row_after,
+    )
 
 
-def _layout_warnings(doc: Document, laid_out: Sequence[str]) -> list[str]:
-    """Pages whose structured text was not used because it lost or changed words."""
-    if doc.table_pages is None:
-        return []
-    skipped = [
-        str(n)
-        for n, (used, laid) in enumerate(zip(laid_out, doc.table_pages, strict=True), start=1)
-        if used != laid
-    ]
-    if not skipped:
-        return []
-    return [
-        f"page(s) {', '.join(skipped)}: table layout did not keep every word; "
-        "the plain text is used there"
-    ]
+def _furniture_lines(doc: Document) -> tuple[str, ...]:
+    """Each distinct furniture line (digits folded) with the pages it was found on."""
+    layouts = doc.layouts or ()
+    found: dict[str, list[int]] = {}
+    examples: dict[str, str] = {}
+    for page, indexes in find_furniture(layouts).items():
+        for i in sorted(indexes):
+            text = layouts[page - 1].lines[i].text
+            key = " ".join(re.sub(r"\d+", "#", text).split())
+            found.setdefault(key, []).append(page)
+            examples.setdefault(key, text)
+    return tuple(
+        f"{examples[key][:80]} (p{_ranges(pages)})"
+        for key, pages in sorted(found.items(), key=lambda kv: kv[1][0])
+    )
+
+
+def _ranges(pages: Sequence[int]) -> str:
+    pages = sorted(set(pages))
+    parts = []
+    start = prev = pages[0]
+    for page in [*pages[1:], None]:
+        if page is not None and page == prev + 1:
+            prev = page
+            continue
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if page is not None:
+            start = prev = page
+    return ", ".join(parts)
+
+
+def verdict(
+    pages: int,
+    no_text: Sequence[int],
+    tables: Sequence[DetectedTable],
+    decisions: Sequence[JoinInfo],
+    letter_spaced: bool,
+) -> str:
+    """The answer to "will this PDF be retrieved correctly?", in words."""
+    notes = []
+    if no_text:
+        notes.append(
+            f"page(s) {_ranges(no_text)} have no text layer: nothing on them can be retrieved "
+            "until they are OCRed"
+        )
+    crossing = [t for t in tables if t.page_end > t.page_start]
+    if crossing:
+        spans = ", ".join(f"p{t.page_start}-{t.page_end}" for t in crossing[:6])
+        notes.append(
+            f"{len(crossing)} table(s) cross page breaks ({spans}): with the tables fix off, "
+            "rows either side of a break are in different passages — turn the tables fix on"
+        )
+    apart = [d for d in decisions if not d.joined and d.page_a != d.page_b]
+    doubtful = [d for d in apart if any(w in d.reason for w in DOUBTFUL_REASONS)]
+    if doubtful:
+        where = ", ".join(f"p{d.page_a}-{d.page_b}" for d in doubtful[:6])
+        notes.append(
+            f"{len(doubtful)} page break(s) between tables were kept apart only because their "
+            f"columns do not line up ({where}) — if one is really one table, a question about "
+            "the rows either side of it will miss"
+        )
+    if letter_spaced:
+        notes.append("letter-spaced text was found and rejoined; check the page text")
+    if not notes:
+        if tables:
+            return (
+                f"Good: {len(tables)} table(s), none crossing a page break; every page has "
+                "text. Retrieval sees each page as it is."
+            )
+        return "Good: every page has text and no table crosses a page break."
+    head = "At risk" if no_text else "Retrievable with care"
+    return f"{head}: " + "; ".join(notes) + "."
 
 
 def sizes(passages: Sequence[Passage]) -> SizeStats:
@@ -121,36 +211,42 @@ def sizes(passages: Sequence[Passage]) -> SizeStats:
 
 
 def inspect_pdf(
-    data: bytes, max_pages: int = MAX_PDF_PAGES, progress: Progress | None = None
+    data: bytes,
+    max_pages: int = MAX_PDF_PAGES,
+    progress: Progress | None = None,
+    cache: PdfCache | None = None,
 ) -> IngestionReport:
     """Ingest ``data`` as ragdash would and report what the retriever will see.
 
     Raises :class:`~ragdash.errors.IngestError` (with a plain message) for a PDF that cannot
     be used: empty, corrupt, encrypted, too many pages, or without any text layer.
     """
-    pdf = read_pdf(data, max_pages, progress)
-    doc = Document(
-        "inspected", "", None, "current", "upload.pdf", "pdf", pdf.pages, 0, pdf.table_pages
-    )
-    laid_out = segment_pages(doc)
+    pdf = read_pdf(data, max_pages, progress, cache)
+    doc = as_document(pdf)
     page_tables = tuple(
         PageTable(layout.page, region.bbox, region.method, len(region.rows), region.columns)
         for layout in pdf.layouts
         for region in layout.tables
+        if not region.weak
     )
+    joined, decisions = document_tables(doc)
     tables = tuple(
-        _table_summary(block.lines, block.page_start, block.page_end, block.joined_rows)
-        for block in join_page_tables(laid_out)
-        if block.kind == "table"
+        DetectedTable(
+            t.page_start, t.page_end, len(t.rows), t.columns, t.header_text, t.rows_joined,
+            t.method, tuple(_info(d) for d in t.joins),
+        )
+        for t in joined
     )
-    warnings = [*pdf.warnings, *_layout_warnings(doc, laid_out)]
+    infos = tuple(_info(d) for d in decisions)
+    warnings = list(pdf.warnings)
     with_fix = document_passages(doc, join_tables=True)
-    oversize = [p.label for p in with_fix if len(p.text) > PASSAGE_MAX_CHARS]
+    oversize = [p.label for p in with_fix if len(p.text) > PASSAGE_MAX_CHARS and p.kind == "table"]
     if oversize:
         warnings.append(
-            f"{len(oversize)} passage(s) exceed {PASSAGE_MAX_CHARS} characters with the tables "
-            f"fix (a single very long row or line): {', '.join(oversize[:5])}"
+            f"{len(oversize)} table passage(s) exceed {PASSAGE_MAX_CHARS} characters (a single "
+            f"very long row): {', '.join(oversize[:5])}"
         )
+    no_text = tuple(n for n, text in enumerate(pdf.pages, start=1) if not text.strip())
     return IngestionReport(
         pages=len(pdf.pages),
         chars_per_page=tuple(len("".join(text.split())) for text in pdf.pages),
@@ -161,12 +257,30 @@ def inspect_pdf(
         passages_without_fix=sizes(document_passages(doc, join_tables=False)),
         passages_with_fix=sizes(with_fix),
         warnings=tuple(warnings),
+        decisions=infos,
+        furniture=_furniture_lines(doc),
+        no_text_pages=no_text,
+        verdict=verdict(
+            len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts)
+        ),
+    )
+
+
+def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:
+    """A parsed PDF as the document ragdash would index."""
+    return Document(
+        doc_id, "", None, "current", "upload.pdf", "pdf", pdf.pages, 0, pdf.table_pages,
+        pdf.layouts or None,
     )
 
 
 def page_tables_of(data: bytes, page_number: int) -> tuple[TableRegion, ...]:
     """The table regions detected on one page (1-based) of a PDF."""
-    return _with_page(data, page_number, lambda page: page_layout(page, page_number).tables)
+    return _with_page(
+        data,
+        page_number,
+        lambda page: tuple(t for t in page_layout(page, page_number).tables if not t.weak),
+    )
 
 
 def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int = 72) -> Any:
@@ -178,7 +292,7 @@ def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int 
     """
 
     def draw(page: Any) -> Any:
-        tables = page_layout(page, page_number).tables
+        tables = [t for t in page_layout(page, page_number).tables if not t.weak]
         image = page.to_image(resolution=resolution)
         for table in tables:
             color = BOX_COLORS.get(table.method, (0, 0, 0))

@@ -1,319 +1,706 @@
-"""Table geometry on a PDF page, rendered as the pipe rows the text-table join understands.
+"""Table regions on a PDF page, found from pdfplumber's text lines and ruling lines.
 
-pdfplumber gives words with positions and the page's ruling lines. A *ruled* table comes
-from ``page.find_tables()`` (only asked where the page has lines or rectangles — it is slow
-otherwise); an *aligned* table is a run of lines whose words fall into the same columns with
-wide gaps between them. Each detected table becomes ``cell | cell | cell`` rows at its place
-in reading order; every other line stays exactly as ``extract_text`` gives it. The result is
-the page's *structured* text: the same words, arranged so that :mod:`ragdash.ingestion.tables` can
-see the table and join it across page breaks.
+Every page is read once: ``extract_text`` (the baseline text) and, from the same cached
+text map, its lines with their characters. Each line is cut into *segments* where the gap
+between two characters is wider than a column gap. Tables are then found per region, never
+per page:
+
+* a *ruled* table comes from ``page.find_tables()`` (asked only where the page has ruling
+  lines or rectangles — it is slow otherwise); its rows are pdfplumber's cells;
+* an *aligned* table is a run of lines whose segments share columns, with at least one
+  column of short cells — several columns of long text lines are multi-column prose, not a
+  table;
+* a *text* table is a run of lines written with ``|`` separators;
+* one or two aligned rows opening a page are kept as a *weak* region: a table only if the
+  join finds they continue the table that ends the page before.
+
+A :class:`PageLayout` keeps the page's lines exactly as ``extract_text`` gives them, with
+their positions, and the regions that are tables; :mod:`ragdash.ingestion.tables` decides
+which fragments continue each other across page breaks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragdash.ingestion.tables import CELL_SEPARATOR
+from ragdash.ingestion.letterspacing import repair_line
 
 BBox = tuple[float, float, float, float]  # x0, top, x1, bottom in PDF points, top-down
-Word = dict[str, Any]  # a pdfplumber word: text, x0, x1, top, bottom
+Word = dict[str, Any]
 
+CELL_SEPARATOR = "|"
 #: Words on one line whose tops differ by at most this many points (pdfplumber's default).
 LINE_TOLERANCE = 3.0
 #: A horizontal gap wider than this fraction of the text height separates two columns
 #: (a word space is about a quarter of it).
 COLUMN_GAP = 0.8
 #: A vertical gap wider than this many line heights ends an aligned table.
-ROW_GAP = 1.5
+ROW_GAP = 3.0
 #: An aligned table needs at least this many lines that have two or more columns.
-MIN_ALIGNED_ROWS = 2
+MIN_ALIGNED_ROWS = 3
+#: A table has a column whose cells are mostly this many words or fewer (keys, codes,
+#: numbers); multi-column prose has none.
+SHORT_CELL_WORDS = 3
+SHORT_COLUMN_SHARE = 0.6
+#: A table's header is at most this many lines.
+MAX_HEADER_LINES = 8
+#: Column starts closer than this many points are the same column.
+ANCHOR_TOLERANCE = 6.0
+
+#: A caption or a continuation note: "Table 2. …", "Exhibit 3 (Cont. 1)", "— Continued".
+CAPTION = re.compile(
+    r"^\s*(table|tableau|tabla|tabelle|figure|fig\.|exhibit|chart|graph|annex|appendix|"
+    r"schedule|question|source|note)\b|^\s*\d+(\.\d+)+\s",
+    re.IGNORECASE,
+)
+MARKER = re.compile(
+    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|续|see notes at end of table",
+    re.IGNORECASE,
+)
+
+
+def is_caption(text: str) -> bool:
+    """A short line that names a table or says it goes on."""
+    short = len(text.split()) <= 20
+    return short and (bool(CAPTION.match(text)) or bool(MARKER.search(text)))
+
+
+_NUMERIC = re.compile(r"^[\s$€£%()+\-–—.,/:*0-9]*\d[\s$€£%()+\-–—.,/:*0-9]*$")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One text line of a page, exactly as ``extract_text`` gives it, with its box and its
+    column segments (x0, x1, text) — pieces separated by a gap wider than a column gap."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    segments: tuple[tuple[float, float, str], ...] = ()
+    upright: bool = True  # False for rotated text (a vertical margin note, a turned header)
+
+    @property
+    def height(self) -> float:
+        return max(self.bottom - self.top, 1.0)
 
 
 @dataclass(frozen=True)
 class TableRegion:
-    """One table detected on one page: where it is, how it was found, and its cells."""
+    """One table detected on one page.
+
+    ``rows`` are the cells of each row (header rows first, ``header_rows`` of them);
+    ``row_text`` is how each row reads in a passage: a ruled row as its cells joined with
+    `` | `` (pdfplumber's convention), an aligned or text row as its lines exactly as the
+    page's text gives them. ``lines`` are the indexes of the page lines the table holds;
+    ``anchors`` the columns' left edges relative to the table's left edge.
+    """
 
     bbox: BBox
-    method: str  # "ruled" (find_tables), "aligned" (column-aligned words) or "text" (pipes)
+    method: str  # "ruled" (find_tables), "aligned" (column-aligned lines) or "text" (pipes)
     rows: tuple[tuple[str, ...], ...]
+    header_rows: int = 0
+    row_text: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
+    anchors: tuple[float, ...] = ()
+    title: str = ""  # a title row inside a ruled box ("AXE 3 – OUTILS"), not a data row
+    #: One or two aligned rows opening a page: a table only if they continue the table that
+    #: ends the page before (the join decides; otherwise they are dropped).
+    weak: bool = False
 
     @property
     def columns(self) -> int:
-        return max((len(row) for row in self.rows), default=0)
+        """Columns that hold text in at least one row."""
+        used = {i for row in self.rows for i, cell in enumerate(row) if cell.strip()}
+        return len(used)
+
+    @property
+    def header(self) -> tuple[str, ...]:
+        return self.row_text[: self.header_rows]
+
+    @property
+    def data(self) -> tuple[str, ...]:
+        return self.row_text[self.header_rows :]
 
     def pipe_rows(self) -> list[str]:
-        """The table as text rows, ``cell | cell | cell``; an empty first cell shows as a
-        leading ``|`` (the row continues the one above, e.g. after a page break)."""
-        lines = []
-        for row in self.rows:
-            line = f" {CELL_SEPARATOR} ".join(row).strip()
-            if row and not row[0]:
-                line = f"{CELL_SEPARATOR} {line.lstrip(CELL_SEPARATOR).strip()}"
-            lines.append(line)
-        return lines
+        """The table as text rows, ``cell | cell | cell``."""
+        return [f" {CELL_SEPARATOR} ".join(c for c in row if c) for row in self.rows]
 
 
 @dataclass(frozen=True)
 class PageLayout:
-    """A page's structured text and the tables found on it. Pages are 1-based."""
+    """A page's lines and the tables found on it. Pages are 1-based."""
 
     page: int
-    text: str
+    lines: tuple[Line, ...]
     tables: tuple[TableRegion, ...]
+    width: float = 612.0
+    height: float = 792.0
+    letter_spaced: tuple[str, ...] = ()  # lines repaired from letter-spaced extraction
+
+    @property
+    def plain(self) -> str:
+        """The page's text, as ``extract_text`` gives it (letter spacing repaired)."""
+        return "\n".join(line.text for line in self.lines)
+
+    @property
+    def text(self) -> str:
+        """The structured text: table lines replaced by the tables' pipe rows."""
+        owner = {
+            i: t for t, table in enumerate(self.tables) if not table.weak for i in table.lines
+        }
+        out: list[str] = []
+        done: set[int] = set()
+        for i, line in enumerate(self.lines):
+            if i not in owner:
+                out.append(line.text)
+            elif owner[i] not in done:
+                done.add(owner[i])
+                out.extend(self.tables[owner[i]].pipe_rows())
+        return "\n".join(out)
 
 
-def _center(word: Word) -> tuple[float, float]:
-    return (word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2
+# --------------------------------------------------------------------------- lines
 
 
-def _inside(point: tuple[float, float], box: BBox, pad: float = 1.0) -> bool:
-    x, y = point
-    return box[0] - pad <= x <= box[2] + pad and box[1] - pad <= y <= box[3] + pad
-
-
-def _cell_text(words: Iterable[Word]) -> str:
-    """Words of one cell in reading order, one space apart; a literal ``|`` becomes ``/``."""
-    ordered = sorted(words, key=lambda w: (round(w["top"] / LINE_TOLERANCE), w["x0"]))
-    return " ".join(w["text"] for w in ordered).replace(CELL_SEPARATOR, "/")
-
-
-def text_rows(words: Sequence[Word]) -> list[list[Word]]:
-    """Words grouped into lines (top within :data:`LINE_TOLERANCE`), each sorted by x."""
-    rows: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: (w["top"], w["x0"])):
-        if rows and word["top"] - rows[-1][0]["top"] <= LINE_TOLERANCE:
-            rows[-1].append(word)
+def _segments(chars: Sequence[dict[str, Any]]) -> tuple[tuple[float, float, str], ...]:
+    """Cut a line's characters where the gap is wider than a column gap. A character drawn
+    twice at the same place (bold by double printing) counts once."""
+    result: list[list[Any]] = []
+    previous: dict[str, Any] | None = None
+    for char in chars:
+        if char.get("text", " ").isspace():
+            continue
+        if (
+            previous is not None
+            and char["text"] == previous["text"]
+            and abs(char["x0"] - previous["x0"]) < 1.0
+        ):
+            continue
+        previous = char
+        height = max(char["bottom"] - char["top"], 1.0)
+        if result and char["x0"] - result[-1][1] <= COLUMN_GAP * height:
+            seg = result[-1]
+            gap = char["x0"] - seg[1]
+            seg[2] += (" " if gap > 0.2 * height else "") + char["text"]
+            seg[1] = max(seg[1], char["x1"])
         else:
-            rows.append([word])
-    return [sorted(row, key=lambda w: w["x0"]) for row in rows]
+            result.append([char["x0"], char["x1"], char["text"]])
+    return tuple((a, b, t) for a, b, t in result)
 
 
-def segments(row: Sequence[Word]) -> list[list[Word]]:
-    """Split one line where the gap between words is wider than a column gap."""
-    result: list[list[Word]] = []
-    for word in row:
-        height = max(word["bottom"] - word["top"], 1.0)
-        if result and word["x0"] - result[-1][-1]["x1"] <= COLUMN_GAP * height:
-            result[-1].append(word)
+def page_lines(page: Any) -> tuple[list[Line], list[str]]:
+    """The page's text lines with positions and segments, and the lines whose letter
+    spacing was repaired (as they were before)."""
+    lines = []
+    repaired = []
+    for raw in page.extract_text_lines(return_chars=True, strip=True):
+        chars = raw.get("chars", [])
+        text = raw["text"]
+        fixed = repair_line(text, chars)
+        if fixed != text:
+            repaired.append(text)
+            text = fixed
+        upright = not chars or any(c.get("upright", True) for c in chars)
+        lines.append(
+            Line(text, raw["x0"], raw["top"], raw["x1"], raw["bottom"], _segments(chars), upright)
+        )
+    return lines, repaired
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _numeric(text: str) -> bool:
+    return bool(_NUMERIC.match(text))
+
+
+def _anchors(lines: Sequence[Line], left: float) -> tuple[float, ...]:
+    """Column left edges (relative to ``left``) that start a segment in at least a third of
+    the lines with two or more segments."""
+    multi = [line for line in lines if len(line.segments) >= 2]
+    if not multi:
+        return ()
+    starts = sorted(seg[0] - left for line in multi for seg in line.segments)
+    clusters: list[list[float]] = []
+    for x in starts:
+        if clusters and x - clusters[-1][-1] <= ANCHOR_TOLERANCE / 2:
+            clusters[-1].append(x)
         else:
-            result.append([word])
-    return result
+            clusters.append([x])
+    need = max(2, len(multi) // 3)
+    return tuple(round(statistics.median(c), 1) for c in clusters if len(c) >= need)
 
 
-def _span(segment: Sequence[Word]) -> tuple[float, float]:
-    return min(w["x0"] for w in segment), max(w["x1"] for w in segment)
+def _has_number(line: Line) -> bool:
+    """Some segment of the line is a number, an amount or a date."""
+    return any(_numeric(s[2]) for s in line.segments) or _numeric(line.text)
 
 
-def _merge_intervals(spans: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+# --------------------------------------------------------------------------- aligned
+
+
+def _columns(lines: Sequence[Line]) -> list[tuple[float, float]]:
+    """Column intervals from the lines holding the most common number of segments."""
+    counts = [len(line.segments) for line in lines if len(line.segments) >= 2]
+    if not counts:
+        return []
+    modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    spans = sorted((s[0], s[1]) for line in lines if len(line.segments) == modal
+                   for s in line.segments)
     merged: list[list[float]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
         else:
-            merged.append([start, end])
+            merged.append([a, b])
     return [(a, b) for a, b in merged]
 
 
-def _aligned_region(run: list[list[list[Word]]], at_top: bool = False) -> TableRegion | None:
-    """A table from a run of segmented lines, or None if its columns do not line up.
+def _cells_of(line: Line, columns: Sequence[tuple[float, float]]) -> list[str]:
+    cells = [""] * len(columns)
+    for a, b, text in line.segments:
+        overlaps = [min(b, cb) - max(a, ca) for ca, cb in columns]
+        best = max(range(len(columns)), key=lambda i: (overlaps[i], -abs(columns[i][0] - a)))
+        if overlaps[best] <= 0:
+            best = min(range(len(columns)), key=lambda i: abs(columns[i][0] - a))
+        cells[best] = f"{cells[best]} {text}".strip()
+    return cells
 
-    A line with nothing in the first column continues the cells of the row above — except
-    right under the first row of a table that opens the page: there it is the rest of a row
-    cut by the page break (under a repeated header) and stays a row of its own, with an
-    empty first cell, for the join to glue back."""
-    columns = _merge_intervals(_span(seg) for line in run for seg in line)
-    if len(columns) < 2:
+
+def _prose_like(lines: Sequence[Line], columns: Sequence[tuple[float, float]]) -> bool:
+    """True for multi-column prose: no column is made mostly of short cells (a key, a code,
+    a number — at most :data:`SHORT_CELL_WORDS` words), which every table has."""
+    per_column: list[list[int]] = [[] for _ in columns]
+    for line in lines:
+        for i, cell in enumerate(_cells_of(line, columns)):
+            if any(ch.isalnum() for ch in cell):  # a bullet or a mark is no cell
+                per_column[i].append(len(cell.split()))
+    filled = [c for c in per_column if len(c) >= 2]
+    if len(filled) < 2:
+        return True
+    return not any(
+        sum(n <= SHORT_CELL_WORDS for n in c) >= SHORT_COLUMN_SHARE * len(c) for c in filled
+    )
+
+
+def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) -> TableRegion | None:
+    run = [lines[i] for i in indexes]
+    counts = [len(line.segments) for line in run if len(line.segments) >= 2]
+    modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    multi = [line for line in run if len(line.segments) >= 2]
+    numeric_keys = sum(_numeric(line.segments[0][2]) for line in multi) >= 0.6 * len(multi)
+    header = next(
+        (
+            n
+            for n, line in enumerate(run[: MAX_HEADER_LINES + 1])
+            if _has_number(line)
+            and len(line.segments) >= max(2, modal - 2)
+            # where keys are numbers (years, codes), a row keyed by a word is a header row
+            and (not numeric_keys or _numeric(line.segments[0][2]))
+        ),
+        0,
+    )
+    if header == 0 and not any(_has_number(line) for line in run):
+        header = 1  # a table of words only: its first row names the columns
+    columns = _columns(run[header:])  # header cells may be centred over their column
+    if len(columns) < 2 or _prose_like(run[header:], columns):
         return None
-    rows: list[list[list[Word]]] = []
-    for line in run:
-        cells: list[list[Word]] = [[] for _ in columns]
-        for seg in line:
-            start, end = _span(seg)
-            index = next(i for i, (a, b) in enumerate(columns) if a <= start and end <= b)
-            cells[index].extend(seg)
-        if rows and not cells[0] and not (at_top and len(rows) == 1 and rows[0][0]):
-            for previous, extra in zip(rows[-1], cells, strict=True):
-                previous.extend(extra)
+    key_x = columns[0][1]
+    while (
+        header > 1
+        and len(run[header - 1].segments) == 1
+        and abs(run[header - 1].x0 - columns[0][0]) < ANCHOR_TOLERANCE
+        and len(run[header - 1].text.split()) <= 4
+    ):
+        header -= 1  # a one-cell line in the key column over the rows: a group label
+    if top_of_page:
+        # one-cell lines right under the header, right of the key column: the rest of a
+        # row cut by the page break, not header lines
+        while header > 0 and len(run[header - 1].segments) == 1 and run[header - 1].x0 > key_x:
+            header -= 1
+    rows: list[list[str]] = []
+    texts: list[list[str]] = []
+    for n, line in enumerate(run):
+        cells = _cells_of(line, columns)
+        starts_right = line.segments and line.segments[0][0] > key_x
+        continues = (
+            n > header
+            and rows
+            and not cells[0]
+            and starts_right
+            and not (top_of_page and n == header)
+        )
+        if continues:
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
+            texts[-1].append(line.text)
         else:
             rows.append(cells)
-    if sum(1 for row in rows if sum(1 for cell in row if cell) >= 2) < MIN_ALIGNED_ROWS:
+            texts.append([line.text])
+    if sum(1 for row in rows[header:] if sum(1 for c in row if c) >= 2) < 2:
         return None
-    words = [w for line in run for seg in line for w in seg]
     bbox = (
-        min(w["x0"] for w in words),
-        min(w["top"] for w in words),
-        max(w["x1"] for w in words),
-        max(w["bottom"] for w in words),
+        min(line.x0 for line in run),
+        min(line.top for line in run),
+        max(line.x1 for line in run),
+        max(line.bottom for line in run),
     )
-    return TableRegion(bbox, "aligned", tuple(tuple(_cell_text(c) for c in row) for row in rows))
+    return TableRegion(
+        bbox,
+        "aligned",
+        tuple(tuple(r) for r in rows),
+        header,
+        tuple("\n".join(t) for t in texts),
+        tuple(indexes),
+        _anchors(run, bbox[0]),
+    )
 
 
-def aligned_tables(words: Sequence[Word], page_top: float | None = None) -> list[TableRegion]:
-    """Tables made of column-aligned lines: runs of lines with two or more wide-gap
-    segments (a wrapped cell's extra line, with nothing in the first column, may sit
-    between them), whose segments fall into shared columns. ``page_top`` is the top of the
-    page's first text line (a table starting there opens the page)."""
+def aligned_tables(
+    lines: list[Line], taken: set[int], page_height: float = 0.0
+) -> list[TableRegion]:
+    """Runs of lines with two or more segments in shared columns (a wrapped cell's extra
+    line, or a one-cell group label, may sit between them)."""
     regions: list[TableRegion] = []
-    run: list[list[list[Word]]] = []
+    run: list[int] = []
     multi = 0
-    first_right = 0.0  # right edge of the first column so far
+
+    def first_table() -> bool:  # no table found above on this page (loose rows aside)
+        return all(region.weak for region in regions)
 
     def close() -> None:
-        nonlocal run, multi, first_right
-        if multi >= MIN_ALIGNED_ROWS:
-            at_top = page_top is not None and run[0][0][0]["top"] - page_top <= LINE_TOLERANCE
-            region = _aligned_region(run, at_top)
+        nonlocal run, multi
+        while run and (is_caption(lines[run[0]].text) or _title_line(lines, run)):
+            multi -= len(lines[run[0]].segments) >= 2
+            run.pop(0)  # a caption or title over the table is not one of its rows
+        multi_lines = [lines[j] for j in run if len(lines[j].segments) >= 2]
+        key_right = (
+            statistics.median(x.segments[0][1] for x in multi_lines) if multi_lines else 0.0
+        )
+        while run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right:
+            run.pop()  # a trailing one-cell line in the key column: a label or text after
+        if multi >= MIN_ALIGNED_ROWS and run:
+            region = _aligned_region(lines, run, first_table())
             if region is not None:
                 regions.append(region)
-        run, multi, first_right = [], 0, 0.0
+        elif run and not regions and multi >= 1 and not any(t < run[0] for t in taken):
+            region = _weak_region(lines, run, page_height)
+            if region is not None:
+                regions.append(region)
+        run, multi = [], 0
 
-    previous_bottom = None
-    lead: list[list[list[Word]]] = []  # one-column lines opening the page
-    for row in text_rows(words):
-        height = max(max(w["bottom"] - w["top"] for w in row), 1.0)
-        if previous_bottom is not None and row[0]["top"] - previous_bottom > ROW_GAP * height:
+    previous: Line | None = None
+    for i, line in enumerate(lines):
+        if i in taken:
             close()
-            lead = []
-        previous_bottom = max(w["bottom"] for w in row)
-        segs = segments(row)
-        if len(segs) >= 2:
-            if not run and lead and min(_span(line[0])[0] for line in lead) > _span(segs[0])[1]:
-                run.extend(lead)  # right of the first column: a cell continued from before
-            lead = []
-            run.append(segs)
+            previous = None
+            continue
+        if not line.upright:
+            continue  # rotated margin text sits beside a table, not in it
+        if previous is not None and line.top - previous.bottom > ROW_GAP * line.height:
+            close()
+        previous = line
+        if len(line.segments) >= 2:
+            if _starts_new_table(line, [lines[j] for j in run]):
+                close()
+            if not run and first_table():
+                run.extend(_lead(lines, i, taken))
+            run.append(i)
             multi += 1
-            first_right = max(first_right, _span(segs[0])[1])
-        elif run and _span(segs[0])[0] > first_right:
-            run.append(segs)  # starts right of the first column: a wrapped cell
+        elif run and _fits_run(line, [lines[j] for j in run]):
+            run.append(i)
         else:
             close()
-            opens_page = page_top is not None and row[0]["top"] - page_top <= LINE_TOLERANCE
-            lead = [*lead, segs] if lead or opens_page else []
     close()
     return regions
 
 
-def text_tables(words: Sequence[Word]) -> list[TableRegion]:
-    """Text tables already written with ``|`` separators: runs of lines holding a ``|``.
-    They need no re-rendering (their text already has pipe rows); they are reported so the
-    page view can show them."""
+def _weak_region(
+    lines: Sequence[Line], run: Sequence[int], page_height: float
+) -> TableRegion | None:
+    """One or two rows with numbers in several columns, first on the page and above its
+    bottom margin: perhaps the last rows of a table from the page before (a running header
+    of this shape is page furniture, and the join drops it)."""
+    found = [lines[i] for i in run]
+    multi = [line for line in found if len(line.segments) >= 2]
+    if not multi or page_height <= 0 or found[-1].bottom > 0.88 * page_height:
+        return None
+    if not all(sum(_numeric(seg[2]) for seg in line.segments) >= 1 for line in multi):
+        return None
+    left = min(line.x0 for line in found)
+    starts = sorted({round(seg[0] - left, 1) for line in multi for seg in line.segments})
+    rows = tuple(tuple(seg[2] for seg in line.segments) for line in found)
+    bbox = (left, found[0].top, max(line.x1 for line in found), found[-1].bottom)
+    return TableRegion(
+        bbox, "aligned", rows, 0, tuple(line.text for line in found), tuple(run),
+        tuple(starts), weak=True,
+    )
+
+
+def _title_line(lines: Sequence[Line], run: Sequence[int]) -> bool:
+    """The run's first line is one piece of text that reads as a title, not a column name:
+    wider than half the table, longer than three words, or a bracketed note ("[In
+    thousands]")."""
+    first = lines[run[0]]
+    if len(first.segments) != 1 or len(run) < 2:
+        return False
+    left = min(lines[i].x0 for i in run)
+    right = max(lines[i].x1 for i in run)
+    text = first.text.strip()
+    key = next((lines[i] for i in run if len(lines[i].segments) >= 2), None)
+    if key is not None and first.x0 > key.segments[0][1]:
+        return False  # right of the first column: the rest of a row cut by the page break
+    wide = first.x1 - first.x0 > 0.5 * (right - left)
+    return wide or len(text.split()) > 3 or text.startswith(("[", "("))
+
+
+def _lead(lines: Sequence[Line], first: int, taken: set[int]) -> list[int]:
+    """One-cell lines right above the first table row of a page, right of its first column
+    and with no wide gap: the rest of a row cut by the page break."""
+    key_right = lines[first].segments[0][1]
+    lead: list[int] = []
+    below = lines[first]
+    for j in range(first - 1, -1, -1):
+        line = lines[j]
+        if (
+            j in taken
+            or len(line.segments) != 1
+            or line.x0 <= key_right
+            or below.top - line.bottom > ROW_GAP * line.height
+        ):
+            break
+        lead.insert(0, j)
+        below = line
+    return lead
+
+
+def _starts_new_table(line: Line, run: Sequence[Line]) -> bool:
+    """A line with several segments that opens another table inside a run: a header row
+    (no numbers) after rows of numbers, or a row of another shape right under a one-cell
+    title line ("Stock list")."""
+    multi = [r for r in run if len(r.segments) >= 2]
+    if len(multi) < 2:
+        return False
+    counts = [len(r.segments) for r in multi]
+    modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    numbered = sum(1 for r in run if _has_number(r)) >= MIN_ALIGNED_ROWS
+    if numbered and not any(ch.isdigit() for ch in line.text) and len(line.segments) >= modal - 1:
+        return True  # a header row (words across the columns) after rows of numbers
+    titled = len(run[-1].segments) == 1 and abs(run[-1].x0 - multi[0].x0) < ANCHOR_TOLERANCE
+    return titled and len(line.segments) != modal
+
+
+def _fits_run(line: Line, run: Sequence[Line]) -> bool:
+    """A one-segment line inside a table: a wrapped cell (starts right of the first
+    column) or a short group label in the first column ("Sex", "Projected")."""
+    left = min(r.segments[0][0] for r in run if r.segments)
+    first_right = statistics.median(r.segments[0][1] for r in run if len(r.segments) >= 2)
+    if line.x0 > first_right - 1:
+        return True
+    return abs(line.x0 - left) < ANCHOR_TOLERANCE * 2 and len(line.text.split()) <= 4
+
+
+# --------------------------------------------------------------------------- text tables
+
+
+def text_tables(lines: list[Line]) -> list[TableRegion]:
+    """Runs of lines already written with ``|`` separators."""
     regions = []
-    run: list[list[Word]] = []
-    for row in [*text_rows(words), []]:
-        if row and any(CELL_SEPARATOR in w["text"] for w in row):
-            run.append(row)
+    run: list[int] = []
+    for i, line in enumerate([*lines, None]):
+        if line is not None and CELL_SEPARATOR in line.text and line.text.replace("|", "").strip():
+            run.append(i)
             continue
         if run:
-            found = [w for line in run for w in line]
+            found = [lines[j] for j in run]
+            rows = tuple(
+                tuple(c.strip() for c in x.text.strip().strip("|").split(CELL_SEPARATOR))
+                for x in found
+            )
             bbox = (
-                min(w["x0"] for w in found),
-                min(w["top"] for w in found),
-                max(w["x1"] for w in found),
-                max(w["bottom"] for w in found),
+                min(x.x0 for x in found),
+                min(x.top for x in found),
+                max(x.x1 for x in found),
+                max(x.bottom for x in found),
             )
-            cells = tuple(
-                tuple(c.strip() for c in " ".join(w["text"] for w in line).split(CELL_SEPARATOR))
-                for line in run
+            digits = any(ch.isdigit() for cell in rows[0] for ch in cell)
+            header = 1 if len(run) > 1 and not digits else 0
+            regions.append(
+                TableRegion(
+                    bbox, "text", rows, header, tuple(x.text for x in found), tuple(run), ()
+                )
             )
-            regions.append(TableRegion(bbox, "text", cells))
         run = []
     return regions
+
+
+# --------------------------------------------------------------------------- ruled
 
 
 def _has_rulings(page: Any) -> bool:
     return len(page.lines) + len(page.rects) >= 2
 
 
-def ruled_tables(page: Any, words: Sequence[Word]) -> list[TableRegion]:
-    """Tables drawn with ruling lines, via ``page.find_tables()``; each word goes to the
-    cell holding its center (or the nearest cell of its table). Tables with fewer than two
-    rows or two columns (a framed box) are ignored."""
+def _ruled_row_text(
+    raw: Sequence[str | None], box: BBox, lines: Sequence[Line], inside: Sequence[int]
+) -> str:
+    """How a ruled row reads in a passage: the page's own text line when the row is exactly
+    one line of the table (so text quoted from the page still matches), else its cells
+    joined with `` | `` (pdfplumber's convention: spanned cells dropped, newlines as
+    spaces) — a row of multi-line cells interleaves its cells over several lines."""
+    mine = [
+        lines[i] for i in inside if box[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box[3] + 1
+    ]
+    whole = len(mine) == 1 and box[0] - 2 <= mine[0].x0 and mine[0].x1 <= box[2] + 2
+    if whole and all("\n" not in (c or "") for c in raw):
+        return mine[0].text
+    if len(mine) == 1 and _label_left(mine[0], box) and all("\n" not in (c or "") for c in raw):
+        return mine[0].text  # the row's label column sits left of the ruled grid
+    return " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+
+
+def _label_left(line: Line, box: BBox) -> tuple[str, ...]:
+    """The cells of ``line`` left of a ruled grid whose rules miss its label column: at
+    most two short pieces, ending before the grid, while the rest of the line lies inside
+    it. Empty if the line does not look like that."""
+    if line.x1 > box[2] + 2 or line.x0 >= box[0] - 2:
+        return ()
+    outside = [seg for seg in line.segments if seg[1] <= box[0] + 1]
+    if not outside or len(outside) > 2 or any(len(seg[2].split()) > 4 for seg in outside):
+        return ()
+    return tuple(seg[2] for seg in outside)
+
+
+def _with_label_column(
+    kept: list[tuple[str, list[str]]], boxes: Sequence[Any], lines: Sequence[Line],
+    inside: Sequence[int],
+) -> list[tuple[str, list[str]]]:
+    """Give every row the label cells found left of the grid (see :func:`_label_left`),
+    as leading columns, when most data rows have such a label."""
+    labels = []
+    for box in boxes:
+        mine = [lines[i] for i in inside
+                if box.bbox[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box.bbox[3] + 1]
+        labels.append(_label_left(mine[0], box.bbox) if len(mine) == 1 else ())
+    found = [lab for lab in labels if lab]
+    if len(found) < max(2, len(kept) // 2) or len(labels) != len(kept):
+        return kept
+    width = max(len(lab) for lab in found)
+    return [
+        (text, [*lab, *[""] * (width - len(lab))] + row)
+        for (text, row), lab in zip(kept, labels, strict=True)
+    ]
+
+
+def _merged_rows(
+    raw: Sequence[str | None], box: BBox, lines: Sequence[Line], inside: Sequence[int]
+) -> list[tuple[str, list[str]]]:
+    """Rows that pdfplumber merged into one because no rule separates them: a ruled "row"
+    whose cells hold the same number of lines k >= 2, at least two of them numbers on every
+    line, over exactly k text lines of the page. Split back into k rows, each reading as
+    its page line; a cell of one line (a label spanning the block) goes with the first row.
+    Empty when the row is a real one (wrapped text cells)."""
+    cells = [(c or "") for c in raw]
+    counts = [c.count("\n") + 1 for c in cells if c.strip()]
+    k = max(counts, default=1)
+    if k < 2 or any(n not in (1, k) for n in counts):
+        return []
+    numeric = [c for c in cells if c.count("\n") + 1 == k and all(
+        _numeric(part) for part in c.split("\n"))]
+    if len(numeric) < 2:
+        return []
+    mine = [
+        lines[i] for i in inside if box[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box[3] + 1
+    ]
+    rows = []
+    for j in range(k):
+        row = [
+            (c.split("\n")[j] if c.count("\n") + 1 == k else (c if j == 0 else "")).strip()
+            for c in cells
+        ]
+        joined = " ".join(part for part in row if part)
+        # the page's own line when one starts with this row's text, else the cells
+        line = next((x.text for x in mine if x.text.startswith(joined)), joined)
+        rows.append((line, row))
+    return rows
+
+
+def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
+    """Tables drawn with ruling lines, via ``page.find_tables()``. Tables with fewer than
+    two rows or two columns (a framed box) are ignored."""
     if not _has_rulings(page):
         return []
     regions = []
     for table in page.find_tables():
-        grid = [list(row.cells) for row in table.rows]
-        if len(grid) < 2 or max(len(row) for row in grid) < 2:
-            continue
-        cells: dict[tuple[int, int], list[Word]] = {}
-        boxes = [((r, c), box) for r, row in enumerate(grid) for c, box in enumerate(row) if box]
-        for word in words:
-            point = _center(word)
-            if not _inside(point, table.bbox):
-                continue
-            key = next((k for k, box in boxes if _inside(point, box, pad=0.0)), None)
-            if key is None:
-                key = min(boxes, key=lambda kb: _distance(point, kb[1]))[0]
-            cells.setdefault(key, []).append(word)
-        if not cells:
-            continue
-        rows = tuple(
-            tuple(_cell_text(cells.get((r, c), [])) for c in range(len(row)))
-            for r, row in enumerate(grid)
+        raw = table.extract()
+        x0, top, x1, bottom = table.bbox
+        inside = tuple(
+            i
+            for i, line in enumerate(lines)
+            if top - 1 <= (line.top + line.bottom) / 2 <= bottom + 1
+            and line.x0 < x1
+            and line.x1 > x0
         )
-        rows = tuple(row for row in rows if any(row))
-        regions.append(TableRegion(tuple(table.bbox), "ruled", rows))
+        kept = []
+        for r, box in zip(raw, table.rows, strict=True):
+            merged = _merged_rows(r, box.bbox, lines, inside)
+            if merged:
+                kept.extend(merged)
+                continue
+            row = [(c or "").replace("\n", " ").strip() for c in r]
+            if any(row):
+                kept.append((_ruled_row_text(r, box.bbox, lines, inside), row))
+        kept = _with_label_column(kept, table.rows, lines, inside)
+        if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
+            continue
+        title = ""
+        if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2:
+            title = next(c for c in kept[0][1] if c)
+            kept = kept[1:]
+        texts = tuple(text for text, _ in kept)
+        cells = tuple(tuple(row) for _, row in kept)
+        header = 0
+        while (
+            header < min(3, len(cells) - 1)
+            and (header == 0 or cells[header][0])  # a row with no key continues a row
+            and not any(_numeric(c) for c in cells[header] if c)
+            and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
+        ):
+            header += 1
+        if header == 0 and len(cells) > 2 and not any(_numeric(c) for c in cells[0] if c):
+            header = 1
+        region_lines = [lines[i] for i in inside]
+        regions.append(
+            TableRegion(
+                tuple(table.bbox), "ruled", cells, header, texts, inside,
+                _anchors(region_lines, x0), title,
+            )
+        )
     return regions
 
 
-def _distance(point: tuple[float, float], box: BBox) -> float:
-    x, y = point
-    dx = max(box[0] - x, 0.0, x - box[2])
-    dy = max(box[1] - y, 0.0, y - box[3])
-    return dx * dx + dy * dy
-
-
-def compose(
-    lines: Sequence[dict[str, Any]], words: Sequence[Word], tables: Sequence[TableRegion]
-) -> str:
-    """The structured text of a page: each ``extract_text`` line as it is, except that the
-    lines holding a table's words give way to the table's pipe rows (once, where the table
-    starts). Words of such a line that lie outside every table stay as a line of their own."""
-    if not tables:
-        return "\n".join(line["text"] for line in lines)
-    owner = {id(w): _table_of(_center(w), tables) for w in words}
-    out: list[str] = []
-    emitted: set[int] = set()
-    for line in lines:
-        box = (line["x0"], line["top"], line["x1"], line["bottom"])
-        mine = [w for w in words if _inside(_center(w), box, pad=0.5)]
-        touched = [owner[id(w)] for w in mine if owner[id(w)] is not None]
-        if not touched:
-            out.append(line["text"])
-            continue
-        for index in dict.fromkeys(touched):
-            if index not in emitted:
-                emitted.add(index)
-                out.extend(tables[index].pipe_rows())
-        rest = [w for w in mine if owner[id(w)] is None]
-        if rest:
-            out.append(" ".join(w["text"] for w in sorted(rest, key=lambda w: w["x0"])))
-    return "\n".join(out)
-
-
-def _table_of(point: tuple[float, float], tables: Sequence[TableRegion]) -> int | None:
-    return next((i for i, t in enumerate(tables) if _inside(point, t.bbox)), None)
+# --------------------------------------------------------------------------- page
 
 
 def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLayout:
-    """Detect the tables of one pdfplumber page and build its structured text.
+    """Read one pdfplumber page: its lines (the same as ``extract_text``) and its tables.
 
-    ``plain_text`` is the page's ``extract_text()`` if the caller already has it; a page
-    without tables keeps exactly that text."""
-    words = page.extract_words()
-    ruled = ruled_tables(page, words)
-    loose = [w for w in words if _table_of(_center(w), ruled) is None]
-    piped = [w for w in loose if CELL_SEPARATOR in w["text"]]
-    texts = text_tables(loose) if piped else []
-    loose = [w for w in loose if _table_of(_center(w), texts) is None]
-    page_top = min((w["top"] for w in words), default=None)
-    aligned = aligned_tables(loose, page_top)
-    tables = sorted([*ruled, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
-    if tables:
-        text = compose(page.extract_text_lines(return_chars=False), words, tables)
-    else:
-        text = plain_text if plain_text is not None else page.extract_text() or ""
-    found = sorted([*tables, *texts], key=lambda t: (t.bbox[1], t.bbox[0]))
-    return PageLayout(number, text, tuple(found))
+    ``plain_text`` is accepted for compatibility; the lines come from the same cached text
+    map, so no second pass over the characters is made."""
+    lines, repaired = page_lines(page)
+    ruled = ruled_tables(page, lines)
+    taken = {i for t in ruled for i in t.lines}
+    texts = text_tables([line if i not in taken else Line("", 0, 0, 0, 0)
+                         for i, line in enumerate(lines)])
+    taken |= {i for t in texts for i in t.lines}
+    aligned = aligned_tables(lines, taken, float(page.height))
+    tables = sorted([*ruled, *texts, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
+    return PageLayout(
+        number, tuple(lines), tuple(tables), float(page.width), float(page.height),
+        tuple(repaired),
+    )

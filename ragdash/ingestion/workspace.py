@@ -4,6 +4,7 @@ restart. Layout::
     workspace/uploads/      uploaded .pdf/.txt/.md files (a docs folder of its own)
     workspace/metadata.csv  edits of id/subject/updated/status, keyed by file name
     workspace/removed/      removed uploads, kept (with a timestamp) so nothing is lost
+    workspace/cache/pdf/    parsed PDFs by content hash (never parsed twice; safe to delete)
 
 Every write is atomic (temp file + rename). The corpus the dashboard shows is the docs
 folder followed by the uploads, with the edits applied.
@@ -34,6 +35,7 @@ from ragdash.ingestion.ingest import (
     parse_date,
     read_metadata_csv,
 )
+from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.segmentation import cap_passages, max_passages, passage_count
 from ragdash.storage.atomic import atomic_write, file_lock
 
@@ -62,7 +64,7 @@ def safe_file_name(name: str) -> str:
 
 
 def check_document(
-    file_name: str, data: bytes, progress: Progress | None = None
+    file_name: str, data: bytes, progress: Progress | None = None, cache: PdfCache | None = None
 ) -> tuple[Document, list[str]]:
     """Load ``data`` as the file ``file_name`` would be loaded; returns the document and its
     warnings, or raises :class:`WorkspaceError` with the loader's message. ``progress`` sees
@@ -71,7 +73,7 @@ def check_document(
         path = Path(tmp) / file_name
         path.write_bytes(data)
         try:
-            return load_document(path, {}, 0, progress=progress)
+            return load_document(path, {}, 0, progress=progress, cache=cache)
         except IngestError as exc:
             raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
 
@@ -84,6 +86,7 @@ class Workspace:
         self.uploads = self.root / "uploads"
         self.edits_path = self.root / EDITS_FILE
         self.removed = self.root / "removed"
+        self.cache = PdfCache(self.root / "cache" / "pdf")
 
     def _ensure(self) -> None:
         self.uploads.mkdir(parents=True, exist_ok=True)
@@ -116,7 +119,7 @@ class Workspace:
             mib = MAX_UPLOAD_BYTES // (1024 * 1024)
             raise WorkspaceError(f"{file_name!r} is larger than {mib} MiB; nothing was saved")
         # Checked before anything is written: stopping mid-way leaves the workspace as it was.
-        document, warnings = check_document(file_name, data, progress)
+        document, warnings = check_document(file_name, data, progress, self.cache)
         count = passage_count(document)
         if passage_room is not None and count > passage_room:
             raise WorkspaceError(
@@ -206,10 +209,10 @@ class Workspace:
         across the two keep the first and report the second. Documents past the passage
         ``limit`` (default :func:`ragdash.ingestion.segmentation.max_passages`) are left out with a
         message."""
-        base = load_folder(docs, progress=progress)
+        base = load_folder(docs, progress=progress, cache=self.cache)
         parts = [base]
         if self.upload_names():
-            parts.append(load_folder(self.uploads, progress=progress))
+            parts.append(load_folder(self.uploads, progress=progress, cache=self.cache))
         edits, messages = self.read_edits()
         merged = merge_corpora(parts, edits, messages)
         return cap_passages(merged, max_passages() if limit is None else limit)

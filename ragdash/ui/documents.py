@@ -96,7 +96,7 @@ def _upload(index: CorpusIndex) -> None:
                 outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
             pending["saved"].append(uploaded.name)
             done.add(uploaded.file_id)
-        bar.empty()
+        bar.progress(1.0, text="Saved — indexing the corpus (pages parsed once, from the cache)…")
         st.session_state.pop(INGESTING_KEY, None)
         st.session_state["upload_outcome"] = outcome
         st.rerun()
@@ -140,7 +140,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
 @st.cache_data(show_spinner="Inspecting the PDF…", max_entries=32)
 def _inspect(path: str, mtime_ns: int) -> IngestionReport:
     with open(path, "rb") as handle:
-        return inspect_pdf(handle.read())
+        return inspect_pdf(handle.read(), cache=workspace().cache)  # parsed once, ever
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -161,6 +161,7 @@ def _inspection(doc: Document) -> None:
     except IngestError as exc:
         st.error(f"{md_escape(doc.source)} {md_escape(str(exc))}")
         return
+    st.info(f"**Will this PDF be retrieved correctly?** {md_escape(report.verdict)}")
     c = st.columns(4)
     c[0].metric("Pages", report.pages)
     c[1].metric("Tables detected", len(report.tables))
@@ -199,14 +200,52 @@ def _inspection(doc: Document) -> None:
             hide_index=True,
             width="stretch",
         )
-    chars = pd.DataFrame({"page": range(1, report.pages + 1), "characters": report.chars_per_page})
+    if report.decisions:
+        st.markdown("**Join decisions at page breaks**")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "pages": f"{d.page_a}→{d.page_b}",
+                        "joined": "yes" if d.joined else "no",
+                        "why": d.reason,
+                        "last row before": d.row_before,
+                        "first row after": d.row_after,
+                    }
+                    for d in report.decisions
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    if report.furniture:
+        with st.expander(f"Page furniture found ({len(report.furniture)})"):
+            st.caption("Kept in each page's passage; skipped when deciding and making a join.")
+            st.text("\n".join(report.furniture))
+    if report.no_text_pages:
+        st.warning(f"Pages with no text layer: {', '.join(map(str, report.no_text_pages))}")
+    chars = pd.DataFrame(
+        {
+            "page": list(range(1, report.pages + 1)),
+            "characters": [int(c) for c in report.chars_per_page],
+        }
+    )
+    st.caption("Text characters per page (0 = no text layer)")
+    # A fixed width: this chart sits in a tab, hidden when the page is drawn, where a
+    # container-wide chart gets a width of zero and shows no bars.
     st.altair_chart(
         alt.Chart(chars)
         .mark_bar()
-        .encode(x=alt.X("page:O"), y="characters:Q", tooltip=["page", "characters"])
-        .properties(height=120, title="Text characters per page (0 = no text layer)"),
-        width="stretch",
+        .encode(
+            x=alt.X("page:O", title="page"),
+            y=alt.Y("characters:Q", title="characters"),
+            tooltip=["page", "characters"],
+        )
+        .properties(width=min(900, max(360, 16 * report.pages)), height=140),
+        width="content",
+        height=200,
     )
+    _try_query(doc)
     page = 1
     if report.pages > 1:
         page = st.slider("Page", 1, report.pages, 1, key=f"page_{doc.source}")
@@ -216,6 +255,30 @@ def _inspection(doc: Document) -> None:
         st.error(md_escape(str(exc)))
         return
     st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
+
+
+def _try_query(doc: Document) -> None:
+    """A box to try a query against this document alone, tables fix off and on."""
+    query = st.text_input("Try a query against this document", key=f"try_{doc.source}")
+    if not query.strip():
+        return
+    from ragdash.ingestion.documents import Corpus
+    from ragdash.retrieval.ranking import Fixes
+
+    alone = CorpusIndex(Corpus((doc,)))
+    cols = st.columns(2)
+    for col, fixes, label in zip(
+        cols, (Fixes(), Fixes().with_only(["tables"])), ("off", "on"), strict=True
+    ):
+        col.markdown(f"**tables fix {label}**")
+        try:
+            ranked = alone.top(query, fixes, 3)
+        except Exception as exc:  # a bad query: say so, keep the page
+            col.error(md_escape(str(exc)))
+            continue
+        for hit in ranked:
+            col.caption(f"#{hit.rank} {md_escape(hit.passage.label)} · score {hit.score:.2f}")
+            col.text(hit.passage.text[:600])
 
 
 def _ocr_signals(index: CorpusIndex) -> None:
@@ -313,6 +376,12 @@ def _ingestion_diff(
             width="stretch",
         )
     st.markdown("**Passages before → after the tables fix**")
+    st.caption(
+        "With the tables fix every page keeps its passage exactly as without it — prose, "
+        "running headers and footers, tables within one page — except that the lines of a "
+        "table cut by a page break move into that table's own passages (joined, header in "
+        "each, labelled with the pages its rows come from)."
+    )
     st.dataframe(
         diff[["before_label", "before_text", "change", "after_label", "after_text"]],
         hide_index=True,

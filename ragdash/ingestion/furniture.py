@@ -1,0 +1,118 @@
+"""Page furniture: running headers, footers and page numbers.
+
+A line is furniture when it sits in the top or bottom band of the page and the same line
+(digits ignored, so page numbers may vary) sits in the same band of a nearby page — at the
+same height, measured from the top or from the bottom so that pages of different sizes
+compare, or moved a little — or when it is a bare page number ("4", "- 34 -",
+"Page 1 of 151", "A-6") in the top or bottom margin. Left and right positions are ignored:
+facing pages mirror their running headers.
+
+Lines inside a detected table are furniture only in the page margin and only if they do
+not line up with the table's columns (a table's first row, or its column header, sits at
+the same height on every page; a running header swallowed by a table does not align).
+Furniture stays in the page's text; the table join skips it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ragdash.ingestion.pdf_layout import ANCHOR_TOLERANCE, Line, PageLayout, TableRegion
+
+#: Pages on either side compared with each page.
+WINDOW = 2
+#: Two lines are at the same place if their tops (or bottoms, from the page bottom) are
+#: this close, in points.
+SAME_PLACE = 4.0
+#: The top and bottom margins where a bare page number counts as furniture.
+MARGIN_SHARE = 0.12
+#: The top and bottom bands where a line repeated on a nearby page counts as furniture
+#: wherever it sits in the band (running headers move a little between page styles).
+BAND_SHARE = 0.2
+
+_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—]*(page\s*)?([a-z]{0,2}[\-–.]?\d+|[ivxlc]+)(\s*(of|/|de|sur)\s*\d+)?[\s\-–—]*$",
+    re.IGNORECASE,
+)
+
+
+def _key(text: str) -> str:
+    return " ".join(_DIGITS.sub("#", text.lower()).split())
+
+
+def _letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)
+
+
+def is_page_number(text: str) -> bool:
+    """A bare page number or ``Page N of M``."""
+    return bool(_PAGE_NUMBER.match(text.strip()))
+
+
+def _in_columns(line: Line, table: TableRegion) -> bool:
+    """At least half of the line's pieces start where the table's columns start."""
+    if not table.anchors or not line.segments:
+        return True
+    left = table.bbox[0]
+    hits = sum(
+        any(abs(seg[0] - left - anchor) <= ANCHOR_TOLERANCE for anchor in table.anchors)
+        for seg in line.segments
+    )
+    return hits * 2 >= len(line.segments)
+
+
+def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
+    """For each page number, the indexes of its lines that are page furniture."""
+    places: list[dict[str, list[tuple[float, float]]]] = []
+    for layout in layouts:
+        keyed: dict[str, list[tuple[float, float]]] = {}
+        for line in layout.lines:
+            place = (line.top, layout.height - line.bottom)
+            keyed.setdefault(_key(line.text), []).append(place)
+            if _letters(line.text) < 3:
+                keyed.setdefault(f"={line.text.strip()}", []).append(place)
+        places.append(keyed)
+    result: dict[int, frozenset[int]] = {}
+    for n, layout in enumerate(layouts):
+        owner = {i: table for table in layout.tables if not table.weak for i in table.lines}
+        in_table = set(owner)
+        found = set()
+        band = MARGIN_SHARE * layout.height
+        for i, line in enumerate(layout.lines):
+            in_margin = line.top < band or line.bottom > layout.height - band
+            if i in in_table and not in_margin:
+                continue
+            if in_margin and is_page_number(line.text):
+                found.add(i)
+                continue
+            if i in in_table and _in_columns(line, owner[i]):
+                continue  # a column header repeated on every page is the table's own
+            in_band = (
+                line.top < BAND_SHARE * layout.height
+                or line.bottom > (1 - BAND_SHARE) * layout.height
+            )
+            if not in_band:
+                continue
+            if _letters(line.text) >= 3:
+                key = _key(line.text)
+            elif in_band and len(line.text.strip()) >= 3:
+                key = f"={line.text.strip()}"
+            else:
+                continue
+            below = layout.height - line.bottom
+            for m in range(max(0, n - WINDOW), min(len(layouts), n + WINDOW + 1)):
+                if m == n or layouts[m].page - layout.page not in range(-WINDOW, WINDOW + 1):
+                    continue
+                edge = BAND_SHARE * layouts[m].height
+                if any(
+                    abs(top - line.top) <= SAME_PLACE
+                    or abs(bottom - below) <= SAME_PLACE
+                    or (top < edge) == (line.top < edge) and min(top, bottom) < edge
+                    for top, bottom in places[m].get(key, ())
+                ):
+                    found.add(i)
+                    break
+        result[layout.page] = frozenset(found)
+    return result

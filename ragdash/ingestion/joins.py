@@ -1,0 +1,627 @@
+"""Joining table fragments across page breaks — only when nothing says they are different.
+
+For each page break the last table of page N (fragment A) and the first table of page N+1
+(fragment B) are compared, and the decision is recorded with its reason in words. They are
+joined only if all of these hold:
+
+* after A on page N there is nothing but page furniture (:mod:`ragdash.ingestion.furniture`)
+  and continuation notes ("Continued on page 35", "See notes at end of table");
+* before B on page N+1 there is nothing but furniture, continuation captions ("Table 2 —
+  Continued", "(suite)", "(Cont. 1)") and a repeat of A's own caption or header;
+* B does not open with a new header row (a repeated header is dropped from the joined text);
+* B's columns agree with A's (their left edges, relative to the table's left edge so that a
+  facing page's margin shift does not matter);
+* B's rows do not restart (it does not start with the keys the table started with, and a
+  numbered key does not go back).
+
+A short label in the first column right above a headerless B ("Projected") is a group label
+of its rows, not a caption. A first row of B with an empty key cell — or a label continued in
+lower case — is the rest of A's last row, cut by the break: it is re-assembled into that row
+rather than counted as a new one.
+
+Two tables one above the other on a page are joined only when nothing but one or two short
+group labels (or a gap under a header standing alone) parts them, the lower one has no
+header, its columns line up and its rows do not restart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ragdash.ingestion.pdf_layout import CAPTION, MARKER, PageLayout, TableRegion
+
+#: Two lines are "the same caption or header" at this token overlap (Jaccard).
+SAME_TEXT = 0.6
+#: A header row of B is A's header repeated at this token overlap.
+SAME_HEADER = 0.5
+#: Column left edges agree within this many points.
+COLUMN_TOLERANCE = 8.0
+#: Share of the columns of the narrower fragment that must line up with the other's.
+COLUMN_AGREEMENT = 0.6
+#: Lines of A's page above it read as its caption.
+CAPTION_LINES = 8
+#: A continuation note is a short line: at most this many words.
+NOTE_WORDS = 20
+
+_TOKEN = re.compile(r"\w+(?:[.,\-/]\w+)*")
+
+
+def has_marker(text: str) -> bool:
+    """A short line saying the table goes on ("Continued", "(suite)", "(Cont. 2)")."""
+    return bool(MARKER.search(text)) and len(text.split()) <= NOTE_WORDS
+
+
+def similarity(a: str, b: str) -> float:
+    """Token overlap (Jaccard) of two texts, case-insensitive."""
+    ta, tb = set(_TOKEN.findall(a.lower())), set(_TOKEN.findall(b.lower()))
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row of a joined table: how it reads, its cells, the page it starts on, and
+    whether it is a group label ("Sex", "Projected") that heads the rows under it."""
+
+    text: str
+    cells: tuple[str, ...]
+    page: int
+    group: bool = False
+    last_page: int = 0
+
+    @property
+    def pages(self) -> tuple[int, int]:
+        return self.page, max(self.page, self.last_page)
+
+
+@dataclass(frozen=True)
+class JoinDecision:
+    """What was decided at one page break (or between two tables of one page)."""
+
+    page_a: int
+    page_b: int
+    joined: bool
+    reason: str
+    row_before: str
+    row_after: str
+    skipped: tuple[str, ...] = ()  # furniture and notes passed over
+    group_label: str = ""  # a group label opening the next page's rows, kept as a row
+
+
+@dataclass
+class JoinedTable:
+    """A table as the tables fix sees it: one or more fragments joined across pages."""
+
+    header: tuple[str, ...]
+    rows: list[Row]
+    method: str
+    columns: int
+    page_start: int
+    page_end: int
+    caption: tuple[str, ...] = ()
+    joins: list[JoinDecision] = field(default_factory=list)
+    rows_joined: int = 0
+    first_key: str = ""
+    last_region: TableRegion | None = None
+    last_context: tuple[str, ...] = ()
+    regions: list[tuple[int, TableRegion]] = field(default_factory=list)  # (page, fragment)
+    column_names: tuple[str, ...] = ()
+    title: tuple[str, ...] = ()  # its caption ("Table 2. …"), carried into every chunk
+
+    @property
+    def header_text(self) -> str:
+        """The column names (a header of several lines merged column by column)."""
+        if any(self.column_names):
+            return " | ".join(name for name in self.column_names if name)
+        return " / ".join(h.replace("\n", " ") for h in self.header)
+
+
+def _is_group(cells: Sequence[str], width: int) -> bool:
+    filled = [c for c in cells if c.strip()]
+    return width >= 2 and len(filled) == 1 and bool(cells) and bool(cells[0].strip()) and len(
+        cells[0].split()
+    ) <= 4 and not any(ch.isdigit() for ch in cells[0])
+
+
+def _rows(region: TableRegion, page: int) -> list[Row]:
+    width = region.columns
+    return [
+        Row(text, tuple(cells), page, _is_group(cells, width), page)
+        for cells, text in zip(
+            region.rows[region.header_rows :], region.row_text[region.header_rows :], strict=True
+        )
+    ]
+
+
+def _key(row: Row) -> str:
+    return row.cells[0].strip() if row.cells else ""
+
+
+def _first_key(rows: Sequence[Row], count: int = 1) -> str:
+    """The keys of the first ``count`` rows that hold a number (data rows, not titles or
+    labels), joined with " / "."""
+    keys = [
+        _key(r) for r in rows if _key(r) and any(ch.isdigit() for c in r.cells for ch in c)
+    ][:count]
+    return " / ".join(keys)
+
+
+def _restarts(table: JoinedTable, rows_b: Sequence[Row]) -> str:
+    """The keys B starts with if they are the keys the table started with (two rows when
+    both have two: one repeated category is no restart), else ""."""
+    count = 2 if len(table.rows) > 3 and len(rows_b) > 1 else 1
+    mine = _first_key(table.rows, count)
+    theirs = _first_key(rows_b, count)
+    return theirs if theirs and theirs == mine and len(table.rows) > 2 else ""
+
+
+def _number(key: str) -> float | None:
+    try:
+        return float(key.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
+    if len(a) < 2 or len(b) < 2:
+        return True
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    shifts = {0.0, *(y - x for x in small[:2] for y in large[:3])}
+    best = max(
+        sum(any(abs(x + s - y) <= COLUMN_TOLERANCE for y in large) for x in small)
+        for s in shifts
+    )
+    return best >= COLUMN_AGREEMENT * len(small)
+
+
+def _columns_fit(table: Sequence[float], rows: Sequence[float]) -> bool:
+    """Every column start of a few loose rows is one of the table's (after one shift)."""
+    if len(table) < 2 or len(rows) < min(3, len(table)):
+        return False  # a heading with a page number is no row of a wider table
+    shifts = {0.0, *(t - r for r in rows[:1] for t in table)}
+    return any(
+        all(any(abs(r + s - t) <= COLUMN_TOLERANCE for t in table) for r in rows)
+        for s in shifts
+    )
+
+
+def _span(region: TableRegion) -> tuple[int, int]:
+    return (min(region.lines), max(region.lines)) if region.lines else (-1, -1)
+
+
+def _content(layout: PageLayout, furniture: frozenset[int], indexes: range) -> list[str]:
+    """Text lines at ``indexes`` that are neither furniture, rotated margin text nor inside
+    a table."""
+    in_table = {i for t in layout.tables if not t.weak for i in t.lines}
+    return [
+        layout.lines[i].text
+        for i in indexes
+        if i not in furniture
+        and i not in in_table
+        and layout.lines[i].upright
+        and layout.lines[i].text.strip()
+    ]
+
+
+def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion) -> list[str]:
+    first, _ = _span(region)
+    above = _content(layout, furniture, range(0, max(first, 0)))
+    extra = [region.title] if region.title else []
+    return [*above[-CAPTION_LINES:], *extra, *region.header]
+
+
+def title_lines(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion
+) -> tuple[str, ...]:
+    """The table's own caption: the lines right above it (no wide gap, at most three) when
+    the first of them names a table ("Table 2. …", "Exhibit 3 …"), or its title row."""
+    if region.title:
+        return (region.title,)
+    first, _ = _span(region)
+    picked: list[int] = []
+    below = layout.lines[first] if first >= 0 else None
+    for i in range(first - 1, -1, -1):
+        line = layout.lines[i]
+        if below is None or below.top - line.bottom > 2.5 * line.height:
+            break
+        picked.insert(0, i)
+        below = line
+        if len(picked) == 3 or CAPTION.match(line.text):
+            break
+    while picked and not CAPTION.match(layout.lines[picked[0]].text):
+        picked.pop(0)
+    return tuple(layout.lines[i].text for i in picked)
+
+
+def _group_label_above(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion
+) -> str | None:
+    """A short label line right above a headerless table, in its first column ("Projected",
+    "Women"): a group label of the rows under it, not a caption."""
+    first, _ = _span(region)
+    if region.header_rows or region.title or first <= 0:
+        return None
+    above = [i for i in range(first) if i not in furniture and layout.lines[i].upright]
+    if not above or above[-1] != first - 1:
+        return None
+    line = layout.lines[above[-1]]
+    text = line.text.strip()
+    short = 0 < len(text.split()) <= 4 and not any(ch.isdigit() for ch in text)
+    in_key_column = abs(line.x0 - region.bbox[0]) <= 2 * COLUMN_TOLERANCE
+    if short and in_key_column and not CAPTION.match(text) and not has_marker(text):
+        return text
+    return None
+
+
+def decide(
+    table: JoinedTable,
+    layout_a: PageLayout,
+    furniture_a: frozenset[int],
+    layout_b: PageLayout,
+    furniture_b: frozenset[int],
+    region_b: TableRegion,
+) -> JoinDecision:
+    """Should ``region_b`` (the first table of ``layout_b``) continue ``table`` (whose last
+    fragment is the last table of ``layout_a``)? The decision says why."""
+    region_a = table.last_region
+    assert region_a is not None
+    rows_b = _rows(region_b, layout_b.page)
+    before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
+    after = rows_b[0].text.splitlines()[0] if rows_b else ""
+
+    def no(reason: str) -> JoinDecision:
+        return JoinDecision(layout_a.page, layout_b.page, False, reason, before, after)
+
+    if not rows_b:
+        return no("the next page's table has no data rows")
+    _, last_a = _span(region_a)
+    tail = _content(layout_a, furniture_a, range(last_a + 1, len(layout_a.lines)))
+    for line in tail:
+        if not has_marker(line):
+            return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
+    first_b, _ = _span(region_b)
+    head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    label = _group_label_above(layout_b, furniture_b, region_b)
+    if label is not None:
+        head = head[:-1]  # a group label ("Projected") opening the page's rows
+    if region_b.title:
+        head.append(region_b.title)
+    context = [*table.last_context, *table.caption]
+    for line in head:
+        if has_marker(line):
+            continue
+        if any(similarity(line, seen) >= SAME_TEXT for seen in context):
+            continue
+        return no(f"a caption, title or text sits between: {line[:80]!r}")
+    if region_b.header and table.header:
+        score = similarity(" ".join(region_b.header), " ".join(table.header))
+        if score < SAME_HEADER:
+            return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
+    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
+        return no("the rows opening the page do not sit in the table's columns")
+    if not _columns_agree(region_a.anchors, region_b.anchors):
+        return no(
+            f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
+            "positions that do not line up)"
+        )
+    key_b = _first_key(rows_b)
+    restart = _restarts(table, rows_b)
+    if restart:
+        return no(f"rows restart: {restart!r} again, as at the table's start")
+    last_key = next((_key(r) for r in reversed(table.rows) if _key(r)), "")
+    a_num, b_num = _number(last_key), _number(key_b)
+    if a_num is not None and b_num is not None and b_num < a_num:
+        return no(f"numbering goes back ({last_key} then {key_b})")
+    skipped = [
+        layout_a.lines[i].text for i in sorted(furniture_a) if i > last_a
+    ] + [layout_b.lines[i].text for i in sorted(furniture_b) if i < first_b]
+    parts = [f"{len(skipped)} furniture line(s)"] if skipped else []
+    if any(has_marker(line) for line in [*tail, *head]):
+        parts.append("a continuation note")
+    if region_b.header:
+        parts.append("a repeated header (dropped)")
+    between = f"only {' and '.join(parts)} between" if parts else "nothing between"
+    reason = f"joined: {between}; columns agree"
+    if label is not None:
+        reason += f"; {label!r} opens the page as a group label"
+    return JoinDecision(
+        layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped), label or ""
+    )
+
+
+def column_names(region: TableRegion) -> tuple[str, ...]:
+    """Each column's name: its header cells, top to bottom, joined with spaces."""
+    header = region.rows[: region.header_rows]
+    if not header:
+        return ()
+    width = max(len(row) for row in header)
+    return tuple(
+        " ".join(row[i] for row in header if i < len(row) and row[i].strip())
+        for i in range(width)
+    )
+
+
+#: Lines between two fragments on one page that may be group labels, and their length.
+MAX_LABELS = 2
+LABEL_WORDS = 8
+
+
+def decide_same_page(
+    table: JoinedTable,
+    region_a: TableRegion,
+    region_b: TableRegion,
+    layout: PageLayout,
+    furniture: frozenset[int],
+) -> JoinDecision:
+    """Two tables one above the other on a page are one table cut by group labels only if
+    nothing but one or two short label lines sits between them, the lower one has no header
+    of its own, its columns line up and its rows do not restart."""
+    rows_b = _rows(region_b, layout.page)
+    before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
+    after = rows_b[0].text.splitlines()[0] if rows_b else ""
+
+    def no(reason: str) -> JoinDecision:
+        return JoinDecision(layout.page, layout.page, False, reason, before, after)
+
+    if not rows_b or region_b.header_rows or region_a.method != region_b.method:
+        return no("two tables on one page are kept apart (the second has its own header)")
+    _, last_a = _span(region_a)
+    first_b, _ = _span(region_b)
+    between = _content(layout, furniture, range(last_a + 1, max(first_b, 0)))
+    labels_ok = len(between) <= MAX_LABELS and all(
+        len(line.split()) <= LABEL_WORDS and not CAPTION.match(line) and not has_marker(line)
+        for line in between
+    )
+    if not labels_ok:
+        return no("two tables on one page are kept apart (text or a caption between)")
+    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
+        return no("the rows opening the page do not sit in the table's columns")
+    if not _columns_agree(region_a.anchors, region_b.anchors):
+        return no("two tables on one page are kept apart (columns differ)")
+    restart = _restarts(table, rows_b)
+    if restart:
+        return no(f"two tables on one page are kept apart (rows restart at {restart!r})")
+    reason = "joined: one table cut only by group label(s) " + (
+        ", ".join(repr(x) for x in between) if between else "(a wide gap)"
+    )
+    return JoinDecision(layout.page, layout.page, True, reason, before, after, tuple(between))
+
+
+def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -> JoinedTable:
+    rows = _rows(region, layout.page)
+    caption = tuple(_caption(layout, furniture, region))
+    return JoinedTable(
+        header=region.header,
+        rows=rows,
+        method=region.method,
+        columns=region.columns,
+        page_start=layout.page,
+        page_end=layout.page,
+        caption=caption,
+        first_key=_first_key(rows),
+        last_region=region,
+        last_context=caption,
+        regions=[(layout.page, region)],
+        column_names=column_names(region),
+        title=title_lines(layout, furniture, region),
+    )
+
+
+def _glue_text(tail: str, head: str, width: int) -> str:
+    """A text-table row cut by the break, glued back: ``Basic |`` + ``10 Go | 5 EUR``."""
+    from ragdash.ingestion.tables import _join_cut_row
+
+    glued = _join_cut_row(tail, head, width)
+    return glued if glued is not None else f"{tail}\n{head}"
+
+
+def _cjk(ch: str) -> bool:
+    return "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af"
+
+
+def _glue_cell(a: str, b: str) -> str:
+    """Two halves of one cell: joined with a space, or none between CJK characters."""
+    if not a or not b:
+        return (a or b).strip()
+    return f"{a}{b}" if _cjk(a[-1]) and _cjk(b[0]) else f"{a} {b}"
+
+
+def _label_continues(last: Row, first: Row) -> bool:
+    """A row label cut by the break ("1.重新计量设定受益计" / "划净负债或净资产的变动"): the
+    last row of the page is a label alone (no numbers, only its first cell) and the next
+    page's first label goes on with a lower-case or CJK character, not a new label."""
+    if not last.cells or not first.cells or not first.cells[0] or not last.cells[0]:
+        return False
+    alone = not any(c.strip() for c in last.cells[1:])
+    numbers = any(ch.isdigit() for ch in last.cells[0][-3:])
+    head = first.cells[0][0]
+    tail = last.cells[0][-1]
+    goes_on = head.islower() or (_cjk(head) and _cjk(tail))
+    return alone and not numbers and goes_on and not last.text.rstrip().endswith((".", ":"))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("|", " ").split()).lower()
+
+
+def _drop_repeated_header(table: JoinedTable, rows: list[Row]) -> list[Row]:
+    """B's leading rows that repeat the table's header (or its first row, when that is a
+    header taken for data: column names that are years) — layout, not data."""
+    seen = {_norm(line) for h in table.header for line in (h, *h.splitlines())}
+    if table.rows and not table.header:
+        seen.add(_norm(table.rows[0].text))
+    while rows and _norm(rows[0].text) in seen and len(rows) > 1:
+        if not table.header and table.rows and _norm(rows[0].text) == _norm(table.rows[0].text):
+            table.header = (table.rows[0].text,)  # repeated on each page: it is the header
+            table.column_names = table.rows[0].cells
+            table.rows = table.rows[1:]
+        rows = rows[1:]
+    return rows
+
+
+def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
+            furniture: frozenset[int], decision: JoinDecision) -> None:
+    rows = _rows(region, layout.page)
+    if decision.page_a != decision.page_b:
+        rows = _drop_repeated_header(table, rows)
+    if rows and table.rows and decision.page_a != decision.page_b and not decision.group_label:
+        last, first = table.rows[-1], rows[0]
+        cut = False
+        if region.method == "text":
+            head_cells = [c for c in first.cells if c]
+            tail_cells = [c for c in last.cells if c]
+            cut = (len(tail_cells) < table.columns and len(head_cells) < table.columns) or (
+                bool(first.cells) and not first.cells[0]
+            )
+            text = _glue_text(last.text, first.text, table.columns) if cut else ""
+        else:
+            cut = bool(first.cells) and not first.cells[0].strip() and bool(_key(last))
+            cut = cut or _label_continues(last, first)
+            text = f"{last.text}\n{first.text}"
+        if cut:
+            cells = tuple(
+                _glue_cell(*pair)
+                for pair in zip(
+                    [*last.cells, *[""] * (len(first.cells) - len(last.cells))],
+                    [*first.cells, *[""] * (len(last.cells) - len(first.cells))],
+                    strict=True,
+                )
+            )
+            if region.method == "ruled":  # pdfplumber's convention: one row, cells merged
+                text = " | ".join(cells)
+            table.rows[-1] = Row(text, cells, last.page, last.group, layout.page)
+            rows = rows[1:]
+            table.rows_joined += 1
+    table.rows.extend(rows)
+    table.page_end = layout.page
+    table.joins.append(decision)
+    table.last_region = region
+    table.last_context = tuple(_caption(layout, furniture, region))
+    table.regions.append((layout.page, region))
+
+
+def without_furniture(
+    region: TableRegion, layout: PageLayout, marks: frozenset[int]
+) -> TableRegion:
+    """A table with the page furniture it swallowed taken out (a footer right under the last
+    row, a running header right over the column header): those lines stay page text."""
+    caught = [i for i in region.lines if i in marks]
+    if not caught or region.method == "ruled":
+        return region
+    furniture_text = {layout.lines[i].text for i in caught}
+    rows, texts, header = [], [], region.header_rows
+    for n, (cells, text) in enumerate(zip(region.rows, region.row_text, strict=True)):
+        kept = [line for line in text.split("\n") if line not in furniture_text]
+        if not kept:
+            header -= n < region.header_rows
+            continue
+        rows.append(cells)
+        texts.append("\n".join(kept))
+    lines = tuple(i for i in region.lines if i not in marks)
+    return replace(
+        region, rows=tuple(rows), row_text=tuple(texts), header_rows=max(header, 0), lines=lines
+    )
+
+
+def join_tables(
+    layouts: Sequence[PageLayout], furniture: dict[int, frozenset[int]]
+) -> tuple[list[JoinedTable], list[JoinDecision]]:
+    """Every table of the document, fragments joined across page breaks where they continue
+    each other, and every decision taken at a page break (joined or not)."""
+    layouts = [
+        replace(
+            layout,
+            tables=tuple(
+                t
+                for t in (
+                    without_furniture(t, layout, furniture.get(layout.page, frozenset()))
+                    for t in layout.tables
+                )
+                if t.lines and t.rows
+            ),
+        )
+        for layout in layouts
+    ]
+    tables: list[JoinedTable] = []
+    decisions: list[JoinDecision] = []
+    previous: PageLayout | None = None
+    for layout in layouts:
+        marks = furniture.get(layout.page, frozenset())
+        regions = sorted(layout.tables, key=lambda t: _span(t)[0])
+        regions = [r for n, r in enumerate(regions) if n == 0 or not r.weak]
+        if regions and regions[0].weak:
+            # one or two rows opening the page: a table only as the rest of the last one
+            weak = regions.pop(0)
+            candidate = tables[-1] if tables else None
+            if (
+                not any(i in marks for i in weak.lines)  # a running header, not rows
+                and candidate is not None
+                and previous is not None
+                and candidate.page_end == previous.page == layout.page - 1
+                and candidate.last_region is _last(previous)
+            ):
+                decision = decide(
+                    candidate, previous, furniture.get(previous.page, frozenset()),
+                    layout, marks, weak,
+                )
+                if decision.joined:
+                    decisions.append(decision)
+                    _append(candidate, weak, layout, marks, decision)
+        for index, region in enumerate(regions):
+            candidate = tables[-1] if tables else None
+            if (
+                index == 0
+                and candidate is not None
+                and previous is not None
+                and candidate.page_end == previous.page
+                and previous.page == layout.page - 1
+                and candidate.last_region is not None
+                and candidate.last_region is _last(previous)
+            ):
+                decision = decide(
+                    candidate, previous, furniture.get(previous.page, frozenset()),
+                    layout, marks, region,
+                )
+                decisions.append(decision)
+                if decision.joined:
+                    if decision.group_label:
+                        candidate.rows.append(
+                            Row(decision.group_label, (decision.group_label,), layout.page, True,
+                                layout.page)
+                        )
+                    _append(candidate, region, layout, marks, decision)
+                    continue
+            elif index > 0 and tables:
+                decision = decide_same_page(tables[-1], regions[index - 1], region, layout, marks)
+                decisions.append(decision)
+                if decision.joined and _words_only(tables[-1]):
+                    # the upper part was the header, parted from its rows by a gap
+                    head = tables[-1]
+                    head.header = (*head.header, *(r.text for r in head.rows))
+                    head.column_names = ()  # its columns are not the rows' columns
+                    head.columns = region.columns
+                    head.rows = []
+                if decision.joined:
+                    labels = decision.skipped
+                    for label in labels:  # the labels between become group-label rows
+                        tables[-1].rows.append(Row(label, (label,), layout.page, True, layout.page))
+                    _append(tables[-1], region, layout, marks, decision)
+                    continue
+            tables.append(_start(region, layout, marks))
+        previous = layout
+    return tables, decisions
+
+
+def _words_only(table: JoinedTable) -> bool:
+    """A fragment with no digit in any row: a header standing alone."""
+    return len(table.regions) == 1 and not any(
+        ch.isdigit() for row in table.rows for ch in row.text
+    )
+
+
+def _last(layout: PageLayout) -> TableRegion | None:
+    regions = sorted(layout.tables, key=lambda t: _span(t)[0])
+    return regions[-1] if regions else None
