@@ -19,7 +19,7 @@ from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, PdfText, Progress, read_pdf
 from ragdash.ingestion.joins import JoinDecision
 from ragdash.ingestion.pdf_cache import PdfCache
-from ragdash.ingestion.pdf_layout import BBox, TableRegion, page_layout
+from ragdash.ingestion.pdf_layout import BBox, page_layout
 from ragdash.ingestion.segmentation import (
     PASSAGE_MAX_CHARS,
     document_passages,
@@ -47,18 +47,6 @@ DOUBTFUL_REASONS = ("columns differ",)
 
 
 @dataclass(frozen=True)
-class JoinInfo:
-    """One decision at a page break (or between two tables of one page), in words."""
-
-    page_a: int
-    page_b: int
-    joined: bool
-    reason: str
-    row_before: str
-    row_after: str
-
-
-@dataclass(frozen=True)
 class DetectedTable:
     """A table as the ``tables`` fix sees it: joined across the pages it spans."""
 
@@ -69,7 +57,7 @@ class DetectedTable:
     header: str
     joined_rows: int  # rows re-assembled from two halves cut by a page break
     method: str = ""
-    joins: tuple[JoinInfo, ...] = ()
+    joins: tuple[JoinDecision, ...] = ()
 
     @property
     def page_breaks(self) -> int:
@@ -114,7 +102,7 @@ class IngestionReport:
     passages_without_fix: SizeStats
     passages_with_fix: SizeStats
     warnings: tuple[str, ...]
-    decisions: tuple[JoinInfo, ...] = ()
+    decisions: tuple[JoinDecision, ...] = ()
     furniture: tuple[str, ...] = ()
     no_text_pages: tuple[int, ...] = ()
     verdict: str = ""
@@ -122,13 +110,6 @@ class IngestionReport:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
         return asdict(self)
-
-
-def _info(decision: JoinDecision) -> JoinInfo:
-    return JoinInfo(
-        decision.page_a, decision.page_b, decision.joined, decision.reason,
-        decision.row_before, decision.row_after,
-    )
 
 
 def _furniture_lines(doc: Document) -> tuple[str, ...]:
@@ -166,7 +147,7 @@ def verdict(
     pages: int,
     no_text: Sequence[int],
     tables: Sequence[DetectedTable],
-    decisions: Sequence[JoinInfo],
+    decisions: Sequence[JoinDecision],
     letter_spaced: bool,
 ) -> str:
     """The answer to "will this PDF be retrieved correctly?", in words."""
@@ -233,11 +214,11 @@ def inspect_pdf(
     tables = tuple(
         DetectedTable(
             t.page_start, t.page_end, len(t.rows), t.columns, t.header_text, t.rows_joined,
-            t.method, tuple(_info(d) for d in t.joins),
+            t.method, tuple(d for d in t.joins),
         )
         for t in joined
     )
-    infos = tuple(_info(d) for d in decisions)
+    infos = tuple(d for d in decisions)
     warnings = list(pdf.warnings)
     with_fix = document_passages(doc, join_tables=True)
     oversize = [p.label for p in with_fix if len(p.text) > PASSAGE_MAX_CHARS and p.kind == "table"]
@@ -271,15 +252,6 @@ def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:
     return Document(
         doc_id, "", None, "current", "upload.pdf", "pdf", pdf.pages, 0, pdf.table_pages,
         pdf.layouts or None,
-    )
-
-
-def page_tables_of(data: bytes, page_number: int) -> tuple[TableRegion, ...]:
-    """The table regions detected on one page (1-based) of a PDF."""
-    return _with_page(
-        data,
-        page_number,
-        lambda page: tuple(t for t in page_layout(page, page_number).tables if not t.weak),
     )
 
 
