@@ -257,7 +257,7 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
         open_view(page, f"{url}/triage?q=x&fixes=all")
         page.get_by_role("tab", name="Case library").click()
         with page.expect_download() as download:
-            page.get_by_role("button", name="Export as a pytest file (fixes: all (").click()
+            page.get_by_role("button", name="Export as a pytest file (fixes: all)").click()
         # At a laptop width every button of the tab says its whole label.
         page.set_viewport_size({"width": 800, "height": 1100})
         page.wait_for_timeout(500)
@@ -573,11 +573,13 @@ def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a-old.md").write_text(
-        "---\nid: gifts-old\nupdated: 2023-01-01\n---\nGift cards are valid for one year.\n",
+        "---\nid: gifts-2023\nupdated: 2023-01-01\n---\n"
+        "Gift cards are valid for one year in every store, printed on paper.\n",
         encoding="utf-8",
     )
     (docs / "b-new.md").write_text(
-        "---\nid: gifts-new\nupdated: 2025-06-01\n---\nGift cards are valid for two years.\n",
+        "---\nid: gifts-2025\nupdated: 2025-06-01\n---\nGift cards are valid for two years; "
+        "digital codes arrive by email and lost codes are replaced.\n",
         encoding="utf-8",
     )
     with running_app(docs=docs, workspace=tmp_path / "ws") as url:
@@ -586,7 +588,7 @@ def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
         page.locator('[data-testid="stSelectbox"]', has_text="Document with the right").locator(
             "input"
         ).click()
-        page.keyboard.type("gifts-new")
+        page.keyboard.type("gifts-2025")
         page.keyboard.press("Enter")
         page.get_by_label("Evidence the answer needs (separate with ;)").fill("two years")
         page.get_by_role("button", name="Diagnose").click()
@@ -595,6 +597,6 @@ def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
         text = main_text(page)
         assert "Repaired by: no single fix changes the matching" in text
         assert "with recency it passes only by winning a tie on update date" in text
-        assert "gifts-new is newer (2025-06-01 vs 2023-01-01)" in text
+        assert "gifts-2025 is newer (2025-06-01 vs 2023-01-01)" in text
         no_exception_shown(page)
         shot(page, f"triage-date-tie-{width}")

@@ -87,7 +87,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         "case's repairing fix.",
     )
     d2.download_button(
-        f"Export as a pytest file (fixes: {view.fixes.label})",
+        f"Export as a pytest file (fixes: {view.fixes.names})",
         pytest_module(
             saved,
             docs=config.docs,
