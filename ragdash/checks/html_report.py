@@ -42,7 +42,10 @@ th, td { border: 1px solid #e3e3e8; padding: .25rem .5rem; text-align: left;
   vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f7f7f9; }
 .facts td:first-child { font-weight: 600; white-space: nowrap; }
-.heat td.cell { text-align: center; color: #fff; font-size: .72rem; min-width: 3.2rem; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.heat th { white-space: nowrap; overflow-wrap: normal; }
+.heat td.cell { text-align: center; color: #fff; font-size: .7rem; padding: .2rem .25rem; }
+td.change-fixed, td.change-broke { white-space: nowrap; }
 .heat th.config { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap;
   font-weight: 500; }
 .verdict-pass { color: #2f9e44; font-weight: 600; } .verdict-fail, .verdict-error {
@@ -90,7 +93,7 @@ def _bar(label: str, value: float | None, width: int = 260) -> str:
     shown = "-" if value is None else f"{value:.3f}"
     fill = 0 if value is None else max(0.0, min(1.0, value)) * width
     return (
-        f'<svg role="img" aria-label="{_t(label)} {shown}" width="{width + 130}" height="20" '
+        f'<svg role="img" aria-label="{_t(label)} {shown}" width="{width + 175}" height="20" '
         f'xmlns="http://www.w3.org/2000/svg"><rect x="120" y="3" width="{width}" height="14" '
         f'fill="#eef0f3"/><rect x="120" y="3" width="{fill:.1f}" height="14" fill="#4c6ef5"/>'
         f'<text x="0" y="15" font-size="12">{_t(label)}</text>'
@@ -133,7 +136,8 @@ def _heatmap(run: SavedRun) -> str:
         for d, c in DIAGNOSIS_COLORS.items()
     )
     return ("<h2>Ablation: which fix repairs which case</h2>"
-            f'<table class="heat"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
+            f'<div class="scroll"><table class="heat"><tr><th></th>{head}</tr>{"".join(rows)}'
+            "</table></div>"
             f'<p class="muted">Columns: no fixes, each fix alone, all fixes, and all fixes but '
             f"one (with the run's fix settings). {legend}</p>")  # fmt: skip
 
