@@ -176,7 +176,8 @@ def _corpus_change(a: SavedRun, b: SavedRun) -> CorpusChange:
     common_a = [d for d in before if d in after]
     common_b = [d for d in after if d in before]
     reordered = common_a != common_b
-    if not (added or removed or changed or reordered) and a.corpus_fingerprint != b.corpus_fingerprint:
+    same_prints = not (added or removed or changed or reordered)
+    if same_prints and a.corpus_fingerprint != b.corpus_fingerprint:
         reordered = True  # same content per document, another order or position
     return CorpusChange(added, removed, changed, reordered)
 
