@@ -23,6 +23,7 @@ from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, md_escape
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
+from ragdash.ui.runs import render_saved_runs
 from ragdash.ui.state import open_case
 from ragdash.ui.suite_metrics import (
     METRICS_HELP,
@@ -209,6 +210,7 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "ragdash-results.json",
         "application/json",
     )
+    render_saved_runs(index, retriever, runs, view.fixes, metric_k, table)
     st.subheader("How close to breaking")
     if searches_here(retriever, "fragility search"):
         source, key = checks_source(index, corpus_key, retriever)
