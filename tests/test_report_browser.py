@@ -1,0 +1,136 @@
+"""The standalone HTML report in headless Debian Chromium, opened from disk with the network
+off: the testbed's diff (no fixes → all fixes) shows its 4 repaired cases with their reasons
+and highlighted passages and asks for nothing but the file; the report of a hostile corpus
+executes nothing and applies no injected style.
+
+Needs /usr/bin/chromium and python playwright (never `playwright install`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SAMPLE_CASES, SAMPLE_DOCS
+from test_browser import HOSTILE_LINES, RED, _browser_problem
+
+from ragdash.checks.ablation import configurations
+from ragdash.cli import main
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    problem = _browser_problem()
+    if problem:
+        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    from browser_harness import chromium_browser
+
+    with chromium_browser() as browser:
+        yield browser
+
+
+def open_offline(browser, path, dialogs: list[str], requests: list[str]):
+    """``path`` opened from disk in a context with the network off; every request and
+    every dialog is recorded."""
+    context = browser.new_context(offline=True, java_script_enabled=True)
+    page = context.new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(300)  # give anything injected the chance to fire
+    return context, page
+
+
+def test_the_testbed_diff_report_opens_offline_and_names_the_four_repairs(
+    chromium, tmp_path, capsys
+):
+    lib = tmp_path / "lib.sqlite"
+    common = ["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
+              "--library", str(lib), "--save-run"]  # fmt: skip
+    assert main([*common, "--fixes", "none", "--run-name", "no fixes"]) == 1
+    assert main([*common, "--fixes", "all", "--run-name", "all fixes"]) == 0
+    report = tmp_path / "report.html"
+    assert main(["report", "2", "--against", "1", "--library", str(lib), "-o", str(report)]) == 0
+    capsys.readouterr()
+    dialogs: list[str] = []
+    requests: list[str] = []
+    context, page = open_offline(chromium, report, dialogs, requests)
+    try:
+        assert page.title() == "ragdash diff #1 'no fixes' → #2 'all fixes'"
+        rows = page.locator("table.changes tr").all_inner_texts()[1:]
+        assert len(rows) == 4
+        repaired = {"stale-version": "recency", "ocr-noise": "ocr", "typo": "fuzzy",
+                    "split-table": "tables"}  # fmt: skip
+        for case, fix in repaired.items():
+            row = next(r for r in rows if r.startswith(case))
+            named = row.split(" — ")[1]  # the ablation's verdict: which fix alone repairs it
+            assert "fail→pass" in row and fix in named and "alone repairs it" in named
+        heat = page.locator("table.heat td.cell")
+        assert heat.count() == 8 * len(configurations())
+        assert page.locator("table.deltas").inner_text().count("+0.219") == 1  # MRR
+        # the repaired passages, highlighted as in Explore: evidence outlined
+        passage = page.locator(".case", has_text="repaired: ocr-noise").locator(".rd-passage")
+        assert passage.locator("mark.evidence").inner_text() == "identity provider"
+        assert passage.locator("mark.hit-ocr").count() >= 1
+        outline = passage.locator("mark.evidence").evaluate("e => getComputedStyle(e).outlineStyle")
+        assert outline == "solid"
+        assert requests == [report.as_uri()]  # the file itself, nothing else
+        assert dialogs == []
+    finally:
+        context.close()
+
+
+def test_the_report_of_a_hostile_corpus_executes_nothing_and_applies_no_injected_style(
+    chromium, tmp_path, capsys
+):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "\n".join(HOSTILE_LINES)
+    (docs / "hostile.md").write_text(
+        f"---\nid: hostile\nupdated: 2025-01-01\n---\n{body}\n", encoding="utf-8"
+    )
+    (docs / "harmless.md").write_text(
+        "---\nid: harmless\nupdated: 2025-01-01\n---\nA harmless note about apples.\n",
+        encoding="utf-8",
+    )
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([{
+        "name": "hostile-case", "query": "zephyrine maintenance notes",
+        "expected_id": "harmless", "evidence": ["<img src=x onerror=alert(3)>"],
+    }]), encoding="utf-8")  # fmt: skip
+    report = tmp_path / "hostile.html"
+    code = main(["check", "--docs", str(docs), "--cases", str(cases), "--fixes", "all",
+                 "--run-name", "<script>alert(4)</script>", "--report", str(report)])  # fmt: skip
+    assert code == 1
+    capsys.readouterr()
+    dialogs: list[str] = []
+    requests: list[str] = []
+    context, page = open_offline(chromium, report, dialogs, requests)
+    try:
+        passage = page.locator(".rd-passage", has_text="Zephyrine").first
+        text = passage.inner_text()
+        for line in HOSTILE_LINES:
+            shown = line.replace("\u202e", "⟨U+202E⟩").replace("\u202c", "⟨U+202C⟩")
+            assert shown in text, f"{shown!r} not shown literally"
+        assert passage.locator("img, script, style, a, strong, b").count() == 0
+        assert page.locator("script").count() == 0
+        assert page.locator("style").count() == 1  # the report's own
+        assert page.locator("img[onerror], a[href^='javascript:' i]").count() == 0
+        assert "<script>alert(4)</script>" in page.locator("h1").inner_text()
+        assert "<img src=x onerror=alert(3)>" in page.locator(".case").inner_text()
+        restyled = page.evaluate(
+            """(red) => {
+                const bg = getComputedStyle(document.body).backgroundColor;
+                const h1 = document.querySelector('h1');
+                const style = getComputedStyle(h1);
+                return [bg === red, style.display === 'none', h1.getBoundingClientRect().height];
+            }""",
+            RED,
+        )
+        assert restyled[0] is False and restyled[1] is False and restyled[2] > 0
+        assert requests == [report.as_uri()]
+        assert dialogs == []
+    finally:
+        context.close()
