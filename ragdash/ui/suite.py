@@ -210,10 +210,10 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "ragdash-results.json",
         "application/json",
     )
-    render_saved_runs(index, retriever, runs, view.fixes, metric_k, table)
     st.subheader("How close to breaking")
     if searches_here(retriever, "fragility search"):
         source, key = checks_source(index, corpus_key, retriever)
         render_fragility(source, key, cases, view.fixes, key="suite_fragility")
     _add_case_form(index, cases)
     render_log_import(index, _workspace(), cases)
+    render_saved_runs(index, retriever, runs, view.fixes, metric_k, table)
