@@ -326,6 +326,9 @@ def _write_text(path: str, text: str) -> None:
 
     try:
         atomic_write(path, text.encode("utf-8", "surrogatepass"))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(path, 0o666 & ~umask)  # a report is for others to read, like any new file
     except OSError as exc:
         raise BadInput(f"cannot write {path!r}: {exc.strerror or exc}") from None
 

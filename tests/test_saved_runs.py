@@ -241,3 +241,18 @@ def test_the_gate_thresholds_and_its_bad_input(capsys, tmp_path):
     assert main(["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
                  "--save-run"]) == 2  # fmt: skip
     assert "--workspace DIR or --library FILE" in capsys.readouterr().err
+
+
+def test_a_run_saved_in_a_workspace_is_listed_and_metrics_at_another_k_are_not_compared(
+    capsys, tmp_path
+):
+    ws = tmp_path / "ws"
+    args = ["check", "--docs", str(SAMPLE_DOCS), "--workspace", str(ws), "--fixes", "all"]
+    assert main([*args, "--save-run"]) == 0
+    capsys.readouterr()
+    assert main(["runs", "list", "--workspace", str(ws), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(r["id"], r["passed"], r["total"]) for r in listed] == [(1, 8, 8)]
+    code = main([*args, "--baseline", "latest", "--fail-on", "regression", "--metrics-k", "3"])
+    assert code == 1
+    assert "the metrics cannot be compared: k=5" in capsys.readouterr().out

@@ -153,6 +153,12 @@ class RunDiff:
         ``margin``, each in words."""
         found = [f"case {c.case!r} passed in {self.a.ref} and fails now: {c.after}"
                  for c in self.broke]  # fmt: skip
+        if self.a.metric_k != self.b.metric_k:
+            found.append(
+                f"the metrics cannot be compared: k={self.a.metric_k} in {self.a.ref}, "
+                f"k={self.b.metric_k} now (give --metrics-k {self.a.metric_k})"
+            )
+            return found
         for m in self.metrics:
             if m.delta is not None and -m.delta > margin + 1e-9:
                 found.append(f"{m.name} dropped from {m.before:.3f} to {m.after:.3f} "
