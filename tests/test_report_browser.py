@@ -134,3 +134,40 @@ def test_the_report_of_a_hostile_corpus_executes_nothing_and_applies_no_injected
         assert dialogs == []
     finally:
         context.close()
+
+
+def test_the_dashboard_compares_two_saved_runs_and_downloads_the_diff_report(
+    chromium, tmp_path, capsys
+):
+    from browser_harness import running_app, wait_for_app
+
+    ws = tmp_path / "ws"
+    common = ["check", "--docs", str(SAMPLE_DOCS), "--workspace", str(ws), "--save-run"]
+    assert main([*common, "--fixes", "none", "--run-name", "no fixes"]) == 1
+    assert main([*common, "--fixes", "all", "--run-name", "all fixes"]) == 0
+    capsys.readouterr()
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(60_000)
+    try:
+        with running_app(workspace=ws) as url:
+            page.goto(f"{url}/suite?fixes=all")
+            wait_for_app(page)
+            summary = page.locator('[data-testid="stMarkdownContainer"]',
+                                   has_text="fail→pass").first  # fmt: skip
+            summary.scroll_into_view_if_needed()
+            assert summary.inner_text().startswith("4 fail→pass, 0 pass→fail — from 4/8 to 8/8")
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Download the diff as an HTML report").click()
+            report = tmp_path / "from-dashboard.html"
+            download.value.save_as(report)
+        dialogs: list[str] = []
+        requests: list[str] = []
+        context, offline = open_offline(chromium, report, dialogs, requests)
+        try:
+            assert offline.title() == "ragdash diff #1 'no fixes' → #2 'all fixes'"
+            assert offline.locator("table.changes td.change-fixed").count() == 4
+            assert requests == [report.as_uri()] and dialogs == []
+        finally:
+            context.close()
+    finally:
+        page.close()
