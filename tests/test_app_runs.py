@@ -44,11 +44,16 @@ def test_two_saved_runs_are_listed_compared_and_reported(tmp_path, monkeypatch, 
     assert list(runs["name"]) == ["all fixes", "no fixes"]
     assert list(runs["passed"]) == ["8/8", "4/8"]
     assert any("**4 fail→pass**, **0 pass→fail**" in md.value for md in at.markdown)
-    changes = table_with(at, "why")
+    changes = table_with(at, "change")
     assert set(changes["case"]) == {"stale-version", "ocr-noise", "typo", "split-table"}
-    why = dict(zip(changes["case"], changes["why"], strict=True))
+    assert set(changes["change"]) == {"fail→pass"}
+    why = {md.value.split("**")[1].replace("\\", ""): md.value.replace("\\", "")
+           for md in at.markdown if md.value.startswith("- **")}  # fmt: skip
+    assert set(why) == set(changes["case"])
     assert "ocr alone repairs it" in why["ocr-noise"]
     assert "tables alone repairs it" in why["split-table"]
+    deltas = table_with(at, "delta")
+    assert dict(zip(deltas["metric"], deltas["delta"], strict=True))["MRR"] == "+0.219"
     labels = {b.label for b in at.get("download_button")}
     assert {"Download HTML report", "Download the diff as an HTML report"} <= labels
     # the CLI sees the same runs

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from ragdash.checks.html_report import diff_report, run_report
-from ragdash.checks.rundiff import BROKE, FIXED, diff_runs
+from ragdash.checks.rundiff import diff_runs
 from ragdash.checks.runs import CaseRun
 from ragdash.checks.snapshot import SavedRun, snapshot
 from ragdash.errors import LibraryError, RunError
@@ -60,9 +60,8 @@ def _label(run: SavedRun) -> str:
 
 def _save_form(index, retriever, runs, fixes, k, ablation) -> None:
     with st.form("runs_save", clear_on_submit=True):
-        c1, c2 = st.columns([3, 1])
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         name = c1.text_input("Run name", key="runs_name", placeholder="e.g. before re-indexing")
-        c2.write("")
         if not c2.form_submit_button("Save this run", width="stretch"):
             return
     cells = ()
@@ -95,22 +94,29 @@ def _diff_view(saved: list[SavedRun]) -> None:
     if diff.a.corpus_fingerprint != diff.b.corpus_fingerprint:
         st.info(f"The corpus changed: {md_escape(diff.corpus.phrase())}.")
     if diff.changes:
-        mark = {FIXED: "✅ fail→pass", BROKE: "❌ pass→fail"}
         st.dataframe(
-            pd.DataFrame(
-                [{"case": c.case, "change": mark.get(c.change, c.change), "before": c.before,
-                  "after": c.after, "why": " · ".join(c.reasons)} for c in diff.changes]
-            ),  # fmt: skip
+            pd.DataFrame([{"case": c.case, "change": c.change, "before": c.before,
+                           "after": c.after} for c in diff.changes]),  # fmt: skip
             hide_index=True,
             width="stretch",
             key="runs_changes",
         )
+        st.markdown("**Why**")
+        for c in diff.changes:
+            st.markdown(
+                f"- **{md_escape(c.case)}** ({md_escape(c.change)}): "
+                + "; ".join(md_escape(r) for r in c.reasons)
+            )
     else:
         st.caption("No case changed its verdict, diagnosis or rank.")
+
+    def shown(value: float | None, signed: bool = False) -> str:
+        return "—" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
+
     st.dataframe(
         pd.DataFrame(
-            [{"metric": m.name, "before": m.before, "after": m.after, "delta": m.delta}
-             for m in diff.metrics]
+            [{"metric": m.name, "before": shown(m.before), "after": shown(m.after),
+              "delta": shown(m.delta, signed=True)} for m in diff.metrics]
         ),  # fmt: skip
         hide_index=True,
         key="runs_deltas",
