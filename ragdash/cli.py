@@ -242,14 +242,9 @@ class _Kept:
     def record(self) -> dict:
         data: dict = {"run_id": self.run.id}  # type: ignore[attr-defined]
         if self.diff is not None:
-            d = self.diff
-            data["baseline"] = {
-                "run": d.a.ref,
-                "changes": [{"case": c.case, "change": c.change, "before": c.before,
-                             "after": c.after, "reasons": list(c.reasons)} for c in d.changes],
-                "metrics": [{"metric": m.metric, "before": m.before, "after": m.after}
-                            for m in d.metrics],
-            }  # fmt: skip
+            from ragdash.checks.rundiff import diff_record
+
+            data["baseline"] = diff_record(self.diff)  # type: ignore[arg-type]
         if self.gated:
             data["gate"] = {"passed": not self.reasons, "reasons": list(self.reasons)}
         return data
@@ -444,8 +439,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     diff = diff_runs(_load_run(args.run_a, args), _load_run(args.run_b, args))
     if args.json:
-        print(json.dumps(_Kept(diff.b, diff=diff).record()["baseline"], indent=2,
-                         ensure_ascii=False))  # fmt: skip
+        from ragdash.checks.rundiff import diff_record
+
+        print(json.dumps(diff_record(diff), indent=2, ensure_ascii=False))
     else:
         print(diff_text(diff))
     return EXIT_OK

@@ -195,6 +195,11 @@ def test_cli_saves_two_runs_lists_shows_diffs_and_reports_them(capsys, tmp_path)
     assert "4 fail→pass" in out
     for case, fix in REPAIRED.items():
         assert f"fail→pass  {case}:" in out and fix in out
+    assert main(["diff", "1", "latest", "--library", str(lib), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert (record["before"], record["after"]) == ("#1 'no fixes'", "#2 'all fixes'")
+    assert [c["change"] for c in record["changes"]] == ["fail→pass"] * 4
+    assert record["fixes"]["turned_on"] == list(FIX_NAMES) and record["corpus"]["changed"] == []
     report = tmp_path / "report.html"
     assert main(["report", "2", "--against", "1", "--library", str(lib), "-o", str(report)]) == 0
     assert "ragdash diff #1 &#x27;no fixes&#x27; → #2" in report.read_text(encoding="utf-8")

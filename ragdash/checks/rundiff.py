@@ -41,6 +41,7 @@ __all__ = [
     "CorpusChange",
     "MetricDelta",
     "RunDiff",
+    "diff_record",
     "diff_runs",
     "diff_text",
     "gate",
@@ -335,6 +336,23 @@ def diff_text(diff: RunDiff) -> str:
     lines.append(f"\nmetrics at {k}:")
     lines.append(_row_table(rows))
     return "\n".join(lines)
+
+
+def diff_record(diff: RunDiff) -> dict:
+    """The diff as JSON (``ragdash diff --json``, ``check --baseline … --json``)."""
+    return {
+        "before": diff.a.ref,
+        "after": diff.b.ref,
+        "changes": [{"case": c.case, "change": c.change, "before": c.before, "after": c.after,
+                     "reasons": list(c.reasons)} for c in diff.changes],
+        "metrics": [{"metric": m.metric, "before": m.before, "after": m.after, "delta": m.delta}
+                    for m in diff.metrics],
+        "corpus": {"added": list(diff.corpus.added), "removed": list(diff.corpus.removed),
+                   "changed": list(diff.corpus.changed), "reordered": diff.corpus.reordered},
+        "fixes": {"before": diff.a.fixes_label, "after": diff.b.fixes_label,
+                  "turned_on": list(diff.turned_on), "turned_off": list(diff.turned_off)},
+        "retriever": {"before": diff.a.retriever_label, "after": diff.b.retriever_label},
+    }  # fmt: skip
 
 
 def parse_min_metric(text: str) -> tuple[str, float]:
