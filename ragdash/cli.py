@@ -372,12 +372,12 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
     library = _run_library(args)
     if args.action == "list":
-        runs = library.saved_runs()
+        runs = library.run_summaries()
         if args.json:
             print(json.dumps([{"id": r.id, "name": r.name, "at": r.at,
                                "retriever": r.retriever_label, "fixes": r.fixes_label,
                                "corpus": r.corpus_fingerprint, "passed": r.passed,
-                               "total": r.total, "metrics": r.metric_values} for r in runs],
+                               "total": r.total, "metrics": dict(r.metrics)} for r in runs],
                              indent=2, ensure_ascii=False))  # fmt: skip
             return EXIT_OK
         if not runs:
@@ -385,10 +385,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
             return EXIT_OK
         rows = [("id", "when", "name", "retriever", "fixes", "corpus", "passed", "MRR")]
         for r in runs:
-            mrr = r.metric_values.get("mrr")
             rows.append((str(r.id), r.at, r.name or "-", r.retriever_label, r.fixes_label,
                          r.corpus_fingerprint, f"{r.passed}/{r.total}",
-                         "-" if mrr is None else f"{mrr:.3f}"))  # fmt: skip
+                         "-" if r.mrr is None else f"{r.mrr:.3f}"))  # fmt: skip
         print(_table(rows))
         return EXIT_OK
     if not args.run:

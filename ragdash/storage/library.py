@@ -7,11 +7,12 @@ Schema (``PRAGMA user_version`` = 2)::
           status, created, updated)
     runs(id PK, case_name → cases.name, configuration, passed, diagnosis, at)
     saved_runs(id PK, name, at, retriever_label, fixes_label, corpus_fingerprint,
-               passed, total, data JSON)                       -- since schema 2
+               passed, total, metrics JSON, data JSON)         -- since schema 2
 
 ``runs`` is each case's history; ``saved_runs`` holds whole runs (``ragdash check
---save-run``, the Test suite's *Save this run*): the summary in columns for listing, the
-full :class:`ragdash.checks.snapshot.SavedRun` (cases, documents, metrics, ablation) as its
+--save-run``, the Test suite's *Save this run*): the summary in columns, so listing a
+hundred runs reads no case (:meth:`CaseLibrary.run_summaries`), and the full
+:class:`ragdash.checks.snapshot.SavedRun` (cases, documents, metrics, ablation) as its
 run-file JSON. A schema-1 library is migrated on first open by adding the table — nothing
 in it is rewritten or lost.
 
@@ -81,6 +82,7 @@ CREATE TABLE IF NOT EXISTS saved_runs (
     corpus_fingerprint TEXT NOT NULL,
     passed INTEGER NOT NULL,
     total INTEGER NOT NULL,
+    metrics TEXT NOT NULL DEFAULT '{}',
     data TEXT NOT NULL
 );
 """
@@ -109,6 +111,32 @@ class Run:
     passed: bool
     diagnosis: str
     at: str
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A saved run as ``ragdash runs list`` and the Test suite list it."""
+
+    id: int
+    name: str
+    at: str
+    retriever_label: str
+    fixes_label: str
+    corpus_fingerprint: str
+    passed: int
+    total: int
+    metrics: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def mrr(self) -> float | None:
+        value = dict(self.metrics).get("mrr")
+        return value if isinstance(value, int | float) else None
+
+    @property
+    def label(self) -> str:
+        """``#2 all fixes — all (…) · 8/8``: how a picker names it."""
+        name = f" {self.name}" if self.name else ""
+        return f"#{self.id}{name} — {self.fixes_label} · {self.passed}/{self.total}"
 
 
 @dataclass(frozen=True)
@@ -389,9 +417,11 @@ class CaseLibrary:
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO saved_runs (name, at, retriever_label, fixes_label, "
-                "corpus_fingerprint, passed, total, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "corpus_fingerprint, passed, total, metrics, data) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run.name, run.at, run.retriever_label, run.fixes_label,
-                 run.corpus_fingerprint, run.passed, run.total, "{}"),
+                 run.corpus_fingerprint, run.passed, run.total,
+                 json.dumps(run.metric_values), "{}"),
             )  # fmt: skip
             saved = run.with_id(cursor.lastrowid)
             conn.execute(
@@ -399,6 +429,23 @@ class CaseLibrary:
                 (json.dumps(saved.to_dict(), ensure_ascii=False), saved.id),
             )
         return saved
+
+    def run_summaries(self) -> list[RunSummary]:
+        """Every saved run's summary, oldest first, without reading its cases."""
+        if not self._has_saved_runs():
+            return []
+        rows = self._read(
+            "SELECT id, name, at, retriever_label, fixes_label, corpus_fingerprint, passed, "
+            "total, metrics FROM saved_runs ORDER BY id"
+        )
+        summaries = []
+        for *head, metrics in rows:
+            try:
+                values = json.loads(metrics)
+            except json.JSONDecodeError:
+                values = {}
+            summaries.append(RunSummary(*head, metrics=tuple(values.items())))
+        return summaries
 
     def saved_runs(self) -> list[SavedRun]:
         """Every saved run, oldest first (an older library without the table has none)."""

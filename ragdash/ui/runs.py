@@ -20,19 +20,20 @@ import streamlit as st
 from ragdash.checks.html_report import diff_report, run_report
 from ragdash.checks.rundiff import diff_runs
 from ragdash.checks.runs import CaseRun
-from ragdash.checks.snapshot import SavedRun, snapshot
+from ragdash.checks.snapshot import snapshot
 from ragdash.errors import LibraryError, RunError
 from ragdash.retrieval.hits import Retriever
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
+from ragdash.storage.library import CaseLibrary, RunSummary
 from ragdash.ui.context import settings
 from ragdash.ui.render import md_escape
 
 __all__ = ["render_saved_runs", "runs_frame"]
 
 
-def runs_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
+def runs_frame(runs: Sequence[RunSummary]) -> pd.DataFrame:
     """One row per saved run, newest first."""
     return pd.DataFrame(
         [
@@ -44,17 +45,11 @@ def runs_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
                 "fixes": r.fixes_label,
                 "corpus": r.corpus_fingerprint,
                 "passed": f"{r.passed}/{r.total}",
-                "MRR": r.metric_values.get("mrr"),
+                "MRR": r.mrr,
             }
             for r in reversed(runs)
         ],
         columns=["run", "when", "name", "retriever", "fixes", "corpus", "passed", "MRR"],
-    )
-
-
-def _label(run: SavedRun) -> str:
-    return f"#{run.id} {run.name or ''} — {run.fixes_label} · {run.passed}/{run.total}".replace(
-        "  ", " "
     )
 
 
@@ -78,13 +73,18 @@ def _save_form(index, retriever, runs, fixes, k, ablation) -> None:
     st.success(f"Saved run #{kept.id} ({kept.passed} of {kept.total} cases pass).")
 
 
-def _diff_view(saved: list[SavedRun]) -> None:
-    by_label = {_label(r): r for r in reversed(saved)}
+def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
+    by_label = {r.label: r for r in reversed(saved)}
     labels = list(by_label)
     c1, c2 = st.columns(2)
     before = c1.selectbox("Before", labels, index=1, key="runs_before")
     after = c2.selectbox("After", labels, index=0, key="runs_after")
-    diff = diff_runs(by_label[before], by_label[after])
+    try:
+        diff = diff_runs(library.saved_run(by_label[before].id),
+                         library.saved_run(by_label[after].id))  # fmt: skip
+    except (LibraryError, RunError) as exc:
+        st.error(md_escape(str(exc)))
+        return
     others = len(diff.changes) - len(diff.fixed) - len(diff.broke)
     st.markdown(
         f"**{len(diff.fixed)} fail→pass**, **{len(diff.broke)} pass→fail**"
@@ -149,17 +149,22 @@ def render_saved_runs(
     _save_form(index, retriever, runs, fixes, k, ablation)
     try:
         library = open_library(settings().workspace)
-        saved = library.saved_runs() if library is not None else []
+        saved = library.run_summaries() if library is not None else []
     except (LibraryError, RunError) as exc:
         st.error(md_escape(str(exc)))
         return
-    if not saved:
+    if library is None or not saved:
         st.caption("No saved run yet.")
         return
     st.dataframe(runs_frame(saved), hide_index=True, width="stretch", key="runs_table")
-    labels = {_label(r): r for r in reversed(saved)}
-    c1, c2, c3 = st.columns([3, 2, 1])
-    chosen = labels[c1.selectbox("Run", list(labels), key="runs_pick")]
+    labels = {r.label: r for r in reversed(saved)}
+    c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
+    picked = labels[c1.selectbox("Run", list(labels), key="runs_pick")]
+    try:
+        chosen = library.saved_run(picked.id)
+    except (LibraryError, RunError) as exc:
+        st.error(md_escape(str(exc)))
+        return
     c2.download_button(
         "Download HTML report",
         run_report(chosen),
@@ -170,12 +175,11 @@ def render_saved_runs(
     )
     if c3.button("Delete", key="runs_delete", width="stretch"):
         try:
-            assert library is not None and chosen.id is not None
-            library.delete_run(chosen.id)
+            library.delete_run(picked.id)
         except (LibraryError, RunError) as exc:
             st.error(md_escape(str(exc)))
             return
         st.rerun()
     if len(saved) >= 2:
         st.markdown("**Compare two runs**")
-        _diff_view(saved)
+        _diff_view(library, saved)
