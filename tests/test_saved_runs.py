@@ -147,6 +147,15 @@ def test_reports_are_single_files_with_no_script_and_escaped_text(testbed_runs):
     assert report.count("fail→pass</td>") == 4
 
 
+def test_a_case_the_retriever_failed_on_is_reported_with_its_error(testbed_runs):
+    none = testbed_runs[0]
+    failed = replace(none.cases[0], verdict="error", diagnosis="error", passages=(),
+                     message="http://127.0.0.1:9/search: connection refused")  # fmt: skip
+    html = run_report(replace(none, cases=(failed,)))
+    assert "connection refused" in html and "the retriever failed on this case" in html
+    assert "No passage matched" not in html
+
+
 # -- the library ---------------------------------------------------------------------------
 
 

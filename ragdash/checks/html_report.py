@@ -185,7 +185,7 @@ def _case_block(c: CaseResult, heading: str = "") -> str:
                      f"<strong>{_t(missing)}</strong></p>")  # fmt: skip
     if c.message:
         parts.append(f'<p class="muted">{_t(c.message)}</p>')
-    if not c.passages:
+    if not c.passages and c.verdict != "error":
         parts.append("<p><em>No passage matched the query: nothing was sent to the model."
                      "</em></p>")  # fmt: skip
     for p in c.passages:
