@@ -95,9 +95,15 @@ def test_the_report_of_a_hostile_corpus_executes_nothing_and_applies_no_injected
         "---\nid: harmless\nupdated: 2025-01-01\n---\nA harmless note about apples.\n",
         encoding="utf-8",
     )
+    # An older copy with a hostile id: its passage is sent to the model too (top-k 2).
+    old_id = "<b>old</b><img src=x onerror=alert(2)>"
+    (docs / "z-hostile-old.md").write_text(
+        f"---\nid: {old_id}\nsubject: hostile\nupdated: 2024-01-01\n---\n{body}\n",
+        encoding="utf-8",
+    )
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([{
-        "name": "hostile-case", "query": "zephyrine maintenance notes",
+        "name": "hostile-case", "query": "zephyrine maintenance notes", "top_k": 2,
         "expected_id": "harmless", "evidence": ["<img src=x onerror=alert(3)>"],
     }]), encoding="utf-8")  # fmt: skip
     report = tmp_path / "hostile.html"
@@ -115,7 +121,9 @@ def test_the_report_of_a_hostile_corpus_executes_nothing_and_applies_no_injected
             shown = line.replace("\u202e", "⟨U+202E⟩").replace("\u202c", "⟨U+202C⟩")
             assert shown in text, f"{shown!r} not shown literally"
         assert passage.locator("img, script, style, a, strong, b").count() == 0
-        assert page.locator("script").count() == 0
+        assert page.locator(".rd-passage", has_text="Zephyrine").count() == 2
+        assert old_id in page.locator(".case").inner_text()
+        assert page.locator("img, b, script, a, iframe, object").count() == 0
         assert page.locator("style").count() == 1  # the report's own
         assert page.locator("img[onerror], a[href^='javascript:' i]").count() == 0
         assert "<script>alert(4)</script>" in page.locator("h1").inner_text()
