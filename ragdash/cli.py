@@ -1211,6 +1211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as exc:
         print(f"ragdash: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RagdashError as exc:  # e.g. a library locked while runs are listed: one line too
+        print(f"ragdash: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader went away (`... | head`): stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)

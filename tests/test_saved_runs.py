@@ -68,6 +68,10 @@ def test_a_run_file_reads_back_equal_and_a_bad_one_is_named(testbed_runs, tmp_pa
     path = tmp_path / "run.json"
     path.write_text(json.dumps(run.to_dict()), encoding="utf-8")
     assert load_run_file(path).cases == run.cases
+    future = run.to_dict() | {"fixes": {"fixes": "all", "spellcheck": True}}
+    path.write_text(json.dumps(future), encoding="utf-8")
+    with pytest.raises(RunError, match="run.json' cannot be read: unknown setting 'spellcheck'"):
+        load_run_file(path)
     path.write_text('{"format": "something"}', encoding="utf-8")
     with pytest.raises(RunError, match="run.json.*not a ragdash run"):
         load_run_file(path)

@@ -32,7 +32,7 @@ from typing import Any
 
 from ragdash.checks.metrics import DEFAULT_METRIC_K
 from ragdash.checks.runs import CaseRun, metrics_of
-from ragdash.errors import RunError
+from ragdash.errors import RagdashError, RunError
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.retrieval.highlight import match_kinds
 from ragdash.retrieval.index import CorpusIndex
@@ -212,6 +212,7 @@ class SavedRun:
             raise RunError(f"{where} has run format version {data.get('version')!r}; this "
                            f"ragdash reads version {RUN_FORMAT_VERSION}")  # fmt: skip
         try:
+            Fixes.resolve(dict(data["fixes"]))  # settings this ragdash can use (ValueError)
             return cls(
                 name=str(data.get("name") or ""),
                 at=str(data["at"]),
@@ -230,7 +231,8 @@ class SavedRun:
                 id=data.get("id") if isinstance(data.get("id"), int) else None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise RunError(f"{where} cannot be read: {type(exc).__name__} {exc}") from None
+            detail = str(exc) if isinstance(exc, RagdashError) else f"{type(exc).__name__} {exc}"
+            raise RunError(f"{where} cannot be read: {detail}") from None
 
 
 def _items(value: object) -> tuple[tuple[str, Any], ...]:
