@@ -107,6 +107,16 @@ def test_a_changed_corpus_names_the_documents_and_the_case_it_touches(tmp_path, 
     assert "corpus: added: extra; changed: returns-2026" in diff_text(diff)
 
 
+def test_a_rank_change_of_the_expected_document_is_listed_with_a_same_verdict(testbed_runs):
+    none = testbed_runs[0]
+    moved = tuple(replace(c, rank=3) if c.name == "ocr-noise" else c for c in none.cases)
+    diff = diff_runs(none, replace(none, cases=moved))
+    (change,) = diff.changes
+    assert (change.case, change.change) == ("ocr-noise", "rank")
+    assert (change.before, change.after) == ("fail (ranking), rank 4", "fail (ranking), rank 3")
+    assert change.reasons[0].startswith("nothing the runs recorded changed")
+
+
 def test_a_changed_retriever_is_named(testbed_runs):
     index = CorpusIndex(load_folder(SAMPLE_DOCS))
     bm25 = saved(index, Fixes(), spec=RetrieverSpec("bm25"))
