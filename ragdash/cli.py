@@ -17,6 +17,7 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragdash.checks.ablation import AblationRow, run_ablation
@@ -155,6 +156,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     metrics = metrics_of(runs, args.metrics_k)
     passed = sum(r.passed for r in runs)
     before = _compared_runs(args, retriever, index, cases, fixes)
+    kept = _keep_run(args, retriever, index, cases, fixes, runs)
     if args.json:
         report = {
             "retriever": retriever.spec.label,
@@ -167,6 +169,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         }
         if before is not None:
             report["compared"] = _comparison_record(before, args.metrics_k)
+        if kept is not None:
+            report.update(kept.record())
         print(json.dumps(report, indent=2))
     else:
         rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "missing evidence")]
@@ -198,7 +202,264 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(_metrics_table(retriever, cases, fixes, args.metrics_k))
         if before is not None:
             print(_comparison_text(before[0], before[1], runs, args.metrics_k))
+        if kept is not None:
+            print(kept.text())
+    if kept is not None and kept.gated:
+        return EXIT_FAILED if kept.reasons else EXIT_OK
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What ``check`` did with its run: saved (library id), written to files, diffed
+    against a baseline, gated."""
+
+    run: object  # SavedRun
+    saved: str = ""
+    files: tuple[str, ...] = ()
+    diff: object = None  # RunDiff
+    gated: bool = False
+    reasons: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        from ragdash.checks.rundiff import diff_text
+
+        lines = []
+        if self.saved:
+            lines.append(f"\nsaved run {self.saved}")
+        lines += [f"wrote {f}" for f in self.files]
+        if self.diff is not None:
+            lines.append("\ncompared with the baseline:")
+            lines.append(diff_text(self.diff))
+        if self.gated:
+            if self.reasons:
+                lines.append("\ngate: FAILED")
+                lines += [f"  {r}" for r in self.reasons]
+            else:
+                lines.append("\ngate: passed")
+        return "\n".join(lines)
+
+    def record(self) -> dict:
+        data: dict = {"run_id": self.run.id}  # type: ignore[attr-defined]
+        if self.diff is not None:
+            from ragdash.checks.rundiff import diff_record
+
+            data["baseline"] = diff_record(self.diff)  # type: ignore[arg-type]
+        if self.gated:
+            data["gate"] = {"passed": not self.reasons, "reasons": list(self.reasons)}
+        return data
+
+
+def _gate_options(args: argparse.Namespace) -> tuple[dict, bool]:
+    from ragdash.checks.rundiff import parse_min_metric
+
+    try:
+        minimums = dict(parse_min_metric(m) for m in args.min_metric or ())
+    except SettingsError as exc:
+        raise BadInput(str(exc)) from None
+    if args.min_pass_rate is not None and not 0 <= args.min_pass_rate <= 1:
+        raise BadInput(f"--min-pass-rate {args.min_pass_rate:g} must be between 0 and 1")
+    if args.margin < 0:
+        raise BadInput(f"--margin {args.margin:g} must be 0 or more")
+    if args.fail_on == "regression" and not args.baseline:
+        raise BadInput("--fail-on regression needs --baseline RUN_OR_FILE")
+    gated = bool(args.baseline or minimums or args.min_pass_rate is not None
+                 or args.fail_on != "failure")  # fmt: skip
+    return minimums, gated
+
+
+def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
+    """``--save-run``, ``--run-file``, ``--report``, ``--baseline`` and the gate."""
+    from ragdash.checks.rundiff import diff_runs, gate
+    from ragdash.checks.snapshot import snapshot
+
+    minimums, gated = _gate_options(args)
+    wanted = args.save_run or args.run_file or args.report or gated
+    if not wanted:
+        return None
+    baseline = _load_run(args.baseline, args) if args.baseline else None
+    ablation = ()
+    if args.ablation or (not retriever.spec.external and (args.save_run or args.run_file
+                                                         or args.report)):  # fmt: skip
+        from ragdash.checks.ablation import configurations
+        from ragdash.checks.runs import run_configurations
+
+        rows, _ = run_configurations(retriever, cases, configurations(fixes), args.metrics_k)
+        ablation = tuple((r.case, r.configuration, r.diagnosis) for r in rows)
+    run = snapshot(runs, retriever.spec, fixes, index, k=args.metrics_k,
+                   name=args.run_name or "", ablation=ablation)  # fmt: skip
+    saved = ""
+    if args.save_run:
+        library = _run_library(args, create=True)
+        try:
+            run = library.save_run(run)
+        except RagdashError as exc:
+            raise BadInput(str(exc)) from None
+        saved = f"#{run.id} in {library.path}"
+    files = []
+    if args.run_file:
+        _write_text(args.run_file, json.dumps(run.to_dict(), indent=2, ensure_ascii=False))
+        files.append(args.run_file)
+    diff = diff_runs(baseline, run) if baseline is not None else None
+    if args.report:
+        from ragdash.checks.html_report import diff_report, run_report
+
+        _write_text(args.report, diff_report(diff) if diff is not None else run_report(run))
+        files.append(args.report)
+    reasons = ()
+    if gated:
+        try:
+            reasons = tuple(gate(run, diff, fail_on=args.fail_on, margin=args.margin,
+                                 min_pass_rate=args.min_pass_rate, min_metrics=minimums))
+        except SettingsError as exc:
+            raise BadInput(str(exc)) from None
+    return _Kept(run, saved, tuple(files), diff, gated, reasons)
+
+
+def _write_text(path: str, text: str) -> None:
+    from ragdash.storage.atomic import atomic_write
+
+    try:
+        atomic_write(path, text.encode("utf-8", "surrogatepass"))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(path, 0o666 & ~umask)  # a report is for others to read, like any new file
+    except OSError as exc:
+        raise BadInput(f"cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def _run_library(args: argparse.Namespace, create: bool = False):
+    """The library runs are kept in: ``--library FILE``, else the workspace's."""
+    from ragdash.errors import LibraryError
+    from ragdash.storage.case_store import library_path
+    from ragdash.storage.library import CaseLibrary
+
+    library = getattr(args, "library", None)
+    workspace = getattr(args, "workspace", None)
+    if not library and not workspace:
+        raise BadInput("runs are kept in a case library: give --workspace DIR or --library FILE")
+    path = Path(library) if library else library_path(workspace)
+    try:
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif not path.exists():
+            raise BadInput(f"case library {str(path)!r} does not exist (no run saved there yet)")
+        return CaseLibrary(path)
+    except LibraryError as exc:
+        raise BadInput(str(exc)) from None
+    except OSError as exc:
+        raise BadInput(f"case library {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _load_run(ref: str, args: argparse.Namespace):
+    """A run id in the library (``3``, ``#3``, ``latest``) or a run file."""
+    from ragdash.checks.snapshot import load_run_file
+    from ragdash.errors import RunError
+
+    try:
+        if Path(ref).is_file():
+            return load_run_file(ref)
+        if not ref.strip().lstrip("#").isdigit() and ref.strip().lower() != "latest":
+            raise BadInput(f"run {ref!r} is neither a run id (a number, or latest) nor a file")
+        return _run_library(args).saved_run(ref)
+    except RunError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    """``runs list|show|delete|export``: the runs kept in the library."""
+    from ragdash.errors import RunError
+
+    library = _run_library(args)
+    if args.action == "list":
+        runs = library.run_summaries()
+        if args.json:
+            print(json.dumps([{"id": r.id, "name": r.name, "at": r.at,
+                               "retriever": r.retriever_label, "fixes": r.fixes_label,
+                               "corpus": r.corpus_fingerprint, "passed": r.passed,
+                               "total": r.total, "metrics": dict(r.metrics)} for r in runs],
+                             indent=2, ensure_ascii=False))  # fmt: skip
+            return EXIT_OK
+        if not runs:
+            print(f"no saved runs in {library.path}")
+            return EXIT_OK
+        rows = [("id", "when", "name", "retriever", "fixes", "corpus", "passed", "MRR")]
+        for r in runs:
+            rows.append((str(r.id), r.at, r.name or "-", r.retriever_label, r.fixes_label,
+                         r.corpus_fingerprint, f"{r.passed}/{r.total}",
+                         "-" if r.mrr is None else f"{r.mrr:.3f}"))  # fmt: skip
+        print(_table(rows))
+        return EXIT_OK
+    if not args.run:
+        raise BadInput(f"runs {args.action} needs a run id (ragdash runs list shows them)")
+    run = _load_run(args.run, args)
+    if args.action == "show":
+        if args.json:
+            print(json.dumps(run.to_dict(), indent=2, ensure_ascii=False))
+            return EXIT_OK
+        print(f"run {run.ref} at {run.at}")
+        print(f"retriever: {run.retriever_label}")
+        print(f"fixes: {run.fixes_label}")
+        print(f"corpus: {run.corpus_fingerprint} ({len(run.documents)} documents)")
+        rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "rank",
+                 "missing evidence")]  # fmt: skip
+        for c in run.cases:
+            rows.append((c.name, c.expected_id, c.first_id or "-", c.verdict.upper(), c.diagnosis,
+                         "-" if c.rank is None else str(c.rank),
+                         "; ".join(c.missing_evidence) or "-"))  # fmt: skip
+        print(_table(rows))
+        print(f"{run.passed} of {run.total} cases passed")
+        metrics = ", ".join(f"{k} {v:.3f}" for k, v in run.metric_values.items()
+                            if isinstance(v, float))  # fmt: skip
+        print(f"metrics at k={run.metric_k}: {metrics}")
+        return EXIT_OK
+    if args.action == "export":
+        text = json.dumps(run.to_dict(), indent=2, ensure_ascii=False)
+        if args.output:
+            _write_text(args.output, text)
+            print(f"ragdash: wrote run {run.ref} to {args.output}", file=sys.stderr)
+        else:
+            print(text)
+        return EXIT_OK
+    # delete
+    if run.id is None:
+        raise BadInput(f"{args.run!r} is a run file, not a run in the library")
+    try:
+        library.delete_run(run.id)
+    except RunError as exc:
+        raise BadInput(str(exc)) from None
+    print(f"deleted run {run.ref}")
+    return EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """What moved from run A to run B, and why where it can be known."""
+    from ragdash.checks.rundiff import diff_runs, diff_text
+
+    diff = diff_runs(_load_run(args.run_a, args), _load_run(args.run_b, args))
+    if args.json:
+        from ragdash.checks.rundiff import diff_record
+
+        print(json.dumps(diff_record(diff), indent=2, ensure_ascii=False))
+    else:
+        print(diff_text(diff))
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """A standalone HTML report of a run, or of the diff of two runs."""
+    from ragdash.checks.html_report import diff_report, run_report
+    from ragdash.checks.rundiff import diff_runs
+
+    run = _load_run(args.run, args)
+    if args.against:
+        html = diff_report(diff_runs(_load_run(args.against, args), run))
+    else:
+        html = run_report(run)
+    _write_text(args.output, html)
+    print(f"ragdash: wrote the report of {run.ref} to {args.output} ({len(html.encode())} bytes)",
+          file=sys.stderr)
+    return EXIT_OK
 
 
 def _compared_runs(args, retriever, index, cases, fixes):
@@ -744,6 +1005,26 @@ def build_parser() -> argparse.ArgumentParser:
     common(check, cases=True)
     _retriever_options(check)
     _metrics_options(check)
+    _run_options(check)
+    runs = sub.add_parser("runs", help="the runs kept in the case library: list, show, "
+                          "delete, export")  # fmt: skip
+    runs.add_argument("action", choices=("list", "show", "delete", "export"))
+    runs.add_argument("run", nargs="?", default=None,
+                      help="show/delete/export: a run id (ragdash runs list), or latest")
+    _library_options(runs)
+    runs.add_argument("-o", "--output", default=None, help="export: file to write")
+    runs.add_argument("--json", action="store_true", help="machine-readable output")
+    diff = sub.add_parser("diff", help="what moved between two runs, and why")
+    diff.add_argument("run_a", help="before: a run id, latest, or a run file")
+    diff.add_argument("run_b", help="after: a run id, latest, or a run file")
+    _library_options(diff)
+    diff.add_argument("--json", action="store_true", help="machine-readable output")
+    report = sub.add_parser("report", help="a standalone HTML report of a run (or of a diff)")
+    report.add_argument("run", help="a run id, latest, or a run file")
+    report.add_argument("--against", default=None,
+                        help="a baseline run: report the diff from it to RUN")
+    report.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    _library_options(report)
     query = sub.add_parser("query", help="rank passages for one query")
     query.add_argument("text", help="the query")
     common(query, cases=False)
@@ -816,6 +1097,40 @@ def _metrics_options(p: argparse.ArgumentParser, compare: bool = True) -> None:
     p.add_argument("--compare-url", default=None,
                    help="http: the service before re-indexing; prints the cases whose verdict "
                    "changed and both runs' metrics")
+
+
+def _library_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workspace", default="workspace",
+                   help="the workspace whose case library keeps the runs (default ./workspace)")
+    p.add_argument("--library", default=None, help="a case library file (overrides --workspace)")
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """Keeping a run, comparing it with a baseline, and the CI gate."""
+    g = p.add_argument_group("runs, reports and the CI gate")
+    g.add_argument("--save-run", action="store_true",
+                   help="keep this run in the case library (--workspace's or --library)")
+    g.add_argument("--run-name", default="", help="a name for the saved run")
+    g.add_argument("--library", default=None,
+                   help="the case library file runs are kept in (default: the workspace's)")
+    g.add_argument("--run-file", default=None, help="write the run as a JSON run file")
+    g.add_argument("--report", default=None,
+                   help="write a standalone HTML report (of the diff, with --baseline)")
+    g.add_argument("--ablation", action="store_true",
+                   help="also run the ablation for the report (always for seed and bm25)")
+    g.add_argument("--baseline", default=None,
+                   help="a run id, latest, or a run file: print the diff from it")
+    g.add_argument("--fail-on", choices=("failure", "regression", "nothing"), default="failure",
+                   help="exit 1 on any failing case (default), on a regression from the "
+                   "baseline (a case that passed fails, or a metric drops more than --margin), "
+                   "or only on the thresholds")
+    g.add_argument("--margin", type=float, default=0.0,
+                   help="how much a metric may drop before it is a regression (default 0)")
+    g.add_argument("--min-pass-rate", type=float, default=None,
+                   help="exit 1 when fewer cases pass (0-1)")
+    g.add_argument("--min-metric", action="append", default=None, metavar="METRIC=VALUE",
+                   help="exit 1 when a metric is lower, e.g. mrr=0.8 (repeatable; hit_at_k, "
+                   "recall_at_k_docs, recall_at_k_evidence, mrr, ndcg_at_k)")
 
 
 def _fragility_options(p: argparse.ArgumentParser) -> None:
@@ -892,6 +1207,9 @@ COMMANDS = {
     "passages": cmd_passages,
     "import-cases": cmd_import_cases,
     "rewrites": cmd_rewrites,
+    "runs": cmd_runs,
+    "diff": cmd_diff,
+    "report": cmd_report,
 }
 
 
@@ -905,6 +1223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise BadInput("--metrics-k must be at least 1")
         return COMMANDS[args.command](args)
     except BadInput as exc:
+        print(f"ragdash: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RagdashError as exc:  # e.g. a library locked while runs are listed: one line too
         print(f"ragdash: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:

@@ -17,6 +17,7 @@ __all__ = [
     "QueryError",
     "RagdashError",
     "RetrieverError",
+    "RunError",
     "SettingsError",
     "WorkspaceError",
 ]
@@ -64,3 +65,8 @@ class RetrieverError(RagdashError):
     times out or returns junk; a callable that cannot be imported or raises). The message
     names the retriever (its URL or ``package.module:function``) and what went wrong, e.g.
     ``http://127.0.0.1:8000/search: timed out after 2 s (2 attempts)``."""
+
+
+class RunError(RagdashError, ValueError):
+    """A saved run that cannot be found or read (an id not in the library, a run file that
+    is not one); the message names the run or the file and the problem."""

@@ -1,11 +1,20 @@
 """The case library: proof-check cases in one SQLite file (stdlib ``sqlite3``), each with a
 status (open, diagnosed, fixed), notes, timestamps and the history of its runs.
 
-Schema (``PRAGMA user_version`` = 1)::
+Schema (``PRAGMA user_version`` = 2)::
 
     cases(name PK, query, expected_id, evidence JSON list, top_k, kind, note,
           status, created, updated)
     runs(id PK, case_name → cases.name, configuration, passed, diagnosis, at)
+    saved_runs(id PK, name, at, retriever_label, fixes_label, corpus_fingerprint,
+               passed, total, metrics JSON, data JSON)         -- since schema 2
+
+``runs`` is each case's history; ``saved_runs`` holds whole runs (``ragdash check
+--save-run``, the Test suite's *Save this run*): the summary in columns, so listing a
+hundred runs reads no case (:meth:`CaseLibrary.run_summaries`), and the full
+:class:`ragdash.checks.snapshot.SavedRun` (cases, documents, metrics, ablation) as its
+run-file JSON. A schema-1 library is migrated on first open by adding the table — nothing
+in it is rewritten or lost.
 
 Safety rules:
 
@@ -31,12 +40,13 @@ from pathlib import Path
 
 from ragdash.checks.cases import case_from_dict, case_to_dict
 from ragdash.checks.proof import Case, ProofCheck
-from ragdash.errors import CaseFileError, LibraryError
+from ragdash.checks.snapshot import SavedRun
+from ragdash.errors import CaseFileError, LibraryError, RunError
 from ragdash.storage.atomic import file_lock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 STATUSES = ("open", "diagnosed", "fixed")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_TIMEOUT = 5.0
 #: The kind given to cases saved from a user's report (the Triage page).
 REPORTED = "reported"
@@ -63,6 +73,18 @@ CREATE TABLE IF NOT EXISTS runs (
     at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_by_case ON runs(case_name, id);
+CREATE TABLE IF NOT EXISTS saved_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL DEFAULT '',
+    at TEXT NOT NULL,
+    retriever_label TEXT NOT NULL,
+    fixes_label TEXT NOT NULL,
+    corpus_fingerprint TEXT NOT NULL,
+    passed INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    metrics TEXT NOT NULL DEFAULT '{}',
+    data TEXT NOT NULL
+);
 """
 
 
@@ -89,6 +111,32 @@ class Run:
     passed: bool
     diagnosis: str
     at: str
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A saved run as ``ragdash runs list`` and the Test suite list it."""
+
+    id: int
+    name: str
+    at: str
+    retriever_label: str
+    fixes_label: str
+    corpus_fingerprint: str
+    passed: int
+    total: int
+    metrics: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def mrr(self) -> float | None:
+        value = dict(self.metrics).get("mrr")
+        return value if isinstance(value, int | float) else None
+
+    @property
+    def label(self) -> str:
+        """``#2 all fixes — all (…) · 8/8``: how a picker names it."""
+        name = f" {self.name}" if self.name else ""
+        return f"#{self.id}{name} — {self.fixes_label} · {self.passed}/{self.total}"
 
 
 @dataclass(frozen=True)
@@ -362,6 +410,82 @@ class CaseLibrary:
         )
         return [Run(r[0], r[1], bool(r[2]), r[3], r[4]) for r in rows]
 
+    # -- saved runs (whole runs, schema 2) ----------------------------------------------
+
+    def save_run(self, run: SavedRun) -> SavedRun:
+        """Keep a whole run; returns it with its new id (one transaction)."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO saved_runs (name, at, retriever_label, fixes_label, "
+                "corpus_fingerprint, passed, total, metrics, data) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run.name, run.at, run.retriever_label, run.fixes_label,
+                 run.corpus_fingerprint, run.passed, run.total,
+                 json.dumps(run.metric_values), "{}"),
+            )  # fmt: skip
+            saved = run.with_id(cursor.lastrowid)
+            conn.execute(
+                "UPDATE saved_runs SET data = ? WHERE id = ?",
+                (json.dumps(saved.to_dict(), ensure_ascii=False), saved.id),
+            )
+        return saved
+
+    def run_summaries(self) -> list[RunSummary]:
+        """Every saved run's summary, oldest first, without reading its cases."""
+        if not self._has_saved_runs():
+            return []
+        rows = self._read(
+            "SELECT id, name, at, retriever_label, fixes_label, corpus_fingerprint, passed, "
+            "total, metrics FROM saved_runs ORDER BY id"
+        )
+        summaries = []
+        for *head, metrics in rows:
+            try:
+                values = json.loads(metrics)
+            except json.JSONDecodeError:
+                values = {}
+            summaries.append(RunSummary(*head, metrics=tuple(values.items())))
+        return summaries
+
+    def saved_runs(self) -> list[SavedRun]:
+        """Every saved run, oldest first (an older library without the table has none)."""
+        if not self._has_saved_runs():
+            return []
+        rows = self._read("SELECT id, data FROM saved_runs ORDER BY id")
+        return [_saved_run(run_id, data) for run_id, data in rows]
+
+    def saved_run(self, ref: int | str) -> SavedRun:
+        """The run with id ``ref`` (``3`` or ``"#3"``), or ``"latest"``; :class:`RunError`
+        names the run when there is no such run."""
+        text = str(ref).strip().lstrip("#").lower()
+        if text == "latest":
+            runs = self._read("SELECT max(id) FROM saved_runs") if self._has_saved_runs() else []
+            if not runs or runs[0][0] is None:
+                raise RunError(f"{self._where()} holds no saved run yet")
+            text = str(runs[0][0])
+        if not text.isdigit():
+            raise RunError(f"run {str(ref)!r} is not a run id (a number, or latest) nor a run file")
+        rows = (
+            self._read("SELECT id, data FROM saved_runs WHERE id = ?", (int(text),))
+            if self._has_saved_runs()
+            else []
+        )
+        if not rows:
+            raise RunError(f"no run #{text} in {self._where()} (ragdash runs list shows them)")
+        return _saved_run(*rows[0])
+
+    def delete_run(self, run_id: int) -> None:
+        """Delete one saved run (the cases and their history are not touched)."""
+        with self._write() as conn:
+            if conn.execute("DELETE FROM saved_runs WHERE id = ?", (run_id,)).rowcount == 0:
+                raise RunError(f"no run #{run_id} in {self._where()}")
+
+    def _has_saved_runs(self) -> bool:
+        rows = self._read(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'saved_runs'"
+        )
+        return bool(rows)
+
     # -- import / export -----------------------------------------------------------------
 
     def import_cases(self, cases: Iterable[Case], replace: bool = False) -> ImportResult:
@@ -388,6 +512,14 @@ class CaseLibrary:
                     skipped.append(case.name)
         return ImportResult(tuple(added), tuple(updated), tuple(skipped))
 
+
+
+def _saved_run(run_id: int, data: str) -> SavedRun:
+    try:
+        loaded = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise RunError(f"saved run #{run_id} cannot be read: {exc}") from None
+    return SavedRun.from_dict(loaded, f"saved run #{run_id}").with_id(run_id)
 
 
 _CASE_COLUMNS = "name, query, expected_id, evidence, top_k, kind, note, status, created, updated"

@@ -24,6 +24,7 @@ from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
+from ragdash.ui.runs import render_saved_runs
 from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import open_case
 from ragdash.ui.suite_metrics import (
@@ -236,3 +237,4 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         render_fragility(source, key, cases, view.fixes, key="suite_fragility")
     _add_case_form(index, cases)
     render_log_import(index, _workspace(), cases)
+    render_saved_runs(index, retriever, runs, view.fixes, metric_k, table)
