@@ -237,8 +237,13 @@ def available_peers() -> list[System]:
 
 @dataclass(frozen=True)
 class Latency:
+    """Per-query times of one system: wall median and p95, CPU median, and the wall spread
+    (interquartile range) — CPU beside wall so a loaded machine shows as a gap between them."""
+
     median_ms: float
     p95_ms: float
+    cpu_ms: float = 0.0
+    spread_ms: float = 0.0
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -258,10 +263,42 @@ def build_memory_mb(system: System, corpus: Corpus) -> float:
     return held / 2**20
 
 
-def latency(system: System, queries: Sequence[str], k: int) -> Latency:
-    times = [timed(lambda q=q: system.query(q, k)) * 1000 for q in queries]
-    p95 = float(np.percentile(times, 95)) if times else 0.0
-    return Latency(statistics.median(times) if times else 0.0, p95)
+def interleaved_latency(
+    systems: dict[str, System], queries: Sequence[str], k: int, repeats: int = 3
+) -> dict[str, Latency]:
+    """Every system on every query, ``repeats`` times, interleaved: for each query the
+    systems take turns in a rotating order, so a burst of load on the machine falls on all
+    of them alike. Each system answers one query before timing starts (a cold first call —
+    imports, lazily built pools — is not a per-query cost). The same work is timed for
+    every system: the query string in, its top-``k`` out (tokenizing included)."""
+    names = list(systems)
+    for system in systems.values():
+        if queries:
+            system.query(queries[0], k)
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu: dict[str, list[float]] = {n: [] for n in names}
+    for _ in range(repeats):
+        for i, q in enumerate(queries):
+            turn = i % max(len(names), 1)
+            for name in names[turn:] + names[:turn]:
+                w0, c0 = time.perf_counter(), time.process_time()
+                systems[name].query(q, k)
+                cpu[name].append((time.process_time() - c0) * 1000)
+                wall[name].append((time.perf_counter() - w0) * 1000)
+    result = {}
+    for name in names:
+        times = wall[name]
+        if not times:
+            result[name] = Latency(0.0, 0.0)
+            continue
+        q1, q3 = np.percentile(times, [25, 75])
+        result[name] = Latency(
+            statistics.median(times),
+            float(np.percentile(times, 95)),
+            statistics.median(cpu[name]),
+            float(q3 - q1),
+        )
+    return result
 
 
 def ablation_cases(queries: Sequence[Query], count: int) -> list[Case]:
@@ -289,22 +326,22 @@ def measure(size: int, texts: Sequence[str], args: argparse.Namespace) -> Row:
     queries = make_queries(corpus, args.queries)
     strings = [q.text for q in queries]
     makers: list[Callable[[], System]] = [Ragdash, *(type(p) for p in available_peers())]
-    build, memory, lat = {}, {}, {}
+    build, memory = {}, {}
     ours = Ragdash()
+    peers: dict[str, System] = {}
     for make in makers:
         memory[make.name] = build_memory_mb(make(), corpus)
         gc.collect()
         system = ours if make is Ragdash else make()
         build[make.name] = timed(lambda s=system: s.build(corpus))
         if system is not ours:
-            lat[make.name] = latency(system, strings, args.k)
-        del system
-        gc.collect()
-    lat["none"] = latency(ours, strings, args.k)
+            peers[make.name] = system
     every = Ragdash(Fixes.all())
     every.index = ours.index
     extras = timed(lambda: every.query("warmup qxzv", args.k))
-    lat["all"] = latency(every, strings, args.k)
+    lat = interleaved_latency({"none": ours, "all": every, **peers}, strings, args.k)
+    del peers
+    gc.collect()
     cases = ablation_cases(make_queries(corpus, args.cases, seed=2), args.cases)
     ablation = timed(lambda: run_ablation(ours.index, cases))
     runs = len(cases) * len(configurations())
@@ -319,7 +356,9 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 
 def _ms(lat: Latency | None) -> str:
-    return f"{lat.median_ms:.2f} / {lat.p95_ms:.2f}" if lat else "n/a"
+    if not lat:
+        return "n/a"
+    return f"{lat.median_ms:.2f} / {lat.p95_ms:.2f} / {lat.cpu_ms:.2f} ±{lat.spread_ms:.2f}"
 
 
 def _num(value: float | None, fmt: str) -> str:
@@ -341,7 +380,14 @@ def report(rows: Sequence[Row], k: int) -> str:
             f"| {_num(b.get('rank_bm25'), '.2f')} | {_num(b.get('bm25s'), '.2f')} "
             f"| {_num(m.get('bm25s'), '.0f')} | {_ratio(b['ragdash'], b.get('bm25s'))} |"
         )
-    out += ["", f"### Query latency, top-{k}, ms (median / p95)", ""]
+    out += [
+        "",
+        f"### Query latency, top-{k}, ms (wall median / wall p95 / CPU median ±wall IQR)",
+        "",
+        "Systems interleaved query by query, each warmed up, 3 repeats; the ratios compare "
+        "CPU medians (the machine's other load inflates wall time for everyone).",
+        "",
+    ]
     out.append(
         "| passages | no fix | all fixes | rank_bm25 | bm25s "
         "| rank_bm25÷all-fixes | all-fixes÷bm25s |"
@@ -349,12 +395,12 @@ def report(rows: Sequence[Row], k: int) -> str:
     out.append("|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         lat = r.latency
-        mine, peer, fast = lat["all"].median_ms, lat.get("rank_bm25"), lat.get("bm25s")
+        mine, peer, fast = lat["all"].cpu_ms, lat.get("rank_bm25"), lat.get("bm25s")
         out.append(
             f"| {r.passages:,} | {_ms(lat['none'])} | {_ms(lat['all'])} "
             f"| {_ms(peer)} | {_ms(fast)} "
-            f"| {_ratio(peer.median_ms if peer else None, mine)} "
-            f"| {_ratio(mine, fast.median_ms if fast else None)} |"
+            f"| {_ratio(peer.cpu_ms if peer else None, mine)} "
+            f"| {_ratio(mine, fast.cpu_ms if fast else None)} |"
         )
     out += ["", f"### Ablation (run_ablation: cases × {len(configurations())} configurations)", ""]
     out.append("| passages | checks | seconds | ms per check |")

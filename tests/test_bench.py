@@ -54,3 +54,28 @@ def test_bench_times_pdf_loading_beside_extract_text(tmp_path, capsys):
     assert "extract_text s" in out and "ragdash load s" in out and "cached 2nd load s" in out
     (row,) = [line for line in out.splitlines() if line.startswith("| stock.pdf")]
     assert re.search(r"\| 2 \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d+x \|", row)
+
+
+def test_latency_interleaves_the_systems_warms_each_up_and_reports_cpu_beside_wall():
+    calls: list[str] = []
+
+    class Probe(bench.System):
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def build(self, corpus) -> None:  # pragma: no cover - not built here
+            pass
+
+        def query(self, text: str, k: int) -> object:
+            calls.append(self.name)
+            return sum(range(2000))  # some CPU work to time
+
+    systems = {"a": Probe("a"), "b": Probe("b"), "c": Probe("c")}
+    result = bench.interleaved_latency(systems, ["q1", "q2", "q3"], 10, repeats=2)
+    assert calls[:3] == ["a", "b", "c"]  # one warm-up call each, not timed
+    timed_calls = calls[3:]
+    assert len(timed_calls) == 3 * 3 * 2
+    # the order rotates query by query, so no system always goes first
+    assert timed_calls[0:3] == ["a", "b", "c"] and timed_calls[3:6] == ["b", "c", "a"]
+    for latency in result.values():
+        assert latency.median_ms > 0 and latency.cpu_ms >= 0 and latency.spread_ms >= 0
