@@ -264,3 +264,44 @@ def two_column_prose_pdf(paragraphs: int = 24) -> bytes:
     doc.addPageTemplates([PageTemplate(id="two", frames=frames)])
     doc.build([Paragraph(prose(6, f"topic{n}"), _STYLES["Normal"]) for n in range(paragraphs)])
     return out.getvalue()
+
+
+def wrapped_records_pdf() -> bytes:
+    """A two-page licence listing laid out like report generators that centre multi-line
+    cells vertically: a record's wrapped first line sits ABOVE its main line (the line with
+    the key), and page 2 opens, under its header, with such a line — the start of its first
+    record, not the tail of page 1's last one. A three-line running header sits over the
+    column header; its last line is one piece of text that happens to start where a column
+    starts."""
+    columns = [40.0, 110.0, 220.0, 330.0, 490.0, 545.0]
+    furniture_block = [
+        (40.0, 20.0, "MARCH 2024"), (250.0, 20.0, "R27 LISTING BY TYPE"), (520.0, 20.0, "RPT27"),
+        (260.0, 30.0, "OF ACTIVE PERMITS"), (460.0, 30.0, "4/1/2024"),
+        (330.0, 40.0, "STATE PERMIT BOARD"),
+    ]
+    header = [
+        (40.0, 58.0, "PERMIT"), (330.0, 58.0, "SITE"),
+        *[(x, 68.0, name) for x, name in zip(
+            columns, ["NUMBER", "NAME", "OWNER", "ADDRESS", "CITY", "EXPIRES"], strict=True)],
+    ]
+    towns = ["ADA", "ENID", "LAWTON", "TULSA", "NORMAN"]
+    pages: list[list[Item]] = []
+    number = 0
+    for page, count in ((1, 22), (2, 20)):
+        items: list[Item] = [*furniture_block, *header]
+        top = 80.0
+        for i in range(count):
+            number += 1
+            wrapped = page == 2 and i == 0 or i % 3 == 2 or page == 1 and i == count - 1
+            address = "4500 WEST INDUSTRIAL PARKWAY" if i % 5 == 0 else f"{12 + i} OAK ST"
+            if wrapped:
+                items.append((330.0, top, f"{1200 + number} NORTH LONG BOULEVARD"))
+                top += 10.7
+                address = "SUITE 5"
+            cells = [f"{640000 + number}BAW", f"CAFE {number}", f"OWNER {number} LLC", address,
+                     towns[number % 5], f"2024/{number % 12 + 1:02d}/15"]
+            items.extend((x, top, cell) for x, cell in zip(columns, cells, strict=True))
+            top += 10.7
+        items.append((280.0, 800.0, f"Page {page} of 151"))
+        pages.append(items)
+    return drawn_pdf(pages)

@@ -9,7 +9,16 @@ dozen pages. Run with ``-s`` to see the decision table.
 from __future__ import annotations
 
 import pytest
-from realpdfs import REALPDFS, TRUTH, dev_documents, judge, proof_cases, table_report, truth
+from realpdfs import (
+    REALPDFS,
+    TRUTH,
+    dev_documents,
+    judge,
+    proof_cases,
+    table_report,
+    tables_of,
+    truth,
+)
 
 from ragdash.checks.proof import check_case
 from ragdash.ingestion.documents import Corpus
@@ -55,3 +64,21 @@ def test_no_case_that_passes_without_the_tables_fix_fails_with_it(dev_index):
           f"{sum(c.passed for c in on)} with it on, of {len(single)}")
     broken = [a.case.name for a, b in zip(off, on, strict=True) if a.passed and not b.passed]
     assert broken == []
+
+
+def test_m27_records_whose_wrapped_line_sits_above_are_not_cut_rows():
+    """m27's multi-line cells are centred: a record's wrapped line sits above its main
+    line, so the line opening p2 under the header starts BELLAROMA's record — nothing was
+    cut at the break — and its running-header lines are furniture, not column names."""
+    (table,), (decision,) = tables_of("m27.pdf", (1, 2))
+    assert decision.joined and table.rows_joined == 0
+    assert decision.row_after.startswith("632426BAW BELLAROMA LLC")
+    bellaroma = next(r for r in table.rows if "BELLAROMA" in r.text)
+    assert bellaroma.text.startswith("1831 NORTHWEST CACHE\n")
+    bedlam = next(r for r in table.rows if "BEDLAM" in r.text)
+    assert bedlam.text.startswith("DEEP FORK HOLDINGS\n")
+    header = table.header_text
+    assert "OKLAHOMA" not in header and "ACTIVE LICENSES" not in header
+    names = ["LICENSE NUMBER", "TYPE", "DBA NAME", "LICENSEE NAME", "PREMISE ADDRESS", "CITY",
+             "ST", "ZIP", "PHONE NUMBER", "EXPIRES"]
+    assert " ".join(header.replace("|", " ").split()) == " ".join(names)

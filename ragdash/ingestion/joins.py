@@ -136,6 +136,16 @@ def _rows(region: TableRegion, page: int) -> list[Row]:
     ]
 
 
+def _main_line(row: Row) -> str:
+    """The line of a row that holds its key (a record whose wrapped line sits above its
+    main line reads from that line), else its first line."""
+    lines = row.text.splitlines()
+    key = "".join(_key(row).split())
+    if key and len(lines) > 1:
+        return next((x for x in lines if key in "".join(x.split())), lines[0])
+    return lines[0] if lines else ""
+
+
 def _key(row: Row) -> str:
     return row.cells[0].strip() if row.cells else ""
 
@@ -270,7 +280,7 @@ def decide(
     assert region_a is not None
     rows_b = _rows(region_b, layout_b.page)
     before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
-    after = rows_b[0].text.splitlines()[0] if rows_b else ""
+    after = _main_line(rows_b[0]) if rows_b else ""
 
     def no(reason: str) -> JoinDecision:
         return JoinDecision(layout_a.page, layout_b.page, False, reason, before, after)
