@@ -428,7 +428,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             span = (
                 f"{t.page_start}" if t.page_start == t.page_end else f"{t.page_start}-{t.page_end}"
             )
-            rows.append((span, str(t.rows), str(t.columns), str(t.joined_rows), t.header[:110]))
+            columns = f"{t.columns} x{t.bands} bands" if t.bands > 1 else str(t.columns)
+            rows.append((span, str(t.rows), columns, str(t.joined_rows), t.header[:110]))
         print(_table(rows))
     print(
         f"fragments joined: {report.fragments_joined} page break(s), "

@@ -305,3 +305,35 @@ def wrapped_records_pdf() -> bytes:
         items.append((280.0, 800.0, f"Page {page} of 151"))
         pages.append(items)
     return drawn_pdf(pages)
+
+
+def banded_table_pdf() -> bytes:
+    """A tax table set in three side-by-side bands of the same five columns over two pages
+    (each printed line holds one row of every band), its header repeated over each band on
+    every page, and a group label line of numbers (one per band) opening each block."""
+    names = ["From", "To", "Single", "Joint", "Head"]
+    offsets = [0.0, 34.0, 68.0, 102.0, 136.0]
+    bands = [40.0, 220.0, 400.0]
+    columns = [band + off for band in bands for off in offsets]
+    pages: list[list[Item]] = []
+    for page in (1, 2):
+        items: list[Item] = [
+            (40.0, 30.0, "Tax Table for 2024 income"), (280.0, 800.0, f"- {page} -")
+        ]
+        header, top = table_items([names * 3], columns, 60.0)
+        items.extend(header)
+        start = (page - 1) * 3
+        items.extend((band, top, f"{start + k + 1},000") for k, band in enumerate(bands))
+        top += 14
+        lines = []
+        for i in range(20):
+            line = []
+            for k in range(3):
+                low = (start + k + 1) * 1000 + 50 * i
+                tax = low // 10 + 3
+                line += [f"{low:,}", f"{low + 50:,}", str(tax), str(tax - 4), str(tax + 2)]
+            lines.append(line)
+        rows, _ = table_items(lines, columns, top)
+        items.extend(rows)
+        pages.append(items)
+    return drawn_pdf(pages, font_size=8)

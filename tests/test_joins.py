@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 from pdf_factory import (
     Rows,
+    banded_table_pdf,
     drawn_pdf,
     furniture,
     letter_spaced_pdf,
@@ -470,3 +471,16 @@ def test_inspect_reports_no_cut_row_and_the_header_only(capsys, tmp_path):
     assert "STATE PERMIT BOARD (p1-2)" in out  # listed as furniture
     header_rows = [line for line in out.splitlines() if line.startswith("1-2 ")]
     assert header_rows and "STATE PERMIT BOARD" not in header_rows[0]
+
+
+def test_a_table_set_in_side_by_side_bands_is_reported_as_its_logical_columns():
+    tables, decisions = document_tables(doc_of(banded_table_pdf()))
+    (table,) = tables
+    assert decisions[0].joined
+    assert (table.columns, table.bands, table.logical_columns) == (15, 3, 5)
+    # the group label line of numbers ("1,000 2,000 3,000") names no column
+    assert table.header_text == "From | To | Single | Joint | Head"
+    report = inspect_pdf(banded_table_pdf())
+    (detected,) = report.tables
+    assert (detected.columns, detected.bands, detected.rows) == (5, 3, 2 * 3 * 21)
+    assert detected.header == "From | To | Single | Joint | Head"

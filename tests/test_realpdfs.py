@@ -82,3 +82,18 @@ def test_m27_records_whose_wrapped_line_sits_above_are_not_cut_rows():
     names = ["LICENSE NUMBER", "TYPE", "DBA NAME", "LICENSEE NAME", "PREMISE ADDRESS", "CITY",
              "ST", "ZIP", "PHONE NUMBER", "EXPIRES"]
     assert " ".join(header.replace("|", " ").split()) == " ".join(names)
+
+
+def test_i1040nr_tax_table_in_three_bands_is_five_columns():
+    """The Tax Table prints three side-by-side bands of the same five columns: a reader
+    sees 5 columns (MANIFEST ``columns (A)``), three times across — not 15 columns — and the
+    group label line of numbers over each block ("5,000 8,000 11,000") names no column."""
+    tables, decisions = tables_of("i1040nr.pdf", (34, 35, 36))  # furniture needs p36
+    (table,) = [t for t in tables if t.page_start <= 34 < t.page_end]
+    assert any(d.joined and (d.page_a, d.page_b) == (34, 35) for d in decisions)
+    assert (table.bands, table.logical_columns) == (3, 5)
+    names = [" ".join(n.split()) for n in table.header_text.split("|")]
+    assert len(names) == 5
+    assert names[0].startswith("If Form 1040NR, line 40, is— At least")
+    assert names[1] == "But less than" and "Married filing separately" in names[4]
+    assert "5,000" not in table.header_text

@@ -58,6 +58,10 @@ class DetectedTable:
     joined_rows: int  # rows re-assembled from two halves cut by a page break
     method: str = ""
     joins: tuple[JoinDecision, ...] = ()
+    #: Side-by-side bands of the same columns (a tax table set three across the page):
+    #: ``columns`` and ``rows`` are then those a reader sees — one band's columns, and each
+    #: band's part of a printed line counted as a row.
+    bands: int = 1
 
     @property
     def page_breaks(self) -> int:
@@ -213,8 +217,8 @@ def inspect_pdf(
     joined, decisions = document_tables(doc)
     tables = tuple(
         DetectedTable(
-            t.page_start, t.page_end, len(t.rows), t.columns, t.header_text, t.rows_joined,
-            t.method, tuple(d for d in t.joins),
+            t.page_start, t.page_end, t.logical_rows, t.logical_columns, t.header_text,
+            t.rows_joined, t.method, tuple(d for d in t.joins), t.bands,
         )
         for t in joined
     )

@@ -308,6 +308,12 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     )
     if header == 0 and not any(_has_number(line) for line in run):
         header = 1  # a table of words only: its first row names the columns
+    while (
+        header > 1
+        and len(run[header - 1].segments) < modal
+        and all(_numeric(seg[2]) for seg in run[header - 1].segments)
+    ):
+        header -= 1  # numbers alone over the rows ("5,000 8,000"): group labels, no names
     columns = _columns(run[header:])  # header cells may be centred over their column
     if len(columns) < 2 or _prose_like(run[header:], columns):
         return None
