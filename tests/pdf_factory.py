@@ -337,3 +337,29 @@ def banded_table_pdf() -> bytes:
         items.extend(rows)
         pages.append(items)
     return drawn_pdf(pages, font_size=8)
+
+
+def worksheet_beside_prose_pdf() -> bytes:
+    """A numbered worksheet (instruction, dot leader, line number) set beside a column of
+    prose, line for line: columns of running text, not a table."""
+    prose_lines = [
+        "If you received a distribution from a plan you must",
+        "figure the taxable part of it with this worksheet and",
+        "keep a copy of it with your records for next year so",
+        "that you can use the amounts it gives in that year",
+        "when you file again for the same plan and beneficiary",
+        "as described in the publication for pension income",
+        "which also explains how rollovers are to be reported",
+        "and what to do when more than one person is involved",
+    ]
+    items: list[Item] = [(42.0, 40.0, "Simplified Method Worksheet and Notes")]
+    top = 70.0
+    for n, text in enumerate(prose_lines, start=1):
+        items += [
+            (42.0, top, f"{n}."),
+            (58.0, top, f"Enter the amount from line {n} of last year . . ."),
+            (280.0, top, f"{n}."),
+            (330.0, top, text),
+        ]
+        top += 12
+    return drawn_pdf([items])

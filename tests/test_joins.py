@@ -16,6 +16,7 @@ from pdf_factory import (
     furniture,
     letter_spaced_pdf,
     table_items,
+    worksheet_beside_prose_pdf,
     wrapped_records_pdf,
 )
 
@@ -484,3 +485,8 @@ def test_a_table_set_in_side_by_side_bands_is_reported_as_its_logical_columns():
     (detected,) = report.tables
     assert (detected.columns, detected.bands, detected.rows) == (5, 3, 2 * 3 * 21)
     assert detected.header == "From | To | Single | Joint | Head"
+
+
+def test_a_worksheet_beside_prose_is_not_reported_as_a_table():
+    report = inspect_pdf(worksheet_beside_prose_pdf())
+    assert report.tables == () and report.page_tables == ()

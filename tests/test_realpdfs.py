@@ -14,6 +14,7 @@ from realpdfs import (
     TRUTH,
     dev_documents,
     judge,
+    layouts_of,
     proof_cases,
     table_report,
     tables_of,
@@ -97,3 +98,13 @@ def test_i1040nr_tax_table_in_three_bands_is_five_columns():
     assert names[0].startswith("If Form 1040NR, line 40, is— At least")
     assert names[1] == "But less than" and "Married filing separately" in names[4]
     assert "5,000" not in table.header_text
+
+
+def test_i1040nr_worksheet_beside_prose_is_text_in_columns_not_a_table():
+    """p14's Simplified Method Worksheet sits line for line beside a prose column: its
+    regions hold two columns of running text, which the report does not list as tables."""
+    (layout,) = layouts_of("i1040nr.pdf", (14,))
+    worksheet = [t for t in layout.tables if "Divide line 2" in "\n".join(t.row_text)]
+    assert worksheet and all(t.running_text for t in worksheet)
+    (tax_page,) = layouts_of("i1040nr.pdf", (35,))
+    assert not any(t.running_text for t in tax_page.tables)

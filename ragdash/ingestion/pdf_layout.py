@@ -46,6 +46,9 @@ MIN_ALIGNED_ROWS = 3
 #: numbers); multi-column prose has none.
 SHORT_CELL_WORDS = 3
 SHORT_COLUMN_SHARE = 0.6
+#: A column whose cells have this many words at the median holds running text; a table
+#: has at most one such column (a description), text set in columns has two or more.
+RUNNING_TEXT_WORDS = 6
 #: A table's header is at most this many lines.
 MAX_HEADER_LINES = 8
 #: Column starts closer than this many points are the same column.
@@ -126,6 +129,25 @@ class TableRegion:
     @property
     def data(self) -> tuple[str, ...]:
         return self.row_text[self.header_rows :]
+
+    @property
+    def running_text(self) -> bool:
+        """Two or more of its columns hold running text (cells of
+        :data:`RUNNING_TEXT_WORDS` words or more at the median): text set in columns, such
+        as a worksheet beside a prose column, more likely than a table. Never a ruled
+        table (its rules say it is one). Only the report uses this; joining does not."""
+        if self.method != "aligned":
+            return False
+        per_column: dict[int, list[int]] = {}
+        for row in self.rows[self.header_rows :]:
+            for i, cell in enumerate(row):
+                if any(ch.isalnum() for ch in cell):
+                    per_column.setdefault(i, []).append(len(cell.split()))
+        running = [
+            c for c in per_column.values()
+            if len(c) >= 2 and statistics.median(c) >= RUNNING_TEXT_WORDS
+        ]
+        return len(running) >= 2
 
     def pipe_rows(self) -> list[str]:
         """The table as text rows, ``cell | cell | cell``."""
