@@ -679,7 +679,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     print(f"verdict: {report.verdict}")
     rows = [("page", "text chars", "tables found")]
     for number, chars in enumerate(report.chars_per_page, start=1):
-        found = [f"{t.method} {t.rows}x{t.columns}" for t in report.page_tables if t.page == number]
+        found = [
+            f"{t.method} {t.rows}x{t.columns}" + (f" x{t.bands} bands" if t.bands > 1 else "")
+            for t in report.page_tables
+            if t.page == number
+        ]
         rows.append((str(number), str(chars), ", ".join(found) or "-"))
     print(_table(rows))
     print(f"\ntables (as the tables fix joins them): {len(report.tables)}")
@@ -689,7 +693,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             span = (
                 f"{t.page_start}" if t.page_start == t.page_end else f"{t.page_start}-{t.page_end}"
             )
-            rows.append((span, str(t.rows), str(t.columns), str(t.joined_rows), t.header[:60]))
+            columns = f"{t.columns} x{t.bands} bands" if t.bands > 1 else str(t.columns)
+            rows.append((span, str(t.rows), columns, str(t.joined_rows), t.header[:110]))
         print(_table(rows))
     print(
         f"fragments joined: {report.fragments_joined} page break(s), "

@@ -264,3 +264,102 @@ def two_column_prose_pdf(paragraphs: int = 24) -> bytes:
     doc.addPageTemplates([PageTemplate(id="two", frames=frames)])
     doc.build([Paragraph(prose(6, f"topic{n}"), _STYLES["Normal"]) for n in range(paragraphs)])
     return out.getvalue()
+
+
+def wrapped_records_pdf() -> bytes:
+    """A two-page licence listing laid out like report generators that centre multi-line
+    cells vertically: a record's wrapped first line sits ABOVE its main line (the line with
+    the key), and page 2 opens, under its header, with such a line — the start of its first
+    record, not the tail of page 1's last one. A three-line running header sits over the
+    column header; its last line is one piece of text that happens to start where a column
+    starts."""
+    columns = [40.0, 110.0, 220.0, 330.0, 490.0, 545.0]
+    furniture_block = [
+        (40.0, 20.0, "MARCH 2024"), (250.0, 20.0, "R27 LISTING BY TYPE"), (520.0, 20.0, "RPT27"),
+        (260.0, 30.0, "OF ACTIVE PERMITS"), (460.0, 30.0, "4/1/2024"),
+        (330.0, 40.0, "STATE PERMIT BOARD"),
+    ]
+    header = [
+        (40.0, 58.0, "PERMIT"), (330.0, 58.0, "SITE"),
+        *[(x, 68.0, name) for x, name in zip(
+            columns, ["NUMBER", "NAME", "OWNER", "ADDRESS", "CITY", "EXPIRES"], strict=True)],
+    ]
+    towns = ["ADA", "ENID", "LAWTON", "TULSA", "NORMAN"]
+    pages: list[list[Item]] = []
+    number = 0
+    for page, count in ((1, 22), (2, 20)):
+        items: list[Item] = [*furniture_block, *header]
+        top = 80.0
+        for i in range(count):
+            number += 1
+            wrapped = page == 2 and i == 0 or i % 3 == 2 or page == 1 and i == count - 1
+            address = "4500 WEST INDUSTRIAL PARKWAY" if i % 5 == 0 else f"{12 + i} OAK ST"
+            if wrapped:
+                items.append((330.0, top, f"{1200 + number} NORTH LONG BOULEVARD"))
+                top += 10.7
+                address = "SUITE 5"
+            cells = [f"{640000 + number}BAW", f"CAFE {number}", f"OWNER {number} LLC", address,
+                     towns[number % 5], f"2024/{number % 12 + 1:02d}/15"]
+            items.extend((x, top, cell) for x, cell in zip(columns, cells, strict=True))
+            top += 10.7
+        items.append((280.0, 800.0, f"Page {page} of 151"))
+        pages.append(items)
+    return drawn_pdf(pages)
+
+
+def banded_table_pdf() -> bytes:
+    """A tax table set in three side-by-side bands of the same five columns over two pages
+    (each printed line holds one row of every band), its header repeated over each band on
+    every page, and a group label line of numbers (one per band) opening each block."""
+    names = ["From", "To", "Single", "Joint", "Head"]
+    offsets = [0.0, 34.0, 68.0, 102.0, 136.0]
+    bands = [40.0, 220.0, 400.0]
+    columns = [band + off for band in bands for off in offsets]
+    pages: list[list[Item]] = []
+    for page in (1, 2):
+        items: list[Item] = [
+            (40.0, 30.0, "Tax Table for 2024 income"), (280.0, 800.0, f"- {page} -")
+        ]
+        header, top = table_items([names * 3], columns, 60.0)
+        items.extend(header)
+        start = (page - 1) * 3
+        items.extend((band, top, f"{start + k + 1},000") for k, band in enumerate(bands))
+        top += 14
+        lines = []
+        for i in range(20):
+            line = []
+            for k in range(3):
+                low = (start + k + 1) * 1000 + 50 * i
+                tax = low // 10 + 3
+                line += [f"{low:,}", f"{low + 50:,}", str(tax), str(tax - 4), str(tax + 2)]
+            lines.append(line)
+        rows, _ = table_items(lines, columns, top)
+        items.extend(rows)
+        pages.append(items)
+    return drawn_pdf(pages, font_size=8)
+
+
+def worksheet_beside_prose_pdf() -> bytes:
+    """A numbered worksheet (instruction, dot leader, line number) set beside a column of
+    prose, line for line: columns of running text, not a table."""
+    prose_lines = [
+        "If you received a distribution from a plan you must",
+        "figure the taxable part of it with this worksheet and",
+        "keep a copy of it with your records for next year so",
+        "that you can use the amounts it gives in that year",
+        "when you file again for the same plan and beneficiary",
+        "as described in the publication for pension income",
+        "which also explains how rollovers are to be reported",
+        "and what to do when more than one person is involved",
+    ]
+    items: list[Item] = [(42.0, 40.0, "Simplified Method Worksheet and Notes")]
+    top = 70.0
+    for n, text in enumerate(prose_lines, start=1):
+        items += [
+            (42.0, top, f"{n}."),
+            (58.0, top, f"Enter the amount from line {n} of last year . . ."),
+            (280.0, top, f"{n}."),
+            (330.0, top, text),
+        ]
+        top += 12
+    return drawn_pdf([items])

@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from pdf_factory import Rows, drawn_pdf, furniture, letter_spaced_pdf, table_items
+from pdf_factory import (
+    Rows,
+    banded_table_pdf,
+    drawn_pdf,
+    furniture,
+    letter_spaced_pdf,
+    table_items,
+    worksheet_beside_prose_pdf,
+    wrapped_records_pdf,
+)
 
 from ragdash.checks.proof import Case, check_case
 from ragdash.ingestion.documents import Corpus, Document
@@ -422,3 +431,62 @@ def test_two_rows_left_over_on_the_next_page_are_joined_and_nothing_else_is():
     data = drawn_pdf([page(1, 2, rows[:40], "Table 1. Shipments by region", HEADER), other])
     (table,), decisions = document_tables(doc_of(data))
     assert len(table.rows) == 40 and decisions == []
+
+
+@pytest.fixture(scope="module")
+def wrapped() -> tuple[list, list]:
+    return document_tables(doc_of(wrapped_records_pdf()))
+
+
+def test_a_wrapped_line_over_its_record_is_not_the_tail_of_the_last_row(wrapped):
+    tables, decisions = wrapped
+    (table,) = tables
+    (decision,) = decisions
+    assert decision.joined and table.rows_joined == 0  # nothing was cut at the break
+    assert decision.row_after.startswith("640023BAW")
+    first_of_page_2 = next(r for r in table.rows if r.page == 2)
+    assert first_of_page_2.text.splitlines() == [
+        "1223 NORTH LONG BOULEVARD", "640023BAW CAFE 23 OWNER 23 LLC SUITE 5 TULSA 2024/12/15"
+    ]
+    last_of_page_1 = [r for r in table.rows if r.page == 1][-1]
+    assert last_of_page_1.text.startswith("1222 NORTH LONG BOULEVARD\n640022BAW")
+    # inside a page too, a wrapped line goes with the record under it
+    row = next(r for r in table.rows if "640003BAW" in r.text)
+    assert row.text.startswith("1203 NORTH LONG BOULEVARD\n") and row.cells[3].startswith("1203")
+
+
+def test_a_running_header_line_aligned_with_a_column_is_furniture_not_header(wrapped):
+    (table,), _ = wrapped
+    assert "STATE PERMIT BOARD" not in table.header_text
+    assert table.header_text == "PERMIT NUMBER | NAME | OWNER | SITE ADDRESS | CITY | EXPIRES"
+
+
+def test_inspect_reports_no_cut_row_and_the_header_only(capsys, tmp_path):
+    from ragdash.cli import main
+
+    path = tmp_path / "listing.pdf"
+    path.write_bytes(wrapped_records_pdf())
+    main(["inspect", str(path)])
+    out = capsys.readouterr().out
+    assert "0 cut row(s) re-assembled" in out
+    assert "STATE PERMIT BOARD (p1-2)" in out  # listed as furniture
+    header_rows = [line for line in out.splitlines() if line.startswith("1-2 ")]
+    assert header_rows and "STATE PERMIT BOARD" not in header_rows[0]
+
+
+def test_a_table_set_in_side_by_side_bands_is_reported_as_its_logical_columns():
+    tables, decisions = document_tables(doc_of(banded_table_pdf()))
+    (table,) = tables
+    assert decisions[0].joined
+    assert (table.columns, table.bands, table.logical_columns) == (15, 3, 5)
+    # the group label line of numbers ("1,000 2,000 3,000") names no column
+    assert table.header_text == "From | To | Single | Joint | Head"
+    report = inspect_pdf(banded_table_pdf())
+    (detected,) = report.tables
+    assert (detected.columns, detected.bands, detected.rows) == (5, 3, 2 * 3 * 21)
+    assert detected.header == "From | To | Single | Joint | Head"
+
+
+def test_a_worksheet_beside_prose_is_not_reported_as_a_table():
+    report = inspect_pdf(worksheet_beside_prose_pdf())
+    assert report.tables == () and report.page_tables == ()

@@ -9,7 +9,17 @@ dozen pages. Run with ``-s`` to see the decision table.
 from __future__ import annotations
 
 import pytest
-from realpdfs import REALPDFS, TRUTH, dev_documents, judge, proof_cases, table_report, truth
+from realpdfs import (
+    REALPDFS,
+    TRUTH,
+    dev_documents,
+    judge,
+    layouts_of,
+    proof_cases,
+    table_report,
+    tables_of,
+    truth,
+)
 
 from ragdash.checks.proof import check_case
 from ragdash.ingestion.documents import Corpus
@@ -55,3 +65,46 @@ def test_no_case_that_passes_without_the_tables_fix_fails_with_it(dev_index):
           f"{sum(c.passed for c in on)} with it on, of {len(single)}")
     broken = [a.case.name for a, b in zip(off, on, strict=True) if a.passed and not b.passed]
     assert broken == []
+
+
+def test_m27_records_whose_wrapped_line_sits_above_are_not_cut_rows():
+    """m27's multi-line cells are centred: a record's wrapped line sits above its main
+    line, so the line opening p2 under the header starts BELLAROMA's record — nothing was
+    cut at the break — and its running-header lines are furniture, not column names."""
+    (table,), (decision,) = tables_of("m27.pdf", (1, 2))
+    assert decision.joined and table.rows_joined == 0
+    assert decision.row_after.startswith("632426BAW BELLAROMA LLC")
+    bellaroma = next(r for r in table.rows if "BELLAROMA" in r.text)
+    assert bellaroma.text.startswith("1831 NORTHWEST CACHE\n")
+    bedlam = next(r for r in table.rows if "BEDLAM" in r.text)
+    assert bedlam.text.startswith("DEEP FORK HOLDINGS\n")
+    header = table.header_text
+    assert "OKLAHOMA" not in header and "ACTIVE LICENSES" not in header
+    names = ["LICENSE NUMBER", "TYPE", "DBA NAME", "LICENSEE NAME", "PREMISE ADDRESS", "CITY",
+             "ST", "ZIP", "PHONE NUMBER", "EXPIRES"]
+    assert " ".join(header.replace("|", " ").split()) == " ".join(names)
+
+
+def test_i1040nr_tax_table_in_three_bands_is_five_columns():
+    """The Tax Table prints three side-by-side bands of the same five columns: a reader
+    sees 5 columns (MANIFEST ``columns (A)``), three times across — not 15 columns — and the
+    group label line of numbers over each block ("5,000 8,000 11,000") names no column."""
+    tables, decisions = tables_of("i1040nr.pdf", (34, 35, 36))  # furniture needs p36
+    (table,) = [t for t in tables if t.page_start <= 34 < t.page_end]
+    assert any(d.joined and (d.page_a, d.page_b) == (34, 35) for d in decisions)
+    assert (table.bands, table.logical_columns) == (3, 5)
+    names = [" ".join(n.split()) for n in table.header_text.split("|")]
+    assert len(names) == 5
+    assert names[0].startswith("If Form 1040NR, line 40, is— At least")
+    assert names[1] == "But less than" and "Married filing separately" in names[4]
+    assert "5,000" not in table.header_text
+
+
+def test_i1040nr_worksheet_beside_prose_is_text_in_columns_not_a_table():
+    """p14's Simplified Method Worksheet sits line for line beside a prose column: its
+    regions hold two columns of running text, which the report does not list as tables."""
+    (layout,) = layouts_of("i1040nr.pdf", (14,))
+    worksheet = [t for t in layout.tables if "Divide line 2" in "\n".join(t.row_text)]
+    assert worksheet and all(t.running_text for t in worksheet)
+    (tax_page,) = layouts_of("i1040nr.pdf", (35,))
+    assert not any(t.running_text for t in tax_page.tables)

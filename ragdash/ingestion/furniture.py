@@ -78,8 +78,9 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
     for n, layout in enumerate(layouts):
         owner = {i: table for table in layout.tables if not table.weak for i in table.lines}
         in_table = set(owner)
-        found = set()
+        found: set[int] = set()
         band = MARGIN_SHARE * layout.height
+        held: list[int] = []  # column-aligned lines of a table, furniture only by their block
         for i, line in enumerate(layout.lines):
             in_margin = line.top < band or line.bottom > layout.height - band
             if i in in_table and not in_margin:
@@ -88,31 +89,62 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
                 found.add(i)
                 continue
             if i in in_table and _in_columns(line, owner[i]):
-                continue  # a column header repeated on every page is the table's own
-            in_band = (
-                line.top < BAND_SHARE * layout.height
-                or line.bottom > (1 - BAND_SHARE) * layout.height
-            )
-            if not in_band:
+                # a column header repeated on every page is the table's own — unless it
+                # is one piece of text set in the block of a running header or footer
+                if len(line.segments) == 1:
+                    held.append(i)
                 continue
-            if _letters(line.text) >= 3:
-                key = _key(line.text)
-            elif in_band and len(line.text.strip()) >= 3:
-                key = f"={line.text.strip()}"
-            else:
-                continue
-            below = layout.height - line.bottom
-            for m in range(max(0, n - WINDOW), min(len(layouts), n + WINDOW + 1)):
-                if m == n or layouts[m].page - layout.page not in range(-WINDOW, WINDOW + 1):
-                    continue
-                edge = BAND_SHARE * layouts[m].height
-                if any(
-                    abs(top - line.top) <= SAME_PLACE
-                    or abs(bottom - below) <= SAME_PLACE
-                    or (top < edge) == (line.top < edge) and min(top, bottom) < edge
-                    for top, bottom in places[m].get(key, ())
+            if _repeated(layouts, places, n, line):
+                found.add(i)
+        for order in (held, held[::-1]):  # from the top down, then from the bottom up
+            for i in order:
+                if i not in found and _in_block(layout.lines, i, found) and _repeated(
+                    layouts, places, n, layout.lines[i]
                 ):
                     found.add(i)
-                    break
         result[layout.page] = frozenset(found)
     return result
+
+
+def _in_block(lines: Sequence[Line], i: int, found: set[int]) -> bool:
+    """Line ``i`` is set closer to a furniture line next to it (above, or below) than to
+    the line on its other side: it belongs to that running header or footer block."""
+    line = lines[i]
+    above = line.top - lines[i - 1].bottom if i > 0 else float("inf")
+    below = lines[i + 1].top - line.bottom if i + 1 < len(lines) else float("inf")
+    return (i - 1 in found and above < below) or (i + 1 in found and below < above)
+
+
+def _repeated(
+    layouts: Sequence[PageLayout],
+    places: list[dict[str, list[tuple[float, float]]]],
+    n: int,
+    line: Line,
+) -> bool:
+    """The line sits in the top or bottom band of page ``n`` and the same line (digits
+    ignored) sits in the same band of a nearby page."""
+    layout = layouts[n]
+    in_band = line.top < BAND_SHARE * layout.height or line.bottom > (1 - BAND_SHARE) * (
+        layout.height
+    )
+    if not in_band:
+        return False
+    if _letters(line.text) >= 3:
+        key = _key(line.text)
+    elif len(line.text.strip()) >= 3:
+        key = f"={line.text.strip()}"
+    else:
+        return False
+    below = layout.height - line.bottom
+    for m in range(max(0, n - WINDOW), min(len(layouts), n + WINDOW + 1)):
+        if m == n or layouts[m].page - layout.page not in range(-WINDOW, WINDOW + 1):
+            continue
+        edge = BAND_SHARE * layouts[m].height
+        if any(
+            abs(top - line.top) <= SAME_PLACE
+            or abs(bottom - below) <= SAME_PLACE
+            or (top < edge) == (line.top < edge) and min(top, bottom) < edge
+            for top, bottom in places[m].get(key, ())
+        ):
+            return True
+    return False

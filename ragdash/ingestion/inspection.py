@@ -17,9 +17,9 @@ from ragdash.errors import IngestError
 from ragdash.ingestion.documents import Document, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, PdfText, Progress, read_pdf
-from ragdash.ingestion.joins import JoinDecision
+from ragdash.ingestion.joins import JoinDecision, bands_of, column_names
 from ragdash.ingestion.pdf_cache import PdfCache
-from ragdash.ingestion.pdf_layout import BBox, page_layout
+from ragdash.ingestion.pdf_layout import BBox, TableRegion, page_layout
 from ragdash.ingestion.segmentation import (
     PASSAGE_MAX_CHARS,
     document_passages,
@@ -39,6 +39,13 @@ class PageTable:
     method: str
     rows: int
     columns: int
+    bands: int = 1  # side-by-side bands of the same columns; ``columns`` is one band's
+
+
+def _page_table(page: int, region: TableRegion) -> PageTable:
+    bands = bands_of(column_names(region))
+    columns = region.columns // bands if region.columns % bands == 0 else region.columns
+    return PageTable(page, region.bbox, region.method, len(region.rows), columns, bands)
 
 
 #: Join refusals that rest on column positions alone (no caption, text, new header or
@@ -58,6 +65,10 @@ class DetectedTable:
     joined_rows: int  # rows re-assembled from two halves cut by a page break
     method: str = ""
     joins: tuple[JoinDecision, ...] = ()
+    #: Side-by-side bands of the same columns (a tax table set three across the page):
+    #: ``columns`` and ``rows`` are then those a reader sees — one band's columns, and each
+    #: band's part of a printed line counted as a row.
+    bands: int = 1
 
     @property
     def page_breaks(self) -> int:
@@ -204,19 +215,23 @@ def inspect_pdf(
     """
     pdf = read_pdf(data, max_pages, progress, cache)
     doc = as_document(pdf)
+    joined, decisions = document_tables(doc)
+    # text set in columns (a worksheet beside prose) within one page is no table to report;
+    # it changes no passage either way, and a table that crosses a page break is kept
+    crossing = {id(r) for t in joined if t.page_end > t.page_start for _, r in t.regions}
     page_tables = tuple(
-        PageTable(layout.page, region.bbox, region.method, len(region.rows), region.columns)
+        _page_table(layout.page, region)
         for layout in pdf.layouts
         for region in layout.tables
-        if not region.weak
+        if not region.weak and not (region.running_text and id(region) not in crossing)
     )
-    joined, decisions = document_tables(doc)
     tables = tuple(
         DetectedTable(
-            t.page_start, t.page_end, len(t.rows), t.columns, t.header_text, t.rows_joined,
-            t.method, tuple(d for d in t.joins),
+            t.page_start, t.page_end, t.logical_rows, t.logical_columns, t.header_text,
+            t.rows_joined, t.method, tuple(d for d in t.joins), t.bands,
         )
         for t in joined
+        if t.page_end > t.page_start or not all(r.running_text for _, r in t.regions)
     )
     infos = tuple(d for d in decisions)
     warnings = list(pdf.warnings)

@@ -112,11 +112,58 @@ class JoinedTable:
     title: tuple[str, ...] = ()  # its caption ("Table 2. …"), carried into every chunk
 
     @property
+    def bands(self) -> int:
+        """How many side-by-side bands of the same columns the table is set in (a tax
+        table printed in three bands across the page), 1 for an ordinary table."""
+        return bands_of(self.column_names)
+
+    @property
+    def logical_columns(self) -> int:
+        """Columns as a reader sees them: those of one band."""
+        return self.columns // self.bands if self.columns % self.bands == 0 else self.columns
+
+    @property
+    def logical_rows(self) -> int:
+        """Data rows as a reader sees them: each band's part of a line is a row of its own."""
+        bands = self.bands
+        if bands == 1:
+            return len(self.rows)
+        width = len(self.column_names) // bands
+        return sum(
+            any(c.strip() for c in row.cells[b * width : (b + 1) * width])
+            for row in self.rows
+            for b in range(bands)
+        )
+
+    @property
     def header_text(self) -> str:
-        """The column names (a header of several lines merged column by column)."""
-        if any(self.column_names):
-            return " | ".join(name for name in self.column_names if name)
+        """The column names (a header of several lines merged column by column); of one
+        band when the columns repeat side by side."""
+        names = self.column_names
+        if any(names):
+            names = names[: len(names) // self.bands]
+            return " | ".join(name for name in names if name)
         return " / ".join(h.replace("\n", " ") for h in self.header)
+
+
+_DIGITS = re.compile(r"\d[\d,.]*")
+
+
+def bands_of(names: Sequence[str]) -> int:
+    """How many times a run of column names repeats side by side (digits ignored): 3 for
+    ``At least | But less than | Single | At least | But less than | Single | …`` in three
+    bands, 1 when the names do not repeat."""
+    keys = [" ".join(_DIGITS.sub("", name).lower().split()) for name in names]
+    count = len(keys)
+    for width in range(2, count // 2 + 1):
+        if count % width:
+            continue
+        first = keys[:width]
+        if sum(bool(k) for k in first) * 2 > width and all(
+            keys[i] == first[i % width] for i in range(count)
+        ):
+            return count // width
+    return 1
 
 
 def _is_group(cells: Sequence[str], width: int) -> bool:
@@ -134,6 +181,16 @@ def _rows(region: TableRegion, page: int) -> list[Row]:
             region.rows[region.header_rows :], region.row_text[region.header_rows :], strict=True
         )
     ]
+
+
+def _main_line(row: Row) -> str:
+    """The line of a row that holds its key (a record whose wrapped line sits above its
+    main line reads from that line), else its first line."""
+    lines = row.text.splitlines()
+    key = "".join(_key(row).split())
+    if key and len(lines) > 1:
+        return next((x for x in lines if key in "".join(x.split())), lines[0])
+    return lines[0] if lines else ""
 
 
 def _key(row: Row) -> str:
@@ -270,7 +327,7 @@ def decide(
     assert region_a is not None
     rows_b = _rows(region_b, layout_b.page)
     before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
-    after = rows_b[0].text.splitlines()[0] if rows_b else ""
+    after = _main_line(rows_b[0]) if rows_b else ""
 
     def no(reason: str) -> JoinDecision:
         return JoinDecision(layout_a.page, layout_b.page, False, reason, before, after)

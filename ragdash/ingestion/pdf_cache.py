@@ -18,7 +18,7 @@ from typing import Any
 from ragdash.storage.atomic import atomic_write
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
-PARSER_VERSION = "layout-3"
+PARSER_VERSION = "layout-4"
 
 
 @functools.cache

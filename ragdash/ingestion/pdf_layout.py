@@ -46,6 +46,9 @@ MIN_ALIGNED_ROWS = 3
 #: numbers); multi-column prose has none.
 SHORT_CELL_WORDS = 3
 SHORT_COLUMN_SHARE = 0.6
+#: A column whose cells have this many words at the median holds running text; a table
+#: has at most one such column (a description), text set in columns has two or more.
+RUNNING_TEXT_WORDS = 6
 #: A table's header is at most this many lines.
 MAX_HEADER_LINES = 8
 #: Column starts closer than this many points are the same column.
@@ -126,6 +129,25 @@ class TableRegion:
     @property
     def data(self) -> tuple[str, ...]:
         return self.row_text[self.header_rows :]
+
+    @property
+    def running_text(self) -> bool:
+        """Two or more of its columns hold running text (cells of
+        :data:`RUNNING_TEXT_WORDS` words or more at the median): text set in columns, such
+        as a worksheet beside a prose column, more likely than a table. Never a ruled
+        table (its rules say it is one). Only the report uses this; joining does not."""
+        if self.method != "aligned":
+            return False
+        per_column: dict[int, list[int]] = {}
+        for row in self.rows[self.header_rows :]:
+            for i, cell in enumerate(row):
+                if any(ch.isalnum() for ch in cell):
+                    per_column.setdefault(i, []).append(len(cell.split()))
+        running = [
+            c for c in per_column.values()
+            if len(c) >= 2 and statistics.median(c) >= RUNNING_TEXT_WORDS
+        ]
+        return len(running) >= 2
 
     def pipe_rows(self) -> list[str]:
         """The table as text rows, ``cell | cell | cell``."""
@@ -308,6 +330,12 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     )
     if header == 0 and not any(_has_number(line) for line in run):
         header = 1  # a table of words only: its first row names the columns
+    while (
+        header > 1
+        and len(run[header - 1].segments) < modal
+        and all(_numeric(seg[2]) for seg in run[header - 1].segments)
+    ):
+        header -= 1  # numbers alone over the rows ("5,000 8,000"): group labels, no names
     columns = _columns(run[header:])  # header cells may be centred over their column
     if len(columns) < 2 or _prose_like(run[header:], columns):
         return None
@@ -326,22 +354,33 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
             header -= 1
     rows: list[list[str]] = []
     texts: list[list[str]] = []
+    leading = _wraps_lead(run[header:], columns)
+    pending: list[tuple[list[str], str]] = []  # wrapped lines waiting for their record
     for n, line in enumerate(run):
         cells = _cells_of(line, columns)
-        starts_right = line.segments and line.segments[0][0] > key_x
-        continues = (
-            n > header
-            and rows
-            and not cells[0]
-            and starts_right
-            and not (top_of_page and n == header)
-        )
+        starts_right = bool(line.segments) and line.segments[0][0] > key_x
+        wrapped = n >= header and not cells[0] and starts_right
+        if leading and wrapped:
+            pending.append((cells, line.text))  # the first line(s) of the next record
+            continue
+        continues = wrapped and n > header and rows and not (top_of_page and n == header)
         if continues:
             rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
             texts[-1].append(line.text)
         else:
+            for held, _ in reversed(pending):
+                cells = [f"{a} {b}".strip() for a, b in zip(held, cells, strict=True)]
             rows.append(cells)
-            texts.append([line.text])
+            texts.append([*(text for _, text in pending), line.text])
+            pending = []
+    if pending:  # wrapped lines after the last record: its own, or a record cut by the page
+        if len(rows) > header:
+            for held, text in pending:
+                rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], held, strict=True)]
+                texts[-1].append(text)
+        else:
+            rows.extend(cells for cells, _ in pending)
+            texts.extend([text] for _, text in pending)
     if sum(1 for row in rows[header:] if sum(1 for c in row if c) >= 2) < 2:
         return None
     bbox = (
@@ -359,6 +398,51 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
         tuple(indexes),
         _anchors(run, bbox[0]),
     )
+
+
+def _wraps_lead(run: Sequence[Line], columns: Sequence[tuple[float, float]]) -> bool:
+    """True when a table's wrapped lines (no key cell) belong to the record BELOW them —
+    multi-line cells set vertically centred or bottom-aligned, so a record's extra line sits
+    above its main line — rather than to the record above (the usual top-aligned cells).
+
+    Told by line breaking, for each wrapped line between two keyed lines: the first line of
+    a wrapped cell is one that the cell's next word did not fit on. Reading the keyed line
+    above as the first line and the wrapped line as its continuation is implausible when
+    the two would have fitted on one line of the column (as wide as its widest text);
+    when that happens often and the other reading is never implausible, wraps lead."""
+    widths = [b - a for a, b in columns]
+
+    def keyed(line: Line) -> bool:
+        return bool(_cells_of(line, columns)[0])
+
+    def fits(first: str, width_first: float, cont: str, width_cont: float, col: int) -> bool:
+        word = cont.split()[0] if cont.split() else ""
+        word_width = width_cont * len(word) / max(len(cont), 1)
+        space = width_first / max(len(first), 1)
+        return width_first + space + word_width <= widths[col]
+
+    def pieces(line: Line) -> dict[int, tuple[float, str]]:
+        found: dict[int, tuple[float, str]] = {}
+        for a, b, text in line.segments:
+            col = max(
+                range(len(columns)), key=lambda i: min(b, columns[i][1]) - max(a, columns[i][0])
+            )
+            if b <= columns[col][1] + 1 and col not in found:
+                found[col] = (b - a, text)
+        return found
+
+    below_wrong = above_wrong = 0
+    for n in range(1, len(run) - 1):
+        line, up, down = run[n], run[n - 1], run[n + 1]
+        if keyed(line) or not keyed(up) or not keyed(down):
+            continue
+        mine, ups, downs = pieces(line), pieces(up), pieces(down)
+        for col, (width, text) in mine.items():
+            if col in downs and fits(text, width, downs[col][1], downs[col][0], col):
+                below_wrong += 1
+            if col in ups and fits(ups[col][1], ups[col][0], text, width, col):
+                above_wrong += 1
+    return below_wrong == 0 and above_wrong >= 3
 
 
 def aligned_tables(

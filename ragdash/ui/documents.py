@@ -191,6 +191,7 @@ def _inspection(doc: Document) -> None:
                         "pages": f"{t.page_start}–{t.page_end}",
                         "rows": t.rows,
                         "columns": t.columns,
+                        "side-by-side bands": t.bands,
                         "header": t.header,
                         "rows joined": t.joined_rows,
                     }
