@@ -240,3 +240,24 @@ def test_passages_of_a_document_are_its_passages_in_order(sample_index):
                 p for p in everything if p.doc_id == doc_id
             )
     assert sample_index.passages_of("no-such-document") == ()
+
+
+def test_a_document_with_a_40000_letter_word_does_not_break_fuzzy_queries(tmp_path):
+    """Regression: one 40,000-letter token overflowed the fuzzy pool's int16 letter counts,
+    so every fuzzy query (and the Test suite page) crashed. Such a token is no word anyone
+    types: it takes no part in fuzzy matching, in the index and the reference alike."""
+    from conftest import write_docs
+
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.retrieval.index import CorpusIndex
+
+    docs = write_docs(
+        tmp_path / "docs",
+        {"long.txt": "x" + "a" * 40_000 + " sync", "b.md": "inventory warehouse sync"},
+    )
+    index = CorpusIndex(load_folder(docs))
+    fixes = Fixes.all()
+    fast = index.search("warehuse sync", fixes)
+    assert fast[0].doc_id == "b"
+    slow = rank_passages(index.passages(True), "warehuse sync", fixes)
+    assert [(r.doc_id, r.score) for r in fast] == [(r.doc_id, r.score) for r in slow]

@@ -29,6 +29,7 @@ from ragdash.retrieval.matching import (
     TokenMatch,
     extract_edits,
     extract_fuzzy,
+    fuzzy_word,
     repair_key,
     repairs_for,
 )
@@ -118,7 +119,7 @@ class VocabularyView:
     def fuzzy_pool(self) -> FuzzyPool:
         """The view's letters-only words with their letter counts (shared by every rule)."""
         if self._pool is None:
-            self._pool = FuzzyPool.build(sorted(w for w in self.words if w.isalpha()))
+            self._pool = FuzzyPool.build(sorted(w for w in self.words if fuzzy_word(w)))
         return self._pool
 
     def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:

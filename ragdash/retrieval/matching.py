@@ -75,6 +75,8 @@ class MatchKind(StrEnum):
 _PREFERENCE = {kind: i for i, kind in enumerate(MatchKind)}
 #: Fuzzy matching ignores shorter tokens: at 3 letters almost everything is "one typo away".
 FUZZY_MIN_LENGTH = 4
+#: Longer tokens never take part in fuzzy matching (see :func:`fuzzy_word`).
+FUZZY_MAX_LENGTH = 64
 #: What an OCR-repaired match scores: a hair below an exact match, so a repaired token never
 #: outweighs the same word spelled right — a tie between a clean document and a scan that
 #: only matches by repair goes to the clean one (a query for "controller" keeps the FAQ that
@@ -120,10 +122,17 @@ def fuzzy_min_length(rule: str = DEFAULT_FUZZY_RULE) -> int:
     return EDIT_RULES[rule][0] if rule in EDIT_RULES else FUZZY_MIN_LENGTH
 
 
+def fuzzy_word(word: str) -> bool:
+    """A word fuzzy matching may consider at all: letters only (numbers and codes must match
+    exactly — ``10`` is not a typo of ``100``) and at most :data:`FUZZY_MAX_LENGTH` letters
+    (nobody types a longer word; a hostile upload's 40,000-letter "word" would only cost time
+    and overflow the letter-count filter)."""
+    return len(word) <= FUZZY_MAX_LENGTH and word.isalpha()
+
+
 def fuzzy_eligible(token: str, rule: str = DEFAULT_FUZZY_RULE) -> bool:
-    """Fuzzy matching is for words: long enough for ``rule`` and free of digits (numbers and
-    codes must match exactly — ``10`` is not a typo of ``100``)."""
-    return len(token) >= fuzzy_min_length(rule) and token.isalpha()
+    """Fuzzy matching is for words: long enough for ``rule`` and a :func:`fuzzy_word`."""
+    return len(token) >= fuzzy_min_length(rule) and fuzzy_word(token)
 
 
 def fuzzy_similarity(a: str, b: str) -> float:
@@ -235,7 +244,7 @@ class SetLexicon:
 
     def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
         if self._letter_words is None:
-            self._letter_words = sorted(w for w in self.words if w.isalpha())
+            self._letter_words = sorted(w for w in self.words if fuzzy_word(w))
         words = [w for w in self._letter_words if len(w) >= min_length]
         return extract_edits(token, words, edits)
 
