@@ -755,3 +755,22 @@ def test_the_first_screen_says_what_ragdash_shows_and_links_the_tour(app):
     assert intro.startswith("ragdash shows how realistic flaws") and intro.count(". ") == 1
     links = [el.proto.page for el in at.get("page_link")]
     assert any(link.endswith("tour.py") or "tour" in link for link in links), links
+
+
+def test_an_upload_named_like_a_bundled_file_does_not_break_the_documents_page(app, tmp_path):
+    """Regression: ``crm.md`` uploaded with another id gave two widgets the key
+    ``edit_crm.md`` and the Documents page crashed for every session."""
+    from conftest import doc_text
+
+    from ragdash.ingestion.workspace import Workspace
+
+    Workspace(tmp_path / "workspace").save_upload(
+        "crm.md", doc_text("Another CRM note.", id="crm-notes").encode()
+    )
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+    labels = [unescape(e.label) for e in at.expander]
+    assert any(label.startswith("crm — ") for label in labels)
+    assert any(label.startswith("crm-notes — ") for label in labels)

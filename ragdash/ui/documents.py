@@ -114,8 +114,15 @@ def _messages(index: CorpusIndex) -> None:
             show(md_escape(str(m)))
 
 
+def widget_id(doc: Document) -> str:
+    """A widget key part unique to one loaded document: its list position and id (ids are
+    unique in a corpus). Never the file name alone — an upload named like a bundled file
+    (``crm.md``) would give two widgets one key and break the page for every session."""
+    return f"{doc.order}:{doc.doc_id}"
+
+
 def _edit_form(doc: Document, index: CorpusIndex) -> None:
-    with st.form(f"edit_{doc.source}"):
+    with st.form(f"edit_{widget_id(doc)}"):
         c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
         new_id = c1.text_input("ID", doc.doc_id)
         subject = c2.text_input("Subject", doc.subject)
@@ -249,7 +256,7 @@ def _inspection(doc: Document) -> None:
     _try_query(doc)
     page = 1
     if report.pages > 1:
-        page = st.slider("Page", 1, report.pages, 1, key=f"page_{doc.source}")
+        page = st.slider("Page", 1, report.pages, 1, key=f"page_{widget_id(doc)}")
     try:
         image = _page_image(str(path), mtime, page)
     except IngestError as exc:
@@ -260,7 +267,7 @@ def _inspection(doc: Document) -> None:
 
 def _try_query(doc: Document) -> None:
     """A box to try a query against this document alone, tables fix off and on."""
-    query = st.text_input("Try a query against this document", key=f"try_{doc.source}")
+    query = st.text_input("Try a query against this document", key=f"try_{widget_id(doc)}")
     if not query.strip():
         return
     from ragdash.ingestion.documents import Corpus
@@ -444,7 +451,8 @@ def _document(
                     _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
                 )
                 st.caption("A text file is cut the same way with the tables fix off and on.")
-        if doc.source in uploads and st.button(f"Remove {doc.source}", key=f"rm_{doc.source}"):
+        remove = f"Remove {doc.source}"
+        if doc.source in uploads and st.button(remove, key=f"rm_{widget_id(doc)}"):
             try:
                 kept = workspace().remove_upload(doc.source)
             except WorkspaceError as exc:
