@@ -428,3 +428,26 @@ def test_ingest_message_reads_as_one_line(tmp_path, make_docs):
     [message] = corpus.messages
     assert str(message).startswith("x.pdf: error: ")
     assert "\n" not in str(message)
+
+
+def test_symbolic_links_in_the_docs_folder_are_not_followed(tmp_path, monkeypatch):
+    """A link planted in the docs folder (``notes.md`` → a server file) is skipped with a
+    warning; with RAGDASH_FOLLOW_SYMLINKS=1 a link inside the folder is read, one to a file
+    outside never is."""
+    outside = tmp_path / "secret.txt"
+    outside.write_text("root:x:0:0 password hash")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "real.md").write_text("Real notes about sync.")
+    (docs / "notes.md").symlink_to(outside)
+    (docs / "alias.md").symlink_to(docs / "real.md")
+    monkeypatch.delenv("RAGDASH_FOLLOW_SYMLINKS", raising=False)
+    corpus = load_folder(docs)
+    assert list(corpus.doc_ids) == ["real"]
+    links = [m for m in corpus.messages if "symbolic link" in m.message]
+    assert {m.source for m in links} == {"notes.md", "alias.md"}
+    monkeypatch.setenv("RAGDASH_FOLLOW_SYMLINKS", "1")
+    corpus = load_folder(docs)
+    assert "alias" in corpus.doc_ids and "notes" not in corpus.doc_ids
+    assert any("outside the docs folder" in m.message for m in corpus.messages)
+    assert all("password" not in d.pages[0] for d in corpus.documents)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -228,6 +229,29 @@ def list_order(folder: Path, metadata_rows: list[tuple[str, dict[str, str]]]) ->
     return ordered + [files[name] for name in sorted(files)]
 
 
+#: Set to 1 to follow symbolic links in a docs folder — only to files inside the folder.
+FOLLOW_LINKS_ENV = "RAGDASH_FOLLOW_SYMLINKS"
+
+
+def link_refusal(path: Path, folder: Path) -> str | None:
+    """Why a symbolic link in the docs folder is not read, or None to read the file.
+
+    A docs folder is a place users drop files into; a link planted there (``notes.md`` →
+    ``/etc/passwd``) must not show server files on Explore. Links are skipped unless
+    ``RAGDASH_FOLLOW_SYMLINKS=1``, and even then never followed outside the folder."""
+    if not path.is_symlink():
+        return None
+    if os.environ.get(FOLLOW_LINKS_ENV) != "1":
+        return (
+            f"is a symbolic link: not followed (set {FOLLOW_LINKS_ENV}=1 to follow links "
+            "inside the folder); file skipped"
+        )
+    target = path.resolve()
+    if not target.is_relative_to(folder.resolve()):
+        return "is a symbolic link to a file outside the docs folder: not followed; file skipped"
+    return None
+
+
 def load_document(
     path: Path,
     overrides: dict[str, str],
@@ -278,7 +302,15 @@ def load_document(
         status = "current"
     subject = meta.get("subject", "").strip() or doc_id
     return Document(
-        doc_id, subject, updated, status, path.name, kind, tuple(pages), order, table_pages,
+        doc_id,
+        subject,
+        updated,
+        status,
+        path.name,
+        kind,
+        tuple(pages),
+        order,
+        table_pages,
         layouts,
     ), warnings
 
@@ -303,7 +335,13 @@ def load_folder(
     if (folder / METADATA_FILE).is_file():
         metadata_rows, messages = read_metadata_csv(folder / METADATA_FILE)
     overrides = dict(metadata_rows)
-    paths = list_order(folder, metadata_rows)
+    paths = []
+    for path in list_order(folder, metadata_rows):
+        refused = link_refusal(path, folder)
+        if refused:
+            messages.append(IngestMessage(path.name, "warning", refused))
+        else:
+            paths.append(path)
     for name in overrides:
         if not (folder / name).is_file():
             messages.append(
