@@ -202,3 +202,23 @@ def test_cli_inspect_bad_pdf_is_one_line_exit_2(name, tmp_path, capsys):
 def test_cli_inspect_missing_file(capsys):
     assert main(["inspect", "no/such/file.pdf"]) == 2
     assert "cannot be read" in capsys.readouterr().err
+
+
+def test_a_huge_declared_page_is_drawn_within_the_pixel_budget():
+    """Regression: a tiny PDF declaring a 14,400 × 14,400 pt page took about 3 GB and then
+    PIL's DecompressionBombError on the Documents page for everyone."""
+    import io
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from ragdash.ingestion.inspection import MAX_RENDER_PIXELS, render_page_with_tables
+
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=(14_400, 14_400))
+    canvas.drawString(72, 72, "a tiny note on an enormous page")
+    canvas.showPage()
+    canvas.save()
+    image = render_page_with_tables(buffer.getvalue(), 1, resolution=80)
+    width, height = image.size
+    assert width * height <= MAX_RENDER_PIXELS * 1.01
+    assert width > 1000  # still a readable picture of the page, not a refusal

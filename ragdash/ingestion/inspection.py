@@ -227,8 +227,15 @@ def inspect_pdf(
     )
     tables = tuple(
         DetectedTable(
-            t.page_start, t.page_end, t.logical_rows, t.logical_columns, t.header_text,
-            t.rows_joined, t.method, tuple(d for d in t.joins), t.bands,
+            t.page_start,
+            t.page_end,
+            t.logical_rows,
+            t.logical_columns,
+            t.header_text,
+            t.rows_joined,
+            t.method,
+            tuple(d for d in t.joins),
+            t.bands,
         )
         for t in joined
         if t.page_end > t.page_start or not all(r.running_text for _, r in t.regions)
@@ -265,14 +272,42 @@ def inspect_pdf(
 def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:
     """A parsed PDF as the document ragdash would index."""
     return Document(
-        doc_id, "", None, "current", "upload.pdf", "pdf", pdf.pages, 0, pdf.table_pages,
+        doc_id,
+        "",
+        None,
+        "current",
+        "upload.pdf",
+        "pdf",
+        pdf.pages,
+        0,
+        pdf.table_pages,
         pdf.layouts or None,
     )
 
 
+#: The most pixels a page image may have: a 638-byte PDF can declare a 14,400 × 14,400 pt
+#: page, which at 80 dpi is 256 million pixels (gigabytes, then PIL's decompression-bomb
+#: error). Larger pages are drawn at a lower resolution instead.
+MAX_RENDER_PIXELS = 4_000_000
+
+
+def render_resolution(width_pt: float, height_pt: float, wanted: int) -> float:
+    """``wanted`` dpi, lowered so the page image stays within :data:`MAX_RENDER_PIXELS`::
+
+    >>> render_resolution(612, 792, 80)   # a Letter page: as asked
+    80
+    >>> round(render_resolution(14_400, 14_400, 80), 1)   # a 200-inch page: 10 dpi
+    10.0
+    """
+    inches = max(width_pt, 1.0) * max(height_pt, 1.0) / 72 / 72
+    budget = (MAX_RENDER_PIXELS / inches) ** 0.5
+    return wanted if wanted <= budget else budget
+
+
 def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int = 72) -> Any:
     """A PIL image of one page (1-based) with each detected table's box drawn over it:
-    red for ruled tables, blue for column-aligned ones.
+    red for ruled tables, blue for column-aligned ones; at most :data:`MAX_RENDER_PIXELS`
+    pixels whatever size the page declares.
 
     Raises :class:`~ragdash.ingestion.ingest.IngestError` if the PDF cannot be opened or has no such
     page.
@@ -280,7 +315,7 @@ def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int 
 
     def draw(page: Any) -> Any:
         tables = [t for t in page_layout(page, page_number).tables if not t.weak]
-        image = page.to_image(resolution=resolution)
+        image = page.to_image(resolution=render_resolution(page.width, page.height, resolution))
         for table in tables:
             color = BOX_COLORS.get(table.method, (0, 0, 0))
             image.draw_rect(table.bbox, fill=(*color, 40), stroke=(*color, 255), stroke_width=2)
