@@ -774,3 +774,20 @@ def test_an_upload_named_like_a_bundled_file_does_not_break_the_documents_page(a
     labels = [unescape(e.label) for e in at.expander]
     assert any(label.startswith("crm — ") for label in labels)
     assert any(label.startswith("crm-notes — ") for label in labels)
+
+
+def test_a_hostile_upload_name_is_saved_safely_and_shown_as_text(app, tmp_path):
+    """Markdown (an outside image) in an upload's name: the file is saved under a safe name,
+    the page keeps working, and no message carries the raw name."""
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    body = b"---\nid: hostile-name\n---\nSome notes.\n"
+    name = "notes ![x](http---evil.example-i.png).md"
+    at.file_uploader(key="upload").upload(name, body, "text/markdown").run()
+    no_exception(at)
+    saved = [p.name for p in (tmp_path / "workspace" / "uploads").iterdir()]
+    assert len(saved) == 1 and "!" not in saved[0] and "(" not in saved[0]
+    texts = [s.value for s in at.success]
+    assert texts and all("![" not in t for t in texts)
+    assert "hostile-name" in list(at.dataframe[0].value["id"])

@@ -21,6 +21,7 @@ from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
+from ragdash.ingestion.workspace import safe_file_name
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
@@ -67,7 +68,7 @@ def _upload(index: CorpusIndex) -> None:
         # Kept until the batch ends: a rerun that finds it knows this run was interrupted.
         pending = {
             "ids": [f.file_id for f in fresh],
-            "names": [f.name for f in fresh],
+            "names": [safe_file_name(f.name) for f in fresh],
             "saved": [],
             "outcome": outcome,
         }
@@ -78,11 +79,14 @@ def _upload(index: CorpusIndex) -> None:
         # being read is only written once it has loaded, so nothing half-read is kept.
         st.button("Cancel upload", key="upload_cancel", icon=":material/cancel:")
         for i, uploaded in enumerate(fresh):
-            bar.progress(i / len(fresh), text=f"Reading {uploaded.name} ({i + 1}/{len(fresh)})")
+            # the name as it will be saved (no control characters), escaped: an upload name
+            # is user text and progress text is Markdown
+            shown = md_escape(safe_file_name(uploaded.name))
+            bar.progress(i / len(fresh), text=f"Reading {shown} ({i + 1}/{len(fresh)})")
 
-            def page_progress(fraction: float, label: str, i: int = i, f=uploaded) -> None:
+            def page_progress(fraction: float, label: str, i: int = i, shown: str = shown) -> None:
                 overall = (i + fraction) / len(fresh)
-                bar.progress(min(overall, 1.0), text=f"Reading {f.name}: {label}")
+                bar.progress(min(overall, 1.0), text=f"Reading {shown}: {md_escape(label)}")
 
             try:
                 saved = ws.save_upload(
@@ -94,7 +98,7 @@ def _upload(index: CorpusIndex) -> None:
                 room -= saved.passages  # later files of the batch share what is left
                 outcome.append(("success", f"{saved.name} added to the workspace"))
                 outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
-            pending["saved"].append(uploaded.name)
+            pending["saved"].append(safe_file_name(uploaded.name))
             done.add(uploaded.file_id)
         bar.progress(1.0, text="Saved — indexing the corpus (pages parsed once, from the cache)…")
         st.session_state.pop(INGESTING_KEY, None)
