@@ -379,6 +379,10 @@ def test_a_corrupt_upload_is_refused_with_a_message_and_nothing_is_lost(app, tmp
     assert not (tmp_path / "workspace" / "uploads" / "broken.pdf").exists()
 
 
+#: The metadata form of returns-2026 (second in list order): keys name position and id.
+SAVE_RETURNS_2026 = "FormSubmitter:edit_1:returns-2026-Save metadata"
+
+
 def test_editing_metadata_saves_it_and_bad_dates_are_refused(app, tmp_path):
     at = app()
     at.run()
@@ -386,13 +390,13 @@ def test_editing_metadata_saves_it_and_bad_dates_are_refused(app, tmp_path):
     updated = [t for t in at.text_input if t.label.startswith("Updated")]
     # Forms follow list order: the second document is returns-2026.
     updated[1].set_value("26/01/2026")
-    at.button(key="FormSubmitter:edit_returns-2026.md-Save metadata").click().run()
+    at.button(key=SAVE_RETURNS_2026).click().run()
     no_exception(at)
     assert any("ISO date" in e.value for e in at.error)
     assert not (tmp_path / "workspace" / "metadata.csv").exists()
     updated = [t for t in at.text_input if t.label.startswith("Updated")]
     updated[1].set_value("2023-01-01")
-    at.button(key="FormSubmitter:edit_returns-2026.md-Save metadata").click().run()
+    at.button(key=SAVE_RETURNS_2026).click().run()
     no_exception(at)
     assert "2023-01-01" in (tmp_path / "workspace" / "metadata.csv").read_text()
     docs = at.dataframe[0].value
