@@ -155,3 +155,41 @@ def make_corpus(*docs: Document) -> Corpus:
 
 def make_index(*docs: Document) -> CorpusIndex:
     return CorpusIndex(make_corpus(*docs))
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """An AppTest of the real app on the bundled sample docs with a fresh workspace; call it
+    with URL parameters (``app(q="warehuse sync", fixes="fuzzy")``) to open on a link."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
+
+    def make(**params: str) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        for key, value in params.items():
+            at.query_params[key] = value
+        return at
+
+    return make
+
+
+def write_date_tie_docs(folder: Path) -> Path:
+    """Two versions of one gift-card policy by id (``gifts-2023``, ``gifts-2025``) that tie
+    on "gift cards valid", reworded too much for the stale-version detector to pair them: only
+    recency (a tie won by update date) puts the newer one first."""
+    return write_docs(
+        folder,
+        {
+            "a-old.md": doc_text(
+                "Gift cards are valid for one year in every store, printed on paper.",
+                id="gifts-2023", updated="2023-01-01",
+            ),
+            "b-new.md": doc_text(
+                "Gift cards are valid for two years; digital codes arrive by email and lost "
+                "codes are replaced.",
+                id="gifts-2025", updated="2025-06-01",
+            ),
+        },
+    )  # fmt: skip

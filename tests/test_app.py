@@ -27,21 +27,6 @@ CASE_FIX = {"stale-version": "recency", "ocr-noise": "ocr", "typo": "fuzzy",
 RESULT_HEADER = re.compile(r"^\*\*#(\d+) · (.+?)\*\*")
 
 
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    """An AppTest on the bundled sample docs with a fresh workspace."""
-    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "workspace"))
-    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
-
-    def make(**params: str) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-        for key, value in params.items():
-            at.query_params[key] = value
-        return at
-
-    return make
-
-
 def results(at: AppTest) -> list[str]:
     """Document ids of the ranked passages shown, in order."""
     found = []

@@ -5,7 +5,6 @@ apply, BM25's per-token breakdown, and the Test suite's metrics beside the ablat
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 from test_app import ROOT, SUITE, html_tables, no_exception, param, results
 
 from ragdash.settings import Fixes
@@ -15,21 +14,6 @@ from ragdash.storage.passages_export import passage_records
 pytest.importorskip("bm25s")
 
 from bm25_service import running  # noqa: E402
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    """An AppTest on the bundled sample docs with a fresh workspace, opened on a link."""
-    monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "workspace"))
-    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
-
-    def make(**params: str) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-        for key, value in params.items():
-            at.query_params[key] = value
-        return at
-
-    return make
 
 
 def captions(at) -> str:

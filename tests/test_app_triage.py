@@ -306,26 +306,9 @@ def test_a_legacy_workspace_cases_file_is_imported_once_into_the_library(workspa
 
 
 def test_triage_on_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path, monkeypatch):
-    from conftest import doc_text, write_docs
+    from conftest import write_date_tie_docs
 
-    docs = write_docs(
-        tmp_path / "docs",
-        {
-            # versions of one policy by id (recency decides their ties), reworded too much for the
-            # stale-version detector to pair them (so the versions fix leaves them alone)
-            "a-old.md": doc_text(
-                "Gift cards are valid for one year in every store, printed on paper.",
-                id="gifts-2023",
-                updated="2023-01-01",
-            ),
-            "b-new.md": doc_text(
-                "Gift cards are valid for two years; digital codes arrive by email "
-                "and lost codes are replaced.",
-                id="gifts-2025",
-                updated="2025-06-01",
-            ),
-        },
-    )
+    docs = write_date_tie_docs(tmp_path / "docs")
     monkeypatch.setenv("RAGDASH_WORKSPACE", str(tmp_path / "ws"))
     monkeypatch.setenv("RAGDASH_DOCS", str(docs))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

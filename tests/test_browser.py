@@ -298,9 +298,15 @@ def assert_inert(page, dialogs: list[str], container: str) -> None:
     assert dialogs == []
 
 
-def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
+#: The id of the hostile document's older copy: markup that must stay text wherever shown.
+HOSTILE_OLD_ID = "<b>old</b><img src=x onerror=alert(2)>"
+
+
+def write_hostile_corpus(docs: Path) -> Path:
+    """A docs folder with a document of :data:`HOSTILE_LINES`, a harmless one, and an older
+    copy of the hostile one under a hostile id (listed after it: ties go to it; the
+    stale-version warning names it)."""
+    docs.mkdir(parents=True)
     body = "\n".join(HOSTILE_LINES)
     (docs / "hostile.md").write_text(
         f"---\nid: hostile\nupdated: 2025-01-01\n---\n{body}\n", encoding="utf-8"
@@ -309,12 +315,16 @@ def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
         "---\nid: harmless\nupdated: 2025-01-01\n---\nA harmless note about apples.\n",
         encoding="utf-8",
     )
-    # An older copy with a hostile id: the stale-version warning names it, as text.
-    old_id = "<b>old</b><img src=x onerror=alert(2)>"
-    (docs / "z-hostile-old.md").write_text(  # listed after "hostile": ties go to it
-        f"---\nid: {old_id}\nsubject: hostile\nupdated: 2024-01-01\n---\n{body}\n",
+    (docs / "z-hostile-old.md").write_text(
+        f"---\nid: {HOSTILE_OLD_ID}\nsubject: hostile\nupdated: 2024-01-01\n---\n{body}\n",
         encoding="utf-8",
     )
+    return docs
+
+
+def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
+    docs = write_hostile_corpus(tmp_path / "docs")
+    old_id = HOSTILE_OLD_ID
     with running_app(docs=docs, workspace=tmp_path / "ws") as url:
         open_view(page, f"{url}/?q=zephyrine+maintenance&fixes=none")
         assert eventually(lambda: first_result(page), "hostile") == "hostile"
@@ -570,18 +580,9 @@ def test_every_page_is_usable_at_laptop_widths(sample_app, sized_page):
 @pytest.mark.parametrize("sized_page", [800], indirect=True, ids=lambda w: f"{w}px")
 def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
     page, width = sized_page
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a-old.md").write_text(
-        "---\nid: gifts-2023\nupdated: 2023-01-01\n---\n"
-        "Gift cards are valid for one year in every store, printed on paper.\n",
-        encoding="utf-8",
-    )
-    (docs / "b-new.md").write_text(
-        "---\nid: gifts-2025\nupdated: 2025-06-01\n---\nGift cards are valid for two years; "
-        "digital codes arrive by email and lost codes are replaced.\n",
-        encoding="utf-8",
-    )
+    from conftest import write_date_tie_docs
+
+    docs = write_date_tie_docs(tmp_path / "docs")
     with running_app(docs=docs, workspace=tmp_path / "ws") as url:
         open_view(page, f"{url}/triage")
         page.get_by_label("Query, exactly as the user typed it").fill("gift cards valid")

@@ -11,7 +11,13 @@ import json
 
 import pytest
 from conftest import SAMPLE_CASES, SAMPLE_DOCS
-from test_browser import HOSTILE_LINES, RED, _browser_problem
+from test_browser import (
+    HOSTILE_LINES,
+    HOSTILE_OLD_ID,
+    RED,
+    _browser_problem,
+    write_hostile_corpus,
+)
 
 from ragdash.checks.ablation import configurations
 from ragdash.cli import main
@@ -85,22 +91,8 @@ def test_the_testbed_diff_report_opens_offline_and_names_the_four_repairs(
 def test_the_report_of_a_hostile_corpus_executes_nothing_and_applies_no_injected_style(
     chromium, tmp_path, capsys
 ):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    body = "\n".join(HOSTILE_LINES)
-    (docs / "hostile.md").write_text(
-        f"---\nid: hostile\nupdated: 2025-01-01\n---\n{body}\n", encoding="utf-8"
-    )
-    (docs / "harmless.md").write_text(
-        "---\nid: harmless\nupdated: 2025-01-01\n---\nA harmless note about apples.\n",
-        encoding="utf-8",
-    )
-    # An older copy with a hostile id: its passage is sent to the model too (top-k 2).
-    old_id = "<b>old</b><img src=x onerror=alert(2)>"
-    (docs / "z-hostile-old.md").write_text(
-        f"---\nid: {old_id}\nsubject: hostile\nupdated: 2024-01-01\n---\n{body}\n",
-        encoding="utf-8",
-    )
+    docs = write_hostile_corpus(tmp_path / "docs")
+    old_id = HOSTILE_OLD_ID  # its passage is sent to the model too (top-k 2)
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([{
         "name": "hostile-case", "query": "zephyrine maintenance notes", "top_k": 2,

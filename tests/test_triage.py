@@ -4,7 +4,7 @@ the fixes that repair it — checked against the bundled testbed's known flaws."
 from __future__ import annotations
 
 import pytest
-from conftest import SAMPLE_CASES, doc_text, write_docs
+from conftest import SAMPLE_CASES, doc_text, write_date_tie_docs, write_docs
 
 from ragdash.checks.ablation import BASELINE, configurations
 from ragdash.checks.proof import Diagnosis, check_case
@@ -110,24 +110,7 @@ def test_the_stale_version_names_recency_as_a_date_tie_not_a_repair(sample_index
 def date_tie_index(tmp_path):
     """Two current documents tie on every query word; the expected one is newer but listed
     second, so only recency puts it first — by date, not by matching."""
-    docs = write_docs(
-        tmp_path / "docs",
-        {
-            # versions of one policy by id (recency decides their ties), reworded too much for the
-            # stale-version detector to pair them (so the versions fix leaves them alone)
-            "a-old.md": doc_text(
-                "Gift cards are valid for one year in every store, printed on paper.",
-                id="gifts-2023",
-                updated="2023-01-01",
-            ),
-            "b-new.md": doc_text(
-                "Gift cards are valid for two years; digital codes arrive by email "
-                "and lost codes are replaced.",
-                id="gifts-2025",
-                updated="2025-06-01",
-            ),
-        },
-    )
+    docs = write_date_tie_docs(tmp_path / "docs")
     return CorpusIndex(load_folder(docs))
 
 
