@@ -14,19 +14,19 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary
-from ragdash.ui.context import fingerprint_key, settings
+from ragdash.ui.context import fingerprint_key, library_file, settings
 from ragdash.ui.render import (
     md_code,
     md_escape,
 )
-from ragdash.ui.triage.common import library_path, open_library
+from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
 
 
 def library_tab(index: CorpusIndex, view: ViewState) -> None:
     library = open_library()
     st.caption(
-        f"Saved in {md_code(str(library_path()))}. In CI: "
+        f"Saved in {md_code(str(library_file()))}. In CI: "
         f"{md_code(check_command(settings().docs, settings().workspace))}."
     )
     entries = []
