@@ -45,6 +45,7 @@ from ragdash.settings import (
     FUZZY_RULES,
     Fixes,
     format_ocr_map,
+    parse_protected,
 )
 from ragdash.storage.case_store import load_cases, workspace_cases
 
@@ -1087,6 +1088,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(sub.add_parser("rewrites", help="what the OCR fix rewrites in the docs, and why"),
            cases=False, fixes="ocr")
+    learn = sub.add_parser(
+        "ocr-map", help="OCR map entries learned from a scan's OCR aligned to its clean text"
+    )
+    learn.add_argument("clean", help="the clean text of the scanned pages (a form feed "
+                       "between pages aligns page by page)")
+    source = learn.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pdf", help="the scanned PDF (OCR'd as ingestion would)")
+    source.add_argument("--ocr-text", help="OCR output already made, as a text file")
+    learn.add_argument("--force-ocr", action="store_true",
+                       help="OCR every page of --pdf, even those with a text layer")
+    learn.add_argument("--protected", default="",
+                       help="tokens the OCR fix must never rewrite, e.g. 'wi5e, t1d'")
+    learn.add_argument("--min-count", type=int, default=1,
+                       help="propose an entry seen at least this often (default 1)")
+    learn.add_argument("--json", action="store_true", help="machine-readable output")
+    bench = sub.add_parser(
+        "scan-bench", help="OCR generated scans: CER and proof-check pass rates per dpi"
+    )
+    bench.add_argument("--dpi", type=int, action="append", help="a scan resolution (repeat)")
+    bench.add_argument("--fonts", type=int, default=0, help="use only the first N fonts")
     return parser
 
 
@@ -1201,7 +1222,83 @@ def cmd_rewrites(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read_text(path: str, what: str) -> str:
+    from ragdash.ingestion.ingest import decode_text
+
+    try:
+        return decode_text(Path(path).read_bytes())[0]
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except IngestError as exc:
+        raise BadInput(f"{path} ({what}) {exc}") from None
+
+
+def cmd_ocr_map(args: argparse.Namespace) -> int:
+    """OCR map entries learned from a scan's OCR output aligned to its clean text."""
+    from ragdash.checks.ocr_learn import learn_ocr_map, pairs_from_pages
+    from ragdash.ingestion.ingest import read_pdf
+    from ragdash.ingestion.scans import OcrSettings
+
+    clean = _read_text(args.clean, "clean text")
+    if args.pdf:
+        try:
+            data = Path(args.pdf).read_bytes()
+        except OSError as exc:
+            raise BadInput(f"{args.pdf}: cannot be read ({exc.strerror or exc})") from None
+        try:
+            pages = read_pdf(data, ocr=OcrSettings(mode="all" if args.force_ocr else "auto")).pages
+        except IngestError as exc:
+            raise BadInput(f"{Path(args.pdf).name} {exc}") from None
+    else:
+        pages = (_read_text(args.ocr_text, "OCR text"),)
+    clean_pages = clean.split("\f") if "\f" in clean else [clean]
+    learned = learn_ocr_map(
+        pairs_from_pages(pages, clean_pages), parse_protected(args.protected), args.min_count
+    )
+    if args.json:
+        print(json.dumps({
+            "characters": learned.characters,
+            "error_rate": round(learned.error_rate, 4),
+            "ocr_map": learned.ocr_map,
+            "proposals": [{"entry": p.entry, "count": p.count, "examples": list(p.examples)}
+                          for p in learned.proposals],
+            "refused": [{"entry": p.entry, "count": p.count, "why": p.refused}
+                        for p in learned.refused],
+            "confusions": [{"truth": c.truth, "read": c.read, "count": c.count}
+                           for c in learned.confusions],
+        }, indent=2, ensure_ascii=False))  # fmt: skip
+        return EXIT_OK
+    print(
+        f"aligned {learned.characters} characters of clean text: {learned.errors} edit(s), "
+        f"character error rate {learned.error_rate:.1%}"
+    )
+    rows = [("clean", "read as", "count", "examples")]
+    for c in learned.confusions[:15]:
+        rows.append((repr(c.truth) if c.truth else "(added)", repr(c.read) if c.read else
+                     "(dropped)", str(c.count), ", ".join(c.examples)))
+    if len(rows) > 1:
+        print(_table(rows))
+    if learned.proposals:
+        print("\nproposed OCR map entries (digit read for a letter):")
+        for p in learned.proposals:
+            print(f"  {p.entry}  x{p.count}  {', '.join(p.examples)}")
+        print(f"use: --ocr-map \"{learned.ocr_map}\"")
+    else:
+        print("\nno OCR map entry proposed: OCR read no digit for a letter")
+    for p in learned.refused:
+        print(f"refused: {p.entry} x{p.count}: {p.refused}")
+    return EXIT_OK
+
+
+def cmd_scan_bench(args: argparse.Namespace) -> int:
+    from ragdash.scanbench import main as scanbench
+
+    return scanbench([*(f"--dpi={d}" for d in args.dpi or ()), f"--fonts={args.fonts}"])
+
+
 COMMANDS = {
+    "ocr-map": cmd_ocr_map,
+    "scan-bench": cmd_scan_bench,
     "dashboard": cmd_dashboard,
     "check": cmd_check,
     "query": cmd_query,

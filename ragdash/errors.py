@@ -14,6 +14,7 @@ __all__ = [
     "IngestCancelled",
     "IngestError",
     "LibraryError",
+    "OcrUnavailable",
     "QueryError",
     "RagdashError",
     "RetrieverError",
@@ -45,6 +46,11 @@ class IngestCancelled(IngestError):
 
     def __init__(self, message: str = "was cancelled before it was fully read") -> None:
         super().__init__(message)
+
+
+class OcrUnavailable(IngestError):
+    """OCR was needed (a scanned page) and Tesseract cannot run here; the message says how
+    to install it."""
 
 
 class CaseFileError(RagdashError, ValueError):

@@ -16,6 +16,7 @@ from ragdash.errors import IngestError
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
+from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings, ocr_pages_of, ocr_variant
 
 TEXT_SUFFIXES = (".txt", ".md")
 PDF_SUFFIX = ".pdf"
@@ -107,6 +108,7 @@ def read_pdf(
     max_pages: int = MAX_PDF_PAGES,
     progress: Progress | None = None,
     cache: PdfCache | None = None,
+    ocr: OcrSettings = DEFAULT_OCR,
 ) -> PdfText:
     """Extract the text layer of a PDF with pdfplumber, page by page, and in the same pass
     read each page's lines and tables (:func:`ragdash.ingestion.pdf_layout.page_layout`,
@@ -115,13 +117,16 @@ def read_pdf(
 
     With a ``cache``, a PDF whose bytes were parsed before is not parsed again.
     ``progress(fraction, "page N of M")`` is called before each page.
-    Raises :class:`IngestError` for an empty, corrupt, encrypted, oversized or image-only PDF.
+    Pages with no text layer are OCR'd (``ocr``, :mod:`ragdash.ingestion.scans`) when
+    Tesseract is installed. Raises :class:`IngestError` for an empty, corrupt, encrypted or
+    oversized PDF, and for an image-only one that cannot be OCR'd.
     """
     if not data:
         raise IngestError("is empty (0 bytes)")
     if not data.lstrip()[:5].startswith(b"%PDF"):
         raise IngestError("is not a PDF (it does not start with %PDF)")
-    cached = cache.get(data) if cache is not None else None
+    variant = ocr_variant(ocr)  # the OCR settings and whether Tesseract can run
+    cached = cache.get(data, variant) if cache is not None else None
     if isinstance(cached, PdfText):
         if len(cached.pages) > max_pages:
             raise IngestError(
@@ -131,13 +136,15 @@ def read_pdf(
         if progress:
             progress(1.0, "done (parsed before: read from the cache)")
         return cached
-    parsed = _parse_pdf(data, max_pages, progress)
+    parsed = _parse_pdf(data, max_pages, progress, ocr)
     if cache is not None:
-        cache.put(data, parsed)
+        cache.put(data, parsed, variant)
     return parsed
 
 
-def _parse_pdf(data: bytes, max_pages: int, progress: Progress | None) -> PdfText:
+def _parse_pdf(
+    data: bytes, max_pages: int, progress: Progress | None, ocr: OcrSettings = DEFAULT_OCR
+) -> PdfText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
 
@@ -158,6 +165,7 @@ def _parse_pdf(data: bytes, max_pages: int, progress: Progress | None) -> PdfTex
                 texts.append(layout.plain if layout.letter_spaced else text)
                 layouts.append(layout)
                 page.close()  # drop the page's parsed objects: memory stays flat
+            scanned = ocr_pages_of(pdf, texts, layouts, ocr, progress)  # pages without text
             pages = tuple(texts)
     except IngestError:
         raise
@@ -174,10 +182,10 @@ def _parse_pdf(data: bytes, max_pages: int, progress: Progress | None) -> PdfTex
         raise IngestError("has no pages")
     empty = [str(n) for n, text in enumerate(pages, start=1) if not text.strip()]
     if len(empty) == len(pages):
-        raise IngestError("has no text layer (image-only or scanned); run OCR on it first")
-    warnings = []
+        raise IngestError(f"has no text layer (image-only or scanned){scanned.why_empty}")
+    warnings = list(scanned.notes)
     if empty:
-        warnings.append(f"page(s) {', '.join(empty)} have no text layer (image-only?); OCR needed")
+        warnings.append(f"page(s) {', '.join(empty)} have no text layer{scanned.why_pages_empty}")
     spaced = [layout for layout in layouts if layout.letter_spaced]
     if spaced:
         example = spaced[0].letter_spaced[0]

@@ -25,10 +25,10 @@ PARSER_VERSION = "layout-4"
 def parser_digest() -> str:
     """A short hash of the parsing code itself, so an edit that forgets to bump
     :data:`PARSER_VERSION` still never serves a stale parse."""
-    from ragdash.ingestion import letterspacing, pdf_layout
+    from ragdash.ingestion import letterspacing, pdf_layout, scans
 
     digest = hashlib.sha256()
-    for module in (pdf_layout, letterspacing):
+    for module in (pdf_layout, letterspacing, scans):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -39,13 +39,15 @@ class PdfCache:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
 
-    def path(self, data: bytes) -> Path:
+    def path(self, data: bytes, variant: str = "") -> Path:
+        """``variant`` names settings that change the parse (the OCR settings)."""
         digest = hashlib.sha256(data).hexdigest()
-        return self.folder / f"{digest}-{PARSER_VERSION}-{parser_digest()}.pickle"
+        suffix = f"-{variant}" if variant else ""
+        return self.folder / f"{digest}-{PARSER_VERSION}-{parser_digest()}{suffix}.pickle"
 
-    def get(self, data: bytes) -> Any | None:
+    def get(self, data: bytes, variant: str = "") -> Any | None:
         """The cached parse of ``data``, or None."""
-        path = self.path(data)
+        path = self.path(data, variant)
         if not path.is_file():
             return None
         try:
@@ -54,10 +56,11 @@ class PdfCache:
         except Exception:  # a damaged or foreign entry: parse again
             return None
 
-    def put(self, data: bytes, parsed: Any) -> None:
+    def put(self, data: bytes, parsed: Any, variant: str = "") -> None:
         """Store a parse (best effort: a cache that cannot be written is no error)."""
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path(data), pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+            pickled = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+            atomic_write(self.path(data, variant), pickled)
         except OSError:
             pass

@@ -164,6 +164,9 @@ class PageLayout:
     width: float = 612.0
     height: float = 792.0
     letter_spaced: tuple[str, ...] = ()  # lines repaired from letter-spaced extraction
+    #: The page's OCR words with boxes and confidences when its text came from OCR
+    #: (:class:`ragdash.ingestion.scans.OcrPage`), else None.
+    ocr: Any = None
 
     @property
     def plain(self) -> str:

@@ -1,0 +1,384 @@
+"""OCR of scanned PDF pages with Tesseract: word boxes and confidences in the page model.
+
+A scanned PDF has pages that are pictures: pdfplumber finds no characters, and without OCR
+the page is empty to the retriever. Here such a page is drawn (pdfplumber/pypdfium2) at
+:attr:`OcrSettings.dpi` — lowered, like every page image, to stay within
+:data:`ragdash.ingestion.inspection.MAX_RENDER_PIXELS` — and read by Tesseract
+(``pytesseract.image_to_data``). Every word keeps its box (in PDF points, like pdfplumber's
+words) and Tesseract's confidence, so that:
+
+* the words are grouped into the same :class:`~ragdash.ingestion.pdf_layout.Line` objects a
+  text layer gives (one per row, cut into column *segments* where the gap is wide), and the
+  same table detection runs on them — a table that crosses a page break in a scan is joined
+  by the ``tables`` fix exactly as in a born-digital PDF;
+* the Documents page can box the words Tesseract was unsure of (:data:`LOW_CONFIDENCE`).
+
+Why rows from boxes and not Tesseract's own lines: Tesseract reads each column of a table as
+its own block, so its "lines" are single cells; rows are rebuilt from the boxes, as pdfplumber
+does for a text layer. A worked example, two cells of one row 90 pt apart::
+
+    >>> words = [OcrWord("Plan", 72, 100, 96, 110, 96.0),
+    ...          OcrWord("Price", 200, 100, 228, 110, 91.5)]
+    >>> [(line.text, len(line.segments)) for line in words_to_lines(words)]
+    [('Plan Price', 2)]
+
+When Tesseract is not installed, pages without a text layer stay empty and the message says
+how to install it (:data:`TESSERACT_INSTALL`); nothing else changes.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragdash.errors import OcrUnavailable, SettingsError
+from ragdash.ingestion.pdf_layout import (
+    COLUMN_GAP,
+    Line,
+    PageLayout,
+    aligned_tables,
+)
+
+__all__ = [
+    "DEFAULT_OCR",
+    "LOW_CONFIDENCE",
+    "OCR_MODES",
+    "TESSERACT_INSTALL",
+    "OcrOutcome",
+    "OcrPage",
+    "OcrSettings",
+    "OcrWord",
+    "ocr_image",
+    "ocr_layout",
+    "ocr_page",
+    "ocr_pages_of",
+    "ocr_variant",
+    "render_for_ocr",
+    "require_tesseract",
+    "tesseract_missing",
+    "words_to_lines",
+]
+
+#: How to get Tesseract, said wherever OCR was needed and could not run.
+TESSERACT_INSTALL = (
+    "install Tesseract to read scans: `sudo apt-get install tesseract-ocr tesseract-ocr-eng` "
+    "(Debian/Ubuntu) or `brew install tesseract` (macOS), and `pip install pytesseract`"
+)
+#: Words Tesseract is less sure of than this (0–100) are boxed on the page image.
+LOW_CONFIDENCE = 80.0
+#: Punctuation-only "words" below this confidence are specks of dust and are dropped.
+SPECK_CONFIDENCE = 60.0
+#: "auto": OCR the pages that have no text layer; "all": OCR every page (for a PDF whose
+#: text layer is garbage — a bad OCR layer from a scanner, a broken font encoding);
+#: "off": never.
+OCR_MODES = ("auto", "all", "off")
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    """How pages are OCR'd. Part of the parse cache key (:attr:`key`): a PDF read with other
+    settings is read again, one read with the same settings never is.
+
+    >>> OcrSettings().key
+    'ocr-auto-300dpi-eng'
+    >>> OcrSettings(mode="all", dpi=200).key
+    'ocr-all-200dpi-eng'
+    """
+
+    dpi: int = 300  # asked for; lowered to stay within the page-image pixel budget
+    lang: str = "eng"
+    mode: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.mode not in OCR_MODES:
+            raise SettingsError(f"OCR mode {self.mode!r} is not one of {', '.join(OCR_MODES)}")
+        if not 50 <= int(self.dpi) <= 600:
+            raise SettingsError(f"OCR resolution {self.dpi} dpi is outside 50–600")
+
+    @property
+    def key(self) -> str:
+        return f"ocr-{self.mode}-{int(self.dpi)}dpi-{self.lang}"
+
+
+DEFAULT_OCR = OcrSettings()
+
+
+@dataclass(frozen=True)
+class OcrWord:
+    """One word Tesseract read: its text, its box in PDF points (top-down, like pdfplumber)
+    and its confidence (0–100)."""
+
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    conf: float
+    block: int = 0
+    line: int = 0  # Tesseract's (block, paragraph, line) number, flattened
+
+    @property
+    def height(self) -> float:
+        return max(self.bottom - self.top, 1.0)
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    """What OCR made of one page: the words with boxes and confidences, and the resolution
+    the page was drawn at for it (``dpi``)."""
+
+    page: int
+    dpi: float
+    words: tuple[OcrWord, ...]
+    width: float
+    height: float
+    engine: str = ""
+
+    @property
+    def mean_confidence(self) -> float:
+        """The words' mean confidence, 0 for a page where nothing was read."""
+        return statistics.fmean(w.conf for w in self.words) if self.words else 0.0
+
+    def low_confidence(self, threshold: float = LOW_CONFIDENCE) -> tuple[OcrWord, ...]:
+        return tuple(w for w in self.words if w.conf < threshold)
+
+
+def tesseract_missing() -> str | None:
+    """Why OCR cannot run here (a sentence that says how to install it), or None.
+
+    Looked up on every call (``shutil.which``), so installing Tesseract needs no restart."""
+    try:
+        import pytesseract
+    except ImportError:
+        return f"the pytesseract package is not installed; {TESSERACT_INSTALL}"
+    command = pytesseract.pytesseract.tesseract_cmd
+    if shutil.which(command) is None:
+        return f"Tesseract is not installed (no {command!r} program found); {TESSERACT_INSTALL}"
+    return None
+
+
+def require_tesseract() -> None:
+    """Raise :class:`~ragdash.errors.OcrUnavailable` (saying how to install it) when
+    Tesseract cannot run."""
+    missing = tesseract_missing()
+    if missing:
+        raise OcrUnavailable(missing)
+
+
+def render_for_ocr(page: Any, dpi: int) -> tuple[Any, float]:
+    """A greyscale PIL image of a pdfplumber page at ``dpi`` (lowered to the page-image
+    pixel budget), and the resolution actually used."""
+    from ragdash.ingestion.inspection import render_resolution
+
+    resolution = render_resolution(float(page.width), float(page.height), dpi)
+    image = page.to_image(resolution=resolution).original.convert("L")
+    return image, float(resolution)
+
+
+def ocr_image(image: Any, scale: float = 1.0, lang: str = "eng") -> tuple[OcrWord, ...]:
+    """Tesseract's words on a PIL image, boxes divided by ``scale`` (pixels per PDF point).
+
+    Raises :class:`~ragdash.errors.OcrUnavailable` when Tesseract cannot run."""
+    require_tesseract()
+    import pytesseract
+
+    try:
+        data = pytesseract.image_to_data(
+            image, lang=lang, config="--psm 3", output_type=pytesseract.Output.DICT
+        )
+    except pytesseract.TesseractNotFoundError:
+        raise OcrUnavailable(f"Tesseract is not installed; {TESSERACT_INSTALL}") from None
+    except pytesseract.TesseractError as exc:
+        raise OcrUnavailable(f"Tesseract failed ({exc.message.strip()[:200]})") from None
+    words = []
+    for i, text in enumerate(data["text"]):
+        conf = float(data["conf"][i])
+        if int(data["level"][i]) != 5 or not text.strip() or conf < 0:
+            continue
+        if conf < SPECK_CONFIDENCE and not any(ch.isalnum() for ch in text):
+            continue  # a speck of dust read as "-" or "==": it would split table columns
+        left, top = data["left"][i] / scale, data["top"][i] / scale
+        right = (data["left"][i] + data["width"][i]) / scale
+        bottom = (data["top"][i] + data["height"][i]) / scale
+        line = (int(data["block_num"][i]) * 1000 + int(data["par_num"][i])) * 1000 + int(
+            data["line_num"][i]
+        )
+        words.append(
+            OcrWord(text.strip(), round(left, 2), round(top, 2), round(right, 2),
+                    round(bottom, 2), round(conf, 1), int(data["block_num"][i]), line)
+        )
+    return tuple(words)
+
+
+def ocr_page(page: Any, number: int, settings: OcrSettings = DEFAULT_OCR) -> OcrPage:
+    """OCR one pdfplumber page (1-based ``number``)."""
+    import pytesseract
+
+    image, resolution = render_for_ocr(page, settings.dpi)
+    words = ocr_image(image, resolution / 72.0, settings.lang)
+    return OcrPage(
+        number, resolution, words, float(page.width), float(page.height),
+        f"tesseract {pytesseract.get_tesseract_version()}",
+    )
+
+
+def _rows(words: Sequence[OcrWord]) -> list[list[OcrWord]]:
+    """Words in rows: Tesseract's lines, then lines side by side (cells of one table row,
+    which Tesseract reads as separate blocks) merged when they overlap vertically by half
+    the smaller height."""
+    by_line: dict[int, list[OcrWord]] = {}
+    for word in words:
+        by_line.setdefault(word.line, []).append(word)
+    pieces = sorted(
+        by_line.values(), key=lambda ws: (min(w.top for w in ws), min(w.x0 for w in ws))
+    )
+    rows: list[list[OcrWord]] = []
+    spans: list[tuple[float, float]] = []
+    for piece in pieces:
+        top = statistics.median(w.top for w in piece)
+        bottom = statistics.median(w.bottom for w in piece)
+        for n in range(len(rows) - 1, max(-1, len(rows) - 4), -1):
+            a, b = spans[n]
+            overlap = min(b, bottom) - max(a, top)
+            if overlap >= 0.5 * min(b - a, bottom - top):
+                rows[n].extend(piece)
+                spans[n] = (min(a, top), max(b, bottom))
+                break
+        else:
+            rows.append(list(piece))
+            spans.append((top, bottom))
+    order = sorted(range(len(rows)), key=lambda n: spans[n][0])
+    return [sorted(rows[n], key=lambda w: w.x0) for n in order]
+
+
+def words_to_lines(words: Sequence[OcrWord]) -> list[Line]:
+    """OCR words as page :class:`~ragdash.ingestion.pdf_layout.Line` objects, top to bottom,
+    each cut into column segments where the gap between two words is wider than
+    :data:`~ragdash.ingestion.pdf_layout.COLUMN_GAP` times the row's text height. A lone
+    ``|`` is a table's vertical rule read as a character: it is left out (the gap it sits
+    in already separates the columns)."""
+    lines = []
+    kept = [w for w in words if w.text.strip("|¦[]") or len(w.text) > 2]
+    for row in _rows(kept):
+        height = statistics.median(w.height for w in row)
+        segments: list[list[Any]] = []
+        for word in row:
+            if segments and word.x0 - segments[-1][1] <= COLUMN_GAP * height * 1.25:
+                segments[-1][1] = max(segments[-1][1], word.x1)
+                segments[-1][2] += " " + word.text
+            else:
+                segments.append([word.x0, word.x1, word.text])
+        lines.append(
+            Line(
+                " ".join(w.text for w in row),
+                min(w.x0 for w in row),
+                min(w.top for w in row),
+                max(w.x1 for w in row),
+                max(w.bottom for w in row),
+                tuple((a, b, t) for a, b, t in segments),
+            )
+        )
+    return lines
+
+
+def ocr_layout(ocr: OcrPage) -> PageLayout:
+    """The page model of an OCR'd page: its rows as lines and the column-aligned tables found
+    in them, with the OCR words kept in :attr:`PageLayout.ocr`. A scan has no ruling lines
+    pdfplumber can see, and a ``|`` in OCR text is a rule or a speck, not a cell separator,
+    so only aligned tables are looked for."""
+    lines = words_to_lines(ocr.words)
+    tables = aligned_tables(lines, set(), ocr.height)
+    return PageLayout(ocr.page, tuple(lines), tuple(tables), ocr.width, ocr.height, (), ocr)
+
+
+
+def ocr_variant(settings: OcrSettings = DEFAULT_OCR) -> str:
+    """The parse-cache variant for ``settings``: a PDF read without Tesseract (its scanned
+    pages empty) is read again once Tesseract is installed.
+
+    Empty for the default settings, so the cache keys of text PDFs stay as they were."""
+    if settings.mode == "off":
+        return "ocr-off"
+    base = "" if settings == DEFAULT_OCR else settings.key
+    if tesseract_missing():
+        return f"{base}-no-tesseract" if base else "no-tesseract"
+    return base
+
+
+@dataclass(frozen=True)
+class OcrOutcome:
+    """What OCR did for one PDF: notes for the ingestion messages, and why pages that are
+    still empty are empty (said after "has no text layer")."""
+
+    notes: tuple[str, ...] = ()
+    missing: str = ""  # Tesseract cannot run: how to install it
+    ran: bool = False
+
+    @property
+    def why_empty(self) -> str:
+        """Ends "has no text layer (image-only or scanned)" for a PDF with no text at all."""
+        if self.missing:
+            return f"; {self.missing}"
+        if self.ran:
+            return ", and OCR found no words on its pages (pictures or blank pages?)"
+        return "; run OCR on it first"
+
+    @property
+    def why_pages_empty(self) -> str:
+        """Ends "page(s) 2, 3 have no text layer"."""
+        if self.missing:
+            return f" (image-only?); {self.missing}"
+        if self.ran:
+            return " and OCR found no words on them (a picture or a blank page?)"
+        return " (image-only?); OCR needed"
+
+
+def ocr_pages_of(
+    pdf: Any,
+    texts: list[str],
+    layouts: list[PageLayout],
+    settings: OcrSettings = DEFAULT_OCR,
+    progress: Callable[[float, str], None] | None = None,
+) -> OcrOutcome:
+    """OCR the pages of an open pdfplumber ``pdf`` that need it — those with no text
+    (``auto``), or every page (``all``) — replacing their entries of ``texts`` and
+    ``layouts`` in place.
+
+    ``progress(fraction, "OCR of page N …")`` is called before each page; it may raise
+    :class:`~ragdash.errors.IngestCancelled` to stop (nothing is kept)."""
+    if settings.mode == "off":
+        return OcrOutcome()
+    wanted = [
+        n for n, text in enumerate(texts, start=1) if settings.mode == "all" or not text.strip()
+    ]
+    if not wanted:
+        return OcrOutcome()
+    missing = tesseract_missing()
+    if missing:
+        return OcrOutcome(missing=f"OCR is not possible: {missing}")
+    low = 0
+    read: list[int] = []
+    for k, number in enumerate(wanted):
+        if progress:
+            progress(k / len(wanted), f"OCR of page {number} ({k + 1} of {len(wanted)} to read)")
+        page = pdf.pages[number - 1]
+        layout = ocr_layout(ocr_page(page, number, settings))
+        page.close()
+        if not layout.ocr.words and texts[number - 1].strip():
+            continue  # OCR found nothing where the text layer has text: keep the layer
+        texts[number - 1] = layout.plain
+        layouts[number - 1] = layout
+        if layout.ocr.words:
+            read.append(number)
+            low += len(layout.ocr.low_confidence())
+    if not read:
+        return OcrOutcome(ran=True)
+    why = "every page, as asked" if settings.mode == "all" else "no text layer"
+    note = (
+        f"page(s) {', '.join(map(str, read))} read by OCR ({why}); {low} word(s) below "
+        f"{LOW_CONFIDENCE:.0f}% confidence — see the page image in the Documents page"
+    )
+    return OcrOutcome((note,), ran=True)
