@@ -28,13 +28,14 @@ how to install it (:data:`TESSERACT_INSTALL`); nothing else changes.
 
 from __future__ import annotations
 
+import io
 import shutil
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragdash.errors import OcrUnavailable, SettingsError
+from ragdash.errors import IngestError, OcrUnavailable, SettingsError
 from ragdash.ingestion.pdf_layout import (
     COLUMN_GAP,
     Line,
@@ -56,6 +57,7 @@ __all__ = [
     "ocr_page",
     "ocr_pages_of",
     "ocr_variant",
+    "render_ocr_page",
     "render_for_ocr",
     "require_tesseract",
     "tesseract_missing",
@@ -382,3 +384,51 @@ def ocr_pages_of(
         f"{LOW_CONFIDENCE:.0f}% confidence — see the page image in the Documents page"
     )
     return OcrOutcome((note,), ran=True)
+
+
+#: Box colours on the page image: words under :data:`LOW_CONFIDENCE` and words the OCR fix
+#: would rewrite.
+LOW_CONFIDENCE_COLOR = (220, 38, 38)
+REWRITE_COLOR = (37, 99, 235)
+
+
+def render_ocr_page(
+    data: bytes,
+    ocr: OcrPage,
+    resolution: int = 100,
+    threshold: float = LOW_CONFIDENCE,
+    rewritten: Collection[str] = (),
+) -> Any:
+    """A PIL image of the scanned page ``ocr.page`` of the PDF ``data`` with the words
+    Tesseract was less than ``threshold`` sure of boxed in red, and the words whose tokens
+    are in ``rewritten`` (what the OCR fix would rewrite) boxed in blue; within the
+    page-image pixel budget, drawn with PIL (no script in the page).
+
+    Raises :class:`~ragdash.errors.IngestError` if the PDF cannot be opened or has no such
+    page."""
+    import pdfplumber
+
+    from ragdash.ingestion.inspection import render_resolution
+    from ragdash.retrieval.tokens import tokenize
+
+    def draw(page: Any) -> Any:
+        image = page.to_image(resolution=render_resolution(page.width, page.height, resolution))
+        for word in ocr.words:
+            if rewritten and set(tokenize(word.text)) & set(rewritten):
+                color = REWRITE_COLOR
+            elif word.conf < threshold:
+                color = LOW_CONFIDENCE_COLOR
+            else:
+                continue
+            box = (word.x0 - 1, word.top - 1, word.x1 + 1, word.bottom + 1)
+            image.draw_rect(box, fill=(*color, 45), stroke=(*color, 255), stroke_width=2)
+        return image.annotated.convert("RGB")
+
+    try:
+        pdf = pdfplumber.open(io.BytesIO(data))
+    except Exception as exc:  # pdfminer raises many unrelated types for damaged files
+        raise IngestError(f"could not be opened as a PDF ({type(exc).__name__})") from None
+    with pdf:
+        if not 1 <= ocr.page <= len(pdf.pages):
+            raise IngestError(f"has no page {ocr.page} (it has {len(pdf.pages)} pages)")
+        return draw(pdf.pages[ocr.page - 1])

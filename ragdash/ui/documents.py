@@ -27,6 +27,7 @@ from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
 from ragdash.ui.render import md_escape, text_block
 from ragdash.ui.rewrites import render_rewrite_budget
+from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
@@ -438,7 +439,12 @@ def _document(
         names = [f"Pages ({len(doc.pages)})", "Passages"]
         if doc.kind == "pdf":
             names.append("Inspection")
+        if has_ocr(doc):
+            names.append("OCR (scanned pages)")
         tabs = st.tabs(names)
+        if has_ocr(doc):
+            with tabs[-1]:
+                render_scan_view(doc, index, widget_id(doc))
         pages_tab, passages_tab = tabs[0], tabs[1]
         if doc.kind == "pdf":
             with tabs[2]:

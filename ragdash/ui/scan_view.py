@@ -1,0 +1,182 @@
+"""The OCR tab of a scanned document on the Documents page: where the OCR damage comes from.
+
+The page image with the words Tesseract was unsure of boxed (red) and the words the OCR fix
+would rewrite boxed (blue); the OCR text beside it; the OCR fix's rewrites and the OCR
+signals of this document; and, when the user pastes the clean text of the page, the OCR map
+entries its errors call for (:func:`ragdash.checks.ocr_learn.learn_ocr_map`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from ragdash.checks.ocr_learn import learn_ocr_map
+from ragdash.checks.ocr_signals import ocr_signals
+from ragdash.checks.rewrites import rewrite_budget
+from ragdash.errors import IngestError
+from ragdash.ingestion.documents import Document
+from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, render_ocr_page
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.tokens import tokenize
+from ragdash.ui.context import source_path
+from ragdash.ui.render import md_escape, text_block
+from ragdash.ui.state import VIEW_KEY
+
+__all__ = ["has_ocr", "render_scan_view"]
+
+
+def has_ocr(doc: Document) -> bool:
+    """True when some page of ``doc`` was read by OCR."""
+    return any(getattr(layout, "ocr", None) is not None for layout in doc.layouts or ())
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _image(path: str, mtime_ns: int, ocr: OcrPage, rewritten: tuple[str, ...]):
+    with open(path, "rb") as handle:
+        return render_ocr_page(handle.read(), ocr, resolution=110, rewritten=rewritten)
+
+
+def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
+    """The OCR tab of ``doc`` (``key`` makes its widget keys unique on the page)."""
+    scanned = [layout.ocr for layout in doc.layouts or () if getattr(layout, "ocr", None)]
+    if not scanned:
+        return
+    numbers = [ocr.page for ocr in scanned]
+    number = numbers[0]
+    if len(numbers) > 1:
+        number = st.select_slider("Scanned page", numbers, key=f"scan_page_{key}")
+    ocr = scanned[numbers.index(number)]
+    text = doc.pages[number - 1]
+    low = ocr.low_confidence()
+    fixes = replace(st.session_state[VIEW_KEY].fixes, ocr=True)
+    budget = rewrite_budget(index, fixes)
+    tokens = set(tokenize(text))
+    rewrites = [r for r in budget.rewrites if r.raw in tokens]
+    c = st.columns(4)
+    c[0].metric("Words read", len(ocr.words))
+    c[1].metric("Mean confidence", f"{ocr.mean_confidence:.0f}%")
+    c[2].metric(f"Below {LOW_CONFIDENCE:.0f}%", len(low))
+    c[3].metric("OCR fix rewrites", len(rewrites))
+    left, right = st.columns([3, 2])
+    path = source_path(doc.source)
+    with left:
+        if path is None:
+            st.info("The source file is no longer on disk.")
+        else:
+            try:
+                image = _image(
+                    str(path), path.stat().st_mtime_ns, ocr, tuple(r.raw for r in rewrites)
+                )
+            except IngestError as exc:
+                st.error(md_escape(str(exc)))
+            else:
+                st.image(
+                    image,
+                    caption=(
+                        f"Page {number}, read at {ocr.dpi:.0f} dpi: red boxes are words "
+                        f"Tesseract was less than {LOW_CONFIDENCE:.0f}% sure of, blue boxes "
+                        "words the OCR fix would rewrite"
+                    ),
+                )
+    with right:
+        st.caption(f"OCR text of page {number} ({ocr.engine})")
+        text_block(text or "(OCR found no words)")
+    if low:
+        st.markdown("**Low-confidence words**")
+        st.dataframe(
+            pd.DataFrame(
+                [{"word": w.text, "confidence": w.conf} for w in sorted(low, key=lambda w: w.conf)]
+            ),
+            hide_index=True,
+            width="stretch",
+            height=min(36 * (len(low) + 1), 260),
+        )
+    _rewrites(rewrites)
+    _signals(doc, index)
+    _learn(text, key, fixes.protected)
+
+
+def _rewrites(rewrites: list) -> None:
+    st.markdown("**Words the OCR fix would rewrite on this page**")
+    if not rewrites:
+        st.caption(
+            "None: no word on this page has a digit misread for a letter that the corpus "
+            "can confirm (the OCR fix only undoes digit-for-letter errors)."
+        )
+        return
+    st.dataframe(
+        pd.DataFrame([{"token": r.raw, "read as": r.word, "why": r.note} for r in rewrites]),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _signals(doc: Document, index: CorpusIndex) -> None:
+    current = st.session_state[VIEW_KEY].fixes.ocr_map
+    mine = [s for s in ocr_signals(index.corpus, current) if s.doc_id == doc.doc_id]
+    st.markdown("**OCR signals mined from this document**")
+    if not mine:
+        st.caption("None: no token here has a digit inside a word the corpus spells otherwise.")
+        return
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "token": s.token,
+                    "count": s.count,
+                    "could be": s.proposed,
+                    "seen elsewhere": s.seen,
+                    "substitution": ", ".join(f"{d}={x}" for d, x in s.substitutions.items()),
+                    "in the map": "yes" if s.covered else "no",
+                }
+                for s in mine
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+
+def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
+    with st.expander("Learn OCR map entries from this page's clean text"):
+        clean = st.text_area(
+            "Paste the clean text of this page (the original it was printed from)",
+            key=f"scan_clean_{key}",
+            height=120,
+        )
+        if not clean.strip():
+            st.caption(
+                "The OCR text is aligned to it character by character; every digit read "
+                "where the clean text has a letter is a proposed map entry, never one that "
+                "would rewrite a code the clean text spells with that digit."
+            )
+            return
+        learned = learn_ocr_map([(text, clean)], protected)
+        st.caption(
+            f"{learned.characters} characters aligned, {learned.errors} edit(s): character "
+            f"error rate {learned.error_rate:.1%}"
+        )
+        if learned.proposals:
+            st.success(f"Proposed OCR map entries: {md_escape(learned.ocr_map)}")
+        else:
+            st.info("No map entry proposed: OCR read no digit for a letter on this page.")
+        for p in learned.refused:
+            st.warning(f"Not proposed: {p.entry} — {md_escape(p.refused)}")
+        if learned.confusions:
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "clean": c.truth or "(added)",
+                            "read as": c.read or "(dropped)",
+                            "count": c.count,
+                            "examples": ", ".join(c.examples),
+                        }
+                        for c in learned.confusions[:20]
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )

@@ -1,0 +1,43 @@
+"""The OCR tab of the Documents page, on the real app (AppTest) with a real scan upload."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragdash.ingestion.scans import tesseract_missing
+from tests.test_scans import POLICY, scan_of
+
+pytestmark = pytest.mark.skipif(
+    tesseract_missing() is not None, reason="no Tesseract here (scripts/test.sh installs it)"
+)
+
+DOCUMENTS = "ragdash/ui/pages/documents.py"
+
+
+def test_an_uploaded_scan_shows_its_ocr_tab_with_image_text_and_learned_entries(app, tmp_path):
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    at.file_uploader(key="upload").upload("returns-scan.pdf", scan_of(POLICY), "application/pdf")
+    at.run()
+    assert not at.exception
+    assert (tmp_path / "workspace" / "uploads" / "returns-scan.pdf").is_file()
+    warnings = [w.value for w in at.warning]
+    assert any("read by OCR" in w for w in warnings)
+    assert "returns-scan" in list(at.dataframe[0].value["id"])
+    tab = next(t for t in at.tabs if t.label == "OCR (scanned pages)")
+    metrics = {m.label: m.value for m in tab.metric}
+    assert int(metrics["Words read"]) > 15
+    assert metrics["Mean confidence"].endswith("%")
+    assert tab.get("image"), "the page image is shown"
+    shown = " ".join(str(h.proto.body) for h in tab.get("html"))
+    assert "Returns are accepted within 30 days" in " ".join(shown.split())
+    labels = [m.value for m in tab.markdown]
+    assert "**Words the OCR fix would rewrite on this page**" in labels
+    assert "**OCR signals mined from this document**" in labels
+    # the clean text says "3o" where OCR read "30": a digit read for a letter → 0=o
+    area = next(a for a in tab.text_area if a.key.startswith("scan_clean_"))
+    area.set_value("Returns Policy\nReturns are accepted within 3o days of delivery.").run()
+    assert not at.exception
+    tab = next(t for t in at.tabs if t.label == "OCR (scanned pages)")
+    assert any("Proposed OCR map entries: 0=o" in s.value for s in tab.success)
