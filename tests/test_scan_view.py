@@ -28,7 +28,7 @@ def test_an_uploaded_scan_shows_its_ocr_tab_with_image_text_and_learned_entries(
     tab = next(t for t in at.tabs if t.label == "OCR (scanned pages)")
     metrics = {m.label: m.value for m in tab.metric}
     assert int(metrics["Words read"]) > 15
-    assert metrics["Mean confidence"].endswith("%")
+    assert metrics["Confidence"].endswith("%")
     assert tab.get("image"), "the page image is shown"
     shown = " ".join(str(h.proto.body) for h in tab.get("html"))
     assert "Returns are accepted within 30 days" in " ".join(shown.split())

@@ -173,3 +173,17 @@ def test_ocr_settings_refuse_nonsense():
     with pytest.raises(ValueError, match="outside 50–600"):
         OcrSettings(dpi=5000)
     assert issubclass(OcrUnavailable, RagdashError)
+
+
+@needs_tesseract
+def test_metadata_csv_asks_for_ocr_of_every_page_of_one_pdf(tmp_path):
+    make_pdf(tmp_path / "garbled.pdf", [["Quarterly revenue grew by twelve percent"]])
+    make_pdf(tmp_path / "plain.pdf", [["Quarterly costs fell by three percent"]])
+    (tmp_path / "metadata.csv").write_text("file,ocr\ngarbled.pdf,all\nplain.pdf,\n")
+    corpus = load_folder(tmp_path)
+    assert corpus.document("garbled").layouts[0].ocr is not None
+    assert corpus.document("plain").layouts[0].ocr is None
+    (tmp_path / "metadata.csv").write_text("file,ocr\ngarbled.pdf,sometimes\n")
+    errors = [m.message for m in load_folder(tmp_path).messages if m.level == "error"]
+    (error,) = errors
+    assert error == "metadata.csv: OCR mode 'sometimes' is not one of auto, all, off; file skipped"

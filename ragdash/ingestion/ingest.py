@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ragdash.errors import IngestError
+from ragdash.errors import IngestError, SettingsError
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
@@ -23,6 +23,9 @@ PDF_SUFFIX = ".pdf"
 DOC_SUFFIXES = (*TEXT_SUFFIXES, PDF_SUFFIX)
 METADATA_FILE = "metadata.csv"
 METADATA_FIELDS = ("id", "subject", "updated", "status")
+#: ``metadata.csv`` columns that say how a PDF is read: ``ocr`` is ``auto`` (OCR pages with no
+#: text layer, the default), ``all`` (OCR every page: its text layer is garbage) or ``off``.
+READ_OPTION_FIELDS = ("ocr",)
 #: PDFs with more pages than this are refused with a message rather than stalling the app.
 MAX_PDF_PAGES = 500
 
@@ -224,7 +227,8 @@ def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], lis
             )
             continue
         seen.add(name)
-        rows.append((name, {k: v for k, v in clean.items() if k in METADATA_FIELDS and v}))
+        wanted = (*METADATA_FIELDS, *READ_OPTION_FIELDS)
+        rows.append((name, {k: v for k, v in clean.items() if k in wanted and v}))
     return rows, messages
 
 
@@ -260,6 +264,15 @@ def link_refusal(path: Path, folder: Path) -> str | None:
     return None
 
 
+def _ocr_option(overrides: dict[str, str]) -> OcrSettings:
+    """The ``ocr`` column of a PDF's ``metadata.csv`` row as OCR settings."""
+    mode = overrides.get("ocr", "").strip().lower() or DEFAULT_OCR.mode
+    try:
+        return OcrSettings(dpi=DEFAULT_OCR.dpi, lang=DEFAULT_OCR.lang, mode=mode)
+    except SettingsError as exc:
+        raise IngestError(f"metadata.csv: {exc}") from None
+
+
 def load_document(
     path: Path,
     overrides: dict[str, str],
@@ -278,7 +291,7 @@ def load_document(
     except OSError as exc:
         raise IngestError(f"cannot be read ({exc.strerror or exc})") from None
     if path.suffix.lower() == PDF_SUFFIX:
-        pdf = read_pdf(data, max_pages, progress, cache)
+        pdf = read_pdf(data, max_pages, progress, cache, _ocr_option(overrides))
         meta: dict[str, str] = {}
         pages, kind = pdf.pages, "pdf"
         table_pages = pdf.table_pages

@@ -56,10 +56,10 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
     rewrites = [r for r in budget.rewrites if r.raw in tokens]
     c = st.columns(4)
     c[0].metric("Words read", len(ocr.words))
-    c[1].metric("Mean confidence", f"{ocr.mean_confidence:.0f}%")
-    c[2].metric(f"Below {LOW_CONFIDENCE:.0f}%", len(low))
-    c[3].metric("OCR fix rewrites", len(rewrites))
-    left, right = st.columns([3, 2])
+    c[1].metric("Confidence", f"{ocr.mean_confidence:.0f}%", help="Tesseract's mean, 0–100")
+    c[2].metric(f"Under {LOW_CONFIDENCE:.0f}%", len(low), help="words boxed in red")
+    c[3].metric("Fix rewrites", len(rewrites), help="words the OCR fix rewrites, boxed in blue")
+    left, right = st.columns([2, 1])
     path = source_path(doc.source)
     with left:
         if path is None:
