@@ -18,6 +18,7 @@ from ragdash.ingestion.documents import Document, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, PdfText, Progress, read_pdf
 from ragdash.ingestion.joins import JoinDecision, bands_of, column_names
+from ragdash.ingestion.page_image import MAX_RENDER_PIXELS, render_resolution  # noqa: F401
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import BBox, TableRegion, page_layout
 from ragdash.ingestion.segmentation import (
@@ -285,28 +286,10 @@ def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:
     )
 
 
-#: The most pixels a page image may have: a 638-byte PDF can declare a 14,400 × 14,400 pt
-#: page, which at 80 dpi is 256 million pixels (gigabytes, then PIL's decompression-bomb
-#: error). Larger pages are drawn at a lower resolution instead.
-MAX_RENDER_PIXELS = 4_000_000
-
-
-def render_resolution(width_pt: float, height_pt: float, wanted: int) -> float:
-    """``wanted`` dpi, lowered so the page image stays within :data:`MAX_RENDER_PIXELS`::
-
-    >>> render_resolution(612, 792, 80)   # a Letter page: as asked
-    80
-    >>> round(render_resolution(14_400, 14_400, 80), 1)   # a 200-inch page: 10 dpi
-    10.0
-    """
-    inches = max(width_pt, 1.0) * max(height_pt, 1.0) / 72 / 72
-    budget = (MAX_RENDER_PIXELS / inches) ** 0.5
-    return wanted if wanted <= budget else budget
-
-
 def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int = 72) -> Any:
     """A PIL image of one page (1-based) with each detected table's box drawn over it:
-    red for ruled tables, blue for column-aligned ones; at most :data:`MAX_RENDER_PIXELS`
+    red for ruled tables, blue for column-aligned ones; at most
+    :data:`~ragdash.ingestion.page_image.MAX_RENDER_PIXELS`
     pixels whatever size the page declares.
 
     Raises :class:`~ragdash.ingestion.ingest.IngestError` if the PDF cannot be opened or has no such

@@ -3,7 +3,7 @@
 A scanned PDF has pages that are pictures: pdfplumber finds no characters, and without OCR
 the page is empty to the retriever. Here such a page is drawn (pdfplumber/pypdfium2) at
 :attr:`OcrSettings.dpi` — lowered, like every page image, to stay within
-:data:`ragdash.ingestion.inspection.MAX_RENDER_PIXELS` — and read by Tesseract
+:data:`ragdash.ingestion.page_image.MAX_RENDER_PIXELS` — and read by Tesseract
 (``pytesseract.image_to_data``). Every word keeps its box (in PDF points, like pdfplumber's
 words) and Tesseract's confidence, so that:
 
@@ -173,7 +173,7 @@ def require_tesseract() -> None:
 def render_for_ocr(page: Any, dpi: int) -> tuple[Any, float]:
     """A greyscale PIL image of a pdfplumber page at ``dpi`` (lowered to the page-image
     pixel budget), and the resolution actually used."""
-    from ragdash.ingestion.inspection import render_resolution
+    from ragdash.ingestion.page_image import render_resolution
 
     resolution = render_resolution(float(page.width), float(page.height), dpi)
     image = page.to_image(resolution=resolution).original.convert("L")
@@ -408,7 +408,7 @@ def render_ocr_page(
     page."""
     import pdfplumber
 
-    from ragdash.ingestion.inspection import render_resolution
+    from ragdash.ingestion.page_image import render_resolution
     from ragdash.retrieval.tokens import tokenize
 
     def draw(page: Any) -> Any:
