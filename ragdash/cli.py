@@ -1098,7 +1098,7 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--ocr-text", help="OCR output already made, as a text file")
     learn.add_argument("--force-ocr", action="store_true",
                        help="OCR every page of --pdf, even those with a text layer")
-    learn.add_argument("--protected", default="",
+    learn.add_argument("--protect", default="",
                        help="tokens the OCR fix must never rewrite, e.g. 'wi5e, t1d'")
     learn.add_argument("--min-count", type=int, default=1,
                        help="propose an entry seen at least this often (default 1)")
@@ -1253,7 +1253,7 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
         pages = (_read_text(args.ocr_text, "OCR text"),)
     clean_pages = clean.split("\f") if "\f" in clean else [clean]
     learned = learn_ocr_map(
-        pairs_from_pages(pages, clean_pages), parse_protected(args.protected), args.min_count
+        pairs_from_pages(pages, clean_pages), parse_protected(args.protect), args.min_count
     )
     if args.json:
         print(json.dumps({

@@ -316,6 +316,9 @@ class ScanResult:
     #: (:func:`ragdash.checks.ocr_learn.learn_ocr_map`; ``""`` when none).
     confusions: tuple[str, ...] = ()
     learned_map: str = ""
+    #: Cases failing with the OCR and tables fixes, as ``name (font of its document):
+    #: DIAGNOSIS``.
+    failing: tuple[str, ...] = ()
 
 
 #: The fix configurations of the table, in column order.
@@ -365,6 +368,7 @@ def run_scanbench(
         pairs: list[tuple[str, str]] = []
         passed = dict.fromkeys(CONFIGS, 0)
         cases = pages = low = words = 0
+        failing: list[str] = []
         cpu = 0.0
         for shift in range(len(fonts)):
             rotated = fonts[shift:] + fonts[:shift]
@@ -392,11 +396,15 @@ def run_scanbench(
                 cases += 1
                 for config in CONFIGS:
                     fixes = Fixes.parse(config) if config != "none" else Fixes()
-                    passed[config] += check_case(index, case, fixes).passed
+                    check = check_case(index, case, fixes)
+                    passed[config] += check.passed
+                    if config == CONFIGS[-1] and not check.passed:
+                        n = [d.doc_id for d in BENCH_DOCS].index(case.expected_id)
+                        font = rotated[n % len(rotated)][0]
+                        failing.append(f"{case.name} ({font}): {check.diagnosis.name}")
         learned = learn_ocr_map(pairs)
         top = tuple(
-            f"{c.truth or '∅'}→{c.read or '∅'} ×{c.count}"
-            for c in learned.confusions[:5]
+            f"{_shown(c.truth)}→{_shown(c.read)} ×{c.count}" for c in learned.confusions[:5]
         )
         results.append(
             ScanResult(
@@ -409,9 +417,15 @@ def run_scanbench(
                 cpu / max(pages, 1),
                 top,
                 learned.ocr_map,
+                tuple(failing),
             )
         )
     return results
+
+
+def _shown(char: str) -> str:
+    """A confusion's character as the report prints it: ∅ for none, ␣ for a space."""
+    return {"": "∅", " ": "␣"}.get(char, char)
 
 
 def table_markdown(results: Sequence[ScanResult]) -> str:
@@ -457,7 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in results:
         entries = r.learned_map or "none (no digit read for a letter)"
         print(f"- {r.dpi} dpi: Tesseract CPU {r.ocr_seconds:.2f} s/page; most seen confusions "
-              f"{', '.join(r.confusions) or 'none'}; OCR map entries learned: {entries}")
+              f"{', '.join(r.confusions) or 'none'}; OCR map entries learned: {entries}; "
+              f"failing with both fixes: {'; '.join(r.failing) or 'none'}")
     return 0
 
 

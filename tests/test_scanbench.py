@@ -1,0 +1,84 @@
+"""The scan benchmark: generated image-only PDFs, and the README's table checked against a
+small regeneration (one font, 200 dpi — about ten seconds of Tesseract)."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pdfplumber
+import pytest
+
+from ragdash.ingestion.scans import tesseract_missing
+from ragdash.scanbench import (
+    BENCH_CASES,
+    BENCH_DOCS,
+    CONFIGS,
+    DPIS,
+    find_fonts,
+    image_pdf,
+    render_pages,
+    run_scanbench,
+    table_markdown,
+)
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+START, END = "<!-- scanbench:start -->", "<!-- scanbench:end -->"
+
+
+def readme_rows() -> dict[int, dict[str, str]]:
+    text = README.read_text()
+    table = text[text.index(START) + len(START) : text.index(END)].strip().splitlines()
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    rows = {}
+    for line in table[2:]:
+        if not line.startswith("|"):
+            continue
+        cells = dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
+        rows[int(cells["scan dpi"])] = cells
+    return rows
+
+
+def _rate(cell: str) -> float:
+    passed, total = map(int, cell.split("/"))
+    return passed / total
+
+
+def test_the_generator_makes_image_only_pdfs_and_a_table_across_a_page_break():
+    fonts = find_fonts()
+    assert len(fonts) >= 2, "several fonts are found on this machine (fc-match)"
+    plans = next(d for d in BENCH_DOCS if d.doc_id == "plans")
+    images, texts = render_pages(plans, 150, fonts[0][1], seed=1)
+    assert len(images) == 2 and "Plan Seats Price Support" in texts[0] and "Global" in texts[1]
+    with pdfplumber.open(io.BytesIO(image_pdf(images, 150))) as pdf:
+        assert len(pdf.pages) == 2
+        assert all(not page.chars and page.images for page in pdf.pages)  # no text layer
+        assert round(float(pdf.pages[0].width)) == 432  # 6 inches at 72 pt
+
+
+def test_the_readme_table_has_the_commands_columns_and_every_dpi():
+    rows = readme_rows()
+    assert sorted(rows) == sorted(DPIS)
+    header = table_markdown([]).splitlines()[0]
+    text = README.read_text()
+    assert header in text and "python -m ragdash.scanbench" in text
+    for cells in rows.values():
+        assert re.fullmatch(r"\d+\.\d%", cells["character error rate"])
+        # no fix ever loses a case here; the tables fix wins the table's cases
+        assert _rate(cells["pass, OCR fix"]) >= _rate(cells["pass, no fixes"])
+        assert _rate(cells["pass, OCR + tables fixes"]) > _rate(cells["pass, no fixes"])
+
+
+@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+def test_a_small_regeneration_is_within_the_readme_claims():
+    claim = readme_rows()[200]
+    (result,) = run_scanbench((200,), find_fonts()[:1])
+    assert result.pages == 6 and result.cases == len(BENCH_CASES)
+    claimed_cer = float(claim["character error rate"].rstrip("%")) / 100
+    assert result.cer <= claimed_cer + 0.02
+    for config, column in zip(
+        CONFIGS, ("pass, no fixes", "pass, OCR fix", "pass, OCR + tables fixes"), strict=True
+    ):
+        assert result.passed[config] / result.cases >= _rate(claim[column]) - 0.15, column
+    assert result.passed["ocr,tables"] > result.passed["none"]
