@@ -41,3 +41,21 @@ def test_an_uploaded_scan_shows_its_ocr_tab_with_image_text_and_learned_entries(
     assert not at.exception
     tab = next(t for t in at.tabs if t.label == "OCR (scanned pages)")
     assert any("Proposed OCR map entries: 0=o" in s.value for s in tab.success)
+
+
+def test_without_tesseract_an_uploaded_scan_is_refused_saying_how_to_install(
+    app, tmp_path, monkeypatch
+):
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    at.file_uploader(key="upload").upload("returns-scan.pdf", scan_of(POLICY), "application/pdf")
+    at.run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "returns\\-scan\\.pdf" in errors and "OCR is not possible" in errors
+    assert "apt\\-get install tesseract\\-ocr" in errors
+    assert not (tmp_path / "workspace" / "uploads" / "returns-scan.pdf").exists()
+    assert "returns-2026" in list(at.dataframe[0].value["id"])  # the rest is still there
+    assert not any(t.label == "OCR (scanned pages)" for t in at.tabs)
