@@ -187,3 +187,11 @@ def test_metadata_csv_asks_for_ocr_of_every_page_of_one_pdf(tmp_path):
     errors = [m.message for m in load_folder(tmp_path).messages if m.level == "error"]
     (error,) = errors
     assert error == "metadata.csv: OCR mode 'sometimes' is not one of auto, all, off; file skipped"
+
+
+@needs_tesseract
+def test_missing_language_data_says_which_package_to_install():
+    from PIL import Image
+
+    with pytest.raises(OcrUnavailable, match="no 'xyz' language data.*tesseract-ocr-xyz"):
+        scans.ocr_image(Image.new("L", (200, 100), 255), lang="xyz")

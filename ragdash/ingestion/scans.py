@@ -28,6 +28,7 @@ how to install it (:data:`TESSERACT_INSTALL`); nothing else changes.
 
 from __future__ import annotations
 
+import functools
 import io
 import shutil
 import statistics
@@ -194,7 +195,12 @@ def ocr_image(image: Any, scale: float = 1.0, lang: str = "eng") -> tuple[OcrWor
     except pytesseract.TesseractNotFoundError:
         raise OcrUnavailable(f"Tesseract is not installed; {TESSERACT_INSTALL}") from None
     except pytesseract.TesseractError as exc:
-        raise OcrUnavailable(f"Tesseract failed ({exc.message.strip()[:200]})") from None
+        if "loading language" in str(exc.message):
+            raise OcrUnavailable(
+                f"Tesseract has no '{lang}' language data; install it: "
+                f"`sudo apt-get install tesseract-ocr-{lang}`"
+            ) from None
+        raise OcrUnavailable(f"Tesseract failed ({str(exc.message).strip()[:200]})") from None
     words = []
     for i, text in enumerate(data["text"]):
         conf = float(data["conf"][i])
@@ -217,14 +223,18 @@ def ocr_image(image: Any, scale: float = 1.0, lang: str = "eng") -> tuple[OcrWor
 
 def ocr_page(page: Any, number: int, settings: OcrSettings = DEFAULT_OCR) -> OcrPage:
     """OCR one pdfplumber page (1-based ``number``)."""
-    import pytesseract
-
     image, resolution = render_for_ocr(page, settings.dpi)
     words = ocr_image(image, resolution / 72.0, settings.lang)
     return OcrPage(
-        number, resolution, words, float(page.width), float(page.height),
-        f"tesseract {pytesseract.get_tesseract_version()}",
+        number, resolution, words, float(page.width), float(page.height), _engine()
     )
+
+
+@functools.cache
+def _engine() -> str:
+    import pytesseract
+
+    return f"tesseract {pytesseract.get_tesseract_version()}"
 
 
 def _rows(words: Sequence[OcrWord]) -> list[list[OcrWord]]:
