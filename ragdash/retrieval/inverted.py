@@ -41,6 +41,7 @@ from ragdash.retrieval.ranking import (
     query_tokens,
     rank_passages,
 )
+from ragdash.retrieval.topk import FamilyArrays, names_a_version, top_moving
 from ragdash.settings import Fixes
 
 #: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
@@ -221,6 +222,7 @@ class InvertedIndex:
     _order: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _families: VersionFamilies | None = field(default=None, repr=False)
     _doc_numbers: np.ndarray | None = field(default=None, repr=False)
+    _family_arrays: FamilyArrays | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, passages: Sequence[Passage], unicode: bool = False) -> InvertedIndex:
@@ -247,6 +249,15 @@ class InvertedIndex:
         if self._families is None:
             self._families = families_of(self.passages)
         return self._families
+
+    @property
+    def family_arrays(self) -> FamilyArrays:
+        """The families as per-passage numbers (for the top-k fast path), built once."""
+        if self._family_arrays is None:
+            self._family_arrays = FamilyArrays.build(
+                self.passages, self.families, self.doc_numbers
+            )
+        return self._family_arrays
 
     def view(self, status: bool) -> VocabularyView:
         """The eligible vocabulary: every word, or (``status``) words of current passages."""
@@ -286,17 +297,40 @@ class InvertedIndex:
         if units is None:  # a point not in whole units: cannot happen, but stay exact
             return rank_passages(self.passages, query, fixes, self.families)[:k]
         moving = (fixes.recency or fixes.versions) and not self.families.empty
+        if moving and k is not None and not names_a_version(tokens):
+            ids, reasons = self._top_moving(units, eligible, k, fixes)
+            return self._materialize(plan, ids, units, reasons)
         ids = self._ranked_ids(units, eligible, None if moving else k)
         reasons: dict[int, str] = {}
         if moving:
-            # Versions move among the places they hold: the whole scoring order is needed
-            # before the first k can be cut.
+            # A query naming a version (or the whole ranking asked for): the full reorder.
             ordered, reasons = reorder(
                 ids.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
                 fixes.recency, fixes.versions, tokens,
             )
             ids = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
         return self._materialize(plan, ids, units, reasons)
+
+    def _top_moving(
+        self, units: np.ndarray, eligible: np.ndarray | None, k: int, fixes: Fixes
+    ) -> tuple[np.ndarray, dict[int, str]]:
+        """The first ``k`` with versions/recency moves, ordering only what reaches them
+        (:func:`ragdash.retrieval.topk.top_moving`), then zero-score passages in tie order."""
+        order, rank = self.order()
+        scoring = units > 0
+        if eligible is not None:
+            scoring &= eligible
+        ids = np.flatnonzero(scoring)
+        key = -units[ids] * len(units) + rank[ids]
+        top, reasons = top_moving(
+            key, ids, k, self.family_arrays, units, self.passages, self.families,
+            fixes.recency, fixes.versions,
+        )
+        need = k - len(top)
+        if need > 0:
+            zero = ~scoring[order] if eligible is None else (~scoring & eligible)[order]
+            top = np.concatenate([top, order[zero][:need]])
+        return top.astype(np.int64), reasons
 
     def _units(self, plan: QueryPlan) -> np.ndarray | None:
         """Each passage's score in units: per query token, its best option's points."""
