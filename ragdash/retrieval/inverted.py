@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
+from rapidfuzz.distance import OSA
 
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.families import VersionFamilies, families_of, reorder
@@ -118,22 +119,32 @@ class VocabularyView:
         return self._repairs[key]
 
     def fuzzy_pool(self) -> FuzzyPool:
-        """The view's letters-only words with their letter counts (shared by every rule)."""
+        """The view's letters-only words by length, with their letter masks (shared by every
+        rule and cached with the view, i.e. per vocabulary)."""
         if self._pool is None:
-            self._pool = FuzzyPool.build(sorted(w for w in self.words if fuzzy_word(w)))
+            self._pool = FuzzyPool.build([w for w in self.words if fuzzy_word(w)])
         return self._pool
 
-    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
-        key = ("ratio", token, threshold)
+    def fuzzy_matches(
+        self, token: str, threshold: float, near: int | None = None
+    ) -> list[tuple[str, float]]:
+        key = ("ratio", token, threshold, near)
         if key not in self._fuzzy:
-            kept = self.fuzzy_pool().candidates(token, threshold, FUZZY_MIN_LENGTH)
-            self._remember(key, extract_fuzzy(token, kept, threshold))
+            kept = self.fuzzy_pool().candidates(token, threshold, FUZZY_MIN_LENGTH, near)
+            found = extract_fuzzy(token, kept, threshold)
+            if near is not None and found:  # the bound, exactly (one C call per word)
+                osa = OSA.distance
+                found = [(w, s) for w, s in found if osa(token, w, score_cutoff=near) <= near]
+            self._remember(key, found)
         return self._fuzzy[key]
 
-    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
-        key = ("edits", token, edits, min_length)
+    def edit_matches(
+        self, token: str, edits: int, min_length: int, near: int | None = None
+    ) -> list[tuple[str, float]]:
+        key = ("edits", token, edits, min_length, near)
         if key not in self._fuzzy:
-            kept = self.fuzzy_pool().within_edits(token, edits, min_length)
+            bound = edits if near is None else min(edits, near)
+            kept = self.fuzzy_pool().within_edits(token, bound, min_length)
             self._remember(key, extract_edits(token, kept, edits))
         return self._fuzzy[key]
 
@@ -145,61 +156,91 @@ class VocabularyView:
 
 @dataclass(frozen=True, eq=False)
 class FuzzyPool:
-    """Words (letters only) with their letter counts, to skip hopeless ones.
+    """Words (letters only) sorted by length, with a bit mask of the letters each uses:
+    candidate generation reads one slice of lengths and compares one integer per word.
 
-    ``fuzz.ratio`` is ``100 * (1 - indel / (len_a + len_b))`` and the indel distance is at
-    least the L1 distance between letter counts, so a word whose counts are farther than
-    ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold. For edit
-    distance (OSA), one edit changes that L1 gap by at most 2 and the length by at most 1.
-    Letters outside a-z (``é``, ``ß``, kana) share one extra count: merging counts can only
-    shrink the gap, so the bound still never drops a match.
+    Why the filters never drop a match: ``fuzz.ratio`` is ``100 * (1 - indel / (len_a +
+    len_b))``, and the indel distance is at least the length difference and at least the
+    number of letters one word uses and the other does not (``popcount(mask_a ^ mask_b)``).
+    One OSA edit changes the length by at most 1 and flips at most 2 mask bits (a
+    substitution drops a letter and adds one). Letters outside a-z share one bit: merging
+    can only hide a difference, never invent one. Example: ``warehuse`` (8 letters) within
+    one edit only reads the 7-9 letter slice, and of it only words whose letters differ
+    from ``{a, e, h, r, s, u, w}`` in two letters at most (``warehouse``: none) are scored
+    by rapidfuzz.
     """
 
     words: tuple[str, ...]
-    lengths: np.ndarray
-    counts: np.ndarray  # words × 27 (a-z, then any other letter), int16
+    lengths: np.ndarray  # ascending
+    masks: np.ndarray  # uint32 letter masks, bits 0-25 a-z, bit 26 any other letter
 
     @classmethod
     def build(cls, words: Sequence[str]) -> FuzzyPool:
-        return cls(
-            tuple(words), np.array([len(w) for w in words], dtype=np.int16), letter_counts(words)
-        )
+        ordered = sorted(words, key=lambda w: (len(w), w))
+        lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
+        return cls(tuple(ordered), lengths, letter_masks(ordered, lengths))
 
-    def candidates(self, token: str, threshold: float, min_length: int = 0) -> Sequence[str]:
+    def _slice(self, shortest: float, longest: float) -> tuple[int, int]:
+        lo = int(np.searchsorted(self.lengths, shortest, side="left"))
+        return lo, int(np.searchsorted(self.lengths, longest, side="right"))
+
+    def _pick(self, lo: int, hi: int, keep: np.ndarray) -> list[str]:
+        return [self.words[i] for i in (np.flatnonzero(keep) + lo).tolist()]
+
+    def candidates(
+        self, token: str, threshold: float, min_length: int = 0, near: int | None = None
+    ) -> Sequence[str]:
         """A superset of the words of ``min_length`` letters or more that can reach
-        ``threshold`` against ``token``."""
+        ``threshold`` against ``token`` (and, given ``near``, lie within ``near`` OSA
+        edits of it)."""
         if not self.words:
             return ()
-        slack = (1 - threshold / 100) * (self.lengths + len(token)) + 1e-6
-        keep = (self._gap(token) <= slack) & (self.lengths >= min_length)
-        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+        n = len(token)
+        slack = 1 - threshold / 100
+        # |len - n| <= slack * (len + n)
+        longest = float(self.lengths[-1]) if slack >= 1 else n * (1 + slack) / (1 - slack) + 1e-6
+        shortest = max(n * (1 - slack) / (1 + slack) - 1e-6, min_length)
+        if near is not None:
+            shortest, longest = max(shortest, n - near), min(longest, n + near)
+        lo, hi = self._slice(shortest, longest)
+        if lo >= hi:
+            return ()
+        gap = self._gap(token, lo, hi)
+        keep = gap <= slack * (self.lengths[lo:hi] + n) + 1e-6
+        if near is not None:
+            keep &= gap <= 2 * near
+        return self._pick(lo, hi, keep)
 
     def within_edits(self, token: str, edits: int, min_length: int = 0) -> Sequence[str]:
         """A superset of the words of ``min_length`` letters or more within ``edits`` OSA
         edits of ``token``."""
         if not self.words or edits < 1:
             return ()
-        near = np.abs(self.lengths.astype(np.int64) - len(token)) <= edits
-        keep = near & (self.lengths >= min_length) & (self._gap(token) <= 2 * edits)
-        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+        lo, hi = self._slice(max(len(token) - edits, min_length), len(token) + edits)
+        if lo >= hi:
+            return ()
+        return self._pick(lo, hi, self._gap(token, lo, hi) <= 2 * edits)
 
-    def _gap(self, token: str) -> np.ndarray:
-        """L1 distance between each word's letter counts and ``token``'s."""
-        return np.abs(self.counts - letter_counts([token])[0]).sum(axis=1)
+    def _gap(self, token: str, lo: int, hi: int) -> np.ndarray:
+        """How many letters each word of the slice uses that ``token`` does not, or back."""
+        mine = letter_masks([token], np.array([len(token)]))[0]
+        return np.bitwise_count(self.masks[lo:hi] ^ mine)
 
 
-def letter_counts(words: Sequence[str]) -> np.ndarray:
-    """How often each letter a-z occurs in each word; column 26 counts every other letter."""
-    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+def letter_masks(words: Sequence[str], lengths: np.ndarray) -> np.ndarray:
+    """Per word, a bit per letter it uses: bits 0-25 for a-z, bit 26 for any other letter."""
+    if not len(words):
+        return np.zeros(0, dtype=np.uint32)
     text = "".join(words)
     if text.isascii():
         codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64) - 97
     else:
         codes = np.fromiter((ord(ch) - 97 for ch in text), dtype=np.int64, count=len(text))
     codes[(codes < 0) | (codes > 25)] = 26
-    owners = np.repeat(np.arange(len(words)), lengths)
-    flat = np.bincount(owners * 27 + codes, minlength=len(words) * 27)
-    return flat.reshape(len(words), 27).astype(np.int16)
+    bits = np.left_shift(np.uint32(1), codes.astype(np.uint32))
+    starts = np.zeros(len(words), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return np.bitwise_or.reduceat(bits, starts).astype(np.uint32)
 
 
 def tie_order(passages: Sequence[Passage]) -> np.ndarray:
