@@ -14,9 +14,9 @@ for every fuzzy rule) are worked out on first use and kept.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 
 import numpy as np
 from rapidfuzz.distance import OSA
@@ -42,6 +42,7 @@ from ragdash.retrieval.ranking import (
     query_tokens,
     rank_passages,
 )
+from ragdash.retrieval.tokens import tokenizer
 from ragdash.retrieval.topk import FamilyArrays, names_a_version, top_moving
 from ragdash.settings import Fixes
 
@@ -73,14 +74,23 @@ class Postings:
         return int(self.offsets.nbytes + self.passage_ids.nbytes)
 
 
-def build_postings(token_sets: Sequence[frozenset[str]]) -> Postings:
-    """Postings of passages given as token sets, vocabulary in first-seen order."""
-    lengths = np.fromiter(map(len, token_sets), dtype=np.int64, count=len(token_sets))
-    flat = list(chain.from_iterable(token_sets))
-    vocabulary = tuple(dict.fromkeys(flat))
-    token_ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-    tids = np.fromiter(map(token_ids.__getitem__, flat), dtype=np.int32, count=len(flat))
-    owners = np.repeat(np.arange(len(token_sets), dtype=np.int32), lengths)
+def build_postings(token_sets: Iterable[Iterable[str]]) -> Postings:
+    """Postings of passages given as their tokens (each passage's distinct tokens count
+    once), vocabulary in first-seen order. Streams: one passage's tokens at a time become
+    int ids in one flat array, so no set per passage outlives its turn."""
+    token_ids: dict[str, int] = {}
+    add = token_ids.setdefault
+    flat = array("i")
+    lengths = array("q")
+    for tokens in token_sets:
+        before = len(flat)
+        flat.extend([add(t, len(token_ids)) for t in dict.fromkeys(tokens)])
+        lengths.append(len(flat) - before)
+    vocabulary = tuple(token_ids)
+    tids = np.frombuffer(flat, dtype=np.int32) if flat else np.zeros(0, dtype=np.int32)
+    count = len(lengths)
+    lens = np.frombuffer(lengths, dtype=np.int64) if count else np.zeros(0, dtype=np.int64)
+    owners = np.repeat(np.arange(count, dtype=np.int32), lens)
     order = np.argsort(tids, kind="stable")  # stable: ids stay ascending within a token
     counts = np.bincount(tids, minlength=len(vocabulary))
     offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
@@ -269,7 +279,9 @@ class InvertedIndex:
     def build(cls, passages: Sequence[Passage], unicode: bool = False) -> InvertedIndex:
         passages = tuple(passages)
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
-        postings = build_postings([p.tokens_for(unicode) for p in passages])
+        split = tokenizer(unicode)
+        # Token sets made and dropped one passage at a time: nothing per passage is kept.
+        postings = build_postings(split(p.text) for p in passages)
         return cls(passages, postings, current, unicode)
 
     @property
