@@ -10,6 +10,7 @@ import pytest
 from conftest import make_document, make_index
 
 from ragdash.errors import QueryError
+from ragdash.retrieval import inverted
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import FuzzyPool, build_postings
 from ragdash.retrieval.matching import SetLexicon, extract_edits, extract_fuzzy, plan_with_lexicon
@@ -88,6 +89,20 @@ def test_search_and_top_equal_the_reference_scorer_on_random_corpora(fixes):
     assert len(ALL_FIXES) == 2 ** len(FIX_NAMES)
     rng = random.Random(fixes.label)
     for _ in range(12):
+        index = random_index(rng)
+        for _ in range(4):
+            assert_same(index, random_query(rng), fixes, rng.randint(0, 8))
+
+
+@pytest.mark.parametrize("share", [0.0, 1e9], ids=["dense", "sparse"])
+@pytest.mark.parametrize("spec", ["none", "ocr,fuzzy", "status,recency,versions", "all"])
+def test_sparse_and_dense_summing_rank_alike(spec, share, monkeypatch):
+    """Scores are summed over the postings read (sorted) or in a dense array when the
+    postings cover much of the corpus: both paths equal the reference."""
+    monkeypatch.setattr(inverted, "DENSE_SHARE", share)
+    rng = random.Random(spec)
+    fixes = Fixes.parse(spec)
+    for _ in range(25):
         index = random_index(rng)
         for _ in range(4):
             assert_same(index, random_query(rng), fixes, rng.randint(0, 8))

@@ -8,6 +8,7 @@ import random
 import pytest
 from conftest import make_document, make_index
 
+from ragdash.retrieval import inverted
 from ragdash.retrieval.ranking import rank_passages
 from ragdash.retrieval.topk import names_a_version
 from ragdash.settings import Fixes
@@ -41,10 +42,12 @@ def outcome(ranked):
     return [(r.rank, r.passage, r.score, r.breakdown, r.moved) for r in ranked]
 
 
+@pytest.mark.parametrize("share", [0.0, 1e9], ids=["dense", "sparse"])
 @pytest.mark.parametrize(
     "spec", ["recency", "versions", "recency,versions", "recency,versions,status", "all"]
 )
-def test_top_k_with_moving_fixes_equals_the_full_reorder(spec):
+def test_top_k_with_moving_fixes_equals_the_full_reorder(spec, share, monkeypatch):
+    monkeypatch.setattr(inverted, "DENSE_SHARE", share)
     rng = random.Random(spec)
     moved = 0
     for _ in range(25):

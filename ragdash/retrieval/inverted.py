@@ -48,6 +48,9 @@ from ragdash.settings import Fixes
 
 #: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
 FUZZY_CACHE_SIZE = 4096
+#: A query whose postings cover more than this share of the passages is summed in a dense
+#: array (one pass over N beats sorting that many ids); fewer are summed by sorting them.
+DENSE_SHARE = 0.125
 #: Points are summed as integers of this many units per point (4-decimal fuzzy points).
 UNITS_PER_POINT = 10_000
 
@@ -346,61 +349,124 @@ class InvertedIndex:
         if not self.passages or (eligible is not None and not eligible.any()):
             return []
         plan = plan_for(tokens, self.view(fixes.status), fixes)
-        units = self._units(plan)
-        if units is None:  # a point not in whole units: cannot happen, but stay exact
+        scored = self._scores(plan)
+        if scored is None:  # a point not in whole units: cannot happen, but stay exact
             return rank_passages(self.passages, query, fixes, self.families)[:k]
+        ids, vals = scored
+        if eligible is not None:
+            keep = eligible[ids]
+            ids, vals = ids[keep], vals[keep]
         moving = (fixes.recency or fixes.versions) and not self.families.empty
-        if moving and k is not None and not names_a_version(tokens):
-            ids, reasons = self._top_moving(units, eligible, k, fixes)
-            return self._materialize(plan, ids, units, reasons)
-        ids = self._ranked_ids(units, eligible, None if moving else k)
-        reasons: dict[int, str] = {}
+        if k is not None and not (moving and names_a_version(tokens)):
+            reasons: dict[int, str] = {}
+            if moving:
+                top, reasons = top_moving(
+                    self._keys(ids, vals), ids, vals, k, self.family_arrays, self.passages,
+                    self.families, fixes.recency, fixes.versions,
+                )
+            else:
+                top = self._first(ids, vals, k)
+            top = self._fill(top, ids, eligible, k)
+            return self._materialize(plan, top, _values(ids, vals, top), reasons)
+        # The whole ranking asked for (or a query naming a version): dense, then the full
+        # reorder.
+        units = np.zeros(len(self.passages), dtype=np.int64)
+        units[ids] = vals
+        ranked = self._ranked_ids(units, eligible, None if moving else k)
+        reasons = {}
         if moving:
-            # A query naming a version (or the whole ranking asked for): the full reorder.
             ordered, reasons = reorder(
-                ids.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
+                ranked.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
                 fixes.recency, fixes.versions, tokens,
             )
-            ids = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
-        return self._materialize(plan, ids, units, reasons)
+            ranked = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
+        return self._materialize(plan, ranked, units, reasons)
 
-    def _top_moving(
-        self, units: np.ndarray, eligible: np.ndarray | None, k: int, fixes: Fixes
-    ) -> tuple[np.ndarray, dict[int, str]]:
-        """The first ``k`` with versions/recency moves, ordering only what reaches them
-        (:func:`ragdash.retrieval.topk.top_moving`), then zero-score passages in tie order."""
-        order, rank = self.order()
-        scoring = units > 0
-        if eligible is not None:
-            scoring &= eligible
-        ids = np.flatnonzero(scoring)
-        key = -units[ids] * len(units) + rank[ids]
-        top, reasons = top_moving(
-            key, ids, k, self.family_arrays, units, self.passages, self.families,
-            fixes.recency, fixes.versions,
-        )
+    def _keys(self, ids: np.ndarray, vals: np.ndarray) -> np.ndarray:
+        """Place keys: higher score first, then tie order (unique; smaller ranks higher)."""
+        return -vals * len(self.passages) + self.order()[1][ids]
+
+    def _first(self, ids: np.ndarray, vals: np.ndarray, k: int) -> np.ndarray:
+        """The ``k`` best scoring passages in order (a partial selection, then a sort of k)."""
+        key = self._keys(ids, vals)
+        if len(ids) > k:
+            part = np.argpartition(key, k)[:k] if k > 0 else np.zeros(0, dtype=np.int64)
+            ids, key = ids[part], key[part]
+        return ids[np.argsort(key)]
+
+    def _fill(
+        self, top: np.ndarray, ids: np.ndarray, eligible: np.ndarray | None, k: int
+    ) -> np.ndarray:
+        """``top`` followed by zero-score eligible passages in tie order, up to ``k`` — read
+        from the front of the tie order only as far as needed."""
         need = k - len(top)
-        if need > 0:
-            zero = ~scoring[order] if eligible is None else (~scoring & eligible)[order]
-            top = np.concatenate([top, order[zero][:need]])
-        return top.astype(np.int64), reasons
+        if need <= 0:
+            return top.astype(np.int64)
+        order = self.order()[0]
+        found: list[np.ndarray] = []
+        start, step = 0, need + len(ids)
+        while need > 0 and start < len(order):
+            chunk = order[start : start + step]
+            if len(ids):
+                pos = np.minimum(np.searchsorted(ids, chunk), len(ids) - 1)
+                free = ids[pos] != chunk
+            else:
+                free = np.ones(len(chunk), dtype=bool)
+            if eligible is not None:
+                free &= eligible[chunk]
+            chunk = chunk[free][:need]
+            found.append(chunk)
+            need -= len(chunk)
+            start, step = start + step, step * 2
+        return np.concatenate([top.astype(np.int64), *found]).astype(np.int64)
 
-    def _units(self, plan: QueryPlan) -> np.ndarray | None:
-        """Each passage's score in units: per query token, its best option's points."""
-        units = np.zeros(len(self.passages), dtype=np.int64)
+    def _scores(self, plan: QueryPlan) -> tuple[np.ndarray, np.ndarray] | None:
+        """The passages that score (ascending ids) and their scores in units: per query
+        token, its best option's points. Reads only the postings the plan names: summed by
+        sorting them when they are few, in a dense array when they cover much of the
+        corpus."""
+        parts: list[tuple[np.ndarray, int | np.ndarray]] = []
         for q in plan.tokens:
             options = sorted(plan.candidates[q].values(), key=lambda m: m.points)
             worth = [m.points * UNITS_PER_POINT for m in options]
             if any(abs(w - round(w)) > 1e-6 for w in worth):
                 return None
-            if len(options) == 1:
-                units[self.postings.ids(options[0].passage_token or "")] += round(worth[0])
-            elif options:
-                best = np.zeros_like(units)
-                for match, w in zip(options, worth, strict=True):
-                    best[self.postings.ids(match.passage_token or "")] = round(w)  # max wins
-                units += best
-        return units
+            lists = [self.postings.ids(m.passage_token or "") for m in options]
+            if len(lists) == 1:
+                parts.append((lists[0], round(worth[0])))
+            elif lists:  # a passage with several options counts its best one
+                pids = np.concatenate(lists)
+                ws = np.concatenate(
+                    [np.full(len(x), round(w), dtype=np.int64) for x, w in zip(lists, worth,
+                                                                               strict=True)]
+                )
+                order = np.lexsort((ws, pids))
+                pids, ws = pids[order], ws[order]
+                last = np.ones(len(pids), dtype=bool)
+                last[:-1] = pids[1:] != pids[:-1]
+                parts.append((pids[last], ws[last]))
+        n = len(self.passages)
+        total = sum(len(p) for p, _ in parts)
+        if total == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if total > n * DENSE_SHARE:
+            units = np.zeros(n, dtype=np.int64)
+            for pids, w in parts:
+                units[pids] += w
+            ids = np.flatnonzero(units > 0)
+            return ids, units[ids]
+        pids = np.concatenate([p for p, _ in parts]).astype(np.int64)
+        ws = np.concatenate(
+            [w if isinstance(w, np.ndarray) else np.full(len(p), w, dtype=np.int64)
+             for p, w in parts]
+        )  # fmt: skip
+        if len(parts) > 1:
+            order = np.argsort(pids, kind="stable")
+            pids, ws = pids[order], ws[order]
+            starts = np.flatnonzero(np.r_[True, pids[1:] != pids[:-1]])
+            pids, ws = pids[starts], np.add.reduceat(ws, starts)
+        keep = ws > 0
+        return pids[keep], ws[keep]
 
     def _ranked_ids(
         self, units: np.ndarray, eligible: np.ndarray | None, k: int | None
@@ -423,7 +489,11 @@ class InvertedIndex:
         return ids
 
     def _materialize(
-        self, plan: QueryPlan, ids: np.ndarray, units: np.ndarray, reasons: Mapping[int, str]
+        self,
+        plan: QueryPlan,
+        ids: np.ndarray,
+        units: np.ndarray | Mapping[int, int],
+        reasons: Mapping[int, str],
     ) -> list[RankedPassage]:
         choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
         nothing = tuple(plan.none(q) for q in plan.tokens)
@@ -459,3 +529,12 @@ def _best(
         if word in tokens:
             return match
     return plan.none(q)
+
+
+def _values(ids: np.ndarray, vals: np.ndarray, wanted: np.ndarray) -> dict[int, int]:
+    """The scores of ``wanted`` passages (0 for those not in ``ids``, which is ascending)."""
+    if not len(ids):
+        return dict.fromkeys(wanted.tolist(), 0)
+    pos = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    found = np.where(ids[pos] == wanted, vals[pos], 0)
+    return dict(zip(wanted.tolist(), found.tolist(), strict=True))

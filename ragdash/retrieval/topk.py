@@ -84,83 +84,74 @@ class FamilyArrays:
 def top_moving(
     key: np.ndarray,
     ids: np.ndarray,
+    vals: np.ndarray,
     k: int,
     arrays: FamilyArrays,
-    units: np.ndarray,
     passages: Sequence[Passage],
     families: VersionFamilies,
     recency: bool,
     versions: bool,
 ) -> tuple[np.ndarray, dict[int, str]]:
     """The first ``k`` scoring passages after the versions and recency moves, and why each
-    moved. ``ids`` are the scoring passages (any order) and ``key`` their place keys
-    (unique; smaller ranks higher)."""
+    moved. ``ids`` are the scoring passages, ``vals`` their scores and ``key`` their place
+    keys (unique; smaller ranks higher), all aligned: the work is done on positions in
+    ``ids``, never on arrays as long as the corpus."""
     count = min(k, len(ids))
     if count <= 0:
         return ids[:0], {}
-    # Each passage's place key (new_key), starting from where scoring puts it.
-    place = np.empty(len(units), dtype=np.int64)  # only entries of ``ids`` are meaningful
-    place[ids] = key
+    place = key.copy()  # each position's place, after the moves
     part = np.argpartition(key, count - 1)[:count] if count < len(ids) else np.arange(len(ids))
     limit = int(key[part].max())  # the k-th place
     top_places = np.sort(key[part])
     reasons: dict[int, str] = {}
-    pair_moves: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    pair_moves: dict[int, tuple[list[int], list[int]]] = {}
+    pair = arrays.pair[ids]
     if versions and families.pair_family:
-        paired = ids[arrays.pair[ids] >= 0]
+        paired = np.flatnonzero(pair >= 0)
         if len(paired):
-            fam = arrays.pair[paired]
-            before = paired[np.lexsort((key_of(place, paired), fam))]
-            after = paired[np.lexsort((key_of(place, paired), -arrays.newness[paired], fam))]
-            old = place[before].copy()
-            place[after] = old
+            fam = pair[paired]
+            new = arrays.newness[ids[paired]]
+            before = paired[np.lexsort((place[paired], fam))]
+            after = paired[np.lexsort((place[paired], -new, fam))]
+            place[after] = place[before].copy()
+            fam_before = pair[before]
             for f in np.unique(fam).tolist():
-                sel = arrays.pair[before] == f
-                pair_moves[f] = (before[sel], after[sel])
-    # Who holds the first ``count`` places now.
-    holders = _holders(top_places, ids, place, limit)
+                sel = fam_before == f
+                pair_moves[f] = (ids[before[sel]].tolist(), ids[after[sel]].tolist())
+    inside = np.flatnonzero(place <= limit)
+    holders = inside[np.argsort(place[inside])]  # positions holding the first places
     if recency:
-        holders = _recency(holders, top_places, ids, place, limit, arrays, units, passages,
+        holders = _recency(holders, top_places, ids, vals, place, limit, arrays, passages,
                            families, reasons)  # fmt: skip
+    out = ids[holders]
     # Versions reasons (recency's, set above, win as in the full reorder).
-    for pid in holders.tolist():
-        f = int(arrays.pair[pid])
+    for pid, f in zip(out.tolist(), pair[holders].tolist(), strict=True):
         if f < 0 or f not in pair_moves or pid in reasons:
             continue
-        before, after = pair_moves[f]
-        why = _moved_up(pid, before.tolist(), after.tolist(), passages, families, "versions")
+        before_ids, after_ids = pair_moves[f]
+        why = _moved_up(pid, before_ids, after_ids, passages, families, "versions")
         if why:
             reasons[pid] = why
-    return holders, {pid: reasons[pid] for pid in holders.tolist() if pid in reasons}
-
-
-def key_of(place: np.ndarray, pids: np.ndarray) -> np.ndarray:
-    return place[pids]
-
-
-def _holders(top_places: np.ndarray, ids: np.ndarray, place: np.ndarray, limit: int) -> np.ndarray:
-    """The passages whose place is among ``top_places``, in place order."""
-    inside = ids[place[ids] <= limit]
-    return inside[np.argsort(place[inside])]
+    return out, {pid: reasons[pid] for pid in out.tolist() if pid in reasons}
 
 
 def _recency(
     holders: np.ndarray,
     top_places: np.ndarray,
     ids: np.ndarray,
+    vals: np.ndarray,
     place: np.ndarray,
     limit: int,
     arrays: FamilyArrays,
-    units: np.ndarray,
     passages: Sequence[Passage],
     families: VersionFamilies,
     reasons: dict[int, str],
 ) -> np.ndarray:
-    """Newest first within each (score, recency family) group holding a top place."""
+    """Newest first within each (score, recency family) group holding a top place
+    (positions in, positions out)."""
+    rec = arrays.recency[ids]
     groups = {
-        (int(units[pid]), int(arrays.recency[pid]))
-        for pid in holders.tolist()
-        if arrays.recency[pid] >= 0
+        (int(vals[h]), int(rec[h])) for h in holders.tolist() if rec[h] >= 0
     }
     if not groups:
         return holders
@@ -169,25 +160,25 @@ def _recency(
     in_family: dict[int, np.ndarray] = {}
     for score, fam in sorted(groups):
         if fam not in in_family:
-            in_family[fam] = ids[arrays.recency[ids] == fam]
+            in_family[fam] = np.flatnonzero(rec == fam)
         members = in_family[fam]
-        members = members[units[members] == score]
+        members = members[vals[members] == score]
         places = place[members]
         top = np.sort(places[places <= limit])  # the group's places among the first k
-        m = len(top)
-        newest = _newest(members, places, arrays.newness[members], m)
-        for slot_place, pid in zip(top.tolist(), newest.tolist(), strict=True):
-            result[slot_of[slot_place]] = pid
-        docs = arrays.doc[members]
-        for j, pid in enumerate(newest.tolist()):
-            mine = place[pid]
+        newest = _newest(members, places, arrays.newness[ids[members]], len(top))
+        for slot_place, pos in zip(top.tolist(), newest.tolist(), strict=True):
+            result[slot_of[slot_place]] = pos
+        docs = arrays.doc[ids[members]]
+        for j, pos in enumerate(newest.tolist()):
+            mine = place[pos]
             if int(np.count_nonzero(places < mine)) <= j:
                 continue  # it did not move up
             # The first member, in place order, from the j-th place up to where it was,
             # of another document: the older version it now ranks above.
-            between = (places >= top[j]) & (places < mine) & (docs != arrays.doc[pid])
+            between = (places >= top[j]) & (places < mine) & (docs != arrays.doc[ids[pos]])
             if between.any():
-                passed = int(members[between][np.argmin(places[between])])
+                passed = int(ids[members[between][np.argmin(places[between])]])
+                pid = int(ids[pos])
                 reasons[pid] = _reason(passages[pid], passages[passed], families, "recency")
     return result
 
