@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 
 from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.ingestion.fingerprint import corpus_fingerprint
@@ -64,6 +65,21 @@ class CorpusIndex:
         """A short hash of the corpus as the retriever sees it (see
         :func:`ragdash.ingestion.fingerprint.corpus_fingerprint`): shared links carry it."""
         return corpus_fingerprint(self.corpus)
+
+    @staticmethod
+    def load(folder: str | Path, docs: str | Path | None = None) -> CorpusIndex:
+        """An index saved by :meth:`save` (postings memory-mapped); see
+        :func:`ragdash.retrieval.saved.load_index`. Raises ``IndexFileError``."""
+        from ragdash.retrieval.saved import load_index
+
+        return load_index(folder, docs)
+
+    def save(self, folder: str | Path, docs: str | Path | None = None) -> Path:
+        """Write this index to ``folder`` atomically (``docs``: the folder it came from, to
+        tell a stale index later); see :func:`ragdash.retrieval.saved.save_index`."""
+        from ragdash.retrieval.saved import save_index
+
+        return save_index(self, folder, docs)
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         """Every eligible passage ranked for ``query`` under ``fixes``, best first."""
