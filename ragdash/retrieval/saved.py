@@ -14,8 +14,8 @@ refuses, with a message naming the file and what to do:
 * another format or ragdash version — the passages and tokens may differ from this one's;
 * a docs file added, removed or changed since the build — a stale index.
 
-Example: ``save_index(CorpusIndex(load_folder("docs")), "index")`` then
-``load_index("index")`` ranks every query exactly as the index it saved (a test checks every
+Example: ``CorpusIndex(load_folder("docs")).save("index", "docs")`` then
+``CorpusIndex.load("index")`` ranks every query exactly as the index it saved (a test checks every
 fix configuration on the testbed).
 """
 
@@ -29,17 +29,16 @@ import tempfile
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ragdash.errors import IndexFileError
 from ragdash.ingestion.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.ingestion.ingest import DOC_SUFFIXES, METADATA_FILE
-from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import InvertedIndex, Postings
 
-__all__ = ["INDEX_FORMAT", "MANIFEST", "docs_listing", "load_index", "save_index"]
+__all__ = ["INDEX_FORMAT", "MANIFEST", "Parts", "docs_listing", "read_index", "save_index"]
 
 #: Bumped whenever what the folder holds, or how it is read, changes.
 INDEX_FORMAT = 1
@@ -91,7 +90,25 @@ def _passage(p: Passage) -> list[Any]:
     ]  # fmt: skip
 
 
-def save_index(index: CorpusIndex, folder: str | Path, docs: str | Path | None = None) -> Path:
+class _Index(Protocol):
+    """What saving reads of a :class:`ragdash.retrieval.index.CorpusIndex`."""
+
+    corpus: Corpus
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def passages(self, tables: bool = False) -> tuple[Passage, ...]: ...
+
+    def inverted(self, tables: bool = False, unicode: bool = False) -> InvertedIndex: ...
+
+
+#: A loaded index's parts: the corpus, the passage sets and the inverted indexes by
+#: (tables, unicode) — what :meth:`ragdash.retrieval.index.CorpusIndex.load` puts together.
+Parts = tuple[Corpus, dict[bool, tuple[Passage, ...]], dict[tuple[bool, bool], InvertedIndex]]
+
+
+def save_index(index: _Index, folder: str | Path, docs: str | Path | None = None) -> Path:
     """Write ``index`` (both passage sets and their postings) to ``folder``, atomically: it
     is built in a temporary folder beside it and renamed into place, so a reader sees the
     old index or the new one, never half of one. ``docs``: the folder it was loaded from,
@@ -165,11 +182,11 @@ def _swap_in(tmp: Path, folder: Path) -> None:
 # --- reading -------------------------------------------------------------------------------
 
 
-def load_index(folder: str | Path, docs: str | Path | None = None) -> CorpusIndex:
-    """The index saved in ``folder``, postings memory-mapped. Checks every file against the
-    manifest, the format and version, and (``docs``, else the folder recorded at build time
-    when it still exists) that no docs file changed. Raises :class:`IndexFileError` naming
-    the file and the problem."""
+def read_index(folder: str | Path, docs: str | Path | None = None) -> Parts:
+    """The parts of the index saved in ``folder``, postings memory-mapped. Checks every
+    file against the manifest, the format and version, and (``docs``, else the folder
+    recorded at build time when it still exists) that no docs file changed. Raises
+    :class:`IndexFileError` naming the file and the problem."""
     folder = Path(folder)
     manifest_path = folder / MANIFEST
     if not folder.is_dir():
@@ -233,7 +250,7 @@ def _day(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-def _assemble(folder: Path, manifest: Mapping[str, Any]) -> CorpusIndex:
+def _assemble(folder: Path, manifest: Mapping[str, Any]) -> Parts:
     data = _read_json(folder / "corpus.json")
     documents = tuple(
         Document(d[0], d[1], _day(d[2]), d[3], d[4], d[5], tuple(d[6]), d[7],
@@ -241,11 +258,12 @@ def _assemble(folder: Path, manifest: Mapping[str, Any]) -> CorpusIndex:
         for d in data["documents"]
     )  # fmt: skip
     messages = tuple(IngestMessage(*m) for m in data["messages"])
-    index = CorpusIndex(Corpus(documents, messages))
+    sets: dict[bool, tuple[Passage, ...]] = {}
+    inverted: dict[tuple[bool, bool], InvertedIndex] = {}
     for tables, name in _SETS.items():
         if tables and manifest.get("tables_shared"):
-            index._passages[True] = index._passages[False]
-            index._inverted[(True, False)] = index._inverted[(False, False)]
+            sets[True] = sets[False]
+            inverted[(True, False)] = inverted[(False, False)]
             continue
         passages = tuple(
             Passage(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], _day(p[8]), p[9])
@@ -259,6 +277,6 @@ def _assemble(folder: Path, manifest: Mapping[str, Any]) -> CorpusIndex:
         postings = Postings(vocabulary, dict(zip(vocabulary, range(len(vocabulary)),
                                                  strict=True)), offsets, ids)  # fmt: skip
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
-        index._passages[tables] = passages
-        index._inverted[(tables, False)] = InvertedIndex(passages, postings, current, False)
-    return index
+        sets[tables] = passages
+        inverted[(tables, False)] = InvertedIndex(passages, postings, current, False)
+    return Corpus(documents, messages), sets, inverted
