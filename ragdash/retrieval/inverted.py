@@ -30,6 +30,7 @@ from ragdash.retrieval.matching import (
     TokenMatch,
     extract_edits,
     extract_fuzzy,
+    fuzzy_eligible,
     fuzzy_word,
     repair_key,
     repairs_for,
@@ -113,6 +114,7 @@ class VocabularyView:
     _fuzzy: dict[tuple[object, ...], list[tuple[str, float]]] = field(default_factory=dict)
     _documents: dict[str, int] = field(default_factory=dict)
     _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict)
+    _repaired: dict[tuple[int, str], tuple[RepairTable, list[str]]] = field(default_factory=dict)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
@@ -130,6 +132,16 @@ class VocabularyView:
         if key not in self._repairs:
             self._repairs[key] = repairs_for(self.words, self.documents, settings)
         return self._repairs[key]
+
+    def repaired_words(self, table: RepairTable, rule: str) -> list[str]:
+        """Fuzzy-eligible words ``table`` repairs to that this vocabulary lacks, kept per
+        table (tables are kept by the view) and rule: not re-listed for every query."""
+        key = (id(table), rule)
+        kept = self._repaired.get(key)
+        if kept is None or kept[0] is not table:
+            words = [w for w in table.by_word if w not in self.words and fuzzy_eligible(w, rule)]
+            kept = self._repaired[key] = (table, words)
+        return kept[1]
 
     def fuzzy_pool(self) -> FuzzyPool:
         """The view's letters-only words by length, with their letter masks (shared by every

@@ -386,8 +386,7 @@ def _fuzzy_options(
         # limit / TYPO OSA edits away can never be kept: the lexicon may skip it.
         found = dict(fuzzy_lookup(lexicon, form, settings, near=int(limit / TYPO + 1e-9)))
         if table is not None:
-            extra = [w for w in table.by_word if w not in lexicon and fuzzy_eligible(w, rule)]
-            found.update(_lookup_words(form, extra, settings))
+            found.update(_lookup_words(form, repaired_words(lexicon, table, rule), settings))
         for word, score in found.items():
             if len(form) <= ACRONYM_LENGTH:
                 cost, edits = typo_cost(form, word)
@@ -421,6 +420,15 @@ def _fuzzy_options(
         repaired = f"{note}; {table.repairs[raw].note}"
         options[raw] = TokenMatch(q, raw, MatchKind.FUZZY, score, points, repaired)
     return options, ""
+
+
+def repaired_words(lexicon: Lexicon, table: RepairTable, rule: str) -> Sequence[str]:
+    """The fuzzy-eligible words the OCR fix repairs to that no passage spells as-is (a
+    lexicon may keep the list: ``lexicon.repaired_words(table, rule)``)."""
+    kept = getattr(lexicon, "repaired_words", None)
+    if kept is not None:
+        return kept(table, rule)
+    return [w for w in table.by_word if w not in lexicon and fuzzy_eligible(w, rule)]
 
 
 def _lookup_words(form: str, words: Sequence[str], settings: Fixes) -> list[tuple[str, float]]:
