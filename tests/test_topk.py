@@ -73,3 +73,18 @@ def test_a_query_naming_a_version_takes_the_full_reorder():
     for query in ("refund policy 2023", "refund days"):
         expected = outcome(rank_passages(index.passages(), query, fixes))
         assert outcome(index.top(query, fixes, 1)) == expected[:1]
+
+
+def test_small_k_on_more_corpora_gives_the_same_passages_and_reasons_as_the_full_reorder():
+    """Small k is where a moved passage comes from beyond the first k places and its reason
+    must name an older version found past them: more seeded corpora, k from 1 to 5."""
+    rng = random.Random(5)
+    for spec in ("recency", "recency,versions", "all"):
+        fixes = Fixes.parse(spec)
+        for _ in range(60):
+            index = family_corpus(rng)
+            for _ in range(4):
+                query = " ".join(rng.sample(VOCAB, rng.randint(1, 3)))
+                full = outcome(rank_passages(index.passages(fixes.tables), query, fixes))
+                for k in (1, 2, 3, 5):
+                    assert outcome(index.top(query, fixes, k)) == full[:k], (query, k)

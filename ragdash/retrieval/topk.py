@@ -164,20 +164,30 @@ def _recency(
         members = in_family[fam]
         members = members[vals[members] == score]
         places = place[members]
-        top = np.sort(places[places <= limit])  # the group's places among the first k
+        inside = places <= limit
+        order = np.argsort(places[inside])
+        top = places[inside][order]  # the group's places among the first k, in order
+        top_members = members[inside][order]  # who held them before the move
         newest = _newest(members, places, arrays.newness[ids[members]], len(top))
         for slot_place, pos in zip(top.tolist(), newest.tolist(), strict=True):
             result[slot_of[slot_place]] = pos
-        docs = arrays.doc[ids[members]]
         for j, pos in enumerate(newest.tolist()):
-            mine = place[pos]
-            if int(np.count_nonzero(places < mine)) <= j:
+            mine = int(place[pos])
+            old = int(np.searchsorted(top, mine)) if mine <= limit else len(members)
+            if old <= j:
                 continue  # it did not move up
             # The first member, in place order, from the j-th place up to where it was,
             # of another document: the older version it now ranks above.
-            between = (places >= top[j]) & (places < mine) & (docs != arrays.doc[ids[pos]])
-            if between.any():
-                passed = int(ids[members[between][np.argmin(places[between])]])
+            doc = arrays.doc[ids[pos]]
+            passed = next(
+                (int(ids[q]) for q in top_members[j:old].tolist() if arrays.doc[ids[q]] != doc),
+                None,
+            )
+            if passed is None and mine > limit:  # past the first k: scan the group once
+                between = (places > limit) & (places < mine) & (arrays.doc[ids[members]] != doc)
+                if between.any():
+                    passed = int(ids[members[between][np.argmin(places[between])]])
+            if passed is not None:
                 pid = int(ids[pos])
                 reasons[pid] = _reason(passages[pid], passages[passed], families, "recency")
     return result
