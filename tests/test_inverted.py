@@ -12,7 +12,7 @@ from conftest import make_document, make_index
 from ragdash.errors import QueryError
 from ragdash.retrieval import inverted
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import FuzzyPool, build_postings
+from ragdash.retrieval.inverted import FuzzyPool, build_postings, letter_mask
 from ragdash.retrieval.matching import SetLexicon, extract_edits, extract_fuzzy, plan_with_lexicon
 from ragdash.retrieval.ranking import rank_passages
 from ragdash.settings import EDIT_RULES, FIX_NAMES, FUZZY_RULES, Fixes
@@ -233,6 +233,7 @@ def test_the_length_and_letter_filters_never_drop_a_fuzzy_match(threshold):
     rng = random.Random(threshold)
     words = sorted({"".join(rng.choices("aeinorsté", k=rng.randint(4, 10))) for _ in range(400)})
     pool = FuzzyPool.build(words)
+    assert pool.masks.tolist() == [letter_mask(w) for w in pool.words]  # one token alike
     for _ in range(60):
         token = near_miss(rng, rng.choice(words)) if rng.random() < 0.6 else "".join(
             rng.choices("aeinorstu", k=rng.randint(4, 10))

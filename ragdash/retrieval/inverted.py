@@ -248,8 +248,20 @@ class FuzzyPool:
 
     def _gap(self, token: str, lo: int, hi: int) -> np.ndarray:
         """How many letters each word of the slice uses that ``token`` does not, or back."""
-        mine = letter_masks([token], np.array([len(token)]))[0]
-        return np.bitwise_count(self.masks[lo:hi] ^ mine)
+        return np.bitwise_count(self.masks[lo:hi] ^ np.uint32(letter_mask(token)))
+
+
+def letter_mask(word: str) -> int:
+    """One word's :func:`letter_masks` entry, in plain Python (one query token: no arrays).
+
+        >>> bin(letter_mask("abbé"))
+        '0b100000000000000000000000011'
+    """
+    mask = 0
+    for ch in word:
+        code = ord(ch) - 97
+        mask |= 1 << (code if 0 <= code <= 25 else 26)
+    return mask
 
 
 def letter_masks(words: Sequence[str], lengths: np.ndarray) -> np.ndarray:
