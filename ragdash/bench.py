@@ -35,6 +35,8 @@ from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import Fixes
 
 SIZES = (1_000, 10_000, 100_000)
+#: rank_bm25 scores every passage in Python: above this size it is left out of the run.
+RANK_BM25_LIMIT = 200_000
 QUICK_SIZES = (1_000, 10_000)
 NO_FIXES = Fixes()
 MIN_PASSAGE_CHARS, MAX_PASSAGE_CHARS = 200, 900
@@ -106,6 +108,25 @@ def passage_texts(count: int) -> list[str]:
                 if len(seen) >= count:
                     return list(seen)
     return list(seen)
+
+
+def remixed(texts: Sequence[str], count: int, seed: int = 3) -> list[str]:
+    """``count`` more distinct passages when the sources run out (a million passages is
+    more docstring text than a Python install holds): the first half of one passage joined
+    to the second half of another, cut at spaces — still text nobody here wrote, with the
+    same vocabulary and the same passage lengths."""
+    rng = random.Random(seed)
+    seen = set(texts)
+    extra: list[str] = []
+    while len(extra) < count and len(texts) > 1:
+        a, b = rng.choice(texts), rng.choice(texts)
+        head = a[: a.find(" ", len(a) // 2)] if " " in a[len(a) // 2 :] else a
+        tail = b[b.find(" ", len(b) // 2) :] if " " in b[len(b) // 2 :] else b
+        text = f"{head}{tail}"
+        if text not in seen:
+            seen.add(text)
+            extra.append(text)
+    return extra
 
 
 def damage(text: str, rng: random.Random) -> str:
@@ -189,6 +210,21 @@ class Ragdash(System):
 
     def query(self, text: str, k: int) -> object:
         return self.index.top(text, self.fixes, k)
+
+
+class ColdFuzzy(Ragdash):
+    """ragdash with the fuzzy fix, every look-up cold: the per-vocabulary fuzzy cache is
+    emptied before each query, so a repeated typo is timed like a new one."""
+
+    name = "fuzzy-typo"
+
+    def __init__(self) -> None:
+        super().__init__(Fixes(fuzzy=True))
+
+    def query(self, text: str, k: int) -> object:
+        for view in self.index.inverted(False)._views.values():
+            view._fuzzy.clear()
+        return super().query(text, k)
 
 
 class RankBM25(System):
@@ -317,6 +353,8 @@ class Row:
     memory_mb: dict[str, float]
     extras_s: float  # first all-fixes query: OCR groups, fuzzy pools, tie orders
     latency: dict[str, Latency]
+    typo_latency: dict[str, Latency]  # typo'd queries only: cold fuzzy vs bm25s
+    typo_queries: int
     ablation_s: float
     ablation_runs: int
 
@@ -326,6 +364,8 @@ def measure(size: int, texts: Sequence[str], args: argparse.Namespace) -> Row:
     queries = make_queries(corpus, args.queries)
     strings = [q.text for q in queries]
     makers: list[Callable[[], System]] = [Ragdash, *(type(p) for p in available_peers())]
+    if size > RANK_BM25_LIMIT:  # ~2 s a query at 1M passages: 200 queries x 3 would be hours
+        makers = [m for m in makers if m is not RankBM25]
     build, memory = {}, {}
     ours = Ragdash()
     peers: dict[str, System] = {}
@@ -340,12 +380,32 @@ def measure(size: int, texts: Sequence[str], args: argparse.Namespace) -> Row:
     every.index = ours.index
     extras = timed(lambda: every.query("warmup qxzv", args.k))
     lat = interleaved_latency({"none": ours, "all": every, **peers}, strings, args.k)
-    del peers
+    cold = ColdFuzzy()
+    cold.index = ours.index
+    typos = typo_queries(queries, ours.index.inverted(False).postings.token_ids)
+    fast = {"bm25s": peers["bm25s"]} if "bm25s" in peers else {}
+    typo_lat = interleaved_latency({"fuzzy": cold, **fast}, typos, args.k) if typos else {}
+    del peers, fast
     gc.collect()
-    cases = ablation_cases(make_queries(corpus, args.cases, seed=2), args.cases)
-    ablation = timed(lambda: run_ablation(ours.index, cases))
+    cases = []
+    if args.cases:
+        cases = ablation_cases(make_queries(corpus, args.cases, seed=2), args.cases)
+    ablation = timed(lambda: run_ablation(ours.index, cases)) if cases else 0.0
     runs = len(cases) * len(configurations())
-    return Row(len(ours.index.passages()), build, memory, extras, lat, ablation, runs)
+    return Row(len(ours.index.passages()), build, memory, extras, lat, typo_lat, len(typos),
+               ablation, runs)  # fmt: skip
+
+
+def typo_queries(queries: Sequence[Query], vocabulary: object) -> list[str]:
+    """The queries with a misspelled word: letters only, not a word of the corpus."""
+    from ragdash.retrieval.wordlist import english_words
+
+    english = english_words()
+    return [
+        q.text
+        for q in queries
+        if any(t.isalpha() and t not in vocabulary and t not in english for t in tokenize(q.text))
+    ]
 
 
 # --- report --------------------------------------------------------------------------------
@@ -366,41 +426,59 @@ def _num(value: float | None, fmt: str) -> str:
 
 
 def report(rows: Sequence[Row], k: int) -> str:
-    """The three markdown tables: build, query latency, ablation."""
-    out = ["### Build (tokenize + index; memory held, tracemalloc)", ""]
+    """The markdown tables: build and memory, query latency, fuzzy typos, ablation."""
+    out = ["### Build (tokenize + index; memory held after the build, tracemalloc, same "
+           "method for both)", ""]  # fmt: skip
     out.append(
         "| passages | ragdash s | ragdash MB | all-fixes extras s | rank_bm25 s | bm25s s "
-        "| bm25s MB | build ragdash÷bm25s |"
+        "| bm25s MB | build ragdash÷bm25s | memory ragdash÷bm25s |"
     )
-    out.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         b, m = r.build_s, r.memory_mb
         out.append(
             f"| {r.passages:,} | {b['ragdash']:.2f} | {m['ragdash']:.0f} | {r.extras_s:.2f} "
             f"| {_num(b.get('rank_bm25'), '.2f')} | {_num(b.get('bm25s'), '.2f')} "
-            f"| {_num(m.get('bm25s'), '.0f')} | {_ratio(b['ragdash'], b.get('bm25s'))} |"
+            f"| {_num(m.get('bm25s'), '.0f')} | {_ratio(b['ragdash'], b.get('bm25s'))} "
+            f"| {_ratio(m['ragdash'], m.get('bm25s'))} |"
         )
     out += [
         "",
         f"### Query latency, top-{k}, ms (wall median / wall p95 / CPU median ±wall IQR)",
         "",
         "Systems interleaved query by query, each warmed up, 3 repeats; the ratios compare "
-        "CPU medians (the machine's other load inflates wall time for everyone).",
+        "CPU medians (the machine's other load inflates wall time for everyone). rank_bm25 "
+        f"is left out above {RANK_BM25_LIMIT:,} passages.",
         "",
     ]
     out.append(
         "| passages | no fix | all fixes | rank_bm25 | bm25s "
-        "| rank_bm25÷all-fixes | all-fixes÷bm25s |"
+        "| rank_bm25÷all-fixes | no-fix÷bm25s | all-fixes÷bm25s |"
     )
-    out.append("|---:|---:|---:|---:|---:|---:|---:|")
+    out.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         lat = r.latency
         mine, peer, fast = lat["all"].cpu_ms, lat.get("rank_bm25"), lat.get("bm25s")
+        base = fast.cpu_ms if fast else None
         out.append(
             f"| {r.passages:,} | {_ms(lat['none'])} | {_ms(lat['all'])} "
             f"| {_ms(peer)} | {_ms(fast)} "
             f"| {_ratio(peer.cpu_ms if peer else None, mine)} "
-            f"| {_ratio(mine, fast.cpu_ms if fast else None)} |"
+            f"| {_ratio(lat['none'].cpu_ms, base)} | {_ratio(mine, base)} |"
+        )
+    out += [
+        "",
+        "### Fuzzy typos: the queries with a misspelled word, fuzzy fix on, every look-up "
+        "cold (cache emptied), against bm25s on the same queries",
+        "",
+        "| passages | typo queries | fuzzy (ms, as above) | bm25s | fuzzy-typo÷bm25s |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        fz, fast = r.typo_latency.get("fuzzy"), r.typo_latency.get("bm25s")
+        out.append(
+            f"| {r.passages:,} | {r.typo_queries} | {_ms(fz)} | {_ms(fast)} "
+            f"| {_ratio(fz.cpu_ms if fz else None, fast.cpu_ms if fast else None)} |"
         )
     out += ["", f"### Ablation (run_ablation: cases × {len(configurations())} configurations)", ""]
     out.append("| passages | checks | seconds | ms per check |")
@@ -471,10 +549,14 @@ def pdf_report(rows: Sequence[PdfTiming]) -> str:
     return "\n".join(out)
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (one function, so other benchmarks add their options here)."""
     parser = argparse.ArgumentParser(prog="python -m ragdash.bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="1k and 10k passages, fewer runs")
-    parser.add_argument("--passages", type=int, nargs="+", help="corpus sizes to measure")
+    parser.add_argument(
+        "--sizes", "--passages", dest="passages", type=int, nargs="+",
+        help="corpus sizes to measure (e.g. --sizes 10000 100000 1000000)",
+    )
     parser.add_argument("--queries", type=int, help="queries per size (default 200, quick 50)")
     parser.add_argument("--cases", type=int, help="ablation cases (default 1000, quick 100)")
     parser.add_argument("--k", type=int, default=10, help="passages returned per query")
@@ -483,7 +565,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="time loading these PDFs beside pdfplumber's extract_text (then exit)",
     )
     parser.add_argument("--repeats", type=int, default=1, help="PDF timing: best of N runs")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    args = build_parser().parse_args(argv)
     quick = args.quick
     args.passages = args.passages or list(QUICK_SIZES if quick else SIZES)
     args.queries = args.queries or (50 if quick else 200)
@@ -503,6 +589,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     start = time.perf_counter()
     texts = passage_texts(max(args.passages))
+    if len(texts) < max(args.passages):
+        texts += remixed(texts, max(args.passages) - len(texts))
     print(f"corpus: {len(texts):,} passages of standard-library and package docstrings "
           f"({time.perf_counter() - start:.1f} s to read)")  # fmt: skip
     sizes = sorted({min(size, len(texts)) for size in args.passages})

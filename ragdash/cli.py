@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,8 @@ def check_command(docs: str | Path, workspace: str | Path) -> str:
 
 
 def _index(args: argparse.Namespace) -> CorpusIndex:
+    if getattr(args, "index", None):
+        return _saved_index(args)
     docs = _docs(args)
     try:
         if args.workspace:
@@ -111,6 +114,31 @@ def _index(args: argparse.Namespace) -> CorpusIndex:
     if not corpus.documents:
         raise BadInput(f"no loadable documents in {str(docs)!r}")
     return CorpusIndex(corpus)
+
+
+def _saved_index(args: argparse.Namespace) -> CorpusIndex:
+    """``--index DIR``: the index ``ragdash index build`` saved (checked against ``--docs``
+    when given, else the docs folder it was built from)."""
+    if args.workspace:
+        raise BadInput("--index cannot be combined with --workspace: an index is built from a "
+                       "docs folder alone (ragdash index build --docs DIR -o INDEX)")  # fmt: skip
+    return CorpusIndex.load(args.index, args.docs)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    """``ragdash index build``: load the docs, build both passage sets' postings, save."""
+    args.workspace = None
+    index = _index(args)
+    started = time.perf_counter()
+    for tables in (False, True):
+        index.inverted(tables)
+    folder = index.save(args.output, _docs(args))
+    print(
+        f"saved {len(index.passages(False)):,} passages of {len(index.corpus.documents):,} "
+        f"documents to {folder} ({time.perf_counter() - started:.1f} s); use it with "
+        f"--index {shlex.quote(str(folder))}"
+    )
+    return EXIT_OK
 
 
 def _cases(args: argparse.Namespace, index: CorpusIndex):
@@ -991,6 +1019,13 @@ def build_parser() -> argparse.ArgumentParser:
             help="the dashboard's workspace folder: its uploads and metadata edits join the "
             "docs, and its case library joins the bundled cases",
         )
+        p.add_argument(
+            "--index",
+            default=None,
+            metavar="DIR",
+            help="a saved index (ragdash index build) instead of loading the docs; refused "
+            "when the docs changed since",
+        )
         if cases:
             p.add_argument(
                 "--cases",
@@ -1006,6 +1041,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="passages sent to the model (overrides each case's top_k)",
         )
         p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    index = sub.add_parser("index", help="build an index once and save it (index build)")
+    index.add_argument("action", choices=("build",), help="build: load --docs and save")
+    index.add_argument("--docs", default=None, help="docs folder (default as for check)")
+    index.add_argument("-o", "--output", required=True, metavar="DIR",
+                       help="folder to write the index to (replaced atomically)")  # fmt: skip
 
     check = sub.add_parser("check", help="run proof-check cases")
     common(check, cases=True)
@@ -1299,6 +1340,7 @@ def cmd_scan_bench(args: argparse.Namespace) -> int:
 COMMANDS = {
     "ocr-map": cmd_ocr_map,
     "scan-bench": cmd_scan_bench,
+    "index": cmd_index,
     "dashboard": cmd_dashboard,
     "check": cmd_check,
     "query": cmd_query,

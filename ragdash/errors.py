@@ -12,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "CaseFileError",
     "IngestCancelled",
+    "IndexFileError",
     "IngestError",
     "LibraryError",
     "OcrUnavailable",
@@ -39,6 +40,11 @@ class QueryError(RagdashError, ValueError):
 
 class IngestError(RagdashError):
     """A file that cannot be loaded; the message names the problem in plain words."""
+
+
+class IndexFileError(RagdashError):
+    """A saved index that cannot be used — missing, corrupt, stale (the docs changed) or
+    written by another ragdash version; the message names the file and says to rebuild."""
 
 
 class IngestCancelled(IngestError):

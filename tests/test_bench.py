@@ -9,18 +9,27 @@ from ragdash.settings import Fixes
 
 
 def test_bench_prints_build_latency_and_ablation_tables_with_ratios(capsys):
-    assert bench.main(["--passages", "150", "--queries", "5", "--cases", "4"]) == 0
+    assert bench.main(["--sizes", "150", "--queries", "20", "--cases", "4"]) == 0
     out = capsys.readouterr().out
-    for heading in ("### Build", "### Query latency, top-10", "### Ablation"):
+    for heading in ("### Build", "### Query latency, top-10", "### Fuzzy typos", "### Ablation"):
         assert heading in out
-    for column in ("ragdash s", "ragdash MB", "bm25s s", "build ragdash÷bm25s", "no fix",
-                   "all fixes", "rank_bm25", "rank_bm25÷all-fixes", "all-fixes÷bm25s",
-                   "checks"):  # fmt: skip
+    for column in ("ragdash s", "ragdash MB", "bm25s s", "build ragdash÷bm25s",
+                   "memory ragdash÷bm25s", "no fix", "all fixes", "rank_bm25",
+                   "rank_bm25÷all-fixes", "no-fix÷bm25s", "all-fixes÷bm25s", "typo queries",
+                   "fuzzy-typo÷bm25s", "checks"):  # fmt: skip
         assert column in out
     rows = [line for line in out.splitlines() if re.match(r"\| 15\d \|", line)]
-    assert len(rows) == 3
-    assert len(re.findall(r"\d+\.\d+x", rows[0] + rows[1])) == 3  # the three ratios
-    assert "| 64 |" in rows[2]  # 4 cases × 16 configurations
+    assert len(rows) == 4
+    ratios = [len(re.findall(r"\d+\.\d+x", row)) for row in rows[:3]]
+    assert ratios == [2, 3, 1]  # build and memory; three latency ratios; fuzzy typos
+    assert "| 64 |" in rows[3]  # 4 cases × 16 configurations
+
+
+def test_a_million_passages_need_more_text_than_the_sources_hold_remixed_not_repeated():
+    texts = bench.passage_texts(40)
+    extra = bench.remixed(texts, 100)
+    assert len(extra) == 100 and len(set(extra) | set(texts)) == 140
+    assert bench.remixed(texts, 100) == extra  # seeded
 
 
 def test_bench_corpus_is_third_party_text_cut_into_seeded_documents():

@@ -10,9 +10,10 @@ import pytest
 from conftest import make_document, make_index
 
 from ragdash.errors import QueryError
+from ragdash.retrieval import inverted
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import FuzzyPool, build_postings
-from ragdash.retrieval.matching import extract_edits, extract_fuzzy
+from ragdash.retrieval.inverted import FuzzyPool, build_postings, letter_mask
+from ragdash.retrieval.matching import SetLexicon, extract_edits, extract_fuzzy, plan_with_lexicon
 from ragdash.retrieval.ranking import rank_passages
 from ragdash.settings import EDIT_RULES, FIX_NAMES, FUZZY_RULES, Fixes
 
@@ -88,6 +89,20 @@ def test_search_and_top_equal_the_reference_scorer_on_random_corpora(fixes):
     assert len(ALL_FIXES) == 2 ** len(FIX_NAMES)
     rng = random.Random(fixes.label)
     for _ in range(12):
+        index = random_index(rng)
+        for _ in range(4):
+            assert_same(index, random_query(rng), fixes, rng.randint(0, 8))
+
+
+@pytest.mark.parametrize("share", [0.0, 1e9], ids=["dense", "sparse"])
+@pytest.mark.parametrize("spec", ["none", "ocr,fuzzy", "status,recency,versions", "all"])
+def test_sparse_and_dense_summing_rank_alike(spec, share, monkeypatch):
+    """Scores are summed over the postings read (sorted) or in a dense array when the
+    postings cover much of the corpus: both paths equal the reference."""
+    monkeypatch.setattr(inverted, "DENSE_SHARE", share)
+    rng = random.Random(spec)
+    fixes = Fixes.parse(spec)
+    for _ in range(25):
         index = random_index(rng)
         for _ in range(4):
             assert_same(index, random_query(rng), fixes, rng.randint(0, 8))
@@ -192,16 +207,47 @@ def test_postings_list_each_token_s_passages_in_ascending_order():
     assert postings.ids("zzz").tolist() == []
 
 
+def near_miss(rng: random.Random, base: str, letters: str = "aeinorstu") -> str:
+    """``base`` with 0-3 random swaps, substitutions, insertions and deletions."""
+    token = list(base)
+    for _ in range(rng.randint(0, 3)):
+        i = rng.randrange(len(token) + 1)
+        op = rng.choice("sidt")
+        if op == "s" and i < len(token):
+            token[i] = rng.choice(letters)
+        elif op == "i":
+            token.insert(i, rng.choice(letters))
+        elif op == "d" and i < len(token) and len(token) > 1:
+            del token[i]
+        elif op == "t" and i + 1 < len(token):
+            token[i], token[i + 1] = token[i + 1], token[i]
+    return "".join(token)
+
+
+def found(pairs):
+    return sorted(pairs)
+
+
 @pytest.mark.parametrize("threshold", [0.0, 40.0, 66.6, 80.0, 90.0, 100.0])
-def test_the_letter_count_filter_never_drops_a_fuzzy_match(threshold):
+def test_the_length_and_letter_filters_never_drop_a_fuzzy_match(threshold):
     rng = random.Random(threshold)
-    words = sorted({"".join(rng.choices("aeinorst", k=rng.randint(4, 10))) for _ in range(400)})
+    words = sorted({"".join(rng.choices("aeinorsté", k=rng.randint(4, 10))) for _ in range(400)})
     pool = FuzzyPool.build(words)
+    assert pool.masks.tolist() == [letter_mask(w) for w in pool.words]  # one token alike
     for _ in range(60):
-        token = "".join(rng.choices("aeinorstu", k=rng.randint(4, 10)))
+        token = near_miss(rng, rng.choice(words)) if rng.random() < 0.6 else "".join(
+            rng.choices("aeinorstu", k=rng.randint(4, 10))
+        )
         kept = pool.candidates(token, threshold)
         assert set(kept) <= set(words)
-        assert extract_fuzzy(token, kept, threshold) == extract_fuzzy(token, words, threshold)
+        assert found(extract_fuzzy(token, kept, threshold)) == found(
+            extract_fuzzy(token, words, threshold)
+        )
+        for near in (1, 2, 3):  # and within ``near`` OSA edits, when that is all that is asked
+            close = {w for w, _ in extract_edits(token, words, near)}
+            expected = [(w, s) for w, s in extract_fuzzy(token, words, threshold) if w in close]
+            kept = pool.candidates(token, threshold, near=near)
+            assert {w for w, _ in expected} <= set(kept)
 
 
 @pytest.mark.parametrize("edits", [1, 2])
@@ -210,26 +256,40 @@ def test_the_edit_prefilter_never_drops_a_word_within_the_edits(edits):
     words = sorted({"".join(rng.choices("aeinorst", k=rng.randint(1, 9))) for _ in range(600)})
     pool = FuzzyPool.build(words)
     for _ in range(150):
-        base = rng.choice(words)
-        # Mostly near misses of a pool word (swaps, edits), some random strings.
-        token = list(base)
-        for _ in range(rng.randint(0, 3)):
-            i = rng.randrange(len(token) + 1)
-            op = rng.choice("sidt")
-            if op == "s" and i < len(token):
-                token[i] = rng.choice("aeinorstu")
-            elif op == "i":
-                token.insert(i, rng.choice("aeinorstu"))
-            elif op == "d" and i < len(token) and len(token) > 1:
-                del token[i]
-            elif op == "t" and i + 1 < len(token):
-                token[i], token[i + 1] = token[i + 1], token[i]
-        token = "".join(token) if rng.random() < 0.8 else "".join(rng.choices("aeinost", k=5))
+        token = near_miss(rng, rng.choice(words))
+        token = token if rng.random() < 0.8 else "".join(rng.choices("aeinost", k=5))
         for min_length in (0, 3, 5):
             kept = pool.within_edits(token, edits, min_length)
             eligible = [w for w in words if len(w) >= min_length]
             assert set(kept) <= set(eligible)
-            assert extract_edits(token, kept, edits) == extract_edits(token, eligible, edits)
+            assert found(extract_edits(token, kept, edits)) == found(
+                extract_edits(token, eligible, edits)
+            )
+
+
+@pytest.mark.parametrize("rule", list(FUZZY_RULES))
+def test_the_fast_candidate_generator_rewrites_typos_exactly_as_the_plain_reference(rule):
+    """The index's cached pool (length slices, letter masks, the typo-cost bound) and the
+    plain scan of every word (:class:`SetLexicon`) choose the same rewrite, or none, for
+    near misses of a larger vocabulary — real words stay as they are in both."""
+    rng = random.Random(rule)
+    letters = "abcdefghiklmnoprstuw"
+    words = {"".join(rng.choices(letters, k=rng.randint(3, 13))) for _ in range(1500)}
+    words |= {"warehouse", "policy", "login", "logic", "storage"}
+    docs = [make_document(f"d{i}", " ".join(rng.sample(sorted(words), 40))) for i in range(60)]
+    index = make_index(*docs)
+    view = index.inverted(False).view(False)
+    plain = SetLexicon({w: view.documents(w) for w in view.words})
+    rewritten = 0
+    for threshold in (60.0, 80.0, 90.0):
+        fixes = Fixes(fuzzy=True, fuzzy_rule=rule, threshold=threshold)
+        for _ in range(80):
+            token = near_miss(rng, rng.choice(sorted(view.words)), letters)
+            fast = plan_with_lexicon([token], view, fixes)
+            slow = plan_with_lexicon([token], plain, fixes)
+            assert fast == slow, token
+            rewritten += any(m.kind == "fuzzy" for m in fast.candidates[token].values())
+    assert rewritten > 20  # the near misses do get rewritten
 
 
 def test_passages_of_a_document_are_its_passages_in_order(sample_index):

@@ -55,10 +55,14 @@ class Passage:
     subject: str = ""
     updated: date | None = None
     status: str = "current"
-    tokens: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "tokens", frozenset(tokenize(self.text)))
+    @cached_property
+    def tokens(self) -> frozenset[str]:
+        """The passage's baseline tokens (worked out on first use and kept). Not built for
+        every passage up front: the index keeps its own postings (token ids in numpy), and a
+        set of strings per passage cost about 8 KB each — most of the memory at 100,000
+        passages — while only the passages a page shows ever need theirs."""
+        return frozenset(tokenize(self.text))
 
     @cached_property
     def unicode_tokens(self) -> frozenset[str]:

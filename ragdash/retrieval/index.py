@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 
 from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.ingestion.fingerprint import corpus_fingerprint
 from ragdash.ingestion.segmentation import corpus_passages
 from ragdash.retrieval.inverted import InvertedIndex
 from ragdash.retrieval.ranking import RankedPassage
+from ragdash.retrieval.saved import read_index, save_index
 from ragdash.settings import Fixes
 
 
@@ -64,6 +66,23 @@ class CorpusIndex:
         """A short hash of the corpus as the retriever sees it (see
         :func:`ragdash.ingestion.fingerprint.corpus_fingerprint`): shared links carry it."""
         return corpus_fingerprint(self.corpus)
+
+    @classmethod
+    def load(cls, folder: str | Path, docs: str | Path | None = None) -> CorpusIndex:
+        """An index saved by :meth:`save`, postings memory-mapped, checked against its
+        manifest and its docs folder (see :mod:`ragdash.retrieval.saved`). Raises
+        ``IndexFileError`` naming the file when it is corrupt, stale or from another
+        version."""
+        corpus, passages, inverted = read_index(folder, docs)
+        index = cls(corpus)
+        index._passages.update(passages)
+        index._inverted.update(inverted)
+        return index
+
+    def save(self, folder: str | Path, docs: str | Path | None = None) -> Path:
+        """Write this index to ``folder`` atomically (``docs``: the folder it came from, to
+        tell a stale index later); see :func:`ragdash.retrieval.saved.save_index`."""
+        return save_index(self, folder, docs)
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         """Every eligible passage ranked for ``query`` under ``fixes``, best first."""

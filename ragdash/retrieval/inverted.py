@@ -14,11 +14,12 @@ for every fuzzy rule) are worked out on first use and kept.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 
 import numpy as np
+from rapidfuzz.distance import OSA
 
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.families import VersionFamilies, families_of, reorder
@@ -29,6 +30,7 @@ from ragdash.retrieval.matching import (
     TokenMatch,
     extract_edits,
     extract_fuzzy,
+    fuzzy_eligible,
     fuzzy_word,
     repair_key,
     repairs_for,
@@ -41,10 +43,15 @@ from ragdash.retrieval.ranking import (
     query_tokens,
     rank_passages,
 )
+from ragdash.retrieval.tokens import tokenizer
+from ragdash.retrieval.topk import FamilyArrays, names_a_version, top_moving
 from ragdash.settings import Fixes
 
 #: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
 FUZZY_CACHE_SIZE = 4096
+#: A query whose postings cover more than this share of the passages is summed in a dense
+#: array (one pass over N beats sorting that many ids); fewer are summed by sorting them.
+DENSE_SHARE = 0.125
 #: Points are summed as integers of this many units per point (4-decimal fuzzy points).
 UNITS_PER_POINT = 10_000
 
@@ -71,14 +78,23 @@ class Postings:
         return int(self.offsets.nbytes + self.passage_ids.nbytes)
 
 
-def build_postings(token_sets: Sequence[frozenset[str]]) -> Postings:
-    """Postings of passages given as token sets, vocabulary in first-seen order."""
-    lengths = np.fromiter(map(len, token_sets), dtype=np.int64, count=len(token_sets))
-    flat = list(chain.from_iterable(token_sets))
-    vocabulary = tuple(dict.fromkeys(flat))
-    token_ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-    tids = np.fromiter(map(token_ids.__getitem__, flat), dtype=np.int32, count=len(flat))
-    owners = np.repeat(np.arange(len(token_sets), dtype=np.int32), lengths)
+def build_postings(token_sets: Iterable[Iterable[str]]) -> Postings:
+    """Postings of passages given as their tokens (each passage's distinct tokens count
+    once), vocabulary in first-seen order. Streams: one passage's tokens at a time become
+    int ids in one flat array, so no set per passage outlives its turn."""
+    token_ids: dict[str, int] = {}
+    add = token_ids.setdefault
+    flat = array("i")
+    lengths = array("q")
+    for tokens in token_sets:
+        before = len(flat)
+        flat.extend([add(t, len(token_ids)) for t in dict.fromkeys(tokens)])
+        lengths.append(len(flat) - before)
+    vocabulary = tuple(token_ids)
+    tids = np.frombuffer(flat, dtype=np.int32) if flat else np.zeros(0, dtype=np.int32)
+    count = len(lengths)
+    lens = np.frombuffer(lengths, dtype=np.int64) if count else np.zeros(0, dtype=np.int64)
+    owners = np.repeat(np.arange(count, dtype=np.int32), lens)
     order = np.argsort(tids, kind="stable")  # stable: ids stay ascending within a token
     counts = np.bincount(tids, minlength=len(vocabulary))
     offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
@@ -98,6 +114,7 @@ class VocabularyView:
     _fuzzy: dict[tuple[object, ...], list[tuple[str, float]]] = field(default_factory=dict)
     _documents: dict[str, int] = field(default_factory=dict)
     _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict)
+    _repaired: dict[tuple[int, str], tuple[RepairTable, list[str]]] = field(default_factory=dict)
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
@@ -116,23 +133,43 @@ class VocabularyView:
             self._repairs[key] = repairs_for(self.words, self.documents, settings)
         return self._repairs[key]
 
+    def repaired_words(self, table: RepairTable, rule: str) -> list[str]:
+        """Fuzzy-eligible words ``table`` repairs to that this vocabulary lacks, kept per
+        table (tables are kept by the view) and rule: not re-listed for every query."""
+        key = (id(table), rule)
+        kept = self._repaired.get(key)
+        if kept is None or kept[0] is not table:
+            words = [w for w in table.by_word if w not in self.words and fuzzy_eligible(w, rule)]
+            kept = self._repaired[key] = (table, words)
+        return kept[1]
+
     def fuzzy_pool(self) -> FuzzyPool:
-        """The view's letters-only words with their letter counts (shared by every rule)."""
+        """The view's letters-only words by length, with their letter masks (shared by every
+        rule and cached with the view, i.e. per vocabulary)."""
         if self._pool is None:
-            self._pool = FuzzyPool.build(sorted(w for w in self.words if fuzzy_word(w)))
+            self._pool = FuzzyPool.build([w for w in self.words if fuzzy_word(w)])
         return self._pool
 
-    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
-        key = ("ratio", token, threshold)
+    def fuzzy_matches(
+        self, token: str, threshold: float, near: int | None = None
+    ) -> list[tuple[str, float]]:
+        key = ("ratio", token, threshold, near)
         if key not in self._fuzzy:
-            kept = self.fuzzy_pool().candidates(token, threshold, FUZZY_MIN_LENGTH)
-            self._remember(key, extract_fuzzy(token, kept, threshold))
+            kept = self.fuzzy_pool().candidates(token, threshold, FUZZY_MIN_LENGTH, near)
+            found = extract_fuzzy(token, kept, threshold)
+            if near is not None and found:  # the bound, exactly (one C call per word)
+                osa = OSA.distance
+                found = [(w, s) for w, s in found if osa(token, w, score_cutoff=near) <= near]
+            self._remember(key, found)
         return self._fuzzy[key]
 
-    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
-        key = ("edits", token, edits, min_length)
+    def edit_matches(
+        self, token: str, edits: int, min_length: int, near: int | None = None
+    ) -> list[tuple[str, float]]:
+        key = ("edits", token, edits, min_length, near)
         if key not in self._fuzzy:
-            kept = self.fuzzy_pool().within_edits(token, edits, min_length)
+            bound = edits if near is None else min(edits, near)
+            kept = self.fuzzy_pool().within_edits(token, bound, min_length)
             self._remember(key, extract_edits(token, kept, edits))
         return self._fuzzy[key]
 
@@ -144,61 +181,103 @@ class VocabularyView:
 
 @dataclass(frozen=True, eq=False)
 class FuzzyPool:
-    """Words (letters only) with their letter counts, to skip hopeless ones.
+    """Words (letters only) sorted by length, with a bit mask of the letters each uses:
+    candidate generation reads one slice of lengths and compares one integer per word.
 
-    ``fuzz.ratio`` is ``100 * (1 - indel / (len_a + len_b))`` and the indel distance is at
-    least the L1 distance between letter counts, so a word whose counts are farther than
-    ``(1 - threshold / 100) * (len_a + len_b)`` cannot reach the threshold. For edit
-    distance (OSA), one edit changes that L1 gap by at most 2 and the length by at most 1.
-    Letters outside a-z (``é``, ``ß``, kana) share one extra count: merging counts can only
-    shrink the gap, so the bound still never drops a match.
+    Why the filters never drop a match: ``fuzz.ratio`` is ``100 * (1 - indel / (len_a +
+    len_b))``, and the indel distance is at least the length difference and at least the
+    number of letters one word uses and the other does not (``popcount(mask_a ^ mask_b)``).
+    One OSA edit changes the length by at most 1 and flips at most 2 mask bits (a
+    substitution drops a letter and adds one). Letters outside a-z share one bit: merging
+    can only hide a difference, never invent one. Example: ``warehuse`` (8 letters) within
+    one edit only reads the 7-9 letter slice, and of it only words whose letters differ
+    from ``{a, e, h, r, s, u, w}`` in two letters at most (``warehouse``: none) are scored
+    by rapidfuzz.
     """
 
     words: tuple[str, ...]
-    lengths: np.ndarray
-    counts: np.ndarray  # words × 27 (a-z, then any other letter), int16
+    lengths: np.ndarray  # ascending
+    masks: np.ndarray  # uint32 letter masks, bits 0-25 a-z, bit 26 any other letter
 
     @classmethod
     def build(cls, words: Sequence[str]) -> FuzzyPool:
-        return cls(
-            tuple(words), np.array([len(w) for w in words], dtype=np.int16), letter_counts(words)
-        )
+        ordered = sorted(words, key=lambda w: (len(w), w))
+        lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
+        return cls(tuple(ordered), lengths, letter_masks(ordered, lengths))
 
-    def candidates(self, token: str, threshold: float, min_length: int = 0) -> Sequence[str]:
+    def _slice(self, shortest: float, longest: float) -> tuple[int, int]:
+        lo = int(np.searchsorted(self.lengths, shortest, side="left"))
+        return lo, int(np.searchsorted(self.lengths, longest, side="right"))
+
+    def _pick(self, lo: int, hi: int, keep: np.ndarray) -> list[str]:
+        return [self.words[i] for i in (np.flatnonzero(keep) + lo).tolist()]
+
+    def candidates(
+        self, token: str, threshold: float, min_length: int = 0, near: int | None = None
+    ) -> Sequence[str]:
         """A superset of the words of ``min_length`` letters or more that can reach
-        ``threshold`` against ``token``."""
+        ``threshold`` against ``token`` (and, given ``near``, lie within ``near`` OSA
+        edits of it)."""
         if not self.words:
             return ()
-        slack = (1 - threshold / 100) * (self.lengths + len(token)) + 1e-6
-        keep = (self._gap(token) <= slack) & (self.lengths >= min_length)
-        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+        n = len(token)
+        slack = 1 - threshold / 100
+        # |len - n| <= slack * (len + n)
+        longest = float(self.lengths[-1]) if slack >= 1 else n * (1 + slack) / (1 - slack) + 1e-6
+        shortest = max(n * (1 - slack) / (1 + slack) - 1e-6, min_length)
+        if near is not None:
+            shortest, longest = max(shortest, n - near), min(longest, n + near)
+        lo, hi = self._slice(shortest, longest)
+        if lo >= hi:
+            return ()
+        gap = self._gap(token, lo, hi)
+        keep = gap <= slack * (self.lengths[lo:hi] + n) + 1e-6
+        if near is not None:
+            keep &= gap <= 2 * near
+        return self._pick(lo, hi, keep)
 
     def within_edits(self, token: str, edits: int, min_length: int = 0) -> Sequence[str]:
         """A superset of the words of ``min_length`` letters or more within ``edits`` OSA
         edits of ``token``."""
         if not self.words or edits < 1:
             return ()
-        near = np.abs(self.lengths.astype(np.int64) - len(token)) <= edits
-        keep = near & (self.lengths >= min_length) & (self._gap(token) <= 2 * edits)
-        return [self.words[i] for i in np.flatnonzero(keep).tolist()]
+        lo, hi = self._slice(max(len(token) - edits, min_length), len(token) + edits)
+        if lo >= hi:
+            return ()
+        return self._pick(lo, hi, self._gap(token, lo, hi) <= 2 * edits)
 
-    def _gap(self, token: str) -> np.ndarray:
-        """L1 distance between each word's letter counts and ``token``'s."""
-        return np.abs(self.counts - letter_counts([token])[0]).sum(axis=1)
+    def _gap(self, token: str, lo: int, hi: int) -> np.ndarray:
+        """How many letters each word of the slice uses that ``token`` does not, or back."""
+        return np.bitwise_count(self.masks[lo:hi] ^ np.uint32(letter_mask(token)))
 
 
-def letter_counts(words: Sequence[str]) -> np.ndarray:
-    """How often each letter a-z occurs in each word; column 26 counts every other letter."""
-    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+def letter_mask(word: str) -> int:
+    """One word's :func:`letter_masks` entry, in plain Python (one query token: no arrays).
+
+        >>> bin(letter_mask("abbé"))
+        '0b100000000000000000000000011'
+    """
+    mask = 0
+    for ch in word:
+        code = ord(ch) - 97
+        mask |= 1 << (code if 0 <= code <= 25 else 26)
+    return mask
+
+
+def letter_masks(words: Sequence[str], lengths: np.ndarray) -> np.ndarray:
+    """Per word, a bit per letter it uses: bits 0-25 for a-z, bit 26 for any other letter."""
+    if not len(words):
+        return np.zeros(0, dtype=np.uint32)
     text = "".join(words)
     if text.isascii():
         codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64) - 97
     else:
         codes = np.fromiter((ord(ch) - 97 for ch in text), dtype=np.int64, count=len(text))
     codes[(codes < 0) | (codes > 25)] = 26
-    owners = np.repeat(np.arange(len(words)), lengths)
-    flat = np.bincount(owners * 27 + codes, minlength=len(words) * 27)
-    return flat.reshape(len(words), 27).astype(np.int16)
+    bits = np.left_shift(np.uint32(1), codes.astype(np.uint32))
+    starts = np.zeros(len(words), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return np.bitwise_or.reduceat(bits, starts).astype(np.uint32)
 
 
 def tie_order(passages: Sequence[Passage]) -> np.ndarray:
@@ -221,12 +300,15 @@ class InvertedIndex:
     _order: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _families: VersionFamilies | None = field(default=None, repr=False)
     _doc_numbers: np.ndarray | None = field(default=None, repr=False)
+    _family_arrays: FamilyArrays | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, passages: Sequence[Passage], unicode: bool = False) -> InvertedIndex:
         passages = tuple(passages)
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
-        postings = build_postings([p.tokens_for(unicode) for p in passages])
+        split = tokenizer(unicode)
+        # Token sets made and dropped one passage at a time: nothing per passage is kept.
+        postings = build_postings(split(p.text) for p in passages)
         return cls(passages, postings, current, unicode)
 
     @property
@@ -247,6 +329,15 @@ class InvertedIndex:
         if self._families is None:
             self._families = families_of(self.passages)
         return self._families
+
+    @property
+    def family_arrays(self) -> FamilyArrays:
+        """The families as per-passage numbers (for the top-k fast path), built once."""
+        if self._family_arrays is None:
+            self._family_arrays = FamilyArrays.build(
+                self.passages, self.families, self.doc_numbers
+            )
+        return self._family_arrays
 
     def view(self, status: bool) -> VocabularyView:
         """The eligible vocabulary: every word, or (``status``) words of current passages."""
@@ -282,38 +373,124 @@ class InvertedIndex:
         if not self.passages or (eligible is not None and not eligible.any()):
             return []
         plan = plan_for(tokens, self.view(fixes.status), fixes)
-        units = self._units(plan)
-        if units is None:  # a point not in whole units: cannot happen, but stay exact
+        scored = self._scores(plan)
+        if scored is None:  # a point not in whole units: cannot happen, but stay exact
             return rank_passages(self.passages, query, fixes, self.families)[:k]
+        ids, vals = scored
+        if eligible is not None:
+            keep = eligible[ids]
+            ids, vals = ids[keep], vals[keep]
         moving = (fixes.recency or fixes.versions) and not self.families.empty
-        ids = self._ranked_ids(units, eligible, None if moving else k)
-        reasons: dict[int, str] = {}
+        if k is not None and not (moving and names_a_version(tokens)):
+            reasons: dict[int, str] = {}
+            if moving:
+                top, reasons = top_moving(
+                    self._keys(ids, vals), ids, vals, k, self.family_arrays, self.passages,
+                    self.families, fixes.recency, fixes.versions,
+                )
+            else:
+                top = self._first(ids, vals, k)
+            top = self._fill(top, ids, eligible, k)
+            return self._materialize(plan, top, _values(ids, vals, top), reasons)
+        # The whole ranking asked for (or a query naming a version): dense, then the full
+        # reorder.
+        units = np.zeros(len(self.passages), dtype=np.int64)
+        units[ids] = vals
+        ranked = self._ranked_ids(units, eligible, None if moving else k)
+        reasons = {}
         if moving:
-            # Versions move among the places they hold: the whole scoring order is needed
-            # before the first k can be cut.
             ordered, reasons = reorder(
-                ids.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
+                ranked.tolist(), self.passages, lambda pid: int(units[pid]), self.families,
                 fixes.recency, fixes.versions, tokens,
             )
-            ids = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
-        return self._materialize(plan, ids, units, reasons)
+            ranked = np.asarray(ordered[:k] if k is not None else ordered, dtype=np.int64)
+        return self._materialize(plan, ranked, units, reasons)
 
-    def _units(self, plan: QueryPlan) -> np.ndarray | None:
-        """Each passage's score in units: per query token, its best option's points."""
-        units = np.zeros(len(self.passages), dtype=np.int64)
+    def _keys(self, ids: np.ndarray, vals: np.ndarray) -> np.ndarray:
+        """Place keys: higher score first, then tie order (unique; smaller ranks higher)."""
+        return -vals * len(self.passages) + self.order()[1][ids]
+
+    def _first(self, ids: np.ndarray, vals: np.ndarray, k: int) -> np.ndarray:
+        """The ``k`` best scoring passages in order (a partial selection, then a sort of k)."""
+        key = self._keys(ids, vals)
+        if len(ids) > k:
+            part = np.argpartition(key, k)[:k] if k > 0 else np.zeros(0, dtype=np.int64)
+            ids, key = ids[part], key[part]
+        return ids[np.argsort(key)]
+
+    def _fill(
+        self, top: np.ndarray, ids: np.ndarray, eligible: np.ndarray | None, k: int
+    ) -> np.ndarray:
+        """``top`` followed by zero-score eligible passages in tie order, up to ``k`` — read
+        from the front of the tie order only as far as needed."""
+        need = k - len(top)
+        if need <= 0:
+            return top.astype(np.int64)
+        order = self.order()[0]
+        found: list[np.ndarray] = []
+        start, step = 0, need + len(ids)
+        while need > 0 and start < len(order):
+            chunk = order[start : start + step]
+            if len(ids):
+                pos = np.minimum(np.searchsorted(ids, chunk), len(ids) - 1)
+                free = ids[pos] != chunk
+            else:
+                free = np.ones(len(chunk), dtype=bool)
+            if eligible is not None:
+                free &= eligible[chunk]
+            chunk = chunk[free][:need]
+            found.append(chunk)
+            need -= len(chunk)
+            start, step = start + step, step * 2
+        return np.concatenate([top.astype(np.int64), *found]).astype(np.int64)
+
+    def _scores(self, plan: QueryPlan) -> tuple[np.ndarray, np.ndarray] | None:
+        """The passages that score (ascending ids) and their scores in units: per query
+        token, its best option's points. Reads only the postings the plan names: summed by
+        sorting them when they are few, in a dense array when they cover much of the
+        corpus."""
+        parts: list[tuple[np.ndarray, int | np.ndarray]] = []
         for q in plan.tokens:
             options = sorted(plan.candidates[q].values(), key=lambda m: m.points)
             worth = [m.points * UNITS_PER_POINT for m in options]
             if any(abs(w - round(w)) > 1e-6 for w in worth):
                 return None
-            if len(options) == 1:
-                units[self.postings.ids(options[0].passage_token or "")] += round(worth[0])
-            elif options:
-                best = np.zeros_like(units)
-                for match, w in zip(options, worth, strict=True):
-                    best[self.postings.ids(match.passage_token or "")] = round(w)  # max wins
-                units += best
-        return units
+            lists = [self.postings.ids(m.passage_token or "") for m in options]
+            if len(lists) == 1:
+                parts.append((lists[0], round(worth[0])))
+            elif lists:  # a passage with several options counts its best one
+                pids = np.concatenate(lists)
+                ws = np.concatenate(
+                    [np.full(len(x), round(w), dtype=np.int64) for x, w in zip(lists, worth,
+                                                                               strict=True)]
+                )
+                order = np.lexsort((ws, pids))
+                pids, ws = pids[order], ws[order]
+                last = np.ones(len(pids), dtype=bool)
+                last[:-1] = pids[1:] != pids[:-1]
+                parts.append((pids[last], ws[last]))
+        n = len(self.passages)
+        total = sum(len(p) for p, _ in parts)
+        if total == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if total > n * DENSE_SHARE:
+            units = np.zeros(n, dtype=np.int64)
+            for pids, w in parts:
+                units[pids] += w
+            ids = np.flatnonzero(units > 0)
+            return ids, units[ids]
+        pids = np.concatenate([p for p, _ in parts]).astype(np.int64)
+        ws = np.concatenate(
+            [w if isinstance(w, np.ndarray) else np.full(len(p), w, dtype=np.int64)
+             for p, w in parts]
+        )  # fmt: skip
+        if len(parts) > 1:
+            order = np.argsort(pids, kind="stable")
+            pids, ws = pids[order], ws[order]
+            starts = np.flatnonzero(np.r_[True, pids[1:] != pids[:-1]])
+            pids, ws = pids[starts], np.add.reduceat(ws, starts)
+        keep = ws > 0
+        return pids[keep], ws[keep]
 
     def _ranked_ids(
         self, units: np.ndarray, eligible: np.ndarray | None, k: int | None
@@ -336,7 +513,11 @@ class InvertedIndex:
         return ids
 
     def _materialize(
-        self, plan: QueryPlan, ids: np.ndarray, units: np.ndarray, reasons: Mapping[int, str]
+        self,
+        plan: QueryPlan,
+        ids: np.ndarray,
+        units: np.ndarray | Mapping[int, int],
+        reasons: Mapping[int, str],
     ) -> list[RankedPassage]:
         choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
         nothing = tuple(plan.none(q) for q in plan.tokens)
@@ -372,3 +553,12 @@ def _best(
         if word in tokens:
             return match
     return plan.none(q)
+
+
+def _values(ids: np.ndarray, vals: np.ndarray, wanted: np.ndarray) -> dict[int, int]:
+    """The scores of ``wanted`` passages (0 for those not in ``ids``, which is ascending)."""
+    if not len(ids):
+        return dict.fromkeys(wanted.tolist(), 0)
+    pos = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    found = np.where(ids[pos] == wanted, vals[pos], 0)
+    return dict(zip(wanted.tolist(), found.tolist(), strict=True))

@@ -38,7 +38,7 @@ from rapidfuzz.distance import OSA
 from ragdash.errors import SettingsError
 from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
 from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
-from ragdash.retrieval.typos import max_typo_cost, typo_cost
+from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost, typo_cost_value
 from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
@@ -191,13 +191,18 @@ class Lexicon(Protocol):
         """The OCR fix's rewrites of this vocabulary under ``settings`` (map, protected)."""
         ...
 
-    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
-        """Fuzzy-eligible words at or above ``threshold``, with their similarity."""
+    def fuzzy_matches(
+        self, token: str, threshold: float, near: int | None = None
+    ) -> list[tuple[str, float]]:
+        """Fuzzy-eligible words at or above ``threshold``, with their similarity. ``near``:
+        only words within that many OSA edits are wanted (others may be left out)."""
         ...
 
-    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
+    def edit_matches(
+        self, token: str, edits: int, min_length: int, near: int | None = None
+    ) -> list[tuple[str, float]]:
         """Letters-only words of at least ``min_length`` letters within ``edits`` OSA edits
-        of ``token``, with their ``fuzz.ratio`` similarity."""
+        of ``token``, with their ``fuzz.ratio`` similarity (``near``: as above)."""
         ...
 
 
@@ -237,12 +242,17 @@ class SetLexicon:
             self._repairs[key] = repairs_for(self.words, self.documents, settings)
         return self._repairs[key]
 
-    def fuzzy_matches(self, token: str, threshold: float) -> list[tuple[str, float]]:
+    def fuzzy_matches(
+        self, token: str, threshold: float, near: int | None = None
+    ) -> list[tuple[str, float]]:
+        # The plain reference: every eligible word is scored (``near`` is only a hint).
         if self._pool is None:
             self._pool = sorted(w for w in self.words if fuzzy_eligible(w))
         return extract_fuzzy(token, self._pool, threshold)
 
-    def edit_matches(self, token: str, edits: int, min_length: int) -> list[tuple[str, float]]:
+    def edit_matches(
+        self, token: str, edits: int, min_length: int, near: int | None = None
+    ) -> list[tuple[str, float]]:
         if self._letter_words is None:
             self._letter_words = sorted(w for w in self.words if fuzzy_word(w))
         words = [w for w in self._letter_words if len(w) >= min_length]
@@ -371,14 +381,20 @@ def _fuzzy_options(
             return {}, f"'{form}' is an English word: not fuzzed"
         if not fuzzy_eligible(form, rule):
             continue
-        found = dict(fuzzy_lookup(lexicon, form, settings))
-        if table is not None:
-            extra = [w for w in table.by_word if w not in lexicon and fuzzy_eligible(w, rule)]
-            found.update(_lookup_words(form, extra, settings))
         limit = max_typo_cost(len(form), max_edits(rule, len(form)) if rule in EDIT_RULES else None)
+        # Every edit of typo_cost costs at least TYPO (half an edit), so a word more than
+        # limit / TYPO OSA edits away can never be kept: the lexicon may skip it.
+        found = dict(fuzzy_lookup(lexicon, form, settings, near=int(limit / TYPO + 1e-9)))
+        if table is not None:
+            found.update(_lookup_words(form, repaired_words(lexicon, table, rule), settings))
         for word, score in found.items():
-            cost, edits = typo_cost(form, word)
-            if cost > limit or (len(form) <= ACRONYM_LENGTH and edits != ("swapped letters",)):
+            if len(form) <= ACRONYM_LENGTH:
+                cost, edits = typo_cost(form, word)
+                if edits != ("swapped letters",):
+                    continue
+            else:
+                cost, edits = typo_cost_value(form, word), ()  # edits: for the one kept
+            if cost > limit:
                 continue
             support = lexicon.documents(word) or sum(
                 lexicon.documents(raw) for raw in (table.raws_of(word) if table else ())
@@ -389,6 +405,7 @@ def _fuzzy_options(
     if best is None:
         return {}, ""
     (_, neg_support, _, _), word, score, edits, form, changes = best
+    edits = edits or typo_cost(form, word)[1]
     read = f"query {', '.join(changes)}: '{q}' read as '{form}'; " if changes else ""
     note = (
         f"{read}fuzzy: '{form}' → '{word}' ({', '.join(edits) or 'same letters'}; "
@@ -405,6 +422,15 @@ def _fuzzy_options(
     return options, ""
 
 
+def repaired_words(lexicon: Lexicon, table: RepairTable, rule: str) -> Sequence[str]:
+    """The fuzzy-eligible words the OCR fix repairs to that no passage spells as-is (a
+    lexicon may keep the list: ``lexicon.repaired_words(table, rule)``)."""
+    kept = getattr(lexicon, "repaired_words", None)
+    if kept is not None:
+        return kept(table, rule)
+    return [w for w in table.by_word if w not in lexicon and fuzzy_eligible(w, rule)]
+
+
 def _lookup_words(form: str, words: Sequence[str], settings: Fixes) -> list[tuple[str, float]]:
     """Fuzzy candidates of ``form`` among ``words`` (repaired words no passage spells)."""
     if not words:
@@ -417,9 +443,13 @@ def _lookup_words(form: str, words: Sequence[str], settings: Fixes) -> list[tupl
     return extract_fuzzy(form, [w for w in words if len(w) >= FUZZY_MIN_LENGTH], settings.threshold)
 
 
-def fuzzy_lookup(lexicon: Lexicon, token: str, settings: Fixes) -> list[tuple[str, float]]:
-    """The fuzzy candidates of an eligible ``token`` under ``settings.fuzzy_rule``."""
+def fuzzy_lookup(
+    lexicon: Lexicon, token: str, settings: Fixes, near: int | None = None
+) -> list[tuple[str, float]]:
+    """The fuzzy candidates of an eligible ``token`` under ``settings.fuzzy_rule``
+    (``near``: words farther than that many OSA edits are not needed)."""
     rule = settings.fuzzy_rule
     if rule in EDIT_RULES:
-        return lexicon.edit_matches(token, max_edits(rule, len(token)), fuzzy_min_length(rule))
-    return lexicon.fuzzy_matches(token, settings.threshold)
+        edits = max_edits(rule, len(token))
+        return lexicon.edit_matches(token, edits, fuzzy_min_length(rule), near)
+    return lexicon.fuzzy_matches(token, settings.threshold, near)

@@ -17,7 +17,7 @@ typo-like edit::
 
 from __future__ import annotations
 
-__all__ = ["KEY_NEIGHBOURS", "max_typo_cost", "typo_cost"]
+__all__ = ["KEY_NEIGHBOURS", "TYPO", "max_typo_cost", "typo_cost", "typo_cost_value"]
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
@@ -57,38 +57,46 @@ def typo_cost(typed: str, word: str) -> tuple[float, tuple[str, ...]]:
     """
     n, m = len(typed), len(word)
     inf = float("inf")
+    neighbours = KEY_NEIGHBOURS
+    empty: frozenset[str] = frozenset()
     cost = [[inf] * (m + 1) for _ in range(n + 1)]
     step: list[list[str]] = [[""] * (m + 1) for _ in range(n + 1)]
     cost[0][0] = 0.0
+    # The options in this order, the first cheapest wins: same letter, replaced letter,
+    # dropped letter, extra letter, swapped letters.
     for i in range(n + 1):
+        t = typed[i - 1] if i else ""
+        doubled_prev = i > 1 and typed[i - 2] == t
+        here, above = cost[i], cost[i - 1] if i else None
         for j in range(m + 1):
             if i == 0 and j == 0:
                 continue
-            options: list[tuple[float, str]] = []
-            if i and j and typed[i - 1] == word[j - 1]:
-                options.append((cost[i - 1][j - 1], "="))
-            if i and j and typed[i - 1] != word[j - 1]:
-                near = _near(word[j - 1], typed[i - 1])
-                options.append(
-                    (cost[i - 1][j - 1] + (TYPO if near else OTHER),
-                     "neighbouring key" if near else "replaced letter")
-                )
-            if j:  # a letter of the word is missing from what was typed
-                options.append((cost[i][j - 1] + TYPO, "dropped letter"))
+            best, how = inf, ""
+            w = word[j - 1] if j else ""
+            if i and j:
+                if t == w:
+                    best, how = above[j - 1], "="
+                elif t in neighbours.get(w, empty):
+                    best, how = above[j - 1] + TYPO, "neighbouring key"
+                else:
+                    best, how = above[j - 1] + OTHER, "replaced letter"
+            if j and here[j - 1] + TYPO < best:  # a letter of the word is missing
+                best, how = here[j - 1] + TYPO, "dropped letter"
             if i:  # an extra letter was typed
-                extra = typed[i - 1]
-                doubled = (i > 1 and typed[i - 2] == extra) or (j < m and word[j] == extra)
-                neighbour = (j and _near(word[j - 1], extra)) or (j < m and _near(word[j], extra))
-                cheap = doubled or neighbour
-                options.append(
-                    (cost[i - 1][j] + (TYPO if cheap else OTHER_INSERT),
-                     "doubled letter" if doubled else "extra letter")
+                doubled = doubled_prev or (j < m and word[j] == t)
+                cheap = (
+                    doubled
+                    or (j and t in neighbours.get(w, empty))
+                    or (j < m and t in neighbours.get(word[j], empty))
                 )
-            swapped = i > 1 and j > 1 and typed[i - 1] == word[j - 2] != typed[i - 2]
-            if swapped and typed[i - 2] == word[j - 1]:
-                options.append((cost[i - 2][j - 2] + TYPO, "swapped letters"))
-            best = min(options, key=lambda o: o[0])
-            cost[i][j], step[i][j] = best
+                c = above[j] + (TYPO if cheap else OTHER_INSERT)
+                if c < best:
+                    best, how = c, "doubled letter" if doubled else "extra letter"
+            if i > 1 and j > 1 and t == word[j - 2] != typed[i - 2] and typed[i - 2] == w:
+                c = cost[i - 2][j - 2] + TYPO
+                if c < best:
+                    best, how = c, "swapped letters"
+            here[j], step[i][j] = best, how
     edits: list[str] = []
     i, j = n, m
     while i or j:
@@ -104,6 +112,56 @@ def typo_cost(typed: str, word: str) -> tuple[float, tuple[str, ...]]:
         else:
             i -= 1
     return round(cost[n][m], 4), tuple(reversed(edits))
+
+
+def typo_cost_value(typed: str, word: str) -> float:
+    """:func:`typo_cost`'s cost alone, without the edits: the same recurrence over three
+    rolling rows, for ranking many candidates (the edits are worked out for the one kept).
+
+        >>> typo_cost_value("warehuse", "warehouse") == typo_cost("warehuse", "warehouse")[0]
+        True
+    """
+    n, m = len(typed), len(word)
+    inf = float("inf")
+    neighbours = KEY_NEIGHBOURS
+    empty: frozenset[str] = frozenset()
+    near_next = [word[j] in neighbours for j in range(m)]  # has a neighbour table at all
+    two_back = [inf] * (m + 1)
+    prev = [j * TYPO for j in range(m + 1)]  # row 0: only dropped letters
+    for i in range(1, n + 1):
+        t = typed[i - 1]
+        t_prev = typed[i - 2] if i > 1 else ""
+        row = [inf] * (m + 1)
+        doubled_prev = i > 1 and t_prev == t
+        # column 0: extra letters only
+        extra = TYPO if (doubled_prev or (m and word[0] == t)
+                         or (m and t in neighbours.get(word[0], empty))) else OTHER_INSERT
+        row[0] = prev[0] + extra
+        for j in range(1, m + 1):
+            w = word[j - 1]
+            if t == w:
+                best = prev[j - 1]
+            else:
+                best = prev[j - 1] + (TYPO if near_next[j - 1] and t in neighbours[w] else OTHER)
+            c = row[j - 1] + TYPO
+            if c < best:
+                best = c
+            cheap = (
+                doubled_prev
+                or (j < m and word[j] == t)
+                or t in neighbours.get(w, empty)
+                or (j < m and t in neighbours.get(word[j], empty))
+            )
+            c = prev[j] + (TYPO if cheap else OTHER_INSERT)
+            if c < best:
+                best = c
+            if i > 1 and j > 1 and t == word[j - 2] != t_prev and t_prev == w:
+                c = two_back[j - 2] + TYPO
+                if c < best:
+                    best = c
+            row[j] = best
+        two_back, prev = prev, row
+    return round(prev[m], 4)
 
 
 def max_typo_cost(length: int, edits: int | None = None) -> float:
