@@ -47,7 +47,16 @@ def settings() -> Settings:
 
 
 def workspace() -> Workspace:
-    return Workspace(settings().workspace)
+    ws = Workspace(settings().workspace)
+    _clean_on_start(str(ws.root))
+    return ws
+
+
+@st.cache_resource(show_spinner=False)
+def _clean_on_start(root: str) -> tuple[str, ...]:
+    """Once per server process and workspace: remove uploads left half-checked in the
+    workspace's ``tmp/`` by a server that was killed (``kill -9``) while reading them."""
+    return tuple(Workspace(root).clean_stale_temp())
 
 
 def _fingerprint(paths: list[Path]) -> tuple:
@@ -86,6 +95,7 @@ def current_index(quiet: bool = False) -> CorpusIndex | None:
     Returns None if the docs folder cannot be read, and says so unless ``quiet`` (the app
     shell says it once per run; the pages ask again quietly)."""
     config = settings()
+    _clean_on_start(str(config.workspace))
     key = fingerprint_key()
     try:
         return _load_index(str(config.docs), str(config.workspace), key, max_passages())
