@@ -25,6 +25,7 @@ from ragdash.ingestion.workspace import safe_file_name
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
+from ragdash.ui.guard import document_guard
 from ragdash.ui.render import md_escape, text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.state import VIEW_KEY
@@ -503,5 +504,10 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
-    for doc in corpus.documents:
-        _document(doc, index, uploads, cases, corpus_key)
+    for doc in corpus.documents:  # one bad document shows an error card; the rest draws
+        document_guard(
+            doc.source,
+            widget_id(doc),
+            lambda doc=doc: _document(doc, index, uploads, cases, corpus_key),
+            removable=doc.source in uploads,
+        )

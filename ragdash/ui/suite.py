@@ -22,6 +22,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, settings
 from ragdash.ui.fragility import render_fragility
+from ragdash.ui.guard import section_guard
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.runs import render_saved_runs
@@ -157,7 +158,12 @@ def _workspace():
 
 
 def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
-    """The Test suite page."""
+    """The Test suite page; a part that fails to draw (a stored document or case it cannot
+    use) shows an error card and leaves the sidebar and the other pages working."""
+    section_guard("The test suite", lambda: _render(index, view, corpus_key))
+
+
+def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     st.title("Test suite")
     if empty_corpus_notice(index):
         return
