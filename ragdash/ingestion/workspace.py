@@ -69,7 +69,7 @@ def safe_file_name(name: str) -> str:
     Path separators, NUL and other control characters, spaces and Markdown become ``-``;
     a name longer than :data:`MAX_NAME_CHARS` is cut::
 
-        >>> safe_file_name("../../etc/pass\x00wd.md")
+        >>> safe_file_name("../../etc/pass\\x00wd.md")
         'pass-wd.md'
         >>> safe_file_name("a" * 300 + ".txt") == "a" * 100 + ".txt"
         True
@@ -77,10 +77,24 @@ def safe_file_name(name: str) -> str:
     base = Path(name.replace("\\", "/").replace("\x00", "-")).name
     stem, suffix = Path(base).stem, Path(base).suffix.lower()
     if suffix not in DOC_SUFFIXES:
-        shown = re.sub(r"[^A-Za-z0-9._ -]+", "?", base)[:60]
+        shown = re.sub(r"[^A-Za-z0-9._-]+", "-", base)[:MAX_NAME_CHARS]
         raise WorkspaceError(f"{shown!r}: only {', '.join(DOC_SUFFIXES)} files can be uploaded")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-")[:MAX_NAME_CHARS].strip(".-")
     return f"{stem or 'document'}{suffix}"
+
+
+def upload_label(name: str) -> str:
+    """How to name an upload in progress and messages: its safe name, or for a file type
+    that will be refused, its cleaned name (never raises)::
+
+        >>> upload_label("notes.md\\x00.exe")
+        'notes.md-.exe'
+    """
+    try:
+        return safe_file_name(name)
+    except WorkspaceError:
+        base = Path(name.replace("\\", "/").replace("\x00", "-")).name
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", base)[:MAX_NAME_CHARS] or "document"
 
 
 def check_document(

@@ -21,7 +21,7 @@ from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
-from ragdash.ingestion.workspace import safe_file_name
+from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
@@ -57,10 +57,13 @@ def _upload(index: CorpusIndex) -> None:
     _interrupted_upload()
     files = st.file_uploader(
         "Upload documents (.pdf, .txt, .md)",
-        type=UPLOAD_TYPES,
+        # No type=: Streamlit's own check of the name raises (and loses the page for the
+        # session) on a NUL byte; ragdash.ingestion.workspace.safe_file_name checks the
+        # suffix and cleans the name with a message instead.
+        type=None,
         accept_multiple_files=True,
         key="upload",
-        help=f"Saved in the workspace folder ({ws.root}), so a restart loses nothing.",
+        help="Saved in the server's workspace folder, so a restart loses nothing.",
     )
     done: set[str] = st.session_state.setdefault("uploaded_ids", set())
     fresh = [f for f in files or [] if f.file_id not in done]
@@ -69,7 +72,7 @@ def _upload(index: CorpusIndex) -> None:
         # Kept until the batch ends: a rerun that finds it knows this run was interrupted.
         pending = {
             "ids": [f.file_id for f in fresh],
-            "names": [safe_file_name(f.name) for f in fresh],
+            "names": [upload_label(f.name) for f in fresh],
             "saved": [],
             "outcome": outcome,
         }
@@ -82,7 +85,7 @@ def _upload(index: CorpusIndex) -> None:
         for i, uploaded in enumerate(fresh):
             # the name as it will be saved (no control characters), escaped: an upload name
             # is user text and progress text is Markdown
-            shown = md_escape(safe_file_name(uploaded.name))
+            shown = md_escape(upload_label(uploaded.name))
             bar.progress(i / len(fresh), text=f"Reading {shown} ({i + 1}/{len(fresh)})")
 
             def page_progress(fraction: float, label: str, i: int = i, shown: str = shown) -> None:
@@ -99,7 +102,7 @@ def _upload(index: CorpusIndex) -> None:
                 room -= saved.passages  # later files of the batch share what is left
                 outcome.append(("success", f"{saved.name} added to the workspace"))
                 outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
-            pending["saved"].append(safe_file_name(uploaded.name))
+            pending["saved"].append(upload_label(uploaded.name))
             done.add(uploaded.file_id)
         bar.progress(1.0, text="Saved — indexing the corpus (pages parsed once, from the cache)…")
         st.session_state.pop(INGESTING_KEY, None)
