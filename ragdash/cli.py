@@ -1174,7 +1174,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     command = [
         sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
         f"--server.port={args.port}", f"--server.address={args.address}",
-        "--browser.gatherUsageStats=false",
+        "--browser.gatherUsageStats=false", "--client.showErrorDetails=type",
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
     ]  # fmt: skip
     try:

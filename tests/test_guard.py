@@ -44,7 +44,7 @@ def _card(at) -> list[str]:
 
 
 def _no_server_path(at) -> None:
-    shown = " ".join(e.value for e in at.error)
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)
     assert "/srv/secret" not in shown and "/tmp/" not in shown, shown
 
 
@@ -128,3 +128,20 @@ def test_plain_reasons_name_no_server_path():
         "its file cannot be read (Permission denied)"
     )
     assert "/srv" not in plain_reason(ValueError("/srv/x.pdf is bad"))
+
+
+def test_errors_on_every_page_name_files_without_server_paths(app, tmp_path):
+    """A 0-byte case library (refused, never replaced) is reported on the Test suite and
+    Triage as workspace/library.sqlite, never as the server's absolute path."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "library.sqlite").write_bytes(b"")
+    at = app()
+    at.run()
+    for page in (SUITE, TRIAGE, DOCUMENTS):
+        at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = [e.value.replace("\\", "") for e in (*at.error, *at.warning)]
+        assert all(str(tmp_path) not in text for text in shown), shown
+        if page != DOCUMENTS:
+            assert any("workspace/library.sqlite" in text for text in shown), shown

@@ -201,7 +201,8 @@ def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], lis
     try:
         text, warning = decode_text(path.read_bytes())
     except (OSError, IngestError) as exc:
-        return [], [IngestMessage(path.name, "error", f"unreadable: {exc}")]
+        reason = exc.strerror if isinstance(exc, OSError) else exc
+        return [], [IngestMessage(path.name, "error", f"unreadable: {reason}")]
     if warning:
         messages.append(IngestMessage(path.name, "warning", warning))
     reader = csv.DictReader(io.StringIO(text))

@@ -24,7 +24,7 @@ from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
-from ragdash.ui.context import case_library, source_path, workspace
+from ragdash.ui.context import case_library, hide_paths, source_path, workspace
 from ragdash.ui.guard import document_guard
 from ragdash.ui.render import md_escape, text_block
 from ragdash.ui.rewrites import render_rewrite_budget
@@ -146,7 +146,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
                     {"id": new_id, "subject": subject, "updated": updated, "status": status},
                 )
             except WorkspaceError as exc:
-                st.error(f"Not saved: {md_escape(str(exc))}")
+                st.error(f"Not saved: {md_escape(hide_paths(str(exc)))}")
                 return
             st.session_state["doc_notice"] = f"Saved metadata of {doc.source}."
             st.rerun()
@@ -174,7 +174,7 @@ def _inspection(doc: Document) -> None:
     try:
         report = _inspect(str(path), mtime)
     except IngestError as exc:
-        st.error(f"{md_escape(doc.source)} {md_escape(str(exc))}")
+        st.error(f"{md_escape(doc.source)} {md_escape(hide_paths(str(exc)))}")
         return
     st.info(f"**Will this PDF be retrieved correctly?** {md_escape(report.verdict)}")
     c = st.columns(4)
@@ -268,7 +268,7 @@ def _inspection(doc: Document) -> None:
     try:
         image = _page_image(str(path), mtime, page)
     except IngestError as exc:
-        st.error(md_escape(str(exc)))
+        st.error(md_escape(hide_paths(str(exc))))
         return
     st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
 
@@ -290,7 +290,7 @@ def _try_query(doc: Document) -> None:
         try:
             ranked = alone.top(query, fixes, 3)
         except Exception as exc:  # a bad query: say so, keep the page
-            col.error(md_escape(str(exc)))
+            col.error(md_escape(hide_paths(str(exc))))
             continue
         for hit in ranked:
             col.caption(f"#{hit.rank} {md_escape(hit.passage.label)} · score {hit.score:.2f}")
@@ -464,7 +464,7 @@ def _document(
             try:
                 kept = workspace().remove_upload(doc.source)
             except WorkspaceError as exc:
-                st.error(md_escape(str(exc)))
+                st.error(md_escape(hide_paths(str(exc))))
                 return
             st.session_state["doc_notice"] = f"Removed {doc.source} (kept as {kept.name})."
             st.rerun()

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from ragdash.errors import RagdashError, WorkspaceError
-from ragdash.ui.context import current_index, workspace
+from ragdash.ui.context import current_index, hide_paths, workspace
 from ragdash.ui.render import md_escape
 
 __all__ = ["document_guard", "document_source", "plain_reason", "section_guard"]
@@ -36,7 +36,7 @@ def plain_reason(exc: BaseException) -> str:
         'its file cannot be read (No such file or directory)'
     """
     if isinstance(exc, RagdashError):
-        return str(exc)
+        return hide_paths(str(exc), {})
     if isinstance(exc, OSError):
         return f"its file cannot be read ({exc.strerror or type(exc).__name__})"
     if isinstance(exc, MemoryError):

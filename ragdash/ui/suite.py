@@ -20,7 +20,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
-from ragdash.ui.context import case_library, settings
+from ragdash.ui.context import case_library, hide_paths, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.guard import section_guard
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape
@@ -139,7 +139,7 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
                 "the new case",
             )
         except CaseFileError as exc:
-            st.error(md_escape(str(exc)))
+            st.error(md_escape(hide_paths(str(exc))))
             return
         if case.name in {c.name for c in cases}:
             st.error(f"A case named “{md_escape(case.name)}” already exists.")
@@ -147,7 +147,8 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         try:
             add_case(settings().workspace, case)
         except LibraryError as exc:
-            st.error(f"Not saved: {md_escape(str(exc))} (the library was left as it is).")
+            reason = md_escape(hide_paths(str(exc)))
+            st.error(f"Not saved: {reason} (the library was left as it is).")
             return
         st.success(f"Saved case “{md_escape(case.name)}” to the case library.")
         st.rerun()
