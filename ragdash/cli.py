@@ -1239,6 +1239,19 @@ def one_line(message: str) -> str:
     return re.sub(rf"\S{{{MAX_WORD_SHOWN + 1},}}", cut, text)
 
 
+def _where(exc: BaseException) -> str:
+    """`` at ragdash/x.py:12`` — the last ragdash line the error passed, for a bug report
+    (a path inside the package, never where it is installed)."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "ragdash" in f.filename]
+    if not frames:
+        return ""
+    parts = Path(frames[-1].filename).parts
+    inside = parts[len(parts) - 1 - parts[::-1].index("ragdash") :]
+    return f" at {'/'.join(inside)}:{frames[-1].lineno}"
+
+
 def _refuse_nul(argv: Sequence[str]) -> None:
     for arg in argv:
         if "\x00" in arg:
@@ -1280,8 +1293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except Exception as exc:  # noqa: BLE001 — a bug: one line with its type, no traceback
         print(
-            f"ragdash: error: internal error ({type(exc).__name__}) — please report it "
-            "with the command that caused it; set RAGDASH_TRACEBACK=1 for the details",
+            f"ragdash: error: internal error ({type(exc).__name__}{_where(exc)}) — please "
+            "report it with the command that caused it; RAGDASH_TRACEBACK=1 shows the details",
             file=sys.stderr,
         )
         if os.environ.get("RAGDASH_TRACEBACK") == "1":

@@ -41,7 +41,8 @@ def _state(pid: int) -> str:
 
 @pytest.fixture
 def children(monkeypatch):
-    """The pids of every parsing child started during the test."""
+    """The pids of every parsing child started during the test (none kept from before)."""
+    bounded.stop_idle_workers()
     pids: list[int] = []
     monkeypatch.setattr(bounded, "child_started", pids.append)
     return pids
@@ -50,7 +51,18 @@ def children(monkeypatch):
 def test_a_normal_pdf_parses_in_a_child_as_before(children):
     parsed = read_pdf(small_pdf("Return policy thirty days"))
     assert parsed.pages == ("Return policy thirty days",)
-    assert len(children) == 1 and not alive(children[0])
+    assert len(children) == 1 and children[0] != os.getpid()
+
+
+def test_a_child_that_answered_well_reads_the_next_pdf_and_a_failed_one_is_killed(children):
+    read_pdf(small_pdf("First"))
+    assert read_pdf(small_pdf("Second")).pages == ("Second",)
+    assert len(children) == 1 and bounded.idle_workers() == children
+    with pytest.raises(IngestError, match="pt per side"):
+        read_pdf(huge_page_pdf(200_000))  # served by the same worker, which is then killed
+    assert not alive(children[0]) and bounded.idle_workers() == []
+    assert read_pdf(small_pdf("Third")).pages == ("Third",)  # a fresh one, same limits
+    assert len(children) == 2
 
 
 def test_two_million_text_operations_are_refused_naming_the_limit(children):
@@ -61,7 +73,7 @@ def test_two_million_text_operations_are_refused_naming_the_limit(children):
     assert not alive(children[0])
 
 
-def test_a_stream_inflating_to_300_mb_is_refused_naming_the_limit():
+def test_a_stream_inflating_to_300_mb_is_refused_naming_the_limit(children):
     with pytest.raises(IngestError, match=r"inflates past the limit of 100 MB per stream"):
         read_pdf(inflating_pdf(300))
 
@@ -74,9 +86,9 @@ def test_a_page_200000_points_wide_is_refused_naming_the_limit():
 def test_the_page_image_is_drawn_under_the_same_limits(children):
     with pytest.raises(IngestError, match="text objects per page"):
         render_page_with_tables(text_ops_pdf(300_000), 1, 80)
+    assert not alive(children[0])
     image = render_page_with_tables(small_pdf(), 1, 80)
     assert image.size == (680, 880)  # 612 × 792 pt at 80 dpi
-    assert not any(alive(pid) for pid in children)
 
 
 def test_the_wall_clock_limit_stops_a_slow_parse_and_kills_the_child(monkeypatch, children):
@@ -87,7 +99,7 @@ def test_the_wall_clock_limit_stops_a_slow_parse_and_kills_the_child(monkeypatch
     assert not alive(children[0])
 
 
-def test_the_memory_limit_stops_a_parse_that_grows(monkeypatch):
+def test_the_memory_limit_stops_a_parse_that_grows(monkeypatch, children):
     monkeypatch.setenv("RAGDASH_PARSE_MEMORY_MB", "300")
     monkeypatch.setenv("RAGDASH_MAX_STREAM_MB", "100000")
     with pytest.raises(IngestError, match=r"300 MiB of memory .*RAGDASH_PARSE_MEMORY_MB"):

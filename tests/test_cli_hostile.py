@@ -153,4 +153,4 @@ def test_an_internal_error_is_one_line_not_a_traceback(monkeypatch, capsys):
     assert main(["rewrites", "--docs", str(SAMPLE)]) == 3
     err = capsys.readouterr().err
     assert "Traceback" not in err and "/srv/secret" not in err
-    assert err.startswith("ragdash: error: internal error (KeyError)")
+    assert err.startswith("ragdash: error: internal error (KeyError at ragdash/")

@@ -22,6 +22,7 @@ leave real PDFs far inside them (the densest page of the dev set has 7,162 chara
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -41,8 +42,10 @@ from ragdash.errors import IngestError, SettingsError
 __all__ = [
     "LIMIT_ENV",
     "ParseLimits",
+    "idle_workers",
     "read_frame",
     "run_in_child",
+    "stop_idle_workers",
     "write_frame",
 ]
 
@@ -123,6 +126,63 @@ def _child_env() -> dict[str, str]:
 #: Called with the child's pid when it starts (tests watch it die).
 child_started: Callable[[int], None] | None = None
 
+#: A worker that answered well is kept for the next PDF (saves starting Python and
+#: importing pdfplumber, ~0.4 s of CPU); at most this many idle, and only while small.
+MAX_IDLE_WORKERS = 1
+MAX_IDLE_RSS_MB = 400
+MAX_WORKER_REQUESTS = 50
+
+_idle: list[tuple[subprocess.Popen, int]] = []  # (worker, requests served)
+_idle_lock = threading.Lock()
+
+
+def _spawn() -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragdash.ingestion.parse_child"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: killing it kills what it started
+        env=_child_env(),
+    )
+    if child_started is not None:
+        child_started(proc.pid)
+    return proc
+
+
+def _take_worker() -> tuple[subprocess.Popen, int]:
+    with _idle_lock:
+        while _idle:
+            proc, served = _idle.pop()
+            if proc.poll() is None:
+                return proc, served
+            _kill(proc)
+    return _spawn(), 0
+
+
+def _keep_worker(proc: subprocess.Popen, served: int, peak_mb: int) -> bool:
+    if peak_mb > MAX_IDLE_RSS_MB or served >= MAX_WORKER_REQUESTS:
+        return False
+    with _idle_lock:
+        if len(_idle) >= MAX_IDLE_WORKERS:
+            return False
+        _idle.append((proc, served))
+    return True
+
+
+def stop_idle_workers() -> None:
+    """Kill the workers kept for the next PDF (they also exit with their parent)."""
+    with _idle_lock:
+        workers, _idle[:] = list(_idle), []
+    for proc, _ in workers:
+        _kill(proc)
+
+
+def idle_workers() -> list[int]:
+    """The pids of the workers kept for the next PDF."""
+    with _idle_lock:
+        return [proc.pid for proc, _ in _idle]
+
 
 def run_in_child(
     task: str,
@@ -134,33 +194,24 @@ def run_in_child(
     ``request`` in a child process and return its result.
 
     Raises :class:`IngestError` naming the limit that was reached, the child's own
-    refusal, or whatever ``progress`` raised (the child is killed first in every case).
+    refusal, or whatever ``progress`` raised (the child is killed first in every case;
+    only a child that answered well is kept for the next PDF).
     """
     limits = limits or ParseLimits.from_env()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ragdash.ingestion.parse_child"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group: killing it kills what it started
-        env=_child_env(),
-    )
-    if child_started is not None:
-        child_started(proc.pid)
+    proc, served = _take_worker()
     frames: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue()
     payload = pickle.dumps({"task": task, "limits": limits, **request})
 
     def send() -> None:
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a dead child: the reader says how
             write_frame(proc.stdin, b"q", payload)
-            proc.stdin.close()
-        except (OSError, ValueError):
-            pass  # the child is gone; the reader says how
 
     def receive() -> None:
         try:
             while (frame := read_frame(proc.stdout)) is not None:
                 frames.put(frame)
+                if frame[0] in (b"r", b"e"):
+                    return  # the answer: the worker waits for its next request
         except (OSError, ValueError):
             pass
         frames.put(None)
@@ -170,6 +221,7 @@ def run_in_child(
         thread.start()
     deadline = time.monotonic() + limits.seconds
     state: tuple[float, str] = (0.0, "opening the PDF")
+    kept = False
     try:
         while True:
             try:
@@ -194,11 +246,16 @@ def run_in_child(
             elif kind == b"e":
                 raise IngestError(body.decode("utf-8", "replace"))
             elif kind == b"r":
-                return pickle.loads(body)
+                result, peak_mb = pickle.loads(body)
+                for thread in threads:
+                    thread.join(timeout=2)
+                kept = _keep_worker(proc, served + 1, peak_mb)
+                return result
     finally:
-        _kill(proc)
-        for thread in threads:
-            thread.join(timeout=2)
+        if not kept:
+            _kill(proc)
+            for thread in threads:
+                thread.join(timeout=2)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -49,19 +49,24 @@ class _BoundedZlib:
 
     error = zlib.error
 
-    def __init__(self, cap: int, mb: int) -> None:
-        self.cap, self.mb = cap, mb
+    def __init__(self, cap: Any) -> None:
+        self._cap = cap
+
+    @property
+    def cap(self) -> int:
+        return self._cap()
 
     def _over(self) -> None:
         _refuse(
-            f"has a compressed stream that inflates past the limit of {self.mb:,} MB per "
-            f"stream ({LIMIT_ENV['stream_mb']})"
+            f"has a compressed stream that inflates past the limit of {self.cap // 1_000_000:,}"
+            f" MB per stream ({LIMIT_ENV['stream_mb']})"
         )
 
     def decompress(self, data: bytes) -> bytes:
         d = zlib.decompressobj()
-        out = d.decompress(data, self.cap + 1)
-        if len(out) > self.cap or d.unconsumed_tail:
+        cap = self.cap
+        out = d.decompress(data, cap + 1)
+        if len(out) > cap or d.unconsumed_tail:
             self._over()
         if not d.eof:
             raise zlib.error("incomplete or truncated stream")
@@ -83,17 +88,28 @@ class _BoundedZlib:
         return Counted()
 
 
+#: The limits of the request being served (a worker serves one request at a time).
+_current: dict[str, ParseLimits] = {}
+_installed: list[bool] = []
+
+
 def install_limits(limits: ParseLimits) -> None:
-    """Put the per-PDF limits into pdfminer (this process only)."""
+    """Put the per-PDF limits into pdfminer (this process only); a later call changes them."""
+    _current["limits"] = limits
+    if _installed:
+        return
+    _installed.append(True)
     from pdfminer import converter, pdftypes
 
-    cap = limits.stream_mb * 1_000_000
-    pdftypes.zlib = _BoundedZlib(cap, limits.stream_mb)  # type: ignore[assignment]
+    def cap() -> int:
+        return _current["limits"].stream_mb * 1_000_000
+
+    pdftypes.zlib = _BoundedZlib(cap)  # type: ignore[assignment]
     decode = pdftypes.PDFStream.decode
 
     def bounded_decode(self: Any) -> None:  # other filters (LZW, run length) too
         decode(self)
-        if self.data is not None and len(self.data) > cap:
+        if self.data is not None and len(self.data) > cap():
             pdftypes.zlib._over()  # type: ignore[attr-defined]
 
     pdftypes.PDFStream.decode = bounded_decode  # type: ignore[method-assign]
@@ -101,6 +117,7 @@ def install_limits(limits: ParseLimits) -> None:
     render_char = converter.PDFLayoutAnalyzer.render_char
 
     def counted_begin(self: Any, page: Any, ctm: Any) -> None:
+        limits = _current["limits"]
         _page["objects"] = 0
         x0, y0, x1, y1 = page.mediabox
         width, height = abs(x1 - x0), abs(y1 - y0)
@@ -113,10 +130,11 @@ def install_limits(limits: ParseLimits) -> None:
 
     def counted_char(self: Any, *args: Any, **kwargs: Any) -> float:
         _page["objects"] += 1
-        if _page["objects"] > limits.page_objects:
+        limit = _current["limits"].page_objects
+        if _page["objects"] > limit:
             _refuse(
-                f"page {self.pageno} exceeds the limit of {limits.page_objects:,} text "
-                f"objects per page ({LIMIT_ENV['page_objects']})"
+                f"page {self.pageno} exceeds the limit of {limit:,} text objects per page "
+                f"({LIMIT_ENV['page_objects']})"
             )
         return render_char(self, *args, **kwargs)
 
@@ -124,24 +142,37 @@ def install_limits(limits: ParseLimits) -> None:
     converter.PDFLayoutAnalyzer.render_char = counted_char  # type: ignore[method-assign]
 
 
-def _cap_memory(limits: ParseLimits) -> None:
+def _cap_resources(limits: ParseLimits) -> None:
+    """Memory and CPU for this request. Soft limits only (the hard ones stay open), so the
+    next request of this worker may set others."""
     size = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    cpu = int(limits.seconds) + 5  # a backstop: the parent kills it on the wall clock
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (size if hard == resource.RLIM_INFINITY else
+                                            min(size, hard), hard))  # fmt: skip
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = int(usage.ru_utime + usage.ru_stime)
+    cpu = used + int(limits.seconds) + 5  # a backstop: the parent kills it on the wall clock
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard == resource.RLIM_INFINITY or cpu < hard:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, hard))
 
 
-def _die_with_parent() -> None:
-    try:
-        import ctypes
-        import os
-        import signal
+def _watch_parent() -> None:
+    """Exit as soon as the parent process is gone (a server killed with kill -9): checked
+    every half second by a thread, whichever thread of the parent started this worker."""
+    import os
+    import threading
+    import time
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:
-            os._exit(1)
-    except (OSError, AttributeError):
-        pass  # not Linux: the parent still kills it on every way out
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _run(request: dict[str, Any], out: Any) -> Any:
@@ -163,46 +194,56 @@ def _run(request: dict[str, Any], out: Any) -> Any:
     raise IngestError(f"unknown task {task!r}")
 
 
-def main() -> int:
-    """Read one request, answer it, exit."""
-    _die_with_parent()
-    logging.disable(logging.CRITICAL)  # pdfminer's warnings about damaged files
-    out = sys.stdout.buffer
-    frame = read_frame(sys.stdin.buffer)
-    if frame is None:
-        return 1
-    request = pickle.loads(frame[1])
+def _rss_mb() -> int:
+    """This process's resident memory now (what keeping it idle costs), in MB."""
+    try:
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * resource.getpagesize() // (1024 * 1024)
+
+
+def _answer(request: dict[str, Any], out: Any) -> None:
+    """Serve one request: a result frame, or an error frame with one plain line."""
     limits: ParseLimits = request["limits"]
-    _cap_memory(limits)
+    _reached.clear()
+    _page["objects"] = 0
+    _cap_resources(limits)
     install_limits(limits)
+    memory = (
+        f"needs more than the limit of {limits.memory_mb:,} MiB of memory to read "
+        f"({LIMIT_ENV['memory_mb']})"
+    )
     try:
         result = _run(request, out)
     except MemoryError:
-        message = (
-            f"needs more than the limit of {limits.memory_mb:,} MiB of memory to read "
-            f"({LIMIT_ENV['memory_mb']})"
-        )
-        write_frame(out, b"e", (_reached[0] if _reached else message).encode())
-        return 0
+        detail = _reached[0] if _reached else memory
     except RecursionError:
-        write_frame(out, b"e", b"could not be read as a PDF (objects nested too deeply)")
-        return 0
+        detail = "could not be read as a PDF (objects nested too deeply)"
     except IngestError as exc:
         if not _reached and "MemoryError" in str(exc):  # pdfplumber wrapped it
-            _reached.append(
-                f"needs more than the limit of {limits.memory_mb:,} MiB of memory to read "
-                f"({LIMIT_ENV['memory_mb']})"
-            )
-        write_frame(out, b"e", (_reached[0] if _reached else str(exc)).encode())
-        return 0
+            _reached.append(memory)
+        detail = _reached[0] if _reached else str(exc)
     except Exception as exc:  # a bug or an odd file: one line for the user, never a trace
         detail = _reached[0] if _reached else f"could not be read ({type(exc).__name__})"
-        write_frame(out, b"e", detail.encode())
-        return 0
-    if _reached:  # a limit reached where pdfminer swallowed the error
-        write_frame(out, b"e", _reached[0].encode())
-        return 0
-    write_frame(out, b"r", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    else:
+        if not _reached:
+            payload = pickle.dumps((result, _rss_mb()), protocol=pickle.HIGHEST_PROTOCOL)
+            write_frame(out, b"r", payload)
+            return
+        detail = _reached[0]  # a limit reached where pdfminer swallowed the error
+    write_frame(out, b"e", detail.encode())
+
+
+def main() -> int:
+    """Answer requests until stdin closes (the parent keeps an idle worker for the next
+    PDF; it kills it instead whenever a request goes wrong)."""
+    _watch_parent()
+    logging.disable(logging.CRITICAL)  # pdfminer's warnings about damaged files
+    out = sys.stdout.buffer
+    while (frame := read_frame(sys.stdin.buffer)) is not None:
+        _answer(pickle.loads(frame[1]), out)
     return 0
 
 
