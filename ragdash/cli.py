@@ -1,7 +1,8 @@
 """``ragdash`` (or ``python -m ragdash``): check cases, run a query, ablate, inspect a PDF,
 export cases, list what the OCR fix rewrites, or start the dashboard.
 
-Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input.
+Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input, 3 an
+internal error (a ragdash bug) — each error is one line on stderr, never a traceback.
 
 ``--workspace DIR`` makes a command see exactly what the dashboard started with the same
 folders sees: the docs folder, the uploads and metadata edits of the workspace, and (for
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 import time
@@ -50,7 +52,9 @@ from ragdash.settings import (
 )
 from ragdash.storage.case_store import load_cases, workspace_cases
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+#: Longest run of one word an error line repeats (a 5,000-digit --top-k is cut).
+MAX_WORD_SHOWN = 60
 
 
 class BadInput(RagdashError):
@@ -1236,7 +1240,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     command = [
         sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
         f"--server.port={args.port}", f"--server.address={args.address}",
-        "--browser.gatherUsageStats=false",
+        "--browser.gatherUsageStats=false", "--client.showErrorDetails=type",
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
     ]  # fmt: skip
     try:
@@ -1357,9 +1361,49 @@ COMMANDS = {
 }
 
 
+def one_line(message: str) -> str:
+    """An error message as one short line: newlines folded, NUL and other control
+    characters shown as code points, any word longer than :data:`MAX_WORD_SHOWN` cut::
+
+        >>> one_line("invalid int value: '" + "9" * 5000 + "'")
+        "invalid int value: '99999999999999999999999999999…(5,002 characters)"
+    """
+    text = " ".join(message.split())
+    text = "".join(ch if ch.isprintable() else f"U+{ord(ch):04X}" for ch in text)
+
+    def cut(match: re.Match) -> str:
+        word = match.group(0)
+        return f"{word[: MAX_WORD_SHOWN // 2]}…({len(word):,} characters)"
+
+    return re.sub(rf"\S{{{MAX_WORD_SHOWN + 1},}}", cut, text)
+
+
+def _where(exc: BaseException) -> str:
+    """`` at ragdash/x.py:12`` — the last ragdash line the error passed, for a bug report
+    (a path inside the package, never where it is installed)."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "ragdash" in f.filename]
+    if not frames:
+        return ""
+    parts = Path(frames[-1].filename).parts
+    inside = parts[len(parts) - 1 - parts[::-1].index("ragdash") :]
+    return f" at {'/'.join(inside)}:{frames[-1].lineno}"
+
+
+def _refuse_nul(argv: Sequence[str]) -> None:
+    for arg in argv:
+        if "\x00" in arg:
+            shown = one_line(arg)
+            raise BadInput(f"argument {shown!r} contains a NUL byte; no file has such a name")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code. Bad input prints one line, never a traceback."""
+    """Run the CLI; returns the exit code. Every error prints one line, never a traceback:
+    exit 2 for input ragdash cannot use, 3 for a ragdash bug (with the error's type, to
+    report)."""
     try:
+        _refuse_nul(sys.argv[1:] if argv is None else argv)
         args = build_parser().parse_args(argv)
         if getattr(args, "top_k", None) is not None and args.top_k < 1:
             raise BadInput("--top-k must be at least 1")
@@ -1367,16 +1411,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise BadInput("--metrics-k must be at least 1")
         return COMMANDS[args.command](args)
     except BadInput as exc:
-        print(f"ragdash: error: {exc}", file=sys.stderr)
+        print(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RagdashError as exc:  # e.g. a library locked while runs are listed: one line too
-        print(f"ragdash: error: {exc}", file=sys.stderr)
+        print(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader went away (`... | head`): stop quietly, as Unix tools do.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except KeyboardInterrupt:
+        print("ragdash: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("ragdash: error: out of memory (the input is too large)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        print("ragdash: error: the input is nested too deeply", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # noqa: BLE001 — a bug: one line with its type, no traceback
+        print(
+            f"ragdash: error: internal error ({type(exc).__name__}{_where(exc)}) — please "
+            "report it with the command that caused it; RAGDASH_TRACEBACK=1 shows the details",
+            file=sys.stderr,
+        )
+        if os.environ.get("RAGDASH_TRACEBACK") == "1":
+            raise
+        return EXIT_INTERNAL
 
 
 def main_exit() -> None:

@@ -98,16 +98,18 @@ def test_a_second_read_comes_from_the_cache_and_other_settings_read_again(
 ):
     cache = PdfCache(tmp_path)
     cache.put(policy_scan, policy_read, scans.ocr_variant())
-    calls = []
-    real = scans.ocr_page
-    monkeypatch.setattr(scans, "ocr_page", lambda *a, **k: calls.append(a) or real(*a, **k))
-    again = read_pdf(policy_scan, cache=cache)
-    assert again.pages == policy_read.pages and calls == []
-    other = read_pdf(policy_scan, cache=cache, ocr=OcrSettings(dpi=150))
-    assert len(calls) == 1 and other.layouts[0].ocr.dpi == 150
-    read_pdf(policy_scan, cache=cache, ocr=OcrSettings(dpi=150))
-    assert len(calls) == 1  # cached under its own settings
+    # the parse (OCR included) runs in a child process: watch the pages it says it OCRs
+    def ocr_reported(**options):
+        labels = []
+        pdf = read_pdf(policy_scan, progress=lambda _f, label: labels.append(label),
+                       cache=cache, **options)  # fmt: skip
+        return pdf, any(label.startswith("OCR of page") for label in labels)
 
+    again, ocr_ran = ocr_reported()
+    assert again.pages == policy_read.pages and not ocr_ran
+    other, ocr_ran = ocr_reported(ocr=OcrSettings(dpi=150))
+    assert ocr_ran and other.layouts[0].ocr.dpi == 150
+    assert not ocr_reported(ocr=OcrSettings(dpi=150))[1]  # cached under its own settings
 
 @needs_tesseract
 def test_ocr_on_request_reads_pages_that_have_a_text_layer(tmp_path):

@@ -200,3 +200,85 @@ def test_concurrent_metadata_saves_from_processes_and_threads_all_survive(ws):
     edits, problems = ws.read_edits()
     assert problems == []
     assert len(edits) == 40
+
+
+def test_uploads_are_staged_in_the_workspace_not_the_system_temp(ws, monkeypatch, tmp_path):
+    seen = []
+
+    def progress(fraction: float, label: str) -> None:
+        seen.extend(p for p in ws.tmp.rglob("*.pdf"))
+
+    monkeypatch.setattr("tempfile.tempdir", "/nonexistent-system-temp")  # used: it fails
+    data = make_pdf(tmp_path / "n.pdf", [["Staged words on a page"]]).read_bytes()
+    ws.save_upload("notes.pdf", data, progress=progress)
+    assert seen and all(p.name == "notes.pdf" for p in seen)
+    assert (ws.uploads / "notes.pdf").is_file()
+    assert not ws.tmp.exists()  # moved into uploads/, nothing left behind
+
+
+@pytest.mark.parametrize(
+    "name, saved",
+    [
+        ("pass\x00wd.md", "pass-wd.md"),
+        ("a/b\\c.md", "c.md"),
+        ("tab\there\x1b[31m\u202e.md", "tab-here-31m.md"),
+        ("x" * 5000 + ".md", "x" * 100 + ".md"),
+    ],
+)
+def test_control_characters_separators_and_long_names_are_sanitized(ws, name, saved):
+    assert ws.save_upload(name, doc_text("Some words.", id="n").encode()).name == saved
+    assert [p.name for p in ws.uploads.iterdir()] == [saved]
+
+
+def test_a_kill_9_mid_upload_leaves_a_staging_folder_the_next_start_removes(tmp_path, app):
+    """A server killed while it reads a PDF leaves its staged copy in workspace/tmp (never in
+    the system temp); starting the dashboard again removes it, and uploads/ never saw it."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    import time
+    from pathlib import Path
+
+    from hostile_pdfs import text_ops_pdf
+
+    root = tmp_path / "workspace"
+    pdf = tmp_path / "slow.pdf"
+    pdf.write_bytes(text_ops_pdf(2_000_000))
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from ragdash.ingestion.workspace import Workspace
+        Workspace({str(root)!r}).save_upload("slow.pdf", Path({str(pdf)!r}).read_bytes())
+        """
+    )
+    repo = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "RAGDASH_MAX_PAGE_OBJECTS": "100000000", "PYTHONPATH": repo}
+    server = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        for _ in range(300):
+            if list((root / "tmp").glob("*/slow.pdf")):
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)
+    finally:
+        server.kill()  # SIGKILL: no cleanup runs
+        server.wait()
+    [left] = list((root / "tmp").glob("*/slow.pdf"))
+    assert left.read_bytes() == pdf.read_bytes()
+    at = app()
+    at.run()
+    assert not at.exception
+    assert not list((root / "tmp").iterdir())
+    assert not (root / "uploads" / "slow.pdf").exists()
+
+
+def test_a_live_servers_staging_folder_is_kept(ws):
+    import os
+
+    mine = ws.tmp / f"{os.getpid()}-0123456789abcdef"
+    mine.mkdir(parents=True)
+    dead = ws.tmp / "999999999-0123456789abcdef"
+    dead.mkdir()
+    assert ws.clean_stale_temp() == [dead.name]
+    assert mine.is_dir() and not dead.exists()

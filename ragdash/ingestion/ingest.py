@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from ragdash.errors import IngestError, SettingsError
+from ragdash.ingestion.bounded import run_in_child
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
@@ -139,7 +140,9 @@ def read_pdf(
         if progress:
             progress(1.0, "done (parsed before: read from the cache)")
         return cached
-    parsed = _parse_pdf(data, max_pages, progress, ocr)
+    # in a child process with time and memory limits (ragdash.ingestion.bounded), which
+    # runs _parse_pdf below (OCR included); the limits come from the environment
+    parsed = run_in_child("parse", {"data": data, "max_pages": max_pages, "ocr": ocr}, progress)
     if cache is not None:
         cache.put(data, parsed, variant)
     return parsed
@@ -176,6 +179,8 @@ def _parse_pdf(
         raise IngestError("is encrypted with a password; decrypt it first") from None
     except Exception as exc:  # pdfminer raises many unrelated types for damaged files
         # pdfplumber wraps pdfminer's errors: PdfminerException(PDFPasswordIncorrect())
+        if isinstance(exc, MemoryError) or any(isinstance(a, MemoryError) for a in exc.args):
+            raise MemoryError from None  # the memory limit of the child: named by its caller
         wrapped = any(isinstance(arg, PDFPasswordIncorrect) for arg in exc.args)
         if wrapped or "password" in str(exc).lower() or "encrypt" in type(exc).__name__.lower():
             raise IngestError("is encrypted with a password; decrypt it first") from None
@@ -207,7 +212,8 @@ def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], lis
     try:
         text, warning = decode_text(path.read_bytes())
     except (OSError, IngestError) as exc:
-        return [], [IngestMessage(path.name, "error", f"unreadable: {exc}")]
+        reason = exc.strerror if isinstance(exc, OSError) else exc
+        return [], [IngestMessage(path.name, "error", f"unreadable: {reason}")]
     if warning:
         messages.append(IngestMessage(path.name, "warning", warning))
     reader = csv.DictReader(io.StringIO(text))

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ragdash.errors import IngestError
+from ragdash.ingestion.bounded import run_in_child
 from ragdash.ingestion.documents import Document, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, PdfText, Progress, read_pdf
@@ -289,12 +290,25 @@ def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:
 def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int = 72) -> Any:
     """A PIL image of one page (1-based) with each detected table's box drawn over it:
     red for ruled tables, blue for column-aligned ones; at most
-    :data:`~ragdash.ingestion.page_image.MAX_RENDER_PIXELS`
-    pixels whatever size the page declares.
+    :data:`~ragdash.ingestion.page_image.MAX_RENDER_PIXELS` pixels whatever size the page
+    declares. Drawn in a child process under the same limits
+    as parsing (:mod:`ragdash.ingestion.bounded`).
 
     Raises :class:`~ragdash.ingestion.ingest.IngestError` if the PDF cannot be opened or has no such
-    page.
+    page, or goes over a limit.
     """
+    from PIL import Image
+
+    if not pdf_bytes:
+        raise IngestError("is empty (0 bytes)")
+    png = run_in_child(
+        "render", {"data": pdf_bytes, "page": page_number, "resolution": resolution}
+    )
+    return Image.open(io.BytesIO(png)).convert("RGB")
+
+
+def _render_page(pdf_bytes: bytes, page_number: int, resolution: int) -> Any:
+    """:func:`render_page_with_tables` in this process (the child's side)."""
 
     def draw(page: Any) -> Any:
         tables = [t for t in page_layout(page, page_number).tables if not t.weak]

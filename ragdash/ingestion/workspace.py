@@ -5,6 +5,9 @@ restart. Layout::
     workspace/metadata.csv  edits of id/subject/updated/status, keyed by file name
     workspace/removed/      removed uploads, kept (with a timestamp) so nothing is lost
     workspace/cache/pdf/    parsed PDFs by content hash (never parsed twice; safe to delete)
+    workspace/tmp/          uploads being checked, one folder per upload named by the
+                            server's pid; moved into uploads/ when they load, and a folder
+                            whose process is gone (kill -9 mid-upload) is removed on start
 
 Every write is atomic (temp file + rename). The corpus the dashboard shows is the docs
 folder followed by the uploads, with the edits applied.
@@ -12,9 +15,12 @@ folder followed by the uploads, with the edits applied.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import os
 import re
+import secrets
 import shutil
 import tempfile
 import time
@@ -53,29 +59,79 @@ class SavedUpload(NamedTuple):
     passages: int
 
 
+#: Longest stem an upload keeps (file systems refuse names over 255 bytes).
+MAX_NAME_CHARS = 100
+
+
 def safe_file_name(name: str) -> str:
-    """The base name of an uploaded file, reduced to safe characters, suffix checked."""
-    base = Path(name.replace("\\", "/")).name
+    """The base name of an uploaded file, reduced to safe characters, suffix checked.
+
+    Path separators, NUL and other control characters, spaces and Markdown become ``-``;
+    a name longer than :data:`MAX_NAME_CHARS` is cut::
+
+        >>> safe_file_name("../../etc/pass\\x00wd.md")
+        'pass-wd.md'
+        >>> safe_file_name("a" * 300 + ".txt") == "a" * 100 + ".txt"
+        True
+    """
+    base = Path(name.replace("\\", "/").replace("\x00", "-")).name
     stem, suffix = Path(base).stem, Path(base).suffix.lower()
     if suffix not in DOC_SUFFIXES:
-        raise WorkspaceError(f"{base!r}: only {', '.join(DOC_SUFFIXES)} files can be uploaded")
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-") or "document"
-    return f"{stem}{suffix}"
+        shown = re.sub(r"[^A-Za-z0-9._-]+", "-", base)[:MAX_NAME_CHARS]
+        raise WorkspaceError(f"{shown!r}: only {', '.join(DOC_SUFFIXES)} files can be uploaded")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip(".-")[:MAX_NAME_CHARS].strip(".-")
+    return f"{stem or 'document'}{suffix}"
+
+
+def upload_label(name: str) -> str:
+    """How to name an upload in progress and messages: its safe name, or for a file type
+    that will be refused, its cleaned name (never raises)::
+
+        >>> upload_label("notes.md\\x00.exe")
+        'notes.md-.exe'
+    """
+    try:
+        return safe_file_name(name)
+    except WorkspaceError:
+        base = Path(name.replace("\\", "/").replace("\x00", "-")).name
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", base)[:MAX_NAME_CHARS] or "document"
 
 
 def check_document(
-    file_name: str, data: bytes, progress: Progress | None = None, cache: PdfCache | None = None
+    file_name: str,
+    data: bytes,
+    progress: Progress | None = None,
+    cache: PdfCache | None = None,
+    staged: Path | None = None,
 ) -> tuple[Document, list[str]]:
     """Load ``data`` as the file ``file_name`` would be loaded; returns the document and its
     warnings, or raises :class:`WorkspaceError` with the loader's message. ``progress`` sees
-    each PDF page; it may raise :class:`ragdash.ingestion.ingest.IngestCancelled` to stop."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / file_name
-        path.write_bytes(data)
-        try:
-            return load_document(path, {}, 0, progress=progress, cache=cache)
-        except IngestError as exc:
-            raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
+    each PDF page; it may raise :class:`ragdash.ingestion.ingest.IngestCancelled` to stop.
+    ``staged`` is the file already holding ``data`` (a workspace stages uploads in its own
+    ``tmp/``); without it a private temporary folder is used."""
+    if staged is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / file_name
+            path.write_bytes(data)
+            return check_document(file_name, data, progress, cache, path)
+    try:
+        return load_document(staged, {}, 0, progress=progress, cache=cache)
+    except IngestError as exc:
+        raise WorkspaceError(f"{file_name!r} {exc}; nothing was saved") from None
+
+
+#: Staging folders are named ``<pid>-<random>``; the pid says whether their owner lives.
+_STAGE_NAME = re.compile(r"(\d+)-[0-9a-f]{16}")
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Workspace:
@@ -87,6 +143,35 @@ class Workspace:
         self.edits_path = self.root / EDITS_FILE
         self.removed = self.root / "removed"
         self.cache = PdfCache(self.root / "cache" / "pdf")
+        self.tmp = self.root / "tmp"
+
+    def clean_stale_temp(self) -> list[str]:
+        """Remove staging folders of uploads whose process is gone (a server killed with
+        ``kill -9`` while it read a PDF leaves one); returns their names. Folders of live
+        processes — another server on the same workspace mid-upload — are kept."""
+        removed: list[str] = []
+        if not self.tmp.is_dir():
+            return removed
+        for entry in self.tmp.iterdir():
+            match = _STAGE_NAME.fullmatch(entry.name)
+            if match and _process_alive(int(match.group(1))):
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed.append(entry.name)
+        return removed
+
+    def _stage(self, file_name: str, data: bytes) -> Path:
+        folder = self.tmp / f"{os.getpid()}-{secrets.token_hex(8)}"
+        folder.mkdir(parents=True)
+        path = folder / file_name
+        with open(path, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return path
 
     def _ensure(self) -> None:
         self.uploads.mkdir(parents=True, exist_ok=True)
@@ -118,21 +203,40 @@ class Workspace:
         if len(data) > MAX_UPLOAD_BYTES:
             mib = MAX_UPLOAD_BYTES // (1024 * 1024)
             raise WorkspaceError(f"{file_name!r} is larger than {mib} MiB; nothing was saved")
-        # Checked before anything is written: stopping mid-way leaves the workspace as it was.
-        document, warnings = check_document(file_name, data, progress, self.cache)
-        count = passage_count(document)
-        if passage_room is not None and count > passage_room:
-            raise WorkspaceError(
-                f"{file_name!r} has {count:,} passages, more than the {max(passage_room, 0):,} "
-                f"the corpus limit leaves room for; nothing was saved"
+        # Staged in the workspace's tmp/ and checked there: stopping mid-way leaves uploads/
+        # as it was, and a kill -9 leaves only a staging folder that the next start removes.
+        staged = self._stage(file_name, data)
+        try:
+            document, warnings = check_document(
+                file_name, data, progress, self.cache, staged=staged
             )
-        self._ensure()
-        target = self.uploads / file_name
-        if target.exists() and not replace_existing:
-            raise WorkspaceError(
-                f"{file_name!r} is already uploaded; remove it first to replace it"
-            )
-        atomic_write(target, data)
+            count = passage_count(document)
+            if passage_room is not None and count > passage_room:
+                raise WorkspaceError(
+                    f"{file_name!r} has {count:,} passages, more than the "
+                    f"{max(passage_room, 0):,} the corpus limit leaves room for; nothing was saved"
+                )
+            self._ensure()
+            target = self.uploads / file_name
+            if replace_existing:
+                os.replace(staged, target)  # atomic: the old file or the new one, never half
+            else:
+                try:
+                    os.link(staged, target)  # atomic and never over an existing upload
+                except FileExistsError:
+                    raise WorkspaceError(
+                        f"{file_name!r} is already uploaded; remove it first to replace it"
+                    ) from None
+                except OSError:  # a file system without hard links
+                    if target.exists():
+                        raise WorkspaceError(
+                            f"{file_name!r} is already uploaded; remove it first to replace it"
+                        ) from None
+                    os.replace(staged, target)
+        finally:
+            shutil.rmtree(staged.parent, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                self.tmp.rmdir()  # only when no other upload is being checked
         return SavedUpload(file_name, warnings, count)
 
     def remove_upload(self, name: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +47,40 @@ def settings() -> Settings:
     return settings_from(sys.argv[1:], dict(os.environ))
 
 
+#: An absolute path of two parts or more, not inside a URL, a date or a word.
+_ABSOLUTE = re.compile(r"""(?<![\w.:/~-])/(?:[^\s/'"]+/)+([^\s/'"]+)""")
+
+
+def hide_paths(text: str, roots: dict[Path, str] | None = None) -> str:
+    """``text`` without server paths: the docs folder and the workspace become ``docs`` and
+    ``workspace`` (the names the pages use), any other absolute path its file name::
+
+        >>> hide_paths("cannot read '/srv/ws/library.sqlite'", {Path("/srv/ws"): "workspace"})
+        "cannot read 'workspace/library.sqlite'"
+        >>> hide_paths("[Errno 13] Permission denied: '/etc/ragdash/notes.md'", {})
+        "[Errno 13] Permission denied: 'notes.md'"
+        >>> hide_paths("see http://127.0.0.1:8000/search on 2026/01/05", {})
+        'see http://127.0.0.1:8000/search on 2026/01/05'
+    """
+    if roots is None:
+        config = settings()
+        roots = {config.workspace: "workspace", config.docs: "docs"}
+    for root, name in sorted(roots.items(), key=lambda item: -len(str(item[0]))):
+        text = text.replace(str(root), name)
+    return _ABSOLUTE.sub(lambda m: m.group(1), text)
+
+
 def workspace() -> Workspace:
-    return Workspace(settings().workspace)
+    ws = Workspace(settings().workspace)
+    _clean_on_start(str(ws.root))
+    return ws
+
+
+@st.cache_resource(show_spinner=False)
+def _clean_on_start(root: str) -> tuple[str, ...]:
+    """Once per server process and workspace: remove uploads left half-checked in the
+    workspace's ``tmp/`` by a server that was killed (``kill -9``) while reading them."""
+    return tuple(Workspace(root).clean_stale_temp())
 
 
 def _fingerprint(paths: list[Path]) -> tuple:
@@ -86,14 +119,15 @@ def current_index(quiet: bool = False) -> CorpusIndex | None:
     Returns None if the docs folder cannot be read, and says so unless ``quiet`` (the app
     shell says it once per run; the pages ask again quietly)."""
     config = settings()
+    _clean_on_start(str(config.workspace))
     key = fingerprint_key()
     try:
         return _load_index(str(config.docs), str(config.workspace), key, max_passages())
     except IngestError as exc:
         if not quiet:
             st.error(
-                f"Cannot load documents: {md_escape(str(exc))}. Start the dashboard with "
-                "`--docs DIR` (`streamlit run app.py -- --docs DIR`) or set RAGDASH_DOCS "
+                f"Cannot load documents: {md_escape(hide_paths(str(exc)))}. Start the dashboard "
+                "with `--docs DIR` (`streamlit run app.py -- --docs DIR`) or set RAGDASH_DOCS "
                 "to a folder of .md, .txt or .pdf files. The Guided tour still runs on the "
                 "bundled samples.",
                 icon=":material/folder_off:",
@@ -106,7 +140,7 @@ def case_library() -> tuple[list[Case], list[str]]:
     case library (:func:`ragdash.storage.case_store.workspace_cases`) — with problems."""
     config = settings()
     found = workspace_cases(config.docs, config.workspace)
-    return list(found.cases), list(found.problems)
+    return list(found.cases), [hide_paths(p) for p in found.problems]
 
 
 def library_file() -> Path:

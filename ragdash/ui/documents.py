@@ -21,10 +21,11 @@ from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
 from ragdash.ingestion.segmentation import max_passages
-from ragdash.ingestion.workspace import safe_file_name
+from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
-from ragdash.ui.context import case_library, source_path, workspace
+from ragdash.ui.context import case_library, hide_paths, source_path, workspace
+from ragdash.ui.guard import document_guard
 from ragdash.ui.render import md_escape, text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
@@ -57,10 +58,13 @@ def _upload(index: CorpusIndex) -> None:
     _interrupted_upload()
     files = st.file_uploader(
         "Upload documents (.pdf, .txt, .md)",
-        type=UPLOAD_TYPES,
+        # No type=: Streamlit's own check of the name raises (and loses the page for the
+        # session) on a NUL byte; ragdash.ingestion.workspace.safe_file_name checks the
+        # suffix and cleans the name with a message instead.
+        type=None,
         accept_multiple_files=True,
         key="upload",
-        help=f"Saved in the workspace folder ({ws.root}), so a restart loses nothing.",
+        help="Saved in the server's workspace folder, so a restart loses nothing.",
     )
     done: set[str] = st.session_state.setdefault("uploaded_ids", set())
     fresh = [f for f in files or [] if f.file_id not in done]
@@ -69,7 +73,7 @@ def _upload(index: CorpusIndex) -> None:
         # Kept until the batch ends: a rerun that finds it knows this run was interrupted.
         pending = {
             "ids": [f.file_id for f in fresh],
-            "names": [safe_file_name(f.name) for f in fresh],
+            "names": [upload_label(f.name) for f in fresh],
             "saved": [],
             "outcome": outcome,
         }
@@ -82,7 +86,7 @@ def _upload(index: CorpusIndex) -> None:
         for i, uploaded in enumerate(fresh):
             # the name as it will be saved (no control characters), escaped: an upload name
             # is user text and progress text is Markdown
-            shown = md_escape(safe_file_name(uploaded.name))
+            shown = md_escape(upload_label(uploaded.name))
             bar.progress(i / len(fresh), text=f"Reading {shown} ({i + 1}/{len(fresh)})")
 
             def page_progress(fraction: float, label: str, i: int = i, shown: str = shown) -> None:
@@ -99,7 +103,7 @@ def _upload(index: CorpusIndex) -> None:
                 room -= saved.passages  # later files of the batch share what is left
                 outcome.append(("success", f"{saved.name} added to the workspace"))
                 outcome.extend(("warning", f"{saved.name}: {w}") for w in saved.warnings)
-            pending["saved"].append(safe_file_name(uploaded.name))
+            pending["saved"].append(upload_label(uploaded.name))
             done.add(uploaded.file_id)
         bar.progress(1.0, text="Saved — indexing the corpus (pages parsed once, from the cache)…")
         st.session_state.pop(INGESTING_KEY, None)
@@ -143,7 +147,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
                     {"id": new_id, "subject": subject, "updated": updated, "status": status},
                 )
             except WorkspaceError as exc:
-                st.error(f"Not saved: {md_escape(str(exc))}")
+                st.error(f"Not saved: {md_escape(hide_paths(str(exc)))}")
                 return
             st.session_state["doc_notice"] = f"Saved metadata of {doc.source}."
             st.rerun()
@@ -171,7 +175,7 @@ def _inspection(doc: Document) -> None:
     try:
         report = _inspect(str(path), mtime)
     except IngestError as exc:
-        st.error(f"{md_escape(doc.source)} {md_escape(str(exc))}")
+        st.error(f"{md_escape(doc.source)} {md_escape(hide_paths(str(exc)))}")
         return
     st.info(f"**Will this PDF be retrieved correctly?** {md_escape(report.verdict)}")
     c = st.columns(4)
@@ -265,7 +269,7 @@ def _inspection(doc: Document) -> None:
     try:
         image = _page_image(str(path), mtime, page)
     except IngestError as exc:
-        st.error(md_escape(str(exc)))
+        st.error(md_escape(hide_paths(str(exc))))
         return
     st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
 
@@ -287,7 +291,7 @@ def _try_query(doc: Document) -> None:
         try:
             ranked = alone.top(query, fixes, 3)
         except Exception as exc:  # a bad query: say so, keep the page
-            col.error(md_escape(str(exc)))
+            col.error(md_escape(hide_paths(str(exc))))
             continue
         for hit in ranked:
             col.caption(f"#{hit.rank} {md_escape(hit.passage.label)} · score {hit.score:.2f}")
@@ -466,7 +470,7 @@ def _document(
             try:
                 kept = workspace().remove_upload(doc.source)
             except WorkspaceError as exc:
-                st.error(md_escape(str(exc)))
+                st.error(md_escape(hide_paths(str(exc))))
                 return
             st.session_state["doc_notice"] = f"Removed {doc.source} (kept as {kept.name})."
             st.rerun()
@@ -509,5 +513,10 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
-    for doc in corpus.documents:
-        _document(doc, index, uploads, cases, corpus_key)
+    for doc in corpus.documents:  # one bad document shows an error card; the rest draws
+        document_guard(
+            doc.source,
+            widget_id(doc),
+            lambda doc=doc: _document(doc, index, uploads, cases, corpus_key),
+            removable=doc.source in uploads,
+        )

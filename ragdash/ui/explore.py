@@ -17,6 +17,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 from ragdash.ui.context import case_library
+from ragdash.ui.guard import document_guard, document_source
 from ragdash.ui.render import (
     breakdown_chart,
     breakdown_frame,
@@ -222,20 +223,27 @@ def _results(
             "The passages below are only listed in list order — none of them is a winner."
         )
     legend()
-    for r in top:
-        p = r.passage
-        date = p.updated.isoformat() if p.updated else "undated"
-        heading = (
-            f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{fmt_score(r.score)}** · "
-            f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
+    for r in top:  # one bad document shows an error card; the other results still draw
+        source = document_source(r.passage.doc_id)
+        document_guard(
+            source, f"explore_{r.rank}", lambda r=r: _result(r, view, retriever, query)
         )
-        if retriever is None or retriever.spec.kind == "seed":
-            ranked_passage(r, view.evidence, heading, note=r.moved or "")
-            continue
-        st.markdown(heading)
-        st.html(passage_html(r, view.evidence))
-        with st.expander(f"Score breakdown of #{r.rank}"):
-            _breakdown(r, view, retriever, query)
+
+
+def _result(r: RankedPassage, view: ViewState, retriever=None, query: str = "") -> None:
+    p = r.passage
+    date = p.updated.isoformat() if p.updated else "undated"
+    heading = (
+        f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{fmt_score(r.score)}** · "
+        f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
+    )
+    if retriever is None or retriever.spec.kind == "seed":
+        ranked_passage(r, view.evidence, heading, note=r.moved or "")
+        return
+    st.markdown(heading)
+    st.html(passage_html(r, view.evidence))
+    with st.expander(f"Score breakdown of #{r.rank}"):
+        _breakdown(r, view, retriever, query)
 
 
 def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None:

@@ -27,7 +27,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
-from ragdash.ui.context import settings
+from ragdash.ui.context import hide_paths, settings
 from ragdash.ui.render import md_escape
 
 __all__ = ["render_saved_runs", "runs_frame"]
@@ -68,7 +68,7 @@ def _save_form(index, retriever, runs, fixes, k, ablation) -> None:
         assert library is not None
         kept = library.save_run(run)
     except LibraryError as exc:
-        st.error(f"Not saved: {md_escape(str(exc))}")
+        st.error(f"Not saved: {md_escape(hide_paths(str(exc)))}")
         return
     st.success(f"Saved run #{kept.id} ({kept.passed} of {kept.total} cases pass).")
 
@@ -83,7 +83,7 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
         diff = diff_runs(library.saved_run(by_label[before].id),
                          library.saved_run(by_label[after].id))  # fmt: skip
     except (LibraryError, RunError) as exc:
-        st.error(md_escape(str(exc)))
+        st.error(md_escape(hide_paths(str(exc))))
         return
     others = len(diff.changes) - len(diff.fixed) - len(diff.broke)
     st.markdown(
@@ -151,7 +151,7 @@ def render_saved_runs(
         library = open_library(settings().workspace)
         saved = library.run_summaries() if library is not None else []
     except (LibraryError, RunError) as exc:
-        st.error(md_escape(str(exc)))
+        st.error(md_escape(hide_paths(str(exc))))
         return
     if library is None or not saved:
         st.caption("No saved run yet.")
@@ -163,7 +163,7 @@ def render_saved_runs(
     try:
         chosen = library.saved_run(picked.id)
     except (LibraryError, RunError) as exc:
-        st.error(md_escape(str(exc)))
+        st.error(md_escape(hide_paths(str(exc))))
         return
     c2.download_button(
         "Download HTML report",
@@ -177,7 +177,7 @@ def render_saved_runs(
         try:
             library.delete_run(picked.id)
         except (LibraryError, RunError) as exc:
-            st.error(md_escape(str(exc)))
+            st.error(md_escape(hide_paths(str(exc))))
             return
         st.rerun()
     if len(saved) >= 2:

@@ -20,8 +20,9 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
-from ragdash.ui.context import case_library, settings
+from ragdash.ui.context import case_library, hide_paths, settings
 from ragdash.ui.fragility import render_fragility
+from ragdash.ui.guard import section_guard
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.runs import render_saved_runs
@@ -138,7 +139,7 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
                 "the new case",
             )
         except CaseFileError as exc:
-            st.error(md_escape(str(exc)))
+            st.error(md_escape(hide_paths(str(exc))))
             return
         if case.name in {c.name for c in cases}:
             st.error(f"A case named “{md_escape(case.name)}” already exists.")
@@ -146,7 +147,8 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         try:
             add_case(settings().workspace, case)
         except LibraryError as exc:
-            st.error(f"Not saved: {md_escape(str(exc))} (the library was left as it is).")
+            reason = md_escape(hide_paths(str(exc)))
+            st.error(f"Not saved: {reason} (the library was left as it is).")
             return
         st.success(f"Saved case “{md_escape(case.name)}” to the case library.")
         st.rerun()
@@ -157,7 +159,12 @@ def _workspace():
 
 
 def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
-    """The Test suite page."""
+    """The Test suite page; a part that fails to draw (a stored document or case it cannot
+    use) shows an error card and leaves the sidebar and the other pages working."""
+    section_guard("The test suite", lambda: _render(index, view, corpus_key))
+
+
+def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     st.title("Test suite")
     if empty_corpus_notice(index):
         return

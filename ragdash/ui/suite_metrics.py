@@ -24,6 +24,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.log_import import parse_log_cases
+from ragdash.ui.context import hide_paths
 from ragdash.ui.render import md_escape
 from ragdash.ui.retriever_picker import EXTERNAL_TTL
 
@@ -115,7 +116,7 @@ def render_log_import(index: CorpusIndex, workspace, cases: list[Case]) -> None:
             assert library is not None
             result = library.import_cases(found.cases)
         except (CaseFileError, LibraryError) as exc:
-            st.error(md_escape(str(exc)))
+            st.error(md_escape(hide_paths(str(exc))))
             return
         st.success(f"Imported {len(result.added)} case(s) into the case library.")
         if found.errors:

@@ -7,7 +7,7 @@ import streamlit as st
 from ragdash.errors import LibraryError
 from ragdash.storage import case_store
 from ragdash.storage.library import CaseLibrary
-from ragdash.ui.context import settings
+from ragdash.ui.context import hide_paths, settings
 from ragdash.ui.render import md_escape
 
 
@@ -18,5 +18,6 @@ def open_library(create: bool = False) -> CaseLibrary | None:
     try:
         return case_store.open_library(settings().workspace, create=create)
     except (LibraryError, OSError) as exc:
-        st.error(f"Case library unavailable: {md_escape(str(exc))}", icon=":material/error:")
+        reason = md_escape(hide_paths(str(exc)))
+        st.error(f"Case library unavailable: {reason}", icon=":material/error:")
         return None

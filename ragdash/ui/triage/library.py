@@ -14,7 +14,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary
-from ragdash.ui.context import fingerprint_key, library_file, settings
+from ragdash.ui.context import fingerprint_key, hide_paths, library_file, settings
 from ragdash.ui.render import (
     md_code,
     md_escape,
@@ -34,7 +34,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         try:
             entries = library.list()
         except LibraryError as exc:
-            st.error(md_escape(str(exc)))
+            st.error(md_escape(hide_paths(str(exc))))
             return
     _import(library)
     if not entries:
@@ -115,14 +115,14 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                 if note != entry.case.note:
                     library.update_notes(entry.name, note)
             except LibraryError as exc:
-                st.error(md_escape(str(exc)))
+                st.error(md_escape(hide_paths(str(exc))))
             else:
                 st.rerun()
     if st.button(f"Run again with the current fixes ({view.fixes.label})", key="lib_rerun"):
         try:
             rerun_and_record(index, library, entry.case, view.fixes)
         except (QueryError, LibraryError) as exc:
-            st.error(md_escape(str(exc)))
+            st.error(md_escape(hide_paths(str(exc))))
         else:
             st.rerun()
     history = [r for r in runs if r.case_name == entry.name]
@@ -169,7 +169,7 @@ def _import(library: CaseLibrary | None) -> None:
         try:
             cases = parse_cases(upload.getvalue().decode("utf-8-sig"), upload.name)
         except (CaseFileError, UnicodeDecodeError) as exc:
-            st.error(f"Not imported: {md_escape(str(exc))}")
+            st.error(f"Not imported: {md_escape(hide_paths(str(exc)))}")
             return
         library = library or open_library(create=True)
         if library is None:
@@ -177,7 +177,7 @@ def _import(library: CaseLibrary | None) -> None:
         try:
             result = library.import_cases(cases, replace=overwrite)
         except LibraryError as exc:
-            st.error(f"Not imported: {md_escape(str(exc))}")
+            st.error(f"Not imported: {md_escape(hide_paths(str(exc)))}")
             return
         st.success(
             f"Imported: {len(result.added)} added, {len(result.updated)} replaced, "

@@ -15,6 +15,7 @@ from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
+from ragdash.ui.guard import document_guard, document_source
 from ragdash.ui.render import (
     breakdown_chart,
     fmt_score,
@@ -113,9 +114,13 @@ def _passages(check: ProofCheck, title: str) -> None:
     chart = breakdown_chart(check.ranked)
     if chart is not None:
         st.altair_chart(chart, width="stretch")
-    for r in check.ranked:
+    for r in check.ranked:  # one bad document shows an error card; the others still draw
         heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {fmt_score(r.score)}"
-        ranked_passage(r, check.case.evidence, heading)
+        document_guard(
+            document_source(r.passage.doc_id),
+            f"triage_{title}_{r.rank}",
+            lambda r=r, heading=heading: ranked_passage(r, check.case.evidence, heading),
+        )
 
 
 def _explain(result: Triage) -> None:

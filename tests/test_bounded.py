@@ -1,0 +1,175 @@
+"""Bounded parsing: every PDF is read in a child process with a wall-clock and memory limit
+and limits on inflated streams, text objects per page and page size — crafted PDFs are
+refused with the limit named, and Cancel (a progress callback that raises) or a dead
+parent leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from hostile_pdfs import huge_page_pdf, inflating_pdf, small_pdf, text_ops_pdf
+
+from ragdash.errors import IngestCancelled, IngestError, SettingsError
+from ragdash.ingestion import bounded
+from ragdash.ingestion.bounded import ParseLimits
+from ragdash.ingestion.ingest import load_folder, read_pdf
+from ragdash.ingestion.inspection import render_page_with_tables
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+@pytest.fixture
+def children(monkeypatch):
+    """The pids of every parsing child started during the test (none kept from before)."""
+    bounded.stop_idle_workers()
+    pids: list[int] = []
+    monkeypatch.setattr(bounded, "child_started", pids.append)
+    return pids
+
+
+def test_a_normal_pdf_parses_in_a_child_as_before(children):
+    parsed = read_pdf(small_pdf("Return policy thirty days"))
+    assert parsed.pages == ("Return policy thirty days",)
+    assert len(children) == 1 and children[0] != os.getpid()
+
+
+def test_a_child_that_answered_well_reads_the_next_pdf_and_a_failed_one_is_killed(children):
+    read_pdf(small_pdf("First"))
+    assert read_pdf(small_pdf("Second")).pages == ("Second",)
+    assert len(children) == 1 and bounded.idle_workers() == children
+    with pytest.raises(IngestError, match="pt per side"):
+        read_pdf(huge_page_pdf(200_000))  # served by the same worker, which is then killed
+    assert not alive(children[0]) and bounded.idle_workers() == []
+    assert read_pdf(small_pdf("Third")).pages == ("Third",)  # a fresh one, same limits
+    assert len(children) == 2
+
+
+def test_two_million_text_operations_are_refused_naming_the_limit(children):
+    with pytest.raises(IngestError) as info:
+        read_pdf(text_ops_pdf(2_000_000))
+    assert "exceeds the limit of 100,000 text objects per page" in str(info.value)
+    assert "RAGDASH_MAX_PAGE_OBJECTS" in str(info.value)
+    assert not alive(children[0])
+
+
+def test_a_stream_inflating_to_300_mb_is_refused_naming_the_limit(children):
+    with pytest.raises(IngestError, match=r"inflates past the limit of 100 MB per stream"):
+        read_pdf(inflating_pdf(300))
+
+
+def test_a_page_200000_points_wide_is_refused_naming_the_limit():
+    with pytest.raises(IngestError, match=r"200,000 × 200,000 pt, over the limit of 14,400 pt"):
+        read_pdf(huge_page_pdf(200_000))
+
+
+def test_the_page_image_is_drawn_under_the_same_limits(children):
+    with pytest.raises(IngestError, match="text objects per page"):
+        render_page_with_tables(text_ops_pdf(300_000), 1, 80)
+    assert not alive(children[0])
+    image = render_page_with_tables(small_pdf(), 1, 80)
+    assert image.size == (680, 880)  # 612 × 792 pt at 80 dpi
+
+
+def test_the_wall_clock_limit_stops_a_slow_parse_and_kills_the_child(monkeypatch, children):
+    monkeypatch.setenv("RAGDASH_PARSE_SECONDS", "2")
+    monkeypatch.setenv("RAGDASH_MAX_PAGE_OBJECTS", "100000000")
+    with pytest.raises(IngestError, match=r"longer than the limit of 2 s .*RAGDASH_PARSE_SEC"):
+        read_pdf(text_ops_pdf(2_000_000))
+    assert not alive(children[0])
+
+
+def test_the_memory_limit_stops_a_parse_that_grows(monkeypatch, children):
+    monkeypatch.setenv("RAGDASH_PARSE_MEMORY_MB", "300")
+    monkeypatch.setenv("RAGDASH_MAX_STREAM_MB", "100000")
+    with pytest.raises(IngestError, match=r"300 MiB of memory .*RAGDASH_PARSE_MEMORY_MB"):
+        read_pdf(inflating_pdf(300))
+
+
+def test_cancel_kills_the_child_at_once(monkeypatch, children):
+    monkeypatch.setenv("RAGDASH_MAX_PAGE_OBJECTS", "100000000")
+    calls = []
+
+    def progress(fraction: float, label: str) -> None:
+        calls.append(label)
+        if len(calls) == 3:  # what the dashboard's Cancel does at the next update
+            raise IngestCancelled()
+
+    started = time.monotonic()
+    with pytest.raises(IngestCancelled):
+        read_pdf(text_ops_pdf(2_000_000), progress=progress)
+    assert time.monotonic() - started < 30
+    assert not alive(children[0])
+
+
+def test_the_child_dies_with_its_parent(tmp_path):
+    """kill -9 of the process that asked for the parse (a crashed server) ends the parse."""
+    pdf = tmp_path / "slow.pdf"
+    pdf.write_bytes(text_ops_pdf(2_000_000))
+    pid_file = tmp_path / "child.pid"
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from ragdash.ingestion import bounded
+        from ragdash.ingestion.ingest import read_pdf
+        bounded.child_started = lambda pid: Path({str(pid_file)!r}).write_text(str(pid))
+        read_pdf(Path({str(pdf)!r}).read_bytes())
+        """
+    )
+    env = {**os.environ, "RAGDASH_MAX_PAGE_OBJECTS": "100000000", "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        for _ in range(200):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.1)
+        child = int(pid_file.read_text())
+        time.sleep(1.0)  # let it get going
+        assert alive(child)
+        parent.kill()
+        parent.wait()
+        for _ in range(50):
+            if not alive(child):
+                break
+            time.sleep(0.1)
+        assert not alive(child), "the parsing child outlived its parent"
+    finally:
+        parent.kill()
+
+
+def test_a_folder_with_a_hostile_pdf_loads_the_rest(tmp_path):
+    (tmp_path / "ok.md").write_text("---\nupdated: 2026-01-01\n---\nfine text\n")
+    (tmp_path / "bomb.pdf").write_bytes(inflating_pdf(300))
+    corpus = load_folder(tmp_path)
+    assert corpus.doc_ids == ("ok",)
+    [message] = [m for m in corpus.messages if m.source == "bomb.pdf"]
+    assert "inflates past the limit" in message.message
+
+
+def test_limits_come_from_the_environment_and_bad_values_are_named():
+    assert ParseLimits.from_env({}) == ParseLimits()
+    limits = ParseLimits.from_env({"RAGDASH_PARSE_MEMORY_MB": "512", "RAGDASH_PARSE_SECONDS": "9"})
+    assert (limits.memory_mb, limits.seconds) == (512, 9.0)
+    for bad in ("0", "-3", "lots", "9" * 40):
+        with pytest.raises(SettingsError, match="RAGDASH_MAX_PAGE_OBJECTS"):
+            ParseLimits.from_env({"RAGDASH_MAX_PAGE_OBJECTS": bad})
