@@ -492,6 +492,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--dashboard" in argv:  # the dashboard benchmark: ragdash/bench_dashboard.py
+        from ragdash.bench_dashboard import main as dashboard_main
+
+        return dashboard_main([a for a in argv if a != "--dashboard"])
     args = parse_args(argv)
     if args.pdf:
         timings = []
