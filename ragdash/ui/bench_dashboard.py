@@ -33,7 +33,7 @@ from pathlib import Path
 
 __all__ = ["PAGES", "Step", "TARGET_S", "main", "run_sizes", "write_corpus"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
 #: Every rerun of these pages should take less than this at 100k passages.
 TARGET_S = 1.0
@@ -282,7 +282,8 @@ def report(results: Sequence[SizeResult], machine: str) -> str:
             "table above.", ""]  # fmt: skip
     out.append("| page | " + " | ".join(f"{n:,}" for n in sizes) + " | tabs drawn |")
     out.append("|---|" + "---:|" * len(sizes) + "---|")
-    for page in PAGES:
+    driven = {s.page for r in results for s in r.steps}
+    for page in (p for p in PAGES if p in driven):
         cells, tabs = [], ()
         for r in results:
             reruns = [s for s in r.steps if s.page == page and not s.first and not s.builds]
