@@ -159,7 +159,8 @@ def _indexes_built() -> int:
         index = current_index(quiet=True)
     except Exception:  # noqa: BLE001 — before the first run there is nothing to count
         return 0
-    return len(getattr(index, "_inverted", {}) or {})
+    # Distinct objects: a corpus without PDFs shares one index between tables off and on.
+    return len({id(v) for v in (getattr(index, "_inverted", {}) or {}).values()})
 
 
 def _tabs(at: object) -> tuple[str, ...]:
