@@ -149,6 +149,19 @@ def current_index(quiet: bool = False) -> CorpusIndex | None:
         return None
 
 
+def ensure_index(index: CorpusIndex, fixes: Fixes) -> None:
+    """Build the inverted index ``fixes`` rank with — the Unicode tokenizer's, or the tables
+    fix's when PDFs re-cut — under a spinner: the first switch to one of them re-tokenizes
+    the corpus (about 13 s at 100,000 passages) and the page would otherwise just hang.
+    Once built it is kept with the cached index, and this is a dictionary look-up."""
+    if not (fixes.unicode or fixes.tables):
+        return
+    with st.spinner(
+        "Building the index for this tokenizer / passage cut (once per corpus)…", show_time=True
+    ):
+        index.inverted(fixes.tables, fixes.unicode)
+
+
 def case_library() -> tuple[list[Case], list[str]]:
     """The cases the dashboard sees — the docs folder's ``cases.json`` and the workspace's
     case library (:func:`ragdash.storage.case_store.workspace_cases`) — with problems."""
