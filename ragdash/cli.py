@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragdash.checks.ablation import AblationRow, run_ablation
+from ragdash.checks.ablation import AblationRow
 from ragdash.checks.proof import EVIDENCE_RULE
 from ragdash.checks.report import ranked_record, run_record
 from ragdash.errors import (
@@ -604,7 +604,9 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     metrics = None
     try:
         if retriever.spec.kind == "seed" and not args.metrics:
-            table = run_ablation(index, _cases(args, index), fixes)
+            from ragdash.checks.parallel import parallel_ablation
+
+            table = parallel_ablation(index, _cases(args, index), fixes, jobs=args.jobs)
         else:
             from ragdash.checks.ablation import configurations
             from ragdash.checks.runs import run_configurations
@@ -650,17 +652,21 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     fixes = _fixes(args)
     cases = _cases(args, index)
     retriever = _retriever(args, index)  # anything with top(query, fixes, k) is searched
+    kinds = QUERY_FAULTS if args.kind == "both" else (args.kind,)
+    options = {"seed": args.seed, "max_edits": args.max_edits, "beam": args.beam,
+               "max_evaluations": args.max_evaluations}  # fmt: skip
     try:
-        table = fragility_table(
-            index if retriever.spec.kind == "seed" else retriever,  # type: ignore[arg-type]
-            cases,
-            compared_configurations(fixes),
-            QUERY_FAULTS if args.kind == "both" else (args.kind,),
-            seed=args.seed,
-            max_edits=args.max_edits,
-            beam=args.beam,
-            max_evaluations=args.max_evaluations,
-        )
+        if retriever.spec.kind == "seed":
+            from ragdash.checks.parallel import parallel_fragility
+
+            table = parallel_fragility(
+                index, cases, compared_configurations(fixes), kinds, args.jobs, **options
+            )
+        else:
+            table = fragility_table(
+                retriever,  # type: ignore[arg-type]
+                cases, compared_configurations(fixes), kinds, **options,  # type: ignore[arg-type]
+            )  # fmt: skip
     except (QueryError, RetrieverError) as exc:
         raise BadInput(str(exc)) from None
     if args.json:
@@ -1084,6 +1090,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(ablate, cases=True)
     _retriever_options(ablate)
     _metrics_options(ablate, compare=False)
+    _jobs_option(ablate)
     passages = sub.add_parser(
         "passages", help="write the passages the fixes leave (to re-index in your retriever)"
     )
@@ -1108,6 +1115,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(fragility, cases=True, fixes="all")  # compared with no fixes: do they help?
     _fragility_options(fragility)
+    _jobs_option(fragility)
     _retriever_options(fragility)
     inspect = sub.add_parser("inspect", help="what ingestion makes of one PDF")
     inspect.add_argument("file", help="the PDF file")
@@ -1202,6 +1210,23 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--min-metric", action="append", default=None, metavar="METRIC=VALUE",
                    help="exit 1 when a metric is lower, e.g. mrr=0.8 (repeatable; hit_at_k, "
                    "recall_at_k_docs, recall_at_k_evidence, mrr, ndcg_at_k)")
+
+
+def _jobs(text: str) -> int:
+    from ragdash.checks.parallel import parse_jobs
+
+    try:
+        return parse_jobs(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _jobs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs", type=_jobs, default=1, metavar="N",
+        help="run the cases in N worker processes (built-in retriever; same results as 1, "
+        "default 1)",
+    )  # fmt: skip
 
 
 def _fragility_options(p: argparse.ArgumentParser) -> None:

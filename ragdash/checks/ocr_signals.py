@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ragdash.ingestion.documents import Corpus
 from ragdash.retrieval.ocr import CONSISTENT_DOCUMENTS
@@ -31,6 +32,7 @@ _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 
 #: Every digit may stand for a letter when looking for damage (the map only says which do).
 ANY_DIGIT: Mapping[str, str] = {str(d): "?" for d in range(10)}
+_DIGIT_CHARS = frozenset("0123456789")
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,19 @@ def damaged_tokens(text: str) -> Counter[str]:
     """Tokens that look OCR-damaged: digits inside a word, by
     :func:`ragdash.retrieval.tokens.is_ocr_candidate` with any digit allowed — never a
     code-like token or a piece of a longer code."""
+    counts = Counter(tokenize(text))
+    # Each distinct token is judged once, and only if it has a digit (most have none): the
+    # check per occurrence cost more than the rest of the Documents page together.
+    found = [t for t in counts if _DIGIT_CHARS.intersection(t) and _looks_damaged(t)]
+    if not found:
+        return Counter()
     codes = code_pieces(text)
-    return Counter(
-        t for t in tokenize(text) if t not in codes and is_ocr_candidate(t, ANY_DIGIT)
-    )
+    return Counter({t: counts[t] for t in found if t not in codes})
+
+
+@lru_cache(maxsize=65536)
+def _looks_damaged(token: str) -> bool:
+    return is_ocr_candidate(token, ANY_DIGIT)
 
 
 def substitutions_to(token: str, word: str) -> dict[str, str] | None:
@@ -100,17 +111,18 @@ def ocr_signals(
     no signal (the damage cannot be confirmed from the corpus)."""
     vocabulary = _vocabulary(doc.text for doc in corpus.documents)
     by_length: dict[int, list[str]] = {}
-    for word in vocabulary:
+    for word in sorted(vocabulary, key=lambda w: -vocabulary[w]):  # stable: most used first
         by_length.setdefault(len(word), []).append(word)
     damaged = {doc.doc_id: damaged_tokens(doc.text) for doc in corpus.documents}
     spread = Counter(token for tokens in damaged.values() for token in tokens)
     letters = letters_by_digit(ocr_map)
+    masks: dict[tuple[int, ...], dict[str, list[str]]] = {}
     signals = []
     for doc in corpus.documents:
         for token, count in sorted(damaged[doc.doc_id].items(), key=lambda kv: -kv[1]):
             if spread[token] >= CONSISTENT_DOCUMENTS:
                 continue  # the same token in several documents: a code, not a misreading
-            for word in sorted(by_length.get(len(token), []), key=lambda w: -vocabulary[w]):
+            for word in _same_but_digits(token, by_length, masks):
                 subs = substitutions_to(token, word)
                 if subs is None:
                     continue
@@ -119,6 +131,38 @@ def ocr_signals(
                     OcrSignal(doc.doc_id, token, word, subs, count, vocabulary[word], covered)
                 )
     return signals
+
+
+def _same_but_digits(
+    token: str,
+    by_length: Mapping[int, list[str]],
+    masks: dict[tuple[int, ...], dict[str, list[str]]],
+) -> list[str]:
+    """The words of ``token``'s length that equal it everywhere but at its digits, in
+    ``by_length`` order — looked up, not scanned: the words of that length are grouped once
+    per digit-position pattern (a corpus has few), so each token costs one dictionary read
+    instead of a pass over the vocabulary (which made the Documents page quadratic).
+
+    >>> masks = {}
+    >>> _same_but_digits("f0rm", {4: ["form", "farm", "from"]}, masks)
+    ['form', 'farm']
+    """
+    digits = tuple(i for i, ch in enumerate(token) if ch.isdigit())
+    key = (len(token), *digits)
+    groups = masks.get(key)
+    if groups is None:
+        groups = {}
+        for word in by_length.get(len(token), ()):
+            groups.setdefault(_blank(word, digits), []).append(word)
+        masks[key] = groups
+    return groups.get(_blank(token, digits), [])
+
+
+def _blank(text: str, positions: tuple[int, ...]) -> str:
+    chars = list(text)
+    for i in positions:
+        chars[i] = "\0"
+    return "".join(chars)
 
 
 def add_substitutions(

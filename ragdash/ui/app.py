@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragdash.ui.context import case_library, current_index
+from ragdash.ui.context import case_library, current_index, ensure_index
 from ragdash.ui.render import inject_css
 from ragdash.ui.sidebar import render_sidebar
 from ragdash.ui.state import corpus_link_warning, current_view, sync_url
@@ -57,8 +57,9 @@ def run() -> None:
     navigation = st.navigation(pages)
     index = current_index()
     cases, _ = case_library()
-    render_sidebar(current_view(cases), index)
+    view = render_sidebar(current_view(cases), index)
     if index is not None:
+        ensure_index(index, view.fixes)
         corpus_link_warning(index.fingerprint)
     navigation.run()
     sync_url(st.session_state["view"], index.fingerprint if index is not None else None)

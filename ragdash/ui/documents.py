@@ -3,6 +3,8 @@ ingestion messages, remove uploads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -13,7 +15,7 @@ from ragdash.checks.findability import (
     evidence_findability,
     passage_diff,
 )
-from ragdash.checks.ocr_signals import add_substitutions, ocr_signals
+from ragdash.checks.ocr_signals import OcrSignal, add_substitutions, ocr_signals
 from ragdash.checks.proof import Case
 from ragdash.checks.versions import VersionPair, find_version_pairs
 from ragdash.errors import IngestError, WorkspaceError
@@ -34,6 +36,14 @@ from ragdash.ui.state import VIEW_KEY
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20
+#: Up to this many documents the page lists them all; past it, a filter and pages of this many.
+DOCS_PER_PAGE = 25
+#: Up to this many ingestion messages each shows as an alert; past it, a table of them all.
+MESSAGES_AS_ALERTS = 20
+#: OCR signals drawn with an *Add* button each (all of them are in a table past this).
+SIGNALS_SHOWN = 30
+#: Stale-version pairs drawn as alerts.
+PAIRS_SHOWN = 30
 
 
 INGESTING_KEY = "upload_in_progress"
@@ -114,13 +124,29 @@ def _upload(index: CorpusIndex) -> None:
 
 
 def _messages(index: CorpusIndex) -> None:
+    """Each ingestion message as an alert when there are a few; a searchable table when a
+    big corpus has hundreds (one alert each would take seconds to draw on every rerun)."""
     messages = index.corpus.messages
     if not messages:
         return
     with st.expander(f"Ingestion messages ({len(messages)})", expanded=True):
-        for m in messages:
-            show = st.error if m.level == "error" else st.warning
-            show(md_escape(str(m)))
+        if len(messages) <= MESSAGES_AS_ALERTS:
+            for m in messages:
+                show = st.error if m.level == "error" else st.warning
+                show(md_escape(str(m)))
+            return
+        errors = [m for m in messages if m.level == "error"]
+        for m in errors[:MESSAGES_AS_ALERTS]:
+            st.error(md_escape(str(m)))
+        if len(errors) > MESSAGES_AS_ALERTS:
+            st.caption(f"{len(errors) - MESSAGES_AS_ALERTS:,} more errors in the table below.")
+        st.dataframe(
+            pd.DataFrame(
+                [{"level": m.level, "file": m.source, "message": m.message} for m in messages]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
 
 
 def widget_id(doc: Document) -> str:
@@ -298,11 +324,17 @@ def _try_query(doc: Document) -> None:
             col.text(hit.passage.text[:600])
 
 
-def _ocr_signals(index: CorpusIndex) -> None:
+@st.cache_data(show_spinner="Looking for OCR damage in the corpus…", max_entries=8)
+def _ocr_signals_of(_index: CorpusIndex, corpus_key: tuple, ocr_map: tuple) -> list[OcrSignal]:
+    # corpus_key stands in for the (unhashable) index: a changed corpus is a new entry.
+    return ocr_signals(_index.corpus, ocr_map)
+
+
+def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
     """Tokens that look OCR-damaged and the substitution that would repair them."""
     # the view's settings, never the raw widget text: a half-typed map must not crash the page
     current = st.session_state[VIEW_KEY].fixes.ocr_map
-    signals = ocr_signals(index.corpus, current)
+    signals = _ocr_signals_of(index, corpus_key, tuple(current))
     if not signals:
         return
     with st.expander(f"OCR signals ({len(signals)})", expanded=any(not s.covered for s in signals)):
@@ -310,7 +342,27 @@ def _ocr_signals(index: CorpusIndex) -> None:
             "Tokens with a digit inside a word, and the word seen elsewhere in the corpus "
             "that a substitution would turn them into — build the OCR map from these."
         )
-        for i, sig in enumerate(signals):
+        # Not yet covered by the map first: those are the ones with a button to press.
+        shown = sorted(signals, key=lambda sig: sig.covered)[:SIGNALS_SHOWN]
+        if len(signals) > SIGNALS_SHOWN:
+            st.caption(
+                f"Showing {SIGNALS_SHOWN} of {len(signals):,} (those the map does not cover "
+                "first); the table below lists them all."
+            )
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {"document": sig.doc_id, "token": sig.token, "count": sig.count,
+                         "read as": sig.proposed, "seen elsewhere": sig.seen,
+                         "substitution": format_ocr_map(sig.substitutions),
+                         "in the map": sig.covered}  # fmt: skip
+                        for sig in signals
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+        for i, sig in enumerate(shown):
             subs = format_ocr_map(sig.substitutions)
             c1, c2 = st.columns([4, 1])
             c1.markdown(
@@ -352,7 +404,9 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
         "most of their words in common, and different dates or statuses: keyword scores tie "
         "between them, so list order, recency or status decides which one the model reads."
     )
-    for pair in pairs:
+    if len(pairs) > PAIRS_SHOWN:
+        st.caption(f"The first {PAIRS_SHOWN} of {len(pairs):,} pairs:")
+    for pair in pairs[:PAIRS_SHOWN]:
         st.warning(
             f"{md_escape(pair.sentence)}. **{md_escape(pair.risk).capitalize()}.**",
             icon=":material/difference:",
@@ -484,27 +538,9 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
         st.success(md_escape(notice))
     _upload(index)
     _messages(index)
-    _ocr_signals(index)
+    _ocr_signals(index, corpus_key)
     corpus = index.corpus
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "order": d.order + 1,
-                    "id": d.doc_id,
-                    "subject": d.subject,
-                    "file": d.source,
-                    "kind": d.kind,
-                    "pages": len(d.pages),
-                    "updated": d.updated.isoformat() if d.updated else "—",
-                    "status": d.status,
-                }
-                for d in corpus.documents
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    st.dataframe(_documents_frame(index, corpus_key), hide_index=True, width="stretch")
     st.caption(
         "List order decides score ties when no fix is on: metadata.csv rows first, "
         "then the other files by name, then uploads."
@@ -513,10 +549,85 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
-    for doc in corpus.documents:  # one bad document shows an error card; the rest draws
+    # one bad document shows an error card; the rest draws
+    for doc in _documents_shown(corpus.documents):
         document_guard(
             doc.source,
             widget_id(doc),
             lambda doc=doc: _document(doc, index, uploads, cases, corpus_key),
             removable=doc.source in uploads,
         )
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _documents_frame(_index: CorpusIndex, corpus_key: tuple) -> pd.DataFrame:
+    # One row per document: built once per corpus, not on every rerun.
+    return pd.DataFrame(
+        [
+            {
+                "order": d.order + 1,
+                "id": d.doc_id,
+                "subject": d.subject,
+                "file": d.source,
+                "kind": d.kind,
+                "pages": len(d.pages),
+                "updated": d.updated.isoformat() if d.updated else "—",
+                "status": d.status,
+            }
+            for d in _index.corpus.documents
+        ],
+        columns=["order", "id", "subject", "file", "kind", "pages", "updated", "status"],
+    )
+
+
+def matching_documents(documents: Sequence[Document], text: str) -> list[Document]:
+    """The documents whose id, subject or file name contains ``text`` (any case); all of
+    them for an empty filter.
+
+    >>> from ragdash.ingestion.documents import Document
+    >>> def doc(i, subject):
+    ...     return Document(i, subject, None, "current", f"{i}.md", "text", ("",), 0)
+    >>> docs = [doc("returns-2024", "Return policy"), doc("crm", "CRM connector")]
+    >>> [d.doc_id for d in matching_documents(docs, "RETURN")]
+    ['returns-2024']
+    """
+    needle = text.strip().casefold()
+    if not needle:
+        return list(documents)
+    return [
+        d for d in documents
+        if needle in d.doc_id.casefold() or needle in d.subject.casefold()
+        or needle in d.source.casefold()
+    ]  # fmt: skip
+
+
+def _documents_shown(documents: Sequence[Document]) -> list[Document]:
+    """All documents when there are few; else a filter box and pages of
+    :data:`DOCS_PER_PAGE` — every document stays reachable, but a rerun draws one page of
+    them, not ten thousand expanders."""
+    if len(documents) <= DOCS_PER_PAGE:
+        return list(documents)
+    st.subheader("Pages, passages and metadata of each document")
+    left, right = st.columns([3, 1])
+    found = matching_documents(
+        documents,
+        left.text_input(
+            "Find documents (id, subject or file name)",
+            key="doc_filter",
+            placeholder="e.g. returns",
+        ),
+    )
+    pages = max(1, -(-len(found) // DOCS_PER_PAGE))
+    if int(st.session_state.get("doc_page", 1)) > pages:
+        st.session_state["doc_page"] = 1
+    page = int(right.number_input(f"Page (of {pages:,})", 1, pages, key="doc_page"))
+    start = (page - 1) * DOCS_PER_PAGE
+    shown = found[start : start + DOCS_PER_PAGE]
+    if shown:
+        st.caption(
+            f"Documents {start + 1:,}–{start + len(shown):,} of {len(found):,}"
+            + (f" matching (of {len(documents):,})" if len(found) != len(documents) else "")
+        )
+    else:
+        st.info("No document's id, subject or file name contains that text.")
+    return shown

@@ -12,7 +12,12 @@ import streamlit as st
 from ragdash.checks.faults import corrupt_query
 from ragdash.checks.proof import Case, Diagnosis, judge
 from ragdash.errors import QueryError, RetrieverError
-from ragdash.retrieval.compare import compare_rankings, tie_explanation, withdrawn_explanation
+from ragdash.retrieval.compare import (
+    Movement,
+    compare_rankings,
+    tie_explanation,
+    withdrawn_explanation,
+)
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
@@ -38,6 +43,10 @@ from ragdash.ui.state import open_case, seed_widget, set_view
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
 FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typo": "typos"}
+#: How deep Explore ranks each side (its top-k, the comparison's ranks): ranking all of a
+#: 100,000-passage corpus made a list of 100,000 results on every rerun (1.5 s each, twice)
+#: where the page shows ten; a passage that drops past it shows as "below #200".
+EXPLORE_DEPTH = 200
 #: How many results the score chart shows, whatever top-k is.
 CHART_RESULTS = 6
 TOUR_PAGE = "ragdash/ui/pages/tour.py"
@@ -279,9 +288,10 @@ def _comparison(
 ) -> None:
     no_fixes = view.fixes.with_only(())
     if retriever is None or retriever.spec.kind == "seed":
-        baseline = index.search(query, no_fixes)
+        baseline = index.top(query, no_fixes, EXPLORE_DEPTH)
     else:
-        baseline, _ = retriever_search(retriever, index, query, no_fixes)
+        depth = None if retriever.spec.external else EXPLORE_DEPTH
+        baseline, _ = retriever_search(retriever, index, query, no_fixes, depth)
     if view.expect:
         case = Case("x", view.q, view.expect, view.evidence, view.k)
         before = judge(case, baseline, no_fixes)
@@ -332,12 +342,33 @@ def _comparison(
         st.caption("Nothing moved in the top passages.")
         return
     for m in moves:
-        before = f"#{m.rank_before}" if m.rank_before else "not ranked"
-        after = f"#{m.rank_after}" if m.rank_after else "not ranked"
+        before, after, change, reason = _movement_words(m, len(baseline), len(ranked))
         st.markdown(
-            f"- **{md_escape(m.label)}**: {before} → {after} ({md_escape(m.change)}) — "
-            f"{md_escape(round_numbers(m.reason))}"
+            f"- **{md_escape(m.label)}**: {before} → {after} ({md_escape(change)}) — "
+            f"{md_escape(round_numbers(reason))}"
         )
+
+
+def _movement_words(m: Movement, before_len: int, after_len: int) -> tuple[str, str, str, str]:
+    """Ranks, change and reason of one movement as shown. Each side is ranked only to
+    :data:`EXPLORE_DEPTH`, so a passage missing from a full-depth side is further down, not
+    gone (or new).
+
+    >>> m = Movement("p1", "d", 3, None, 2.0, None, "no longer retrieved")
+    >>> _movement_words(m, 200, 200)
+    ('#3', 'below #200', 'down', 'still retrieved, further down')
+    >>> _movement_words(m, 200, 12)
+    ('#3', 'not ranked', 'gone', 'no longer retrieved')
+    """
+    before = f"#{m.rank_before}" if m.rank_before else "not ranked"
+    after = f"#{m.rank_after}" if m.rank_after else "not ranked"
+    change, reason = m.change, m.reason
+    below = f"below #{EXPLORE_DEPTH:,}"
+    if after_len >= EXPLORE_DEPTH and m.rank_after is None and reason == "no longer retrieved":
+        after, change, reason = below, "down", "still retrieved, further down"
+    if before_len >= EXPLORE_DEPTH and m.rank_before is None and reason == "new passage":
+        before, change, reason = below, "up", "was retrieved further down"
+    return before, after, change, reason
 
 
 def _share_link(view: ViewState, corpus: str) -> None:
@@ -374,8 +405,9 @@ def render(index: CorpusIndex, view: ViewState) -> None:
         st.code(query, language=None)
     retriever = page_retriever(index, view.retriever)
     seed = retriever.spec.kind == "seed"
+    depth = None if retriever.spec.external else EXPLORE_DEPTH
     try:
-        ranked, notes = retriever_search(retriever, index, query, view.fixes)
+        ranked, notes = retriever_search(retriever, index, query, view.fixes, depth)
     except QueryError as exc:
         st.info(md_escape(str(exc)).capitalize())
         return

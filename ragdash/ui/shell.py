@@ -12,8 +12,12 @@ from ragdash.ui.viewstate import ViewState
 
 
 def page_context() -> tuple[CorpusIndex | None, ViewState, tuple]:
-    """The shared index (cached), the current view (set by the sidebar) and the corpus key."""
-    return current_index(quiet=True), st.session_state[VIEW_KEY], fingerprint_key()
+    """The shared index (cached), the current view (set by the sidebar) and the corpus key:
+    the files' digest and the loaded corpus's own hash (the same files give another corpus
+    under another passage limit), short so that keying a cache on it costs nothing."""
+    index = current_index(quiet=True)
+    key = (*fingerprint_key(), index.fingerprint if index is not None else "")
+    return index, st.session_state[VIEW_KEY], key
 
 
 def empty_corpus_notice(index: CorpusIndex) -> bool:
