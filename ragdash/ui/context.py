@@ -16,7 +16,7 @@ from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import library_path, workspace_cases
-from ragdash.ui.render import md_escape
+from ragdash.ui.render import literal
 
 #: A checkout's bundled testbed; an installed package falls back to ./sample_docs.
 CHECKOUT_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -92,7 +92,7 @@ def current_index(quiet: bool = False) -> CorpusIndex | None:
     except IngestError as exc:
         if not quiet:
             st.error(
-                f"Cannot load documents: {md_escape(str(exc))}. Start the dashboard with "
+                f"Cannot load documents: {literal(str(exc))}. Start the dashboard with "
                 "`--docs DIR` (`streamlit run app.py -- --docs DIR`) or set RAGDASH_DOCS "
                 "to a folder of .md, .txt or .pdf files. The Guided tour still runs on the "
                 "bundled samples.",

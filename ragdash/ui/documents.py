@@ -25,9 +25,10 @@ from ragdash.ingestion.workspace import safe_file_name
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
-from ragdash.ui.render import md_escape, text_block
+from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.state import VIEW_KEY
+from ragdash.ui.text import code, label, literal
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
@@ -59,7 +60,7 @@ def _upload(index: CorpusIndex) -> None:
         type=UPLOAD_TYPES,
         accept_multiple_files=True,
         key="upload",
-        help=f"Saved in the workspace folder ({ws.root}), so a restart loses nothing.",
+        help=f"Saved in the workspace folder ({code(ws.root)}), so a restart loses nothing.",
     )
     done: set[str] = st.session_state.setdefault("uploaded_ids", set())
     fresh = [f for f in files or [] if f.file_id not in done]
@@ -81,12 +82,12 @@ def _upload(index: CorpusIndex) -> None:
         for i, uploaded in enumerate(fresh):
             # the name as it will be saved (no control characters), escaped: an upload name
             # is user text and progress text is Markdown
-            shown = md_escape(safe_file_name(uploaded.name))
-            bar.progress(i / len(fresh), text=f"Reading {shown} ({i + 1}/{len(fresh)})")
+            name = safe_file_name(uploaded.name)
+            bar.progress(i / len(fresh), text=f"Reading {label(name)} ({i + 1:d}/{len(fresh)})")
 
-            def page_progress(fraction: float, label: str, i: int = i, shown: str = shown) -> None:
+            def page_progress(fraction: float, step: str, i: int = i, name: str = name) -> None:
                 overall = (i + fraction) / len(fresh)
-                bar.progress(min(overall, 1.0), text=f"Reading {shown}: {md_escape(label)}")
+                bar.progress(min(overall, 1.0), text=f"Reading {label(name)}: {label(step)}")
 
             try:
                 saved = ws.save_upload(
@@ -105,7 +106,7 @@ def _upload(index: CorpusIndex) -> None:
         st.session_state["upload_outcome"] = outcome
         st.rerun()
     for level, message in st.session_state.get("upload_outcome", []):
-        getattr(st, level)(md_escape(message))
+        getattr(st, level)(literal(message))
 
 
 def _messages(index: CorpusIndex) -> None:
@@ -115,7 +116,7 @@ def _messages(index: CorpusIndex) -> None:
     with st.expander(f"Ingestion messages ({len(messages)})", expanded=True):
         for m in messages:
             show = st.error if m.level == "error" else st.warning
-            show(md_escape(str(m)))
+            show(literal(str(m)))
 
 
 def widget_id(doc: Document) -> str:
@@ -142,7 +143,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
                     {"id": new_id, "subject": subject, "updated": updated, "status": status},
                 )
             except WorkspaceError as exc:
-                st.error(f"Not saved: {md_escape(str(exc))}")
+                st.error(f"Not saved: {literal(str(exc))}")
                 return
             st.session_state["doc_notice"] = f"Saved metadata of {doc.source}."
             st.rerun()
@@ -170,9 +171,9 @@ def _inspection(doc: Document) -> None:
     try:
         report = _inspect(str(path), mtime)
     except IngestError as exc:
-        st.error(f"{md_escape(doc.source)} {md_escape(str(exc))}")
+        st.error(f"{literal(doc.source)} {literal(str(exc))}")
         return
-    st.info(f"**Will this PDF be retrieved correctly?** {md_escape(report.verdict)}")
+    st.info(f"**Will this PDF be retrieved correctly?** {literal(report.verdict)}")
     c = st.columns(4)
     c[0].metric("Pages", report.pages)
     c[1].metric("Tables detected", len(report.tables))
@@ -181,19 +182,19 @@ def _inspection(doc: Document) -> None:
     sizes = pd.DataFrame(
         [
             {
-                "tables fix": label,
+                "tables fix": state,
                 "passages": s.count,
                 "min chars": s.min,
                 "median chars": s.median,
                 "p90 chars": s.p90,
                 "max chars": s.max,
             }
-            for label, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
+            for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
         ]
     )
     st.dataframe(sizes, hide_index=True, width="stretch")
     for warning in report.warnings:
-        st.warning(md_escape(warning))
+        st.warning(literal(warning))
     if report.tables:
         st.dataframe(
             pd.DataFrame(
@@ -235,7 +236,8 @@ def _inspection(doc: Document) -> None:
             st.caption("Kept in each page's passage; skipped when deciding and making a join.")
             st.text("\n".join(report.furniture))
     if report.no_text_pages:
-        st.warning(f"Pages with no text layer: {', '.join(map(str, report.no_text_pages))}")
+        pages = ", ".join(map(str, report.no_text_pages))
+        st.warning(f"Pages with no text layer: {literal(pages)}")
     chars = pd.DataFrame(
         {
             "page": list(range(1, report.pages + 1)),
@@ -264,7 +266,7 @@ def _inspection(doc: Document) -> None:
     try:
         image = _page_image(str(path), mtime, page)
     except IngestError as exc:
-        st.error(md_escape(str(exc)))
+        st.error(literal(str(exc)))
         return
     st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
 
@@ -279,17 +281,17 @@ def _try_query(doc: Document) -> None:
 
     alone = CorpusIndex(Corpus((doc,)))
     cols = st.columns(2)
-    for col, fixes, label in zip(
+    for col, fixes, state in zip(
         cols, (Fixes(), Fixes().with_only(["tables"])), ("off", "on"), strict=True
     ):
-        col.markdown(f"**tables fix {label}**")
+        col.markdown(f"**tables fix {literal(state)}**")
         try:
             ranked = alone.top(query, fixes, 3)
         except Exception as exc:  # a bad query: say so, keep the page
-            col.error(md_escape(str(exc)))
+            col.error(literal(str(exc)))
             continue
         for hit in ranked:
-            col.caption(f"#{hit.rank} {md_escape(hit.passage.label)} · score {hit.score:.2f}")
+            col.caption(f"#{hit.rank:d} {literal(hit.passage.label)} · score {hit.score:.2f}")
             col.text(hit.passage.text[:600])
 
 
@@ -309,14 +311,17 @@ def _ocr_signals(index: CorpusIndex) -> None:
             subs = format_ocr_map(sig.substitutions)
             c1, c2 = st.columns([4, 1])
             c1.markdown(
-                f"{md_escape(sig.doc_id)}: `{sig.token}` ×{sig.count} → `{sig.proposed}` "
-                f"(seen {sig.seen}× elsewhere) with {md_escape(subs)}"
+                f"{literal(sig.doc_id)}: {code(sig.token)} ×{sig.count:d} → {code(sig.proposed)} "
+                f"(seen {sig.seen:d}× elsewhere) with {literal(subs)}"
             )
             if sig.covered:
                 c2.caption("already in the map")
                 continue
             c2.button(
-                f"Add {subs}", key=f"ocr_add_{i}", on_click=_add_to_map, args=(sig.substitutions,)
+                f"Add {label(subs)}",
+                key=f"ocr_add_{i}",
+                on_click=_add_to_map,
+                args=(sig.substitutions,),
             )
 
 
@@ -349,7 +354,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
     )
     for pair in pairs:
         st.warning(
-            f"{md_escape(pair.sentence)}. **{md_escape(pair.risk).capitalize()}.**",
+            f"{literal(pair.sentence)}. **{literal(pair.risk).capitalize()}.**",
             icon=":material/difference:",
         )
 
@@ -411,8 +416,8 @@ def _ingestion_diff(
     with st.expander(f"Texts side by side ({len(changed)} re-cut passage(s))"):
         for row in changed.itertuples(index=False):
             left, right = st.columns(2)
-            left.caption(f"before: {row.before_label or '—'} ({row.change})")
-            right.caption(f"after: {row.after_label or '—'}")
+            left.caption(f"before: {literal(row.before_label or '—')} ({literal(row.change)})")
+            right.caption(f"after: {literal(row.after_label or '—')}")
             with left:
                 text_block(row.before_text or "")
             with right:
@@ -432,8 +437,8 @@ def _document(
     doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case], corpus_key: tuple
 ) -> None:
     date = doc.updated.isoformat() if doc.updated else "undated"
-    label = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
-    with st.expander(md_escape(label)):
+    title = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
+    with st.expander(label(title)):
         _edit_form(doc, index)
         names = [f"Pages ({len(doc.pages)})", "Passages"]
         if doc.kind == "pdf":
@@ -445,7 +450,7 @@ def _document(
                 _inspection(doc)
         with pages_tab:
             for number, page in enumerate(doc.pages, start=1):
-                st.caption(f"Page {number} · {len(page)} characters")
+                st.caption(f"Page {number:d} · {len(page):d} characters")
                 text_block(page or "(no text on this page)")
         with passages_tab:
             if doc.kind == "pdf":
@@ -455,12 +460,12 @@ def _document(
                     _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
                 )
                 st.caption("A text file is cut the same way with the tables fix off and on.")
-        remove = f"Remove {doc.source}"
+        remove = f"Remove {label(doc.source)}"
         if doc.source in uploads and st.button(remove, key=f"rm_{widget_id(doc)}"):
             try:
                 kept = workspace().remove_upload(doc.source)
             except WorkspaceError as exc:
-                st.error(md_escape(str(exc)))
+                st.error(literal(str(exc)))
                 return
             st.session_state["doc_notice"] = f"Removed {doc.source} (kept as {kept.name})."
             st.rerun()
@@ -471,7 +476,7 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     st.title("Documents")
     notice = st.session_state.pop("doc_notice", None)
     if notice:
-        st.success(md_escape(notice))
+        st.success(literal(notice))
     _upload(index)
     _messages(index)
     _ocr_signals(index)

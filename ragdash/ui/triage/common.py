@@ -8,7 +8,7 @@ from ragdash.errors import LibraryError
 from ragdash.storage import case_store
 from ragdash.storage.library import CaseLibrary
 from ragdash.ui.context import settings
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import literal
 
 
 def open_library(create: bool = False) -> CaseLibrary | None:
@@ -18,5 +18,5 @@ def open_library(create: bool = False) -> CaseLibrary | None:
     try:
         return case_store.open_library(settings().workspace, create=create)
     except (LibraryError, OSError) as exc:
-        st.error(f"Case library unavailable: {md_escape(str(exc))}", icon=":material/error:")
+        st.error(f"Case library unavailable: {literal(str(exc))}", icon=":material/error:")
         return None
