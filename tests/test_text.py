@@ -129,7 +129,7 @@ COPY_CALLS = {"list", "tuple", "sorted"}
 #: String methods that keep a safe string safe.
 SAFE_METHODS = {"capitalize", "upper", "lower", "strip", "title"}
 #: Format specs that only numbers accept (a string raises): ``{x:.2f}``, ``{n:,}``, ``{p:.0%}``.
-NUMERIC_SPEC = re.compile(r"^[^a-zA-Z]*[bdeEfFgGn%xXo]?$")
+NUMERIC_SPEC = re.compile(r"^[^a-zA-Z]*[bdeEfFgGn%xXo]?$")  # ``,`` alone: thousands
 #: Parameters that hold Markdown already escaped by the caller (documented there).
 TRUSTED_PARAMETERS = {("render.py", "ranked_passage", "heading")}
 #: An emoji shortcode in constant text: icons are ``:material/...:``, never emoji.
@@ -184,7 +184,7 @@ class Routing:
                 and node.conversion == -1
             ):
                 text = "".join(str(v.value) for v in spec.values)
-                if text and NUMERIC_SPEC.match(text) and text[-1] in "bdeEfFgGn%xXo":
+                if text and NUMERIC_SPEC.match(text) and text[-1] in "bdeEfFgGn%xXo,_":
                     return True
             return self.safe(node.value)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):

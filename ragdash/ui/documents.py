@@ -25,6 +25,7 @@ from ragdash.ingestion.workspace import safe_file_name
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
+from ragdash.ui.listing import paginate, render_messages
 from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.state import VIEW_KEY
@@ -107,16 +108,6 @@ def _upload(index: CorpusIndex) -> None:
         st.rerun()
     for level, message in st.session_state.get("upload_outcome", []):
         getattr(st, level)(literal(message))
-
-
-def _messages(index: CorpusIndex) -> None:
-    messages = index.corpus.messages
-    if not messages:
-        return
-    with st.expander(f"Ingestion messages ({len(messages)})", expanded=True):
-        for m in messages:
-            show = st.error if m.level == "error" else st.warning
-            show(literal(str(m)))
 
 
 def widget_id(doc: Document) -> str:
@@ -478,7 +469,7 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     if notice:
         st.success(literal(notice))
     _upload(index)
-    _messages(index)
+    render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index)
     corpus = index.corpus
     st.dataframe(
@@ -508,5 +499,8 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
-    for doc in corpus.documents:
+    shown = paginate(
+        corpus.documents, "docs", lambda d: f"{d.doc_id} {d.subject} {d.source}"
+    )
+    for doc in shown:
         _document(doc, index, uploads, cases, corpus_key)
