@@ -29,7 +29,7 @@ from ragdash.ui.listing import paginate, render_messages
 from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.state import VIEW_KEY
-from ragdash.ui.text import code, label, literal
+from ragdash.ui.text import code, label, literal, plain, visible_controls
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
@@ -418,7 +418,12 @@ def _ingestion_diff(
 def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFrame:
     return pd.DataFrame(
         [
-            {"passage": p.label, "kind": p.kind, "chars": len(p.text), "text": p.text}
+            {
+                "passage": plain(p.label),
+                "kind": p.kind,
+                "chars": len(p.text),
+                "text": visible_controls(p.text, keep_newlines=True),
+            }
             for p in index.passages_of(doc_id, tables)
         ]
     )
@@ -477,9 +482,10 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
             [
                 {
                     "order": d.order + 1,
-                    "id": d.doc_id,
-                    "subject": d.subject,
-                    "file": d.source,
+                    # the grid draws text as it is: bidi controls would reorder the cell
+                    "id": plain(d.doc_id),
+                    "subject": plain(d.subject),
+                    "file": plain(d.source),
                     "kind": d.kind,
                     "pages": len(d.pages),
                     "updated": d.updated.isoformat() if d.updated else "—",

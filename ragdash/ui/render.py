@@ -14,7 +14,7 @@ import streamlit as st
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.ui.text import literal
+from ragdash.ui.text import literal, plain
 
 #: One color per match kind, in the kinds' preference order (strongest first).
 KIND_COLORS = dict(zip(MatchKind.matched(), ("#4caf50", "#f59f00", "#4c6ef5"), strict=True))
@@ -110,7 +110,8 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     """Stacked bars: each passage's score split by match kind (exact / OCR / fuzzy)."""
     rows = [
         {
-            "passage": f"#{r.rank} {r.passage.label}",
+            # axis labels show bidi controls as code points, as every label does
+            "passage": plain(f"#{r.rank} {r.passage.label}"),
             "rank": r.rank,
             "kind": m.kind,
             "points": m.points,
