@@ -97,3 +97,22 @@ def test_messages_are_grouped_by_what_they_say():
     assert [(g.level, g.count) for g in groups] == [("error", 1), ("warning", 5)]
     assert groups[1].kind == "row N repeats file '…'; ignored"
     assert messages_csv(messages).count("\n") == 7  # header + 6 rows
+
+
+def test_many_stale_version_pairs_draw_ten_warnings_and_a_table(app, monkeypatch, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    topics = ["apples", "boats", "cables", "drills", "eggs", "ferns", "gears", "hats",
+              "inks", "jars", "kites", "lamps", "maps", "nets", "oars"]  # fmt: skip
+    for topic in topics:
+        for year, days in (("2024", 60), ("2025", 30)):
+            (docs / f"{topic}-{year}.md").write_text(
+                f"---\nsubject: {topic} return policy\nupdated: {year}-01-01\n---\n"
+                f"Return {topic} within {days} days of delivery for a full refund.\n",
+                encoding="utf-8",
+            )
+    at = open_documents(app, monkeypatch, docs)
+    pair_warnings = [w for w in at.warning if "older version" in w.value or "version" in w.value]
+    tables = [d.value for d in at.dataframe if "pair" in d.value.columns]
+    assert tables and len(tables[0]) >= MESSAGES_SHOWN + 1, "every pair is in the table"
+    assert len(pair_warnings) <= MESSAGES_SHOWN

@@ -25,7 +25,7 @@ from ragdash.ingestion.workspace import safe_file_name
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, source_path, workspace
-from ragdash.ui.listing import paginate, render_messages
+from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.state import VIEW_KEY
@@ -298,7 +298,12 @@ def _ocr_signals(index: CorpusIndex) -> None:
             "Tokens with a digit inside a word, and the word seen elsewhere in the corpus "
             "that a substitution would turn them into — build the OCR map from these."
         )
-        for i, sig in enumerate(signals):
+        if len(signals) > MESSAGES_SHOWN:
+            st.caption(
+                f"The first {MESSAGES_SHOWN:d} of {len(signals):,}: damaged tokens repeat, so "
+                "their substitutions cover most of the rest."
+            )
+        for i, sig in enumerate(signals[:MESSAGES_SHOWN]):
             subs = format_ocr_map(sig.substitutions)
             c1, c2 = st.columns([4, 1])
             c1.markdown(
@@ -343,7 +348,14 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
         "most of their words in common, and different dates or statuses: keyword scores tie "
         "between them, so list order, recency or status decides which one the model reads."
     )
-    for pair in pairs:
+    if len(pairs) > MESSAGES_SHOWN:
+        st.caption(f"The first {MESSAGES_SHOWN:d} of {len(pairs):,} pairs; all are in the table.")
+        st.dataframe(
+            pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs]),
+            hide_index=True,
+            width="stretch",
+        )
+    for pair in pairs[:MESSAGES_SHOWN]:
         st.warning(
             f"{literal(pair.sentence)}. **{literal(pair.risk).capitalize()}.**",
             icon=":material/difference:",
