@@ -4,6 +4,7 @@ calibration and robustness sweeps draw; hostile text reaches the page escaped.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -228,7 +229,7 @@ def test_calibration_counts_the_edit_presets_on_the_same_queries(page):
     assert table["false fuzzy matches"].tolist() == [r.false_fuzzy_matches for r in expected]
     assert all(table["repaired"] >= 1)  # "warehuse" is one edit away: the typo case
     chosen = next(m.value for m in page.markdown if m.value.startswith("**Chosen threshold:"))
-    assert "current: the es-auto preset" in chosen
+    assert "current: the es-auto preset" in unescaped(chosen)
     # Using the calibrated threshold goes back to the ratio rule it was calibrated for.
     page.button(key="cal_use").click().run()
     no_exception(page)
@@ -256,12 +257,17 @@ def test_robustness_sweep_draws_pass_rate_vs_noise(page):
     assert "ocr: no fix" in summary and "typo: no fix" in summary
 
 
+def unescaped(markdown: str) -> str:
+    """What Markdown shows for backslash-escaped text (ragdash.ui.text escapes data)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def test_hostile_report_text_is_escaped(page):
     hostile = "<img src=x onerror=alert(1)> **bold** [link](http://x)"
     submit_report(page, "warehuse sync " + hostile, "inventory", hostile, hostile)
     no_exception(page)
     shown = [e.value for e in (*page.markdown, *page.warning, *page.error, *page.success)]
-    hits = [v for v in shown if "img src=x" in v]
+    hits = [v for v in shown if "img src=x" in unescaped(v)]
     assert hits  # the text is shown, but inert: markup characters are backslash-escaped
     for value in hits:
         assert value.count("<img") == value.count("\\<img")
