@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLE_CASES
+from shown import unescaped
 from streamlit.testing.v1 import AppTest
 
 from ragdash.checks.calibration import (
@@ -60,9 +61,6 @@ def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def unescape(text: str) -> str:
-    return text.replace("\\", "")
-
 
 def submit_report(
     at: AppTest, query: str, expected: str, evidence: str = "", note: str = ""
@@ -78,7 +76,7 @@ def submit_report(
 
 
 def alerts(at: AppTest) -> list[str]:
-    return [unescape(a.value) for a in (*at.success, *at.warning, *at.error, *at.info)]
+    return [unescaped(a.value) for a in (*at.success, *at.warning, *at.error, *at.info)]
 
 
 def test_the_triage_page_is_in_the_navigation_and_renders(page):
@@ -119,7 +117,7 @@ def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(p
     at = submit_report(page, case.query, case.expected_id, "; ".join(case.evidence))
     at.button(key="tr_fragility_run").click().run(timeout=120)
     no_exception(at)
-    [sentence] = [unescape(md.value) for md in at.markdown if md.value.startswith("**report** — ")]
+    [sentence] = [unescaped(md.value) for md in at.markdown if md.value.startswith("**report** — ")]
     index = CorpusIndex(load_folder(ROOT / "sample_docs"))
     reported = Case("report", case.query, case.expected_id, case.evidence, case.top_k)
     found = find_breaking_perturbation(index, reported, Fixes.parse("fuzzy"), "typo")
@@ -165,7 +163,7 @@ def test_saving_twice_under_one_name_is_refused(page, workspace):
     page.button(key="tr_save").click().run()
     page.button(key="tr_save").click().run()
     no_exception(page)
-    assert any("already exists" in e for e in (unescape(x.value) for x in page.error))
+    assert any("already exists" in e for e in (unescaped(x.value) for x in page.error))
     assert len(CaseLibrary(workspace / "library.sqlite").list()) == 1
 
 
@@ -195,7 +193,7 @@ def test_a_corrupt_library_is_reported_and_left_untouched(workspace):
     submit_report(at, "warehuse sync", "inventory", "15 minutes")
     at.button(key="tr_save").click().run()
     no_exception(at)
-    assert any("left as it is" in unescape(e.value) for e in at.error)
+    assert any("left as it is" in unescaped(e.value) for e in at.error)
     assert path.read_bytes() == before
 
 
@@ -228,7 +226,7 @@ def test_calibration_counts_the_edit_presets_on_the_same_queries(page):
     assert table["false fuzzy matches"].tolist() == [r.false_fuzzy_matches for r in expected]
     assert all(table["repaired"] >= 1)  # "warehuse" is one edit away: the typo case
     chosen = next(m.value for m in page.markdown if m.value.startswith("**Chosen threshold:"))
-    assert "current: the es-auto preset" in chosen
+    assert "current: the es-auto preset" in unescaped(chosen)
     # Using the calibrated threshold goes back to the ratio rule it was calibrated for.
     page.button(key="cal_use").click().run()
     no_exception(page)
@@ -256,12 +254,13 @@ def test_robustness_sweep_draws_pass_rate_vs_noise(page):
     assert "ocr: no fix" in summary and "typo: no fix" in summary
 
 
+
 def test_hostile_report_text_is_escaped(page):
     hostile = "<img src=x onerror=alert(1)> **bold** [link](http://x)"
     submit_report(page, "warehuse sync " + hostile, "inventory", hostile, hostile)
     no_exception(page)
     shown = [e.value for e in (*page.markdown, *page.warning, *page.error, *page.success)]
-    hits = [v for v in shown if "img src=x" in v]
+    hits = [v for v in shown if "img src=x" in unescaped(v)]
     assert hits  # the text is shown, but inert: markup characters are backslash-escaped
     for value in hits:
         assert value.count("<img") == value.count("\\<img")
@@ -315,7 +314,7 @@ def test_triage_on_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path,
     at.run()
     at.switch_page(TRIAGE).run()
     submit_report(at, "gift cards valid", "gifts-2025", "two years")
-    text = " ".join(unescape(m.value) for m in at.markdown) + " ".join(alerts(at))
+    text = " ".join(unescaped(m.value) for m in at.markdown) + " ".join(alerts(at))
     assert "Repaired by:** no single fix changes the matching" in text
     assert "passes only by winning a tie on update date" in text
     assert "gifts-2025 is newer (2025-06-01 vs 2023-01-01)" in text

@@ -54,4 +54,5 @@ def test_bidirectional_controls_are_shown_not_obeyed():
     assert escape_text(text) == "pay ⟨U+202E⟩evil⟨U+202C⟩ now ⟨U+2067⟩x⟨U+2069⟩ &lt;b&gt;"
     # Zero-width characters reorder nothing and emoji need the joiner: kept as they are.
     assert escape_text("zero\u200bwidth 👩\u200d💻") == "zero\u200bwidth 👩\u200d💻"
+    assert escape_text("a\u200fb\u200ec\u061cd") == "a⟨U+200F⟩b⟨U+200E⟩c⟨U+061C⟩d"
     assert "⟨U+202E⟩<mark" in highlight_html(text, {"evil": "exact"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from shown import unescaped
 
 from ragdash.ingestion.scans import tesseract_missing
 from tests.test_scans import POLICY, scan_of
@@ -40,7 +41,7 @@ def test_an_uploaded_scan_shows_its_ocr_tab_with_image_text_and_learned_entries(
     area.set_value("Returns Policy\nReturns are accepted within 3o days of delivery.").run()
     assert not at.exception
     tab = next(t for t in at.tabs if t.label == "OCR (scanned pages)")
-    assert any("Proposed OCR map entries: 0=o" in s.value for s in tab.success)
+    assert any("Proposed OCR map entries: 0=o" in unescaped(s.value) for s in tab.success)
 
 
 def test_without_tesseract_an_uploaded_scan_is_refused_saying_how_to_install(

@@ -17,8 +17,10 @@ _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
 _UNICODE_SPAN = re.compile(r"[^\W_]+")
 #: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
 #: so a passage would not read as it is stored: they are shown as their code points instead.
-#: Zero-width characters stay as they are (they reorder nothing; emoji need the joiner).
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: The marks (U+200E/F, U+061C) too: they move neutral characters such as digits and
+#: punctuation to the other side. Zero-width characters stay as they are (they reorder
+#: nothing; emoji need the joiner).
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
 def escape_text(text: str) -> str:

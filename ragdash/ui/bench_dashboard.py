@@ -373,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         sizes = parse_sizes(args.sizes)
     except argparse.ArgumentTypeError as exc:
-        parser.error(str(exc))
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     results = run_sizes(sizes, args.pages)
     print()
     print(report(results, machine_line()))

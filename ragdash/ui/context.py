@@ -22,7 +22,7 @@ from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import library_path, workspace_cases
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import literal
 
 T = TypeVar("T")
 #: (session context id, name) → (the run's marker, value): see :func:`_once_per_run`.
@@ -174,7 +174,7 @@ def current_index(quiet: bool = False) -> CorpusIndex | None:
     except IngestError as exc:
         if not quiet:
             st.error(
-                f"Cannot load documents: {md_escape(hide_paths(str(exc)))}. Start the dashboard "
+                f"Cannot load documents: {literal(hide_paths(str(exc)))}. Start the dashboard "
                 "with `--docs DIR` (`streamlit run app.py -- --docs DIR`) or set RAGDASH_DOCS "
                 "to a folder of .md, .txt or .pdf files. The Guided tour still runs on the "
                 "bundled samples.",

@@ -3,8 +3,6 @@ ingestion messages, remove uploads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -28,22 +26,16 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, hide_paths, source_path, workspace
 from ragdash.ui.guard import document_guard
-from ragdash.ui.render import md_escape, text_block
+from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
+from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
+from ragdash.ui.text import code, label, literal, plain, visible_controls
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20
-#: Up to this many documents the page lists them all; past it, a filter and pages of this many.
-DOCS_PER_PAGE = 25
-#: Up to this many ingestion messages each shows as an alert; past it, a table of them all.
-MESSAGES_AS_ALERTS = 20
-#: OCR signals drawn with an *Add* button each (all of them are in a table past this).
-SIGNALS_SHOWN = 30
-#: Stale-version pairs drawn as alerts.
-PAIRS_SHOWN = 30
 
 
 INGESTING_KEY = "upload_in_progress"
@@ -96,12 +88,12 @@ def _upload(index: CorpusIndex) -> None:
         for i, uploaded in enumerate(fresh):
             # the name as it will be saved (no control characters), escaped: an upload name
             # is user text and progress text is Markdown
-            shown = md_escape(upload_label(uploaded.name))
-            bar.progress(i / len(fresh), text=f"Reading {shown} ({i + 1}/{len(fresh)})")
+            name = upload_label(uploaded.name)
+            bar.progress(i / len(fresh), text=f"Reading {label(name)} ({i + 1:d}/{len(fresh)})")
 
-            def page_progress(fraction: float, label: str, i: int = i, shown: str = shown) -> None:
+            def page_progress(fraction: float, step: str, i: int = i, name: str = name) -> None:
                 overall = (i + fraction) / len(fresh)
-                bar.progress(min(overall, 1.0), text=f"Reading {shown}: {md_escape(label)}")
+                bar.progress(min(overall, 1.0), text=f"Reading {label(name)}: {label(step)}")
 
             try:
                 saved = ws.save_upload(
@@ -120,33 +112,7 @@ def _upload(index: CorpusIndex) -> None:
         st.session_state["upload_outcome"] = outcome
         st.rerun()
     for level, message in st.session_state.get("upload_outcome", []):
-        getattr(st, level)(md_escape(message))
-
-
-def _messages(index: CorpusIndex) -> None:
-    """Each ingestion message as an alert when there are a few; a searchable table when a
-    big corpus has hundreds (one alert each would take seconds to draw on every rerun)."""
-    messages = index.corpus.messages
-    if not messages:
-        return
-    with st.expander(f"Ingestion messages ({len(messages)})", expanded=True):
-        if len(messages) <= MESSAGES_AS_ALERTS:
-            for m in messages:
-                show = st.error if m.level == "error" else st.warning
-                show(md_escape(str(m)))
-            return
-        errors = [m for m in messages if m.level == "error"]
-        for m in errors[:MESSAGES_AS_ALERTS]:
-            st.error(md_escape(str(m)))
-        if len(errors) > MESSAGES_AS_ALERTS:
-            st.caption(f"{len(errors) - MESSAGES_AS_ALERTS:,} more errors in the table below.")
-        st.dataframe(
-            pd.DataFrame(
-                [{"level": m.level, "file": m.source, "message": m.message} for m in messages]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
+        getattr(st, level)(literal(message))
 
 
 def widget_id(doc: Document) -> str:
@@ -173,7 +139,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
                     {"id": new_id, "subject": subject, "updated": updated, "status": status},
                 )
             except WorkspaceError as exc:
-                st.error(f"Not saved: {md_escape(hide_paths(str(exc)))}")
+                st.error(f"Not saved: {literal(hide_paths(str(exc)))}")
                 return
             st.session_state["doc_notice"] = f"Saved metadata of {doc.source}."
             st.rerun()
@@ -201,9 +167,9 @@ def _inspection(doc: Document) -> None:
     try:
         report = _inspect(str(path), mtime)
     except IngestError as exc:
-        st.error(f"{md_escape(doc.source)} {md_escape(hide_paths(str(exc)))}")
+        st.error(f"{literal(doc.source)} {literal(hide_paths(str(exc)))}")
         return
-    st.info(f"**Will this PDF be retrieved correctly?** {md_escape(report.verdict)}")
+    st.info(f"**Will this PDF be retrieved correctly?** {literal(report.verdict)}")
     c = st.columns(4)
     c[0].metric("Pages", report.pages)
     c[1].metric("Tables detected", len(report.tables))
@@ -212,19 +178,19 @@ def _inspection(doc: Document) -> None:
     sizes = pd.DataFrame(
         [
             {
-                "tables fix": label,
+                "tables fix": state,
                 "passages": s.count,
                 "min chars": s.min,
                 "median chars": s.median,
                 "p90 chars": s.p90,
                 "max chars": s.max,
             }
-            for label, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
+            for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
         ]
     )
     st.dataframe(sizes, hide_index=True, width="stretch")
     for warning in report.warnings:
-        st.warning(md_escape(warning))
+        st.warning(literal(warning))
     if report.tables:
         st.dataframe(
             pd.DataFrame(
@@ -266,7 +232,8 @@ def _inspection(doc: Document) -> None:
             st.caption("Kept in each page's passage; skipped when deciding and making a join.")
             st.text("\n".join(report.furniture))
     if report.no_text_pages:
-        st.warning(f"Pages with no text layer: {', '.join(map(str, report.no_text_pages))}")
+        pages = ", ".join(map(str, report.no_text_pages))
+        st.warning(f"Pages with no text layer: {literal(pages)}")
     chars = pd.DataFrame(
         {
             "page": list(range(1, report.pages + 1)),
@@ -295,7 +262,7 @@ def _inspection(doc: Document) -> None:
     try:
         image = _page_image(str(path), mtime, page)
     except IngestError as exc:
-        st.error(md_escape(hide_paths(str(exc))))
+        st.error(literal(hide_paths(str(exc))))
         return
     st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
 
@@ -310,17 +277,17 @@ def _try_query(doc: Document) -> None:
 
     alone = CorpusIndex(Corpus((doc,)))
     cols = st.columns(2)
-    for col, fixes, label in zip(
+    for col, fixes, state in zip(
         cols, (Fixes(), Fixes().with_only(["tables"])), ("off", "on"), strict=True
     ):
-        col.markdown(f"**tables fix {label}**")
+        col.markdown(f"**tables fix {literal(state)}**")
         try:
             ranked = alone.top(query, fixes, 3)
         except Exception as exc:  # a bad query: say so, keep the page
-            col.error(md_escape(hide_paths(str(exc))))
+            col.error(literal(hide_paths(str(exc))))
             continue
         for hit in ranked:
-            col.caption(f"#{hit.rank} {md_escape(hit.passage.label)} · score {hit.score:.2f}")
+            col.caption(f"#{hit.rank:d} {literal(hit.passage.label)} · score {hit.score:.2f}")
             col.text(hit.passage.text[:600])
 
 
@@ -343,17 +310,17 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
             "that a substitution would turn them into — build the OCR map from these."
         )
         # Not yet covered by the map first: those are the ones with a button to press.
-        shown = sorted(signals, key=lambda sig: sig.covered)[:SIGNALS_SHOWN]
-        if len(signals) > SIGNALS_SHOWN:
+        shown = sorted(signals, key=lambda sig: sig.covered)[:MESSAGES_SHOWN]
+        if len(signals) > MESSAGES_SHOWN:
             st.caption(
-                f"Showing {SIGNALS_SHOWN} of {len(signals):,} (those the map does not cover "
+                f"Showing {MESSAGES_SHOWN:d} of {len(signals):,} (those the map does not cover "
                 "first); the table below lists them all."
             )
             st.dataframe(
                 pd.DataFrame(
                     [
-                        {"document": sig.doc_id, "token": sig.token, "count": sig.count,
-                         "read as": sig.proposed, "seen elsewhere": sig.seen,
+                        {"document": plain(sig.doc_id), "token": plain(sig.token),
+                         "count": sig.count, "read as": sig.proposed, "seen elsewhere": sig.seen,
                          "substitution": format_ocr_map(sig.substitutions),
                          "in the map": sig.covered}  # fmt: skip
                         for sig in signals
@@ -366,14 +333,17 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
             subs = format_ocr_map(sig.substitutions)
             c1, c2 = st.columns([4, 1])
             c1.markdown(
-                f"{md_escape(sig.doc_id)}: `{sig.token}` ×{sig.count} → `{sig.proposed}` "
-                f"(seen {sig.seen}× elsewhere) with {md_escape(subs)}"
+                f"{literal(sig.doc_id)}: {code(sig.token)} ×{sig.count:d} → {code(sig.proposed)} "
+                f"(seen {sig.seen:d}× elsewhere) with {literal(subs)}"
             )
             if sig.covered:
                 c2.caption("already in the map")
                 continue
             c2.button(
-                f"Add {subs}", key=f"ocr_add_{i}", on_click=_add_to_map, args=(sig.substitutions,)
+                f"Add {label(subs)}",
+                key=f"ocr_add_{i}",
+                on_click=_add_to_map,
+                args=(sig.substitutions,),
             )
 
 
@@ -404,11 +374,16 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
         "most of their words in common, and different dates or statuses: keyword scores tie "
         "between them, so list order, recency or status decides which one the model reads."
     )
-    if len(pairs) > PAIRS_SHOWN:
-        st.caption(f"The first {PAIRS_SHOWN} of {len(pairs):,} pairs:")
-    for pair in pairs[:PAIRS_SHOWN]:
+    if len(pairs) > MESSAGES_SHOWN:
+        st.caption(f"The first {MESSAGES_SHOWN:d} of {len(pairs):,} pairs; all are in the table.")
+        st.dataframe(
+            pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs]),
+            hide_index=True,
+            width="stretch",
+        )
+    for pair in pairs[:MESSAGES_SHOWN]:
         st.warning(
-            f"{md_escape(pair.sentence)}. **{md_escape(pair.risk).capitalize()}.**",
+            f"{literal(pair.sentence)}. **{literal(pair.risk).capitalize()}.**",
             icon=":material/difference:",
         )
 
@@ -470,8 +445,8 @@ def _ingestion_diff(
     with st.expander(f"Texts side by side ({len(changed)} re-cut passage(s))"):
         for row in changed.itertuples(index=False):
             left, right = st.columns(2)
-            left.caption(f"before: {row.before_label or '—'} ({row.change})")
-            right.caption(f"after: {row.after_label or '—'}")
+            left.caption(f"before: {literal(row.before_label or '—')} ({literal(row.change)})")
+            right.caption(f"after: {literal(row.after_label or '—')}")
             with left:
                 text_block(row.before_text or "")
             with right:
@@ -481,7 +456,12 @@ def _ingestion_diff(
 def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFrame:
     return pd.DataFrame(
         [
-            {"passage": p.label, "kind": p.kind, "chars": len(p.text), "text": p.text}
+            {
+                "passage": plain(p.label),
+                "kind": p.kind,
+                "chars": len(p.text),
+                "text": visible_controls(p.text, keep_newlines=True),
+            }
             for p in index.passages_of(doc_id, tables)
         ]
     )
@@ -491,8 +471,8 @@ def _document(
     doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case], corpus_key: tuple
 ) -> None:
     date = doc.updated.isoformat() if doc.updated else "undated"
-    label = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
-    with st.expander(md_escape(label)):
+    title = f"{doc.doc_id} — {doc.subject} · {doc.source} · {date} · {doc.status}"
+    with st.expander(label(title)):
         _edit_form(doc, index)
         names = [f"Pages ({len(doc.pages)})", "Passages"]
         if doc.kind == "pdf":
@@ -509,7 +489,7 @@ def _document(
                 _inspection(doc)
         with pages_tab:
             for number, page in enumerate(doc.pages, start=1):
-                st.caption(f"Page {number} · {len(page)} characters")
+                st.caption(f"Page {number:d} · {len(page):d} characters")
                 text_block(page or "(no text on this page)")
         with passages_tab:
             if doc.kind == "pdf":
@@ -519,12 +499,12 @@ def _document(
                     _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
                 )
                 st.caption("A text file is cut the same way with the tables fix off and on.")
-        remove = f"Remove {doc.source}"
+        remove = f"Remove {label(doc.source)}"
         if doc.source in uploads and st.button(remove, key=f"rm_{widget_id(doc)}"):
             try:
                 kept = workspace().remove_upload(doc.source)
             except WorkspaceError as exc:
-                st.error(md_escape(hide_paths(str(exc))))
+                st.error(literal(hide_paths(str(exc))))
                 return
             st.session_state["doc_notice"] = f"Removed {doc.source} (kept as {kept.name})."
             st.rerun()
@@ -535,9 +515,9 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     st.title("Documents")
     notice = st.session_state.pop("doc_notice", None)
     if notice:
-        st.success(md_escape(notice))
+        st.success(literal(notice))
     _upload(index)
-    _messages(index)
+    render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
     st.dataframe(_documents_frame(index, corpus_key), hide_index=True, width="stretch")
@@ -550,7 +530,8 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     uploads = set(workspace().upload_names())
     cases, _ = case_library()
     # one bad document shows an error card; the rest draws
-    for doc in _documents_shown(corpus.documents):
+    shown = paginate(corpus.documents, "docs", lambda d: f"{d.doc_id} {d.subject} {d.source}")
+    for doc in shown:
         document_guard(
             doc.source,
             widget_id(doc),
@@ -566,9 +547,10 @@ def _documents_frame(_index: CorpusIndex, corpus_key: tuple) -> pd.DataFrame:
         [
             {
                 "order": d.order + 1,
-                "id": d.doc_id,
-                "subject": d.subject,
-                "file": d.source,
+                # the grid draws text as it is: bidi controls would reorder the cell
+                "id": plain(d.doc_id),
+                "subject": plain(d.subject),
+                "file": plain(d.source),
                 "kind": d.kind,
                 "pages": len(d.pages),
                 "updated": d.updated.isoformat() if d.updated else "—",
@@ -578,56 +560,3 @@ def _documents_frame(_index: CorpusIndex, corpus_key: tuple) -> pd.DataFrame:
         ],
         columns=["order", "id", "subject", "file", "kind", "pages", "updated", "status"],
     )
-
-
-def matching_documents(documents: Sequence[Document], text: str) -> list[Document]:
-    """The documents whose id, subject or file name contains ``text`` (any case); all of
-    them for an empty filter.
-
-    >>> from ragdash.ingestion.documents import Document
-    >>> def doc(i, subject):
-    ...     return Document(i, subject, None, "current", f"{i}.md", "text", ("",), 0)
-    >>> docs = [doc("returns-2024", "Return policy"), doc("crm", "CRM connector")]
-    >>> [d.doc_id for d in matching_documents(docs, "RETURN")]
-    ['returns-2024']
-    """
-    needle = text.strip().casefold()
-    if not needle:
-        return list(documents)
-    return [
-        d for d in documents
-        if needle in d.doc_id.casefold() or needle in d.subject.casefold()
-        or needle in d.source.casefold()
-    ]  # fmt: skip
-
-
-def _documents_shown(documents: Sequence[Document]) -> list[Document]:
-    """All documents when there are few; else a filter box and pages of
-    :data:`DOCS_PER_PAGE` — every document stays reachable, but a rerun draws one page of
-    them, not ten thousand expanders."""
-    if len(documents) <= DOCS_PER_PAGE:
-        return list(documents)
-    st.subheader("Pages, passages and metadata of each document")
-    left, right = st.columns([3, 1])
-    found = matching_documents(
-        documents,
-        left.text_input(
-            "Find documents (id, subject or file name)",
-            key="doc_filter",
-            placeholder="e.g. returns",
-        ),
-    )
-    pages = max(1, -(-len(found) // DOCS_PER_PAGE))
-    if int(st.session_state.get("doc_page", 1)) > pages:
-        st.session_state["doc_page"] = 1
-    page = int(right.number_input(f"Page (of {pages:,})", 1, pages, key="doc_page"))
-    start = (page - 1) * DOCS_PER_PAGE
-    shown = found[start : start + DOCS_PER_PAGE]
-    if shown:
-        st.caption(
-            f"Documents {start + 1:,}–{start + len(shown):,} of {len(found):,}"
-            + (f" matching (of {len(documents):,})" if len(found) != len(documents) else "")
-        )
-    else:
-        st.info("No document's id, subject or file name contains that text.")
-    return shown

@@ -28,8 +28,6 @@ from ragdash.ui.render import (
     breakdown_frame,
     fmt_score,
     legend,
-    md_code,
-    md_escape,
     passage_html,
     ranked_passage,
     round_numbers,
@@ -40,6 +38,7 @@ from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
 from ragdash.ui.state import PENDING_KEY as PENDING
 from ragdash.ui.state import open_case, seed_widget, set_view
+from ragdash.ui.text import code, literal, plain
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
 FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typo": "typos"}
@@ -79,7 +78,7 @@ def _case_picker(cases: list[Case]) -> None:
     if not cases:
         return
     names = [c.name for c in cases]
-    labels = {c.name: f"{c.name} — {c.query}" for c in cases}
+    labels = {c.name: plain(f"{c.name} — {c.query}") for c in cases}
     if st.session_state.get("w_case") not in (None, *names):
         st.session_state.pop("w_case")
     st.selectbox(
@@ -88,7 +87,7 @@ def _case_picker(cases: list[Case]) -> None:
         index=None,
         key="w_case",
         placeholder="Pick a case to fill in its query, expected document and evidence",
-        format_func=labels.get,
+        format_func=lambda name: labels.get(name) or plain(name),
         on_change=_pick_case,
         args=(cases,),
     )
@@ -152,7 +151,7 @@ def _inputs(view: ViewState, doc_ids: tuple[str, ...]) -> ViewState:
             "Expected document (ranked first)",
             options,
             key="w_expect",
-            format_func=lambda v: v or "— none —",
+            format_func=lambda v: plain(v) if v else "— none —",
         )
         evidence = c2.text_input("Required evidence (separate with ;)", key="w_evidence")
     if (expect or "", split_evidence(evidence)) != (view.expect, view.evidence):
@@ -176,15 +175,15 @@ def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
         _no_expectation(view)
         return
     check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), ranked, view.fixes)
-    first = md_code(check.first_id or "nothing")
-    text = f"**{check.diagnosis.value.upper()}** — {md_escape(check.reason)}."
+    first = code(check.first_id or "nothing")
+    text = f"**{literal(check.diagnosis.value.upper())}** — {literal(check.reason)}."
     if check.diagnosis is Diagnosis.PASS:
         st.success(text, icon=":material/check_circle:")
         return
-    detail = f" Ranked first: {first}, expected {md_code(view.expect)}."
+    detail = f" Ranked first: {first}, expected {code(view.expect)}."
     if check.missing_evidence:
-        missing = ", ".join(f"“{md_escape(e)}”" for e in check.missing_evidence)
-        detail += f" Missing from the top {view.k}: {missing}."
+        missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
+        detail += f" Missing from the top {view.k:d}: {missing}."
     st.error(text + detail, icon=":material/error:")
 
 
@@ -194,16 +193,16 @@ def _no_expectation(view: ViewState) -> None:
     pending = st.session_state.get(PENDING)
     if pending:
         old_q, expect, evidence = pending
-        what = md_code(expect) + (
-            " with " + ", ".join(f"“{md_escape(e)}”" for e in evidence) if evidence else ""
+        what = code(expect) + (
+            " with " + ", ".join(f"“{literal(e)}”" for e in evidence) if evidence else ""
         )
         st.info(
             f"**No expectation set for this query.** The proof check expected {what} for "
-            f"the query {md_code(old_q)}; it is not applied to the new query unless you keep it.",
+            f"the query {code(old_q)}; it is not applied to the new query unless you keep it.",
             icon=":material/help:",
         )
         st.button(
-            f"Keep expecting {md_escape(expect)} for this query",
+            f"Keep expecting {literal(expect)} for this query",
             key="keep_expect",
             icon=":material/rule:",
             on_click=_keep_expectation,
@@ -243,15 +242,16 @@ def _result(r: RankedPassage, view: ViewState, retriever=None, query: str = "") 
     p = r.passage
     date = p.updated.isoformat() if p.updated else "undated"
     heading = (
-        f"**#{r.rank} · {md_escape(p.doc_id)}** · score **{fmt_score(r.score)}** · "
-        f"pages {p.page_start}–{p.page_end} · {p.kind} · updated {date} · {p.status}"
+        f"**#{r.rank:d} · {literal(p.doc_id)}** · score **{fmt_score(r.score)}** · "
+        f"pages {p.page_start:d}–{p.page_end:d} · {literal(p.kind)} · updated {literal(date)}"
+        f" · {literal(p.status)}"
     )
     if retriever is None or retriever.spec.kind == "seed":
         ranked_passage(r, view.evidence, heading, note=r.moved or "")
         return
     st.markdown(heading)
     st.html(passage_html(r, view.evidence))
-    with st.expander(f"Score breakdown of #{r.rank}"):
+    with st.expander(f"Score breakdown of #{r.rank:d}"):
         _breakdown(r, view, retriever, query)
 
 
@@ -263,7 +263,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
         st.caption("BM25 points per token = idf × tf / (tf + k1 × (1 − b + b × length / avg)).")
     elif retriever.spec.external:
         st.caption(
-            f"Score {r.score:g} is {md_escape(retriever.spec.label)}'s own: an external "
+            f"Score {r.score:g} is {literal(retriever.spec.label)}'s own: an external "
             "retriever reports no per-token breakdown."
         )
     else:
@@ -276,7 +276,7 @@ def _side_verdict(column, view: ViewState, results: list[RankedPassage], fixes: 
     if not view.expect:
         return
     check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), results, fixes)
-    text = f"**{verdict_word(check.passed)}** — {check.diagnosis.value}"
+    text = f"**{verdict_word(check.passed)}** — {literal(check.diagnosis.value)}"
     if check.passed:
         column.success(text, icon=":material/check_circle:")
     else:
@@ -306,7 +306,7 @@ def _comparison(
         (left, "No fixes", baseline, view.fixes.with_only(())),
         (right, current, ranked, view.fixes),
     ):
-        column.markdown(f"**{md_escape(title)}**")
+        column.markdown(f"**{literal(title)}**")
         _side_verdict(column, view, results, fixes)
         column.dataframe(
             pd.DataFrame(
@@ -330,7 +330,7 @@ def _comparison(
         )
         why = tie_explanation(results, fixes)
         if why:
-            column.caption(md_escape(why))
+            column.caption(literal(why))
     if not view.fixes.enabled:
         st.caption(
             "No fix is on, so both sides are the same ranking: turn a fix on in the sidebar."
@@ -344,8 +344,8 @@ def _comparison(
     for m in moves:
         before, after, change, reason = _movement_words(m, len(baseline), len(ranked))
         st.markdown(
-            f"- **{md_escape(m.label)}**: {before} → {after} ({md_escape(change)}) — "
-            f"{md_escape(round_numbers(reason))}"
+            f"- **{literal(m.label)}**: {literal(before)} → {literal(after)} ({literal(change)}) — "
+            f"{literal(round_numbers(reason))}"
         )
 
 
@@ -409,15 +409,15 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     try:
         ranked, notes = retriever_search(retriever, index, query, view.fixes, depth)
     except QueryError as exc:
-        st.info(md_escape(str(exc)).capitalize())
+        st.info(literal(str(exc)).capitalize())
         return
     except RetrieverError as exc:
-        st.error(f"The retriever did not answer usably: {md_escape(str(exc))}")
+        st.error(f"The retriever did not answer usably: {literal(str(exc))}")
         return
     if not seed:
-        st.caption(f"Ranked by **{md_escape(retriever.spec.label)}**.")
+        st.caption(f"Ranked by **{literal(retriever.spec.label)}**.")
     for note in notes:
-        st.caption(md_escape(note))
+        st.caption(literal(note))
     if not ranked:
         st.warning(
             "No passage can be retrieved: the corpus is empty, or every document "
@@ -427,12 +427,12 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     _verdict(view, ranked)
     why = tie_explanation(ranked, view.fixes) if seed else None
     if why:
-        st.caption(f"Tie at the top: {md_escape(why)}")
+        st.caption(f"Tie at the top: {literal(why)}")
     if view.fixes.status and seed:
         unfiltered = index.top(query, replace(view.fixes, status=False), 1)
         left_out = withdrawn_explanation(unfiltered, ranked, view.fixes)
         if left_out:
-            st.caption(f"Withdrawn version left out: {md_escape(left_out)}")
+            st.caption(f"Withdrawn version left out: {literal(left_out)}")
     results_tab, compare_tab = st.tabs(["Ranked passages", "No fixes vs current fixes"])
     with results_tab:
         _results(ranked, view, retriever, query)

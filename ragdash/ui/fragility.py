@@ -20,7 +20,7 @@ from ragdash.checks.proof import Case
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import label, literal
 
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
 MAX_EDITS_CHOICES = (2, 4, 6, 8)
@@ -56,7 +56,7 @@ def fragility_rows(
     bar = st.progress(0.0, "Searching for the smallest breaking corruption…")
     parts = []
     for i, case in enumerate(cases):
-        bar.progress(i / len(cases), f"{case.name} ({i + 1}/{len(cases)})")
+        bar.progress(i / len(cases), f"{label(case.name)} ({i + 1:d}/{len(cases)})")
         parts.append(
             _case_table(index, corpus_key, case, tuple(configurations.items()), seed, max_edits)
         )
@@ -159,7 +159,7 @@ def render_fragility(
     if st.button("Search for the smallest breaking corruption", key=f"{key}_run"):
         st.session_state[run_key] = True
     if not st.session_state.get(run_key):
-        compared = f"with no fixes and with {names}" if names else "with no fixes"
+        compared = f"with no fixes and with {literal(names)}" if names else "with no fixes"
         st.caption(
             "For each case: the fewest OCR (o→0, i→1) or typo edits of its query that make "
             f"the proof check fail, {compared}. Seeded and bounded."
@@ -169,7 +169,7 @@ def render_fragility(
     table = frame(rows, FragilityRow)
     st.altair_chart(fragility_chart(table))
     for case in dict.fromkeys(table["case"]):
-        st.markdown(f"**{md_escape(case)}** — {md_escape(case_summary(rows, case))}")
+        st.markdown(f"**{literal(case)}** — {literal(case_summary(rows, case))}")
     columns = [
         "case",
         "fault",

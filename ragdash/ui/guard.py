@@ -20,7 +20,7 @@ import streamlit as st
 
 from ragdash.errors import RagdashError, WorkspaceError
 from ragdash.ui.context import current_index, hide_paths, workspace
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import label, literal
 
 __all__ = ["document_guard", "document_source", "plain_reason", "section_guard"]
 
@@ -80,7 +80,7 @@ def document_guard(
         slot.empty()
         with st.container(border=True):
             st.error(
-                f"**{md_escape(source)}** cannot be shown: {md_escape(plain_reason(exc))}. "
+                f"**{literal(source)}** cannot be shown: {literal(plain_reason(exc))}. "
                 "The rest of the page works.",
                 icon=":material/broken_image:",
             )
@@ -88,7 +88,7 @@ def document_guard(
                 removable = source in set(workspace().upload_names())
             if removable:
                 st.button(
-                    f"Remove {source}",
+                    f"Remove {label(source)}",
                     key=f"guard_rm_{key}",
                     icon=":material/delete:",
                     on_click=_remove,
@@ -110,7 +110,7 @@ def section_guard(name: str, draw: Callable[[], None]) -> bool:
     except Exception as exc:  # noqa: BLE001
         log.exception("drawing %s failed", name)
         st.error(
-            f"**{md_escape(name)}** cannot be shown: {md_escape(plain_reason(exc))}.",
+            f"**{literal(name)}** cannot be shown: {literal(plain_reason(exc))}.",
             icon=":material/error:",
         )
         return False

@@ -1,5 +1,5 @@
 """Rendering pieces shared by the pages. Every piece of document or query text goes through
-``html.escape`` (inside ``ragdash.retrieval.highlight``) or :func:`md_escape` before Streamlit
+``html.escape`` (inside ``ragdash.retrieval.highlight``) or :func:`literal` before Streamlit
 sees it."""
 
 from __future__ import annotations
@@ -14,24 +14,11 @@ import streamlit as st
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
+from ragdash.ui.text import literal, plain
 
 #: One color per match kind, in the kinds' preference order (strongest first).
 KIND_COLORS = dict(zip(MatchKind.matched(), ("#4caf50", "#f59f00", "#4c6ef5"), strict=True))
 DIAGNOSIS_COLORS = {"pass": "#2f9e44", "ranking": "#e03131", "extraction": "#f08c00"}
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-
-
-def md_escape(text: str) -> str:
-    """Text made inert for Streamlit's markdown (labels, captions, alerts)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-
-
-def md_code(text: str) -> str:
-    """Inline code for markdown: backslashes are literal inside code spans, so only the
-    backtick itself has to go."""
-    return "`" + text.replace("`", "'") + "`"
-
-
 #: Tables drawn as HTML (:func:`html_table`) wrap instead of cutting cells off, so every
 #: column header stays readable at laptop widths (800 px).
 TABLE_CSS = """
@@ -123,7 +110,8 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     """Stacked bars: each passage's score split by match kind (exact / OCR / fuzzy)."""
     rows = [
         {
-            "passage": f"#{r.rank} {r.passage.label}",
+            # axis labels show bidi controls as code points, as every label does
+            "passage": plain(f"#{r.rank} {r.passage.label}"),
             "rank": r.rank,
             "kind": m.kind,
             "points": m.points,
@@ -172,8 +160,8 @@ def ranked_passage(
     highlighted and evidence outlined, its score breakdown."""
     st.markdown(heading)
     if note:
-        st.caption(md_escape(note))
+        st.caption(literal(note))
     st.html(passage_html(r, evidence))
-    with st.expander(f"Score breakdown of #{r.rank}"):
+    with st.expander(f"Score breakdown of #{r.rank:d}"):
         st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
 

@@ -37,8 +37,8 @@ from ragdash.retrieval.spec import (
     fix_support,
 )
 from ragdash.settings import Fixes
-from ragdash.ui.render import md_code, md_escape
 from ragdash.ui.state import seed_widget
+from ragdash.ui.text import code, literal
 
 __all__ = [
     "EXTERNAL_TTL",
@@ -105,7 +105,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
     try:
         spec = replace(base, **settings)  # type: ignore[arg-type]
     except SettingsError as exc:
-        bar.caption(f"Using the seed scorer: {md_escape(str(exc))}.")
+        bar.caption(f"Using the seed scorer: {literal(str(exc))}.")
         st.session_state[PROBLEM_KEY] = str(exc)
         return RetrieverSpec()
     st.session_state.pop(PROBLEM_KEY, None)
@@ -113,7 +113,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         connected = st.session_state.get(CONNECTED_KEY) == spec.url
         if not connected:
             bar.warning(f"Not connected: ranking with the seed scorer until you connect to "
-                        f"{md_code(spec.safe_url)}.", icon=":material/link_off:")
+                        f"{code(spec.safe_url)}.", icon=":material/link_off:")
             if bar.button("Connect", key="w_connect", width="stretch"):
                 st.session_state[CONNECTED_KEY] = spec.url
                 st.rerun()
@@ -142,7 +142,7 @@ def page_retriever(index: CorpusIndex, spec: RetrieverSpec) -> Retriever:
     try:
         return _retriever(index, index.fingerprint, astuple(spec))
     except RetrieverError as exc:
-        st.sidebar.error(f"{md_escape(str(exc))} — ranking with the seed scorer.")
+        st.sidebar.error(f"{literal(str(exc))} — ranking with the seed scorer.")
         return _retriever(index, index.fingerprint, astuple(RetrieverSpec()))
 
 
@@ -163,8 +163,8 @@ def searches_here(retriever: Retriever, what: str) -> bool:
     if not retriever.spec.external:
         return True
     st.caption(
-        f"The {what} asks the retriever thousands of queries, so the dashboard runs it only "
-        f"for ragdash's own scorers (seed, bm25), not for {md_escape(retriever.spec.label)}; "
+        f"The {literal(what)} asks the retriever thousands of queries, so the dashboard runs it "
+        f"only for ragdash's own scorers (seed, bm25), not for {literal(retriever.spec.label)}; "
         "from the CLI, `ragdash fragility --retriever …` searches any retriever, bounded by "
         "`--max-evaluations`."
     )

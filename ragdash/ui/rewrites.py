@@ -9,7 +9,7 @@ import streamlit as st
 from ragdash.checks.rewrites import rewrite_budget
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import label, literal
 
 __all__ = ["render_rewrite_budget"]
 
@@ -19,7 +19,7 @@ def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
     budget = rewrite_budget(index, fixes)
     if not budget.rewrites and not budget.kept:
         return
-    with st.expander(f"OCR rewrite budget: {budget.summary}"):
+    with st.expander(f"OCR rewrite budget: {label(budget.summary)}"):
         st.caption(
             "Each token the OCR fix rewrites, and the evidence: the repaired word is used "
             "elsewhere in the corpus. Codes, tokens several documents use as they are, "
@@ -39,4 +39,4 @@ def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
                 width="stretch",
             )
         if budget.note:
-            st.caption(md_escape(budget.note))
+            st.caption(literal(budget.note))

@@ -28,7 +28,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
 from ragdash.ui.context import hide_paths, settings
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import literal, plain
 
 __all__ = ["render_saved_runs", "runs_frame"]
 
@@ -68,31 +68,32 @@ def _save_form(index, retriever, runs, fixes, k, ablation) -> None:
         assert library is not None
         kept = library.save_run(run)
     except LibraryError as exc:
-        st.error(f"Not saved: {md_escape(hide_paths(str(exc)))}")
+        st.error(f"Not saved: {literal(hide_paths(str(exc)))}")
         return
-    st.success(f"Saved run #{kept.id} ({kept.passed} of {kept.total} cases pass).")
+    st.success(f"Saved run #{kept.id:d} ({kept.passed:d} of {kept.total:d} cases pass).")
 
 
 def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
     by_label = {r.label: r for r in reversed(saved)}
     labels = list(by_label)
     c1, c2 = st.columns(2)
-    before = c1.selectbox("Before", labels, index=1, key="runs_before")
-    after = c2.selectbox("After", labels, index=0, key="runs_after")
+    before = c1.selectbox("Before", labels, index=1, key="runs_before", format_func=plain)
+    after = c2.selectbox("After", labels, index=0, key="runs_after", format_func=plain)
     try:
         diff = diff_runs(library.saved_run(by_label[before].id),
                          library.saved_run(by_label[after].id))  # fmt: skip
     except (LibraryError, RunError) as exc:
-        st.error(md_escape(hide_paths(str(exc))))
+        st.error(literal(hide_paths(str(exc))))
         return
     others = len(diff.changes) - len(diff.fixed) - len(diff.broke)
     st.markdown(
         f"**{len(diff.fixed)} fail→pass**, **{len(diff.broke)} pass→fail**"
-        + (f", {others} other change(s)" if others else "")
-        + f" — from {diff.a.passed}/{diff.a.total} to {diff.b.passed}/{diff.b.total} passing."
+        + (f", {others:d} other change(s)" if others else "")
+        + f" — from {diff.a.passed:d}/{diff.a.total:d} to "
+        f"{diff.b.passed:d}/{diff.b.total:d} passing."
     )
     if diff.a.corpus_fingerprint != diff.b.corpus_fingerprint:
-        st.info(f"The corpus changed: {md_escape(diff.corpus.phrase())}.")
+        st.info(f"The corpus changed: {literal(diff.corpus.phrase())}.")
     if diff.changes:
         st.dataframe(
             pd.DataFrame([{"case": c.case, "change": c.change, "before": c.before,
@@ -104,8 +105,8 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
         st.markdown("**Why**")
         for c in diff.changes:
             st.markdown(
-                f"- **{md_escape(c.case)}** ({md_escape(c.change)}): "
-                + "; ".join(md_escape(r) for r in c.reasons)
+                f"- **{literal(c.case)}** ({literal(c.change)}): "
+                + "; ".join(literal(r) for r in c.reasons)
             )
     else:
         st.caption("No case changed its verdict, diagnosis or rank.")
@@ -151,7 +152,7 @@ def render_saved_runs(
         library = open_library(settings().workspace)
         saved = library.run_summaries() if library is not None else []
     except (LibraryError, RunError) as exc:
-        st.error(md_escape(hide_paths(str(exc))))
+        st.error(literal(hide_paths(str(exc))))
         return
     if library is None or not saved:
         st.caption("No saved run yet.")
@@ -159,11 +160,11 @@ def render_saved_runs(
     st.dataframe(runs_frame(saved), hide_index=True, width="stretch", key="runs_table")
     labels = {r.label: r for r in reversed(saved)}
     c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
-    picked = labels[c1.selectbox("Run", list(labels), key="runs_pick")]
+    picked = labels[c1.selectbox("Run", list(labels), key="runs_pick", format_func=plain)]
     try:
         chosen = library.saved_run(picked.id)
     except (LibraryError, RunError) as exc:
-        st.error(md_escape(hide_paths(str(exc))))
+        st.error(literal(hide_paths(str(exc))))
         return
     c2.download_button(
         "Download HTML report",
@@ -177,7 +178,7 @@ def render_saved_runs(
         try:
             library.delete_run(picked.id)
         except (LibraryError, RunError) as exc:
-            st.error(md_escape(hide_paths(str(exc))))
+            st.error(literal(hide_paths(str(exc))))
             return
         st.rerun()
     if len(saved) >= 2:

@@ -21,8 +21,9 @@ from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, render_ocr_page
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.tokens import tokenize
 from ragdash.ui.context import source_path
-from ragdash.ui.render import md_escape, text_block
+from ragdash.ui.render import text_block
 from ragdash.ui.state import VIEW_KEY
+from ragdash.ui.text import code, label, literal
 
 __all__ = ["has_ocr", "render_scan_view"]
 
@@ -70,7 +71,7 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
                     str(path), path.stat().st_mtime_ns, ocr, tuple(r.raw for r in rewrites)
                 )
             except IngestError as exc:
-                st.error(md_escape(str(exc)))
+                st.error(literal(str(exc)))
             else:
                 st.image(
                     image,
@@ -81,7 +82,7 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
                     ),
                 )
     with right:
-        st.caption(f"OCR text of page {number} ({ocr.engine})")
+        st.caption(f"OCR text of page {number:d} ({label(ocr.engine)})")
         text_block(text or "(OCR found no words)")
     if low:
         st.markdown("**Low-confidence words**")
@@ -155,15 +156,15 @@ def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
             return
         learned = learn_ocr_map([(text, clean)], protected)
         st.caption(
-            f"{learned.characters} characters aligned, {learned.errors} edit(s): character "
+            f"{learned.characters:d} characters aligned, {learned.errors:d} edit(s): character "
             f"error rate {learned.error_rate:.1%}"
         )
         if learned.proposals:
-            st.success(f"Proposed OCR map entries: {md_escape(learned.ocr_map)}")
+            st.success(f"Proposed OCR map entries: {literal(learned.ocr_map)}")
         else:
             st.info("No map entry proposed: OCR read no digit for a letter on this page.")
         for p in learned.refused:
-            st.warning(f"Not proposed: {p.entry} — {md_escape(p.refused)}")
+            st.warning(f"Not proposed: {code(p.entry)} — {literal(p.refused)}")
         if learned.confusions:
             st.dataframe(
                 pd.DataFrame(

@@ -6,8 +6,8 @@ import streamlit as st
 
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import current_index, fingerprint_key, settings
-from ragdash.ui.render import md_code
 from ragdash.ui.state import VIEW_KEY
+from ragdash.ui.text import code
 from ragdash.ui.viewstate import ViewState
 
 
@@ -25,7 +25,7 @@ def empty_corpus_notice(index: CorpusIndex) -> bool:
     if index.corpus.documents:
         return False
     errors = [m for m in index.corpus.messages if m.level == "error"]
-    where = md_code(str(settings().docs))
+    where = code(str(settings().docs))
     if errors:
         st.warning(
             f"No document could be loaded from {where}: {len(errors)} "

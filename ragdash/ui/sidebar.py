@@ -22,9 +22,9 @@ from ragdash.settings import (
     parse_ocr_map,
     parse_protected,
 )
-from ragdash.ui.render import md_escape
 from ragdash.ui.retriever_picker import fix_note, render_retriever_picker
 from ragdash.ui.state import seed_widget, set_view
+from ragdash.ui.text import literal
 from ragdash.ui.viewstate import MAX_TOP_K, ViewState
 
 FIX_LABELS = {
@@ -54,21 +54,22 @@ def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
         bar.toggle(
             FIX_LABELS[name],
             key=f"w_fix_{name}",
-            help=FIX_DESCRIPTIONS[name] + (f" — with {retriever.kind}: {how}" if applies else ""),
+            help=FIX_DESCRIPTIONS[name]
+            + (f" — with {literal(retriever.kind)}: {literal(how)}" if applies else ""),
             disabled=not applies,
         )
         if not applies:
-            bar.caption(f"Not applied with {retriever.kind}: {how}")  # our own words
+            bar.caption(f"Not applied with {literal(retriever.kind)}: {literal(how)}")
     seed_widget("w_ocrmap", format_ocr_map(view.fixes.ocr_map))
     seed_widget("w_protect", format_protected(view.fixes.protected))
     with bar.expander("Advanced settings", icon=":material/tune:", expanded=_bad_text_input()):
         fixes, k = _advanced(view)
     if fixes.fuzzy and word_list_note():
-        bar.caption(md_escape(word_list_note() or ""))
+        bar.caption(literal(word_list_note() or ""))
     new_view = replace(view, fixes=fixes, k=k, retriever=retriever)
     set_view(new_view)
     if index is not None:
-        bar.caption(corpus_caption(index, fixes))
+        bar.caption(literal(corpus_caption(index, fixes)))
     return new_view
 
 
@@ -133,7 +134,7 @@ def _advanced(view: ViewState) -> tuple[Fixes, int]:
     try:
         ocr_map = parse_ocr_map(ocr_text)
     except SettingsError as exc:
-        bar.error(md_escape(str(exc)))
+        bar.error(literal(str(exc)))
     protect_text = bar.text_input(
         "Never rewrite (protected tokens)",
         key="w_protect",
@@ -143,7 +144,7 @@ def _advanced(view: ViewState) -> tuple[Fixes, int]:
     try:
         protected = parse_protected(protect_text)
     except SettingsError as exc:
-        bar.error(md_escape(str(exc)))
+        bar.error(literal(str(exc)))
     seed_widget("w_k", view.k)
     k = bar.number_input("Passages sent to the model (top-k)", 1, MAX_TOP_K, key="w_k")
     on = [name for name in FIX_NAMES if st.session_state[f"w_fix_{name}"]]

@@ -8,7 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from ragdash.checks.proof import Case
-from ragdash.ui.render import md_code, md_escape
+from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState, from_params
 
 VIEW_KEY = "view"
@@ -63,7 +63,7 @@ def current_view(cases: list[Case]) -> ViewState:
         st.session_state[LINK_CORPUS_KEY] = params.get("corpus", "")
         st.session_state["url_problems"] = problems
     for problem in st.session_state.get("url_problems", []):
-        st.warning(f"Link parameter ignored: {md_escape(problem)}")
+        st.warning(f"Link parameter ignored: {literal(problem)}")
     return st.session_state[VIEW_KEY]
 
 
@@ -98,8 +98,8 @@ def corpus_link_warning(fingerprint: str) -> None:
     linked = st.session_state.get(LINK_CORPUS_KEY, "")
     if linked and linked != fingerprint:
         st.warning(
-            f"This link was made on a different corpus ({md_code(linked[:16])}; the one "
-            f"loaded here is {md_code(fingerprint)}): documents, dates or statuses differ, so the "
+            f"This link was made on a different corpus ({code(linked[:16])}; the one "
+            f"loaded here is {code(fingerprint)}): documents, dates or statuses differ, so the "
             "results below may not be the ones that were shared.",
             icon=":material/link_off:",
         )

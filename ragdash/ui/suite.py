@@ -23,7 +23,7 @@ from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, hide_paths, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.guard import section_guard
-from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, md_escape
+from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.runs import render_saved_runs
 from ragdash.ui.shell import empty_corpus_notice
@@ -35,6 +35,7 @@ from ragdash.ui.suite_metrics import (
     render_log_import,
     suite_runs,
 )
+from ragdash.ui.text import literal, plain
 from ragdash.ui.viewstate import ViewState, split_evidence
 
 
@@ -121,7 +122,7 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         c1, c2 = st.columns(2)
         name = c1.text_input("Name")
         query = c2.text_input("Query")
-        expected = c1.selectbox("Expected document", index.corpus.doc_ids)
+        expected = c1.selectbox("Expected document", index.corpus.doc_ids, format_func=plain)
         evidence = c2.text_input("Required evidence (separate with ;)")
         top_k = c1.number_input("Top-k", 1, 20, 1)
         if not st.form_submit_button("Save case"):
@@ -139,18 +140,18 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
                 "the new case",
             )
         except CaseFileError as exc:
-            st.error(md_escape(hide_paths(str(exc))))
+            st.error(literal(hide_paths(str(exc))))
             return
         if case.name in {c.name for c in cases}:
-            st.error(f"A case named “{md_escape(case.name)}” already exists.")
+            st.error(f"A case named “{literal(case.name)}” already exists.")
             return
         try:
             add_case(settings().workspace, case)
         except LibraryError as exc:
-            reason = md_escape(hide_paths(str(exc)))
+            reason = literal(hide_paths(str(exc)))
             st.error(f"Not saved: {reason} (the library was left as it is).")
             return
-        st.success(f"Saved case “{md_escape(case.name)}” to the case library.")
+        st.success(f"Saved case “{literal(case.name)}” to the case library.")
         st.rerun()
 
 
@@ -170,7 +171,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         return
     cases, problems = case_library()
     for problem in problems:
-        st.error(md_escape(problem))
+        st.error(literal(problem))
     if not cases:
         st.info("No cases yet: add one below, or put a cases.json in the docs folder.")
         _add_case_form(index, cases)
@@ -181,16 +182,18 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     runs = suite_runs(retriever, corpus_key, cases, view.fixes, metric_k)
     passed = sum(r.passed for r in runs)
     errors = sum(r.check is None for r in runs)
-    against = "" if seed else f" against **{md_escape(retriever.spec.label)}**"
+    against = "" if seed else f" against **{literal(retriever.spec.label)}**"
     st.markdown(
-        f"**{passed} of {len(runs)}** cases pass with fixes **{md_escape(view.fixes.label)}**"
-        f"{against}." + (f" The retriever failed on **{errors}**." if errors else "")
+        f"**{passed:d} of {len(runs)}** cases pass with fixes **{literal(view.fixes.label)}**"
+        f"{against}." + (f" The retriever failed on **{errors:d}**." if errors else "")
     )
     columns = SUITE_COLUMNS if seed else (*SUITE_COLUMNS, "message")
     st.html(html_table(suite_rows(runs), columns, "Every case under the current fixes"))
 
     row = st.container(horizontal=True, vertical_alignment="bottom")
-    chosen = row.selectbox("Open a case in Explore", [c.name for c in cases], key="suite_pick")
+    chosen = row.selectbox(
+        "Open a case in Explore", [c.name for c in cases], key="suite_pick", format_func=plain
+    )
     if row.button("Open in Explore", icon=":material/open_in_new:"):
         open_case(next(c for c in cases if c.name == chosen))
         st.switch_page("ragdash/ui/pages/explore.py")
@@ -215,7 +218,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         f"(all-but-…). {len(configurations())} configurations × {len(cases)} cases; green "
         "passes, red is a ranking failure, orange an extraction failure."
     )
-    st.markdown(f"**Retrieval metrics per configuration** ({md_escape(retriever.spec.label)})")
+    st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
     st.dataframe(metrics_frame(metrics, len(cases)), hide_index=True, width="stretch")
     st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
                     help=METRICS_HELP)  # fmt: skip

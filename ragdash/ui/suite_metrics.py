@@ -25,8 +25,8 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.log_import import parse_log_cases
 from ragdash.ui.context import hide_paths
-from ragdash.ui.render import md_escape
 from ragdash.ui.retriever_picker import EXTERNAL_TTL
+from ragdash.ui.text import literal
 
 __all__ = [
     "METRICS_HELP",
@@ -107,7 +107,7 @@ def render_log_import(index: CorpusIndex, workspace, cases: list[Case]) -> None:
         try:
             text = upload.getvalue().decode("utf-8-sig")
         except UnicodeDecodeError:
-            st.error(f"{md_escape(upload.name)} is not UTF-8 text.")
+            st.error(f"{literal(upload.name)} is not UTF-8 text.")
             return
         try:
             found = parse_log_cases(text, upload.name, known_ids=set(index.corpus.doc_ids),
@@ -116,7 +116,7 @@ def render_log_import(index: CorpusIndex, workspace, cases: list[Case]) -> None:
             assert library is not None
             result = library.import_cases(found.cases)
         except (CaseFileError, LibraryError) as exc:
-            st.error(md_escape(hide_paths(str(exc))))
+            st.error(literal(hide_paths(str(exc))))
             return
         st.success(f"Imported {len(result.added)} case(s) into the case library.")
         if found.errors:

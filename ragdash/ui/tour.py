@@ -15,9 +15,10 @@ from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
 from ragdash.ui.context import DEFAULT_DOCS, settings
-from ragdash.ui.render import fmt_score, md_code, md_escape, passage_html
+from ragdash.ui.render import fmt_score, passage_html
 from ragdash.ui.sidebar import FIX_LABELS
 from ragdash.ui.state import PAGE_PARAMS_KEY, VIEW_KEY, open_case, set_view
+from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState
 
 STEP_KEY = "tour_step"
@@ -33,9 +34,9 @@ def _bundled() -> tuple[CorpusIndex, tuple]:
 def _side(check: ProofCheck, title: str) -> None:
     word = "PASS" if check.passed else "FAIL"
     first = check.first_id or "nothing"
-    text = f"**{title}: {word}** — {md_code(first)} ranked first"
+    text = f"**{literal(title)}: {word}** — {code(first)} ranked first"
     if check.missing_evidence:
-        missing = ", ".join(f"“{md_escape(e)}”" for e in check.missing_evidence)
+        missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
         text += f", {missing} missing from what the model reads"
     text += "."
     if check.passed:
@@ -44,23 +45,23 @@ def _side(check: ProofCheck, title: str) -> None:
         st.error(text, icon=":material/cancel:")
     if check.ranked:
         r = check.ranked[0]
-        st.caption(f"#1 · {md_escape(r.passage.label)} · score {fmt_score(r.score)}")
+        st.caption(f"#1 · {literal(r.passage.label)} · score {fmt_score(r.score)}")
         st.html(passage_html(r, check.case.evidence))
 
 
 def _step(outcome: TourOutcome, number: int) -> None:
     step, case = outcome.step, outcome.case
-    st.subheader(f"Step {number} of {len(TOUR)}: {step.flaw}")
-    st.markdown(f"**Query:** {md_code(case.query)} · expected {md_code(case.expected_id)}")
+    st.subheader(f"Step {number:d} of {len(TOUR)}: {literal(step.flaw)}")
+    st.markdown(f"**Query:** {code(case.query)} · expected {code(case.expected_id)}")
     if case.evidence:
         st.markdown(
             "**Evidence the answer needs:** "
-            + ", ".join(f"“{md_escape(e)}”" for e in case.evidence)
+            + ", ".join(f"“{literal(e)}”" for e in case.evidence)
         )
-    st.markdown(f"**What goes wrong:** {md_escape(step.failure)}")
+    st.markdown(f"**What goes wrong:** {literal(step.failure)}")
     st.markdown(
-        f"**The toggle that repairs it:** {md_escape(FIX_LABELS[step.fix])} "
-        f"({md_code(step.fix)}) — {md_escape(step.repair)}"
+        f"**The toggle that repairs it:** {literal(FIX_LABELS[step.fix])} "
+        f"({code(step.fix)}) — {literal(step.repair)}"
     )
     left, right = st.columns(2)
     with left:
@@ -104,8 +105,8 @@ def render(view: ViewState) -> None:
     except (IngestError, CaseFileError) as exc:
         st.error(
             f"The guided tour runs on the bundled sample documents, which cannot be read "
-            f"here ({md_escape(str(exc))}). Run ragdash from its checkout, where "
-            f"{md_code('sample_docs/')} holds them.",
+            f"here ({literal(str(exc))}). Run ragdash from its checkout, where "
+            f"{code('sample_docs/')} holds them.",
             icon=":material/error:",
         )
         return
@@ -113,12 +114,12 @@ def render(view: ViewState) -> None:
         st.session_state[STEP_KEY] = _step_param(st.query_params.get("step"))
     number = min(max(int(st.session_state[STEP_KEY]), 1), len(TOUR))
     st.session_state[PAGE_PARAMS_KEY] = {"step": str(number)}
-    st.progress(number / len(TOUR), f"Step {number} of {len(TOUR)}")
+    st.progress(number / len(TOUR), f"Step {number:d} of {len(TOUR)}")
     outcome = run_step(index, cases, TOUR[number - 1], view.fixes)
     if outcome is None:
         st.error(
-            f"The bundled case {md_code(TOUR[number - 1].case_name)} is missing from "
-            f"{md_code(str(DEFAULT_DOCS / 'cases.json'))}: the tour cannot run.",
+            f"The bundled case {code(TOUR[number - 1].case_name)} is missing from "
+            f"{code(str(DEFAULT_DOCS / 'cases.json'))}: the tour cannot run.",
             icon=":material/error:",
         )
         return

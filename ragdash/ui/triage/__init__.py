@@ -7,8 +7,8 @@ import streamlit as st
 
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import case_library
-from ragdash.ui.render import md_escape
 from ragdash.ui.shell import empty_corpus_notice
+from ragdash.ui.text import literal
 from ragdash.ui.triage.calibration import calibration_tab
 from ragdash.ui.triage.library import library_tab
 from ragdash.ui.triage.report import report_tab
@@ -25,7 +25,7 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         return
     cases, problems = case_library()
     for problem in problems:
-        st.error(md_escape(problem))
+        st.error(literal(problem))
     report, library, calibration, robustness = st.tabs(
         ["Report", "Case library", "Threshold calibration", "Robustness"]
     )

@@ -24,6 +24,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.storage.library import REPORTED
+from ragdash.ui.text import literal
 from ragdash.ui.viewstate import ViewState
 
 METRIC_COLORS = {
@@ -151,9 +152,9 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         st.markdown(f"Sample: **{sample}** real reported queries from the library.")
     else:
         st.markdown(
-            f"Sample: **{sample}** queries. No reported queries yet, so "
-            f"**{sample - chosen_set.variants}** labeled cases and **{chosen_set.variants}** "
-            f"generated typo variants (seed {seed})."
+            f"Sample: **{sample:d}** queries. No reported queries yet, so "
+            f"**{sample - chosen_set.variants:d}** labeled cases and **{chosen_set.variants:d}** "
+            f"generated typo variants (seed {int(seed):d})."
         )
     base = replace(view.fixes, fuzzy=True, fuzzy_rule=RATIO)
     bar = st.progress(0.0, "Sweeping thresholds…")
@@ -198,9 +199,9 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     rule = view.fixes.fuzzy_rule
     current = f"threshold {view.fixes.threshold:g}" if rule == RATIO else f"the {rule} preset"
     st.markdown(
-        f"**Chosen threshold: {chosen:g}** (from {sample} queries) — repairs "
-        f"{row['repaired']}, breaks {row['broken']}, "
-        f"{row['false_fuzzy_matches']} false fuzzy matches (current: {current})."
+        f"**Chosen threshold: {chosen:g}** (from {sample:d} queries) — repairs "
+        f"{int(row['repaired']):d}, breaks {int(row['broken']):d}, "
+        f"{int(row['false_fuzzy_matches']):d} false fuzzy matches (current: {literal(current)})."
     )
     errors = [("broken", c) for c in row["broken_cases"].split("; ") if c] + [
         ("false fuzzy match", m) for m in row["false_matches"].split("; ") if m

@@ -8,7 +8,7 @@ from ragdash.errors import LibraryError
 from ragdash.storage import case_store
 from ragdash.storage.library import CaseLibrary
 from ragdash.ui.context import hide_paths, settings
-from ragdash.ui.render import md_escape
+from ragdash.ui.text import literal
 
 
 def open_library(create: bool = False) -> CaseLibrary | None:
@@ -18,6 +18,6 @@ def open_library(create: bool = False) -> CaseLibrary | None:
     try:
         return case_store.open_library(settings().workspace, create=create)
     except (LibraryError, OSError) as exc:
-        reason = md_escape(hide_paths(str(exc)))
+        reason = literal(hide_paths(str(exc)))
         st.error(f"Case library unavailable: {reason}", icon=":material/error:")
         return None

@@ -15,10 +15,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary
 from ragdash.ui.context import fingerprint_key, hide_paths, library_file, settings
-from ragdash.ui.render import (
-    md_code,
-    md_escape,
-)
+from ragdash.ui.text import code, label, literal, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
 
@@ -26,15 +23,15 @@ from ragdash.ui.viewstate import ViewState
 def library_tab(index: CorpusIndex, view: ViewState) -> None:
     library = open_library()
     st.caption(
-        f"Saved in {md_code(str(library_file()))}. In CI: "
-        f"{md_code(check_command(settings().docs, settings().workspace))}."
+        f"Saved in {code(str(library_file()))}. In CI: "
+        f"{code(check_command(settings().docs, settings().workspace))}."
     )
     entries = []
     if library is not None:
         try:
             entries = library.list()
         except LibraryError as exc:
-            st.error(md_escape(hide_paths(str(exc))))
+            st.error(literal(hide_paths(str(exc))))
             return
     _import(library)
     if not entries:
@@ -87,7 +84,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         "case's repairing fix.",
     )
     d2.download_button(
-        f"Export as a pytest file (fixes: {view.fixes.names})",
+        f"Export as a pytest file (fixes: {label(view.fixes.names)})",
         pytest_module(
             saved,
             docs=config.docs,
@@ -103,7 +100,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         "No network, no LLM.",
     )
     names = [e.name for e in entries]
-    picked = st.selectbox("Case", names, key="lib_pick")
+    picked = st.selectbox("Case", names, key="lib_pick", format_func=plain)
     entry = next(e for e in entries if e.name == picked)
     with st.form("lib_edit"):
         status = st.selectbox("Status", STATUSES, index=STATUSES.index(entry.status))
@@ -115,14 +112,14 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                 if note != entry.case.note:
                     library.update_notes(entry.name, note)
             except LibraryError as exc:
-                st.error(md_escape(hide_paths(str(exc))))
+                st.error(literal(hide_paths(str(exc))))
             else:
                 st.rerun()
-    if st.button(f"Run again with the current fixes ({view.fixes.label})", key="lib_rerun"):
+    if st.button(f"Run again with the current fixes ({label(view.fixes.label)})", key="lib_rerun"):
         try:
             rerun_and_record(index, library, entry.case, view.fixes)
         except (QueryError, LibraryError) as exc:
-            st.error(md_escape(hide_paths(str(exc))))
+            st.error(literal(hide_paths(str(exc))))
         else:
             st.rerun()
     history = [r for r in runs if r.case_name == entry.name]
@@ -169,7 +166,7 @@ def _import(library: CaseLibrary | None) -> None:
         try:
             cases = parse_cases(upload.getvalue().decode("utf-8-sig"), upload.name)
         except (CaseFileError, UnicodeDecodeError) as exc:
-            st.error(f"Not imported: {md_escape(hide_paths(str(exc)))}")
+            st.error(f"Not imported: {literal(hide_paths(str(exc)))}")
             return
         library = library or open_library(create=True)
         if library is None:
@@ -177,7 +174,7 @@ def _import(library: CaseLibrary | None) -> None:
         try:
             result = library.import_cases(cases, replace=overwrite)
         except LibraryError as exc:
-            st.error(f"Not imported: {md_escape(hide_paths(str(exc)))}")
+            st.error(f"Not imported: {literal(hide_paths(str(exc)))}")
             return
         st.success(
             f"Imported: {len(result.added)} added, {len(result.updated)} replaced, "

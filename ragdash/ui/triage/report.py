@@ -20,11 +20,10 @@ from ragdash.ui.render import (
     breakdown_chart,
     fmt_score,
     legend,
-    md_code,
-    md_escape,
     ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
+from ragdash.ui.text import code, literal, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState, split_evidence
 
@@ -49,7 +48,10 @@ def _report_form(index: CorpusIndex, view: ViewState) -> None:
         )
         c1, c2 = st.columns([1, 2])
         expected = c1.selectbox(
-            "Document with the right answer", index.corpus.doc_ids, key="tr_expect"
+            "Document with the right answer",
+            index.corpus.doc_ids,
+            key="tr_expect",
+            format_func=plain,
         )
         evidence = c2.text_input(
             "Evidence the answer needs (separate with ;)", key="tr_evidence", placeholder="30 days"
@@ -68,7 +70,7 @@ def _report_form(index: CorpusIndex, view: ViewState) -> None:
 
 def _headline(result: Triage) -> None:
     title = DIAGNOSIS_TITLES[result.diagnosis]
-    text = f"**{title}.** {md_escape(result.summary)}"
+    text = f"**{title}.** {literal(result.summary)}"
     if result.diagnosis is Diagnosis.PASS:
         st.success(text, icon=":material/check_circle:")
     elif result.repaired:
@@ -79,12 +81,12 @@ def _headline(result: Triage) -> None:
     if real:
         st.markdown(
             "**Repaired by:** "
-            + ", ".join(f"{md_code(r.fix)} ({r.kind.value})" for r in real)
+            + ", ".join(f"{code(r.fix)} ({literal(r.kind.value)})" for r in real)
         )
     elif result.diagnosis is not Diagnosis.PASS:
         st.markdown("**Repaired by:** no single fix changes the matching")
     for tie in result.tie_wins:
-        st.markdown(f"**Passes only by a tie-break:** {md_escape(tie.detail)}.")
+        st.markdown(f"**Passes only by a tie-break:** {literal(tie.detail)}.")
 
 
 def _configuration_table(result: Triage) -> None:
@@ -110,12 +112,12 @@ def _configuration_table(result: Triage) -> None:
 
 
 def _passages(check: ProofCheck, title: str) -> None:
-    st.markdown(f"**{md_escape(title)}** — {check.diagnosis.value}")
+    st.markdown(f"**{literal(title)}** — {literal(check.diagnosis.value)}")
     chart = breakdown_chart(check.ranked)
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     for r in check.ranked:  # one bad document shows an error card; the others still draw
-        heading = f"#{r.rank} · {md_escape(r.passage.label)} · score {fmt_score(r.score)}"
+        heading = f"#{r.rank} · {literal(r.passage.label)} · score {fmt_score(r.score)}"
         document_guard(
             document_source(r.passage.doc_id),
             f"triage_{title}_{r.rank}",
@@ -135,7 +137,11 @@ def _explain(result: Triage) -> None:
         _passages(result.baseline, "No fixes")
     with right:
         label = st.selectbox(
-            "Compare with", options, index=options.index(default), key="tr_compare"
+            "Compare with",
+            options,
+            index=options.index(default),
+            key="tr_compare",
+            format_func=plain,
         )
         _passages(by_label[label], f"Fixes: {label}")
 
@@ -151,7 +157,7 @@ def _save(result: Triage, report: Report, taken: set[str]) -> None:
             st.error("Give the case a name.")
             return
         if name.strip() in taken:
-            st.error(f"A case named “{md_escape(name.strip())}” already exists.")
+            st.error(f"A case named “{literal(name.strip())}” already exists.")
             return
         library = open_library(create=True)
         if library is None:
@@ -161,15 +167,15 @@ def _save(result: Triage, report: Report, taken: set[str]) -> None:
             library.add(case, status="diagnosed")
             library.record_checks((label, replace(c, case=case)) for label, c in result.checks)
         except LibraryError as exc:
-            st.error(f"Not saved: {md_escape(str(exc))}")
+            st.error(f"Not saved: {literal(str(exc))}")
             return
         st.session_state[SAVED_KEY] = case.name
     saved = st.session_state.get(SAVED_KEY)
     if saved:
         st.success(
-            f"Saved case “{md_escape(saved)}” to the case library (status diagnosed, "
+            f"Saved case “{literal(saved)}” to the case library (status diagnosed, "
             f"{len(result.checks)} runs recorded). Run every case from a shell with "
-            f"{md_code(check_command(settings().docs, settings().workspace))}."
+            f"{code(check_command(settings().docs, settings().workspace))}."
         )
 
 
@@ -185,14 +191,14 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
     retriever = page_retriever(index, view.retriever)
     source, key = checks_source(index, corpus_key, retriever)
     if source is not index:
-        st.caption(f"Diagnosed against **{md_escape(retriever.spec.label)}**.")
+        st.caption(f"Diagnosed against **{literal(retriever.spec.label)}**.")
     try:
         result = triage(source, report.as_case("report"), view.fixes)  # type: ignore[arg-type]
     except QueryError as exc:
-        st.info(md_escape(str(exc)).capitalize())
+        st.info(literal(str(exc)).capitalize())
         return
     except RetrieverError as exc:
-        st.error(f"The retriever did not answer usably: {md_escape(str(exc))}")
+        st.error(f"The retriever did not answer usably: {literal(str(exc))}")
         return
     _headline(result)
     _configuration_table(result)

@@ -13,10 +13,8 @@ from ragdash.checks.robustness import RobustnessRow, robustness_sweep, sweep_con
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.render import (
-    md_escape,
-)
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
+from ragdash.ui.text import literal
 from ragdash.ui.viewstate import ViewState
 
 ROBUSTNESS_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
@@ -72,7 +70,7 @@ def robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: 
     parts = []
     for i, (fault, rate) in enumerate(steps):
         parts.append(_robust_one(index, key, tuple(cases), fault, rate, int(seeds), view.fixes))
-        bar.progress((i + 1) / len(steps), f"{fault} at rate {rate:g}")
+        bar.progress((i + 1) / len(steps), f"{literal(fault)} at rate {rate:g}")
     bar.empty()
     table = frame([row for part in parts for row in part], RobustnessRow)
     columns = st.columns(len(QUERY_FAULTS))
@@ -80,11 +78,11 @@ def robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: 
         column.altair_chart(robustness_chart(table, fault), width="stretch")
     worst = table[table["rate"] == max(ROBUSTNESS_RATES)]
     lines = [
-        f"{md_escape(fault)}: no fix {_pct(worst, fault, BASELINE)}, all fixes "
-        f"{_pct(worst, fault, ALL)}"
+        f"{literal(fault)}: no fix {literal(_pct(worst, fault, BASELINE))}, all fixes "
+        f"{literal(_pct(worst, fault, ALL))}"
         for fault in QUERY_FAULTS
     ]
-    st.markdown(f"At rate {max(ROBUSTNESS_RATES):g}, pass rate — " + "; ".join(lines) + ".")
+    st.markdown(f"At rate {max(ROBUSTNESS_RATES):g}, pass rate — {'; '.join(lines)}.")
     with st.expander("Table"):
         st.dataframe(table, hide_index=True, width="stretch")
 
