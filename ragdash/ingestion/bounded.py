@@ -6,7 +6,11 @@ operations kept it busy for 15 minutes at 3.4 GB; a thread cannot be stopped and
 thread took is not given back. A child is killed (its whole process group, so an OCR
 program it started dies too) when the wall-clock limit passes, when the progress callback
 raises (the dashboard's *Cancel upload*, a closed tab: Streamlit raises in the script
-thread at its next progress update, at most 0.25 s later) or when the parent goes away.
+thread at its next progress update, at most 0.25 s later) or when the parent goes away
+(the child watches for that itself).
+A child that answered well is kept idle for the next PDF (see :data:`MAX_IDLE_WORKERS`),
+so only the first PDF pays for starting Python and importing pdfplumber; a child that
+refused, timed out or was cancelled is never reused.
 Inside the child ``RLIMIT_AS`` caps memory and :mod:`ragdash.ingestion.parse_child` counts
 inflated stream bytes, text objects per page and page size; going over one refuses the PDF
 with a message naming the limit, e.g. ``page 1 exceeds the limit of 100,000 text objects

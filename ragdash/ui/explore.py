@@ -232,9 +232,10 @@ def _results(
         )
     legend()
     for r in top:  # one bad document shows an error card; the other results still draw
-        source = document_source(r.passage.doc_id)
         document_guard(
-            source, f"explore_{r.rank}", lambda r=r: _result(r, view, retriever, query)
+            lambda r=r: document_source(r.passage.doc_id),
+            f"explore_{r.rank}",
+            lambda r=r: _result(r, view, retriever, query),
         )
 
 

@@ -63,11 +63,15 @@ def _remove(source: str) -> None:
 
 
 def document_guard(
-    source: str, key: str, draw: Callable[[], None], removable: bool | None = None
+    source: str | Callable[[], str],
+    key: str,
+    draw: Callable[[], None],
+    removable: bool | None = None,
 ) -> bool:
     """Draw one document with ``draw``; if that fails, an error card for ``source`` (the
-    file name the user knows) instead. ``key`` makes the card's widget keys unique (a
-    document's :func:`ragdash.ui.documents.widget_id`). The card offers *Remove* when the
+    file name the user knows; a callable is only asked when drawing failed) instead.
+    ``key`` makes the card's widget keys unique (a document's
+    :func:`ragdash.ui.documents.widget_id`). The card offers *Remove* when the
     document is an upload (``removable``; worked out from the workspace when None).
     Returns True when the document was drawn."""
     slot = st.empty()
@@ -76,6 +80,8 @@ def document_guard(
             draw()
         return True
     except Exception as exc:  # noqa: BLE001 — any failure of one document is shown, not raised
+        if callable(source):
+            source = source()
         log.exception("drawing %s failed", source)
         slot.empty()
         with st.container(border=True):

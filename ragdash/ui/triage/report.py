@@ -119,7 +119,7 @@ def _passages(check: ProofCheck, title: str) -> None:
     for r in check.ranked:  # one bad document shows an error card; the others still draw
         heading = f"#{r.rank} · {literal(r.passage.label)} · score {fmt_score(r.score)}"
         document_guard(
-            document_source(r.passage.doc_id),
+            lambda r=r: document_source(r.passage.doc_id),
             f"triage_{title}_{r.rank}",
             lambda r=r, heading=heading: ranked_passage(r, check.case.evidence, heading),
         )
