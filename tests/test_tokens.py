@@ -120,3 +120,21 @@ def test_unicode_tokens_of_ascii_text_are_the_baseline_tokens(text):
     from ragdash.retrieval.tokens import tokenize_unicode
 
     assert tokenize_unicode(text) == tokenize(text.replace("_", " "))
+
+
+def test_text_without_cjk_takes_the_one_pass_path_with_the_same_tokens():
+    """The fast check for CJK text agrees with the per-character rule at every range edge,
+    so mixed text still gets its bigrams and other text its plain runs."""
+    import random
+
+    from ragdash.retrieval import tokens
+
+    edges = [0x3040, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF, 0xF900, 0xFAFF, 0xAC00, 0xD7AF,
+             0x20000, 0x2FA1F]  # fmt: skip
+    codes = {c + d for c in edges for d in (-1, 0, 1)}
+    codes |= set(random.Random(0).sample(range(0x30000), 5000)) - set(range(0xD800, 0xE000))
+    for code in codes:
+        ch = chr(code)
+        assert (tokens._CJK.search(ch) is not None) == tokens._is_cjk(ch), hex(code)
+    assert tokens.tokenize_unicode("Café ＳＳＯ plan") == ["café", "sso", "plan"]
+    assert tokens.tokenize_unicode("the 東京都 plan") == ["the", "東京", "京都", "plan"]

@@ -70,6 +70,13 @@ def _is_cjk(ch: str) -> bool:
     )
 
 
+#: The characters :func:`_is_cjk` accepts, as one character class (searched in C).
+_CJK = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+    "\U00020000-\U0002fa1f]"
+)
+
+
 def tokenize_unicode(text: str) -> list[str]:
     """Tokens of any script: NFKC-normalized, casefolded runs of letters and digits; runs of
     CJK characters become overlapping bigrams (a lone character stays one token).
@@ -81,6 +88,8 @@ def tokenize_unicode(text: str) -> list[str]:
     ASCII text gives the same tokens as :func:`tokenize` (``[a-z0-9]`` runs are kept whole).
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
+    if not _CJK.search(folded):  # most text: the runs are the tokens (one regex pass)
+        return _UNICODE_WORD.findall(folded)
     tokens: list[str] = []
     for match in _UNICODE_WORD.finditer(folded):
         tokens.extend(_split_cjk(match.group()))
@@ -89,7 +98,7 @@ def tokenize_unicode(text: str) -> list[str]:
 
 def _split_cjk(run: str) -> Iterator[str]:
     """A run with CJK characters: the non-CJK parts as tokens, each CJK stretch as bigrams."""
-    if not any(_is_cjk(ch) for ch in run):
+    if not _CJK.search(run):
         yield run
         return
     start = 0
