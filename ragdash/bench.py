@@ -565,6 +565,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="time loading these PDFs beside pdfplumber's extract_text (then exit)",
     )
     parser.add_argument("--repeats", type=int, default=1, help="PDF timing: best of N runs")
+    parser.add_argument(
+        "--dashboard", action="store_true",
+        help="drive the dashboard pages with AppTest instead (--dashboard --help: its options)",
+    )  # fmt: skip
     return parser
 
 
