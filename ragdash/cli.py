@@ -1269,6 +1269,11 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         "--browser.gatherUsageStats=false", "--client.showErrorDetails=type",
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
     ]  # fmt: skip
+    if os.name == "posix":
+        # Become the server: a SIGTERM to `ragdash dashboard` (a service manager, a test's
+        # terminate()) then stops Streamlit itself instead of orphaning it on its port.
+        sys.stdout.flush()
+        os.execv(sys.executable, command)
     try:
         return subprocess.call(command)
     except KeyboardInterrupt:

@@ -104,12 +104,15 @@ def test_the_installed_dashboard_command_serves_the_app(installed, tmp_path):
             except OSError:
                 time.sleep(0.5)
         assert healthy, "the dashboard did not answer its health check"
-    finally:
+        # stopping the command stops the server: nothing is left listening on the port
         server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+        server.wait(timeout=20)
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5)
+    finally:
+        if server.poll() is None:
             server.kill()
+            server.wait()
 
 
 def test_the_dashboard_command_refuses_a_missing_docs_folder_in_one_line(installed, tmp_path):
