@@ -122,6 +122,12 @@ def test_the_documents_page_names_ids_with_blank_lines_on_one_line(hostile_app):
         assert "\n" not in match[0]
 
 
+def test_the_tie_caption_names_an_id_with_blank_lines_on_one_line(hostile_app):
+    at = hostile_app()
+    (tie,) = [c.value for c in at.caption if c.value.startswith("Tie at the top:")]
+    assert "\n" not in tie and "⟨U\\+000A⟩" in tie
+
+
 def test_a_shared_link_cannot_put_an_image_or_a_link_in_the_verdict(hostile_app):
     """The ``expect`` and ``corpus`` parameters arrive from a link anyone can send."""
     at = hostile_app()

@@ -38,7 +38,7 @@ from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
 from ragdash.ui.state import PENDING_KEY as PENDING
 from ragdash.ui.state import open_case, seed_widget, set_view
-from ragdash.ui.text import code, literal, plain
+from ragdash.ui.text import code, label, literal, plain
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
 FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typo": "typos"}
@@ -428,7 +428,8 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     _verdict(view, ranked)
     why = tie_explanation(ranked, view.fixes) if seed else None
     if why:
-        st.caption(f"Tie at the top: {literal(why)}")
+        # one line: an id with blank lines must not break the caption into paragraphs
+        st.caption(f"Tie at the top: {label(why)}")
     if view.fixes.status and seed:
         unfiltered = index.top(query, replace(view.fixes, status=False), 1)
         left_out = withdrawn_explanation(unfiltered, ranked, view.fixes)
