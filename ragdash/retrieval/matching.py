@@ -38,7 +38,7 @@ from rapidfuzz.distance import OSA
 from ragdash.errors import SettingsError
 from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
 from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
-from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost
+from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost_within
 from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
@@ -389,11 +389,13 @@ def _fuzzy_options(
             found.update(_lookup_words(form, repaired_words(lexicon, table, rule), settings))
         for word, score in found.items():
             # One alignment per candidate gives the cost and its edits (candidates are few:
-            # tracing the edits costs less than aligning the kept word a second time).
-            cost, edits = typo_cost(form, word)
-            if len(form) <= ACRONYM_LENGTH and edits != ("swapped letters",):
+            # tracing the edits costs less than aligning the kept word a second time), and
+            # only near its diagonal, as a word beyond the limit is dropped anyway.
+            within = typo_cost_within(form, word, limit)
+            if within is None:
                 continue
-            if cost > limit:
+            cost, edits = within
+            if len(form) <= ACRONYM_LENGTH and edits != ("swapped letters",):
                 continue
             support = lexicon.documents(word) or sum(
                 lexicon.documents(raw) for raw in (table.raws_of(word) if table else ())

@@ -17,7 +17,14 @@ typo-like edit::
 
 from __future__ import annotations
 
-__all__ = ["KEY_NEIGHBOURS", "TYPO", "max_typo_cost", "typo_cost", "typo_cost_value"]
+__all__ = [
+    "KEY_NEIGHBOURS",
+    "TYPO",
+    "max_typo_cost",
+    "typo_cost",
+    "typo_cost_value",
+    "typo_cost_within",
+]
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
@@ -58,8 +65,30 @@ def typo_cost(typed: str, word: str) -> tuple[float, tuple[str, ...]]:
     letter 0.5; a stray extra letter 0.75; any other replacement 1.0 (optimal string
     alignment: each letter is edited once).
     """
+    found = typo_cost_within(typed, word, float("inf"))
+    assert found is not None  # nothing exceeds an infinite limit
+    return found
+
+
+def typo_cost_within(typed: str, word: str, limit: float) -> tuple[float, tuple[str, ...]] | None:
+    """:func:`typo_cost` when its cost is at most ``limit``, else None — worked out only
+    near the diagonal, which is why it is cheaper than :func:`typo_cost` and a filter.
+
+    Why it is exact: every step off the diagonal (a dropped or extra letter) costs at least
+    :data:`TYPO`, so a cell ``k`` columns off it costs at least ``k * TYPO``; cells beyond
+    ``limit / TYPO`` columns cost more than ``limit``, can lie on no alignment within it and
+    never tie with one that does. The alignment stops early once two rows in a row (a swap
+    skips one row, never two) cost more than ``limit`` everywhere::
+
+        >>> typo_cost_within("warehuse", "warehouse", 0.75)
+        (0.5, ('dropped letter',))
+        >>> typo_cost_within("login", "logic", 0.75) is None
+        True
+    """
     steps: list[list[int]] = []
-    cost = _align(typed, word, steps)
+    cost = _align(typed, word, steps, limit)
+    if cost > limit:
+        return None
     edits: list[str] = []
     i, j = len(typed), len(word)
     while i or j:
@@ -83,14 +112,16 @@ def typo_cost_value(typed: str, word: str) -> float:
         >>> typo_cost_value("warehuse", "warehouse") == typo_cost("warehuse", "warehouse")[0]
         True
     """
-    return _align(typed, word, None)
+    return _align(typed, word, None, float("inf"))
 
 
-def _align(typed: str, word: str, steps: list[list[int]] | None) -> float:
+def _align(typed: str, word: str, steps: list[list[int]] | None, limit: float) -> float:
     """The optimal string alignment of :func:`typo_cost` over rolling rows; ``steps`` (when
     given) receives each cell's cheapest step, the first cheapest in this order: same or
     replaced letter, dropped letter, extra letter, swapped letters. Per letter of ``word``
-    its neighbouring keys and the next letter are looked up once, not once per cell."""
+    its neighbouring keys and the next letter are looked up once, not once per cell. With a
+    finite ``limit`` only cells within ``limit / TYPO`` columns of the diagonal are worked
+    out (see :func:`typo_cost_within`), and a cost above ``limit`` may come back as inf."""
     m = len(word)
     inf = float("inf")
     get = KEY_NEIGHBOURS.get
@@ -102,17 +133,21 @@ def _align(typed: str, word: str, steps: list[list[int]] | None) -> float:
     prev = [j * TYPO for j in range(m + 1)]  # row 0: only dropped letters
     if keep:
         steps.append([_SAME] + [_DROPPED] * m)
+    band = m + len(typed) if limit == inf else int(limit // TYPO)
+    if band < m:  # row 0 beyond the band costs more than the limit
+        prev[band + 1 :] = [inf] * (m - band)
     t_prev = ""
-    for t in typed:
+    over_prev = False  # the previous row costs more than the limit everywhere
+    for i, t in enumerate(typed, 1):
         row = [inf] * (m + 1)
         how_row = [0] * (m + 1) if keep else None
         doubled_prev = t_prev == t
-        # column 0: extra letters only
-        doubled = doubled_prev or letters[0] == t
-        row[0] = prev[0] + (TYPO if doubled or t in near[0] else OTHER_INSERT)
-        if how_row is not None:
-            how_row[0] = _DOUBLED if doubled else _EXTRA
-        for j in range(1, m + 1):
+        if i <= band:  # column 0: extra letters only
+            doubled = doubled_prev or letters[0] == t
+            row[0] = prev[0] + (TYPO if doubled or t in near[0] else OTHER_INSERT)
+            if how_row is not None:
+                how_row[0] = _DOUBLED if doubled else _EXTRA
+        for j in range(max(1, i - band), min(m, i + band) + 1):
             w = letters[j - 1]
             near_w = near[j - 1]
             if t == w:
@@ -137,6 +172,11 @@ def _align(typed: str, word: str, steps: list[list[int]] | None) -> float:
                 how_row[j] = how
         if keep:
             steps.append(how_row)
+        if limit != inf:
+            over = min(row) > limit
+            if over and over_prev:
+                return inf
+            over_prev = over
         two_back, prev, t_prev = prev, row, t
     return round(prev[m], 4)
 
