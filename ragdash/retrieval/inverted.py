@@ -14,6 +14,7 @@ for every fuzzy rule) are worked out on first use and kept.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -198,16 +199,27 @@ class FuzzyPool:
     words: tuple[str, ...]
     lengths: np.ndarray  # ascending
     masks: np.ndarray  # uint32 letter masks, bits 0-25 a-z, bit 26 any other letter
+    #: starts[n]: where words of n letters or more begin (one entry past the longest):
+    #: a query reads its slice of lengths from a list, not by two binary searches.
+    starts: tuple[int, ...]
 
     @classmethod
     def build(cls, words: Sequence[str]) -> FuzzyPool:
         ordered = sorted(words, key=lambda w: (len(w), w))
         lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
-        return cls(tuple(ordered), lengths, letter_masks(ordered, lengths))
+        longest = int(lengths[-1]) if len(lengths) else 0
+        starts = np.searchsorted(lengths, np.arange(longest + 2), side="left")
+        return cls(tuple(ordered), lengths, letter_masks(ordered, lengths),
+                   tuple(starts.tolist()))  # fmt: skip
 
     def _slice(self, shortest: float, longest: float) -> tuple[int, int]:
-        lo = int(np.searchsorted(self.lengths, shortest, side="left"))
-        return lo, int(np.searchsorted(self.lengths, longest, side="right"))
+        """Where the words of ``shortest`` to ``longest`` letters lie (lengths are whole:
+        at least ``ceil(shortest)``, at most ``floor(longest)`` letters)."""
+        starts = self.starts
+        top = len(starts) - 1
+        lo = starts[min(max(math.ceil(shortest), 0), top)]
+        hi = starts[top if longest >= top else max(math.floor(longest) + 1, 0)]
+        return lo, hi
 
     def _pick(self, lo: int, hi: int, keep: np.ndarray) -> list[str]:
         return [self.words[i] for i in (np.flatnonzero(keep) + lo).tolist()]
