@@ -196,7 +196,7 @@ class FuzzyPool:
     by rapidfuzz.
     """
 
-    words: tuple[str, ...]
+    words: np.ndarray  # the words (objects), shortest first: a slice picks by a mask
     lengths: np.ndarray  # ascending
     masks: np.ndarray  # uint32 letter masks, bits 0-25 a-z, bit 26 any other letter
     #: starts[n]: where words of n letters or more begin (one entry past the longest):
@@ -209,7 +209,7 @@ class FuzzyPool:
         lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
         longest = int(lengths[-1]) if len(lengths) else 0
         starts = np.searchsorted(lengths, np.arange(longest + 2), side="left")
-        return cls(tuple(ordered), lengths, letter_masks(ordered, lengths),
+        return cls(np.array(ordered, dtype=object), lengths, letter_masks(ordered, lengths),
                    tuple(starts.tolist()))  # fmt: skip
 
     def _slice(self, shortest: float, longest: float) -> tuple[int, int]:
@@ -222,7 +222,7 @@ class FuzzyPool:
         return lo, hi
 
     def _pick(self, lo: int, hi: int, keep: np.ndarray) -> list[str]:
-        return [self.words[i] for i in (np.flatnonzero(keep) + lo).tolist()]
+        return self.words[lo:hi][keep].tolist()
 
     def candidates(
         self, token: str, threshold: float, min_length: int = 0, near: int | None = None
@@ -230,7 +230,7 @@ class FuzzyPool:
         """A superset of the words of ``min_length`` letters or more that can reach
         ``threshold`` against ``token`` (and, given ``near``, lie within ``near`` OSA
         edits of it)."""
-        if not self.words:
+        if not len(self.words):
             return ()
         n = len(token)
         slack = 1 - threshold / 100
@@ -243,15 +243,21 @@ class FuzzyPool:
         if lo >= hi:
             return ()
         gap = self._gap(token, lo, hi)
-        keep = gap <= slack * (self.lengths[lo:hi] + n) + 1e-6
-        if near is not None:
-            keep &= gap <= 2 * near
+        # The ratio bound grows (or shrinks) linearly with length: when it allows 2 * near
+        # at both ends of the slice, the edit bound alone decides (one comparison per word).
+        ends = (slack * (self.lengths[lo] + n) + 1e-6, slack * (self.lengths[hi - 1] + n) + 1e-6)
+        if near is not None and min(ends) >= 2 * near:
+            keep = gap <= 2 * near
+        else:
+            keep = gap <= slack * (self.lengths[lo:hi] + n) + 1e-6
+            if near is not None:
+                keep &= gap <= 2 * near
         return self._pick(lo, hi, keep)
 
     def within_edits(self, token: str, edits: int, min_length: int = 0) -> Sequence[str]:
         """A superset of the words of ``min_length`` letters or more within ``edits`` OSA
         edits of ``token``."""
-        if not self.words or edits < 1:
+        if not len(self.words) or edits < 1:
             return ()
         lo, hi = self._slice(max(len(token) - edits, min_length), len(token) + edits)
         if lo >= hi:
