@@ -390,8 +390,9 @@ def _fuzzy_options(
         for word, score in found.items():
             # One alignment per candidate gives the cost and its edits (candidates are few:
             # tracing the edits costs less than aligning the kept word a second time), and
-            # only near its diagonal, as a word beyond the limit is dropped anyway.
-            within = typo_cost_within(form, word, limit)
+            # only near its diagonal: a word costing more than the limit, or than the best
+            # word so far (the cost decides first), cannot be kept.
+            within = typo_cost_within(form, word, limit if best is None else min(limit, best[0][0]))
             if within is None:
                 continue
             cost, edits = within
