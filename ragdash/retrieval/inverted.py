@@ -537,17 +537,21 @@ class InvertedIndex:
         units: np.ndarray | Mapping[int, int],
         reasons: Mapping[int, str],
     ) -> list[RankedPassage]:
-        choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
         nothing = tuple(plan.none(q) for q in plan.tokens)
+        # Each token's no-match line is made once (equal frozen values), not per passage.
+        choices = [
+            (_strongest_first(plan.candidates[q]), none)
+            for q, none in zip(plan.tokens, nothing, strict=True)
+        ]
         empty = breakdown_score(nothing)
-        zero_points = any(m.points == 0 for _, opts in choices for _, m in opts)
+        zero_points = any(m.points == 0 for opts, _ in choices for _, m in opts)
         ranked = []
         for rank, pid in enumerate(ids.tolist(), start=1):
             passage = self.passages[pid]
             moved = reasons.get(pid, "")
             if units[pid] or zero_points:
                 tokens = passage.tokens_for(self.unicode)
-                breakdown = tuple(_best(plan, q, opts, tokens) for q, opts in choices)
+                breakdown = tuple(_best(opts, none, tokens) for opts, none in choices)
                 score = breakdown_score(breakdown)
                 ranked.append(RankedPassage(rank, passage, score, breakdown, moved))
             else:
@@ -565,12 +569,12 @@ def _strongest_first(options: Mapping[str, TokenMatch]) -> list[tuple[str, Token
 
 
 def _best(
-    plan: QueryPlan, q: str, options: list[tuple[str, TokenMatch]], tokens: frozenset[str]
+    options: list[tuple[str, TokenMatch]], none: TokenMatch, tokens: frozenset[str]
 ) -> TokenMatch:
     for word, match in options:
         if word in tokens:
             return match
-    return plan.none(q)
+    return none
 
 
 def _values(ids: np.ndarray, vals: np.ndarray, wanted: np.ndarray) -> dict[int, int]:
