@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ragdash.retrieval.matching import MatchKind, plan_query
-from ragdash.retrieval.typos import KEY_NEIGHBOURS, max_typo_cost, typo_cost
+from ragdash.retrieval.typos import KEY_NEIGHBOURS, max_typo_cost, typo_cost, typo_cost_within
 from ragdash.settings import ES_AUTO, Fixes
 
 
@@ -21,6 +23,17 @@ from ragdash.settings import ES_AUTO, Fixes
 )
 def test_typo_like_edits_cost_half_an_edit(typed, word, cost, edit):
     assert typo_cost(typed, word) == (cost, (edit,))
+
+
+@given(
+    st.text("asdwezxqpoé", max_size=9),
+    st.text("asdwezxqpoé", max_size=9),
+    st.sampled_from([0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0]),
+)
+def test_the_limited_look_up_keeps_exactly_the_words_within_the_limit(typed, word, limit):
+    # The fuzzy fix aligns only near the diagonal: same cost and edits, or None past it.
+    full = typo_cost(typed, word)
+    assert typo_cost_within(typed, word, limit) == (full if full[0] <= limit else None)
 
 
 def test_keyboard_neighbours_are_symmetric_and_near():

@@ -14,6 +14,7 @@ for every fuzzy rule) are worked out on first use and kept.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,22 +196,33 @@ class FuzzyPool:
     by rapidfuzz.
     """
 
-    words: tuple[str, ...]
+    words: np.ndarray  # the words (objects), shortest first: a slice picks by a mask
     lengths: np.ndarray  # ascending
     masks: np.ndarray  # uint32 letter masks, bits 0-25 a-z, bit 26 any other letter
+    #: starts[n]: where words of n letters or more begin (one entry past the longest):
+    #: a query reads its slice of lengths from a list, not by two binary searches.
+    starts: tuple[int, ...]
 
     @classmethod
     def build(cls, words: Sequence[str]) -> FuzzyPool:
         ordered = sorted(words, key=lambda w: (len(w), w))
         lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
-        return cls(tuple(ordered), lengths, letter_masks(ordered, lengths))
+        longest = int(lengths[-1]) if len(lengths) else 0
+        starts = np.searchsorted(lengths, np.arange(longest + 2), side="left")
+        return cls(np.array(ordered, dtype=object), lengths, letter_masks(ordered, lengths),
+                   tuple(starts.tolist()))  # fmt: skip
 
     def _slice(self, shortest: float, longest: float) -> tuple[int, int]:
-        lo = int(np.searchsorted(self.lengths, shortest, side="left"))
-        return lo, int(np.searchsorted(self.lengths, longest, side="right"))
+        """Where the words of ``shortest`` to ``longest`` letters lie (lengths are whole:
+        at least ``ceil(shortest)``, at most ``floor(longest)`` letters)."""
+        starts = self.starts
+        top = len(starts) - 1
+        lo = starts[min(max(math.ceil(shortest), 0), top)]
+        hi = starts[top if longest >= top else max(math.floor(longest) + 1, 0)]
+        return lo, hi
 
     def _pick(self, lo: int, hi: int, keep: np.ndarray) -> list[str]:
-        return [self.words[i] for i in (np.flatnonzero(keep) + lo).tolist()]
+        return self.words[lo:hi][keep].tolist()
 
     def candidates(
         self, token: str, threshold: float, min_length: int = 0, near: int | None = None
@@ -218,7 +230,7 @@ class FuzzyPool:
         """A superset of the words of ``min_length`` letters or more that can reach
         ``threshold`` against ``token`` (and, given ``near``, lie within ``near`` OSA
         edits of it)."""
-        if not self.words:
+        if not len(self.words):
             return ()
         n = len(token)
         slack = 1 - threshold / 100
@@ -231,15 +243,21 @@ class FuzzyPool:
         if lo >= hi:
             return ()
         gap = self._gap(token, lo, hi)
-        keep = gap <= slack * (self.lengths[lo:hi] + n) + 1e-6
-        if near is not None:
-            keep &= gap <= 2 * near
+        # The ratio bound grows (or shrinks) linearly with length: when it allows 2 * near
+        # at both ends of the slice, the edit bound alone decides (one comparison per word).
+        ends = (slack * (self.lengths[lo] + n) + 1e-6, slack * (self.lengths[hi - 1] + n) + 1e-6)
+        if near is not None and min(ends) >= 2 * near:
+            keep = gap <= 2 * near
+        else:
+            keep = gap <= slack * (self.lengths[lo:hi] + n) + 1e-6
+            if near is not None:
+                keep &= gap <= 2 * near
         return self._pick(lo, hi, keep)
 
     def within_edits(self, token: str, edits: int, min_length: int = 0) -> Sequence[str]:
         """A superset of the words of ``min_length`` letters or more within ``edits`` OSA
         edits of ``token``."""
-        if not self.words or edits < 1:
+        if not len(self.words) or edits < 1:
             return ()
         lo, hi = self._slice(max(len(token) - edits, min_length), len(token) + edits)
         if lo >= hi:
@@ -519,17 +537,21 @@ class InvertedIndex:
         units: np.ndarray | Mapping[int, int],
         reasons: Mapping[int, str],
     ) -> list[RankedPassage]:
-        choices = [(q, _strongest_first(plan.candidates[q])) for q in plan.tokens]
         nothing = tuple(plan.none(q) for q in plan.tokens)
+        # Each token's no-match line is made once (equal frozen values), not per passage.
+        choices = [
+            (_strongest_first(plan.candidates[q]), none)
+            for q, none in zip(plan.tokens, nothing, strict=True)
+        ]
         empty = breakdown_score(nothing)
-        zero_points = any(m.points == 0 for _, opts in choices for _, m in opts)
+        zero_points = any(m.points == 0 for opts, _ in choices for _, m in opts)
         ranked = []
         for rank, pid in enumerate(ids.tolist(), start=1):
             passage = self.passages[pid]
             moved = reasons.get(pid, "")
             if units[pid] or zero_points:
                 tokens = passage.tokens_for(self.unicode)
-                breakdown = tuple(_best(plan, q, opts, tokens) for q, opts in choices)
+                breakdown = tuple(_best(opts, none, tokens) for opts, none in choices)
                 score = breakdown_score(breakdown)
                 ranked.append(RankedPassage(rank, passage, score, breakdown, moved))
             else:
@@ -547,12 +569,12 @@ def _strongest_first(options: Mapping[str, TokenMatch]) -> list[tuple[str, Token
 
 
 def _best(
-    plan: QueryPlan, q: str, options: list[tuple[str, TokenMatch]], tokens: frozenset[str]
+    options: list[tuple[str, TokenMatch]], none: TokenMatch, tokens: frozenset[str]
 ) -> TokenMatch:
     for word, match in options:
         if word in tokens:
             return match
-    return plan.none(q)
+    return none
 
 
 def _values(ids: np.ndarray, vals: np.ndarray, wanted: np.ndarray) -> dict[int, int]:

@@ -38,7 +38,7 @@ from rapidfuzz.distance import OSA
 from ragdash.errors import SettingsError
 from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
 from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
-from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost, typo_cost_value
+from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost_within
 from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
@@ -388,13 +388,15 @@ def _fuzzy_options(
         if table is not None:
             found.update(_lookup_words(form, repaired_words(lexicon, table, rule), settings))
         for word, score in found.items():
-            if len(form) <= ACRONYM_LENGTH:
-                cost, edits = typo_cost(form, word)
-                if edits != ("swapped letters",):
-                    continue
-            else:
-                cost, edits = typo_cost_value(form, word), ()  # edits: for the one kept
-            if cost > limit:
+            # One alignment per candidate gives the cost and its edits (candidates are few:
+            # tracing the edits costs less than aligning the kept word a second time), and
+            # only near its diagonal: a word costing more than the limit, or than the best
+            # word so far (the cost decides first), cannot be kept.
+            within = typo_cost_within(form, word, limit if best is None else min(limit, best[0][0]))
+            if within is None:
+                continue
+            cost, edits = within
+            if len(form) <= ACRONYM_LENGTH and edits != ("swapped letters",):
                 continue
             support = lexicon.documents(word) or sum(
                 lexicon.documents(raw) for raw in (table.raws_of(word) if table else ())
@@ -405,7 +407,6 @@ def _fuzzy_options(
     if best is None:
         return {}, ""
     (_, neg_support, _, _), word, score, edits, form, changes = best
-    edits = edits or typo_cost(form, word)[1]
     read = f"query {', '.join(changes)}: '{q}' read as '{form}'; " if changes else ""
     note = (
         f"{read}fuzzy: '{form}' → '{word}' ({', '.join(edits) or 'same letters'}; "

@@ -17,7 +17,14 @@ typo-like edit::
 
 from __future__ import annotations
 
-__all__ = ["KEY_NEIGHBOURS", "TYPO", "max_typo_cost", "typo_cost", "typo_cost_value"]
+__all__ = [
+    "KEY_NEIGHBOURS",
+    "TYPO",
+    "max_typo_cost",
+    "typo_cost",
+    "typo_cost_value",
+    "typo_cost_within",
+]
 
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
@@ -44,8 +51,11 @@ KEY_NEIGHBOURS = _neighbours()
 TYPO, OTHER_INSERT, OTHER = 0.5, 0.75, 1.0
 
 
-def _near(a: str, b: str) -> bool:
-    return b in KEY_NEIGHBOURS.get(a, ())
+#: The edits of :func:`typo_cost`'s alignment, by step code (0 is "same letter").
+_HOW = ("=", "neighbouring key", "replaced letter", "dropped letter", "doubled letter",
+        "extra letter", "swapped letters")  # fmt: skip
+_SAME, _NEAR, _REPLACED, _DROPPED, _DOUBLED, _EXTRA, _SWAPPED = range(7)
+_EMPTY: frozenset[str] = frozenset()
 
 
 def typo_cost(typed: str, word: str) -> tuple[float, tuple[str, ...]]:
@@ -55,112 +65,119 @@ def typo_cost(typed: str, word: str) -> tuple[float, tuple[str, ...]]:
     letter 0.5; a stray extra letter 0.75; any other replacement 1.0 (optimal string
     alignment: each letter is edited once).
     """
-    n, m = len(typed), len(word)
-    inf = float("inf")
-    neighbours = KEY_NEIGHBOURS
-    empty: frozenset[str] = frozenset()
-    cost = [[inf] * (m + 1) for _ in range(n + 1)]
-    step: list[list[str]] = [[""] * (m + 1) for _ in range(n + 1)]
-    cost[0][0] = 0.0
-    # The options in this order, the first cheapest wins: same letter, replaced letter,
-    # dropped letter, extra letter, swapped letters.
-    for i in range(n + 1):
-        t = typed[i - 1] if i else ""
-        doubled_prev = i > 1 and typed[i - 2] == t
-        here, above = cost[i], cost[i - 1] if i else None
-        for j in range(m + 1):
-            if i == 0 and j == 0:
-                continue
-            best, how = inf, ""
-            w = word[j - 1] if j else ""
-            if i and j:
-                if t == w:
-                    best, how = above[j - 1], "="
-                elif t in neighbours.get(w, empty):
-                    best, how = above[j - 1] + TYPO, "neighbouring key"
-                else:
-                    best, how = above[j - 1] + OTHER, "replaced letter"
-            if j and here[j - 1] + TYPO < best:  # a letter of the word is missing
-                best, how = here[j - 1] + TYPO, "dropped letter"
-            if i:  # an extra letter was typed
-                doubled = doubled_prev or (j < m and word[j] == t)
-                cheap = (
-                    doubled
-                    or (j and t in neighbours.get(w, empty))
-                    or (j < m and t in neighbours.get(word[j], empty))
-                )
-                c = above[j] + (TYPO if cheap else OTHER_INSERT)
-                if c < best:
-                    best, how = c, "doubled letter" if doubled else "extra letter"
-            if i > 1 and j > 1 and t == word[j - 2] != typed[i - 2] and typed[i - 2] == w:
-                c = cost[i - 2][j - 2] + TYPO
-                if c < best:
-                    best, how = c, "swapped letters"
-            here[j], step[i][j] = best, how
+    found = typo_cost_within(typed, word, float("inf"))
+    assert found is not None  # nothing exceeds an infinite limit
+    return found
+
+
+def typo_cost_within(typed: str, word: str, limit: float) -> tuple[float, tuple[str, ...]] | None:
+    """:func:`typo_cost` when its cost is at most ``limit``, else None — worked out only
+    near the diagonal, which is why it is cheaper than :func:`typo_cost` and a filter.
+
+    Why it is exact: every step off the diagonal (a dropped or extra letter) costs at least
+    :data:`TYPO`, so a cell ``k`` columns off it costs at least ``k * TYPO``; cells beyond
+    ``limit / TYPO`` columns cost more than ``limit``, can lie on no alignment within it and
+    never tie with one that does. The alignment stops early once two rows in a row (a swap
+    skips one row, never two) cost more than ``limit`` everywhere::
+
+        >>> typo_cost_within("warehuse", "warehouse", 0.75)
+        (0.5, ('dropped letter',))
+        >>> typo_cost_within("login", "logic", 0.75) is None
+        True
+    """
+    steps: list[list[int]] = []
+    cost = _align(typed, word, steps, limit)
+    if cost > limit:
+        return None
     edits: list[str] = []
-    i, j = n, m
+    i, j = len(typed), len(word)
     while i or j:
-        how = step[i][j]
-        if how != "=":
-            edits.append(how)
-        if how in ("=", "neighbouring key", "replaced letter"):
+        how = steps[i][j]
+        if how != _SAME:
+            edits.append(_HOW[how])
+        if how <= _REPLACED:
             i, j = i - 1, j - 1
-        elif how == "dropped letter":
+        elif how == _DROPPED:
             j -= 1
-        elif how == "swapped letters":
+        elif how == _SWAPPED:
             i, j = i - 2, j - 2
         else:
             i -= 1
-    return round(cost[n][m], 4), tuple(reversed(edits))
+    return cost, tuple(reversed(edits))
 
 
 def typo_cost_value(typed: str, word: str) -> float:
-    """:func:`typo_cost`'s cost alone, without the edits: the same recurrence over three
-    rolling rows, for ranking many candidates (the edits are worked out for the one kept).
+    """:func:`typo_cost`'s cost alone, without the edits (nothing kept to trace them back).
 
         >>> typo_cost_value("warehuse", "warehouse") == typo_cost("warehuse", "warehouse")[0]
         True
     """
-    n, m = len(typed), len(word)
+    return _align(typed, word, None, float("inf"))
+
+
+def _align(typed: str, word: str, steps: list[list[int]] | None, limit: float) -> float:
+    """The optimal string alignment of :func:`typo_cost` over rolling rows; ``steps`` (when
+    given) receives each cell's cheapest step, the first cheapest in this order: same or
+    replaced letter, dropped letter, extra letter, swapped letters. Per letter of ``word``
+    its neighbouring keys and the next letter are looked up once, not once per cell. With a
+    finite ``limit`` only cells within ``limit / TYPO`` columns of the diagonal are worked
+    out (see :func:`typo_cost_within`), and a cost above ``limit`` may come back as inf."""
+    m = len(word)
     inf = float("inf")
-    neighbours = KEY_NEIGHBOURS
-    empty: frozenset[str] = frozenset()
-    near_next = [word[j] in neighbours for j in range(m)]  # has a neighbour table at all
+    get = KEY_NEIGHBOURS.get
+    letters: list[str | None] = [*word, None]  # letters[j]: the letter after column j
+    near = [get(ch, _EMPTY) for ch in word]
+    near.append(_EMPTY)
+    keep = steps is not None
     two_back = [inf] * (m + 1)
     prev = [j * TYPO for j in range(m + 1)]  # row 0: only dropped letters
-    for i in range(1, n + 1):
-        t = typed[i - 1]
-        t_prev = typed[i - 2] if i > 1 else ""
+    if keep:
+        steps.append([_SAME] + [_DROPPED] * m)
+    band = m + len(typed) if limit == inf else int(limit // TYPO)
+    if band < m:  # row 0 beyond the band costs more than the limit
+        prev[band + 1 :] = [inf] * (m - band)
+    t_prev = ""
+    over_prev = False  # the previous row costs more than the limit everywhere
+    for i, t in enumerate(typed, 1):
         row = [inf] * (m + 1)
-        doubled_prev = i > 1 and t_prev == t
-        # column 0: extra letters only
-        extra = TYPO if (doubled_prev or (m and word[0] == t)
-                         or (m and t in neighbours.get(word[0], empty))) else OTHER_INSERT
-        row[0] = prev[0] + extra
-        for j in range(1, m + 1):
-            w = word[j - 1]
+        how_row = [0] * (m + 1) if keep else None
+        doubled_prev = t_prev == t
+        if i <= band:  # column 0: extra letters only
+            doubled = doubled_prev or letters[0] == t
+            row[0] = prev[0] + (TYPO if doubled or t in near[0] else OTHER_INSERT)
+            if how_row is not None:
+                how_row[0] = _DOUBLED if doubled else _EXTRA
+        for j in range(max(1, i - band), min(m, i + band) + 1):
+            w = letters[j - 1]
+            near_w = near[j - 1]
             if t == w:
-                best = prev[j - 1]
+                best, how = prev[j - 1], _SAME
+            elif t in near_w:
+                best, how = prev[j - 1] + TYPO, _NEAR
             else:
-                best = prev[j - 1] + (TYPO if near_next[j - 1] and t in neighbours[w] else OTHER)
+                best, how = prev[j - 1] + OTHER, _REPLACED
             c = row[j - 1] + TYPO
             if c < best:
-                best = c
-            cheap = (
-                doubled_prev
-                or (j < m and word[j] == t)
-                or t in neighbours.get(w, empty)
-                or (j < m and t in neighbours.get(word[j], empty))
-            )
-            c = prev[j] + (TYPO if cheap else OTHER_INSERT)
+                best, how = c, _DROPPED
+            doubled = doubled_prev or letters[j] == t
+            c = prev[j] + (TYPO if doubled or t in near_w or t in near[j] else OTHER_INSERT)
             if c < best:
-                best = c
-            if i > 1 and j > 1 and t == word[j - 2] != t_prev and t_prev == w:
+                best, how = c, _DOUBLED if doubled else _EXTRA
+            if j > 1 and t_prev == w and t == letters[j - 2] and t != t_prev:
                 c = two_back[j - 2] + TYPO
                 if c < best:
-                    best = c
+                    best, how = c, _SWAPPED
             row[j] = best
-        two_back, prev = prev, row
+            if how_row is not None:
+                how_row[j] = how
+        if keep:
+            steps.append(how_row)
+        if limit != inf:
+            over = min(row) > limit
+            if over and over_prev:
+                return inf
+            over_prev = over
+        two_back, prev, t_prev = prev, row, t
     return round(prev[m], 4)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 __all__ = ["DEFAULT_WORDS_PATH", "english_words", "word_list_note", "words_path"]
 
 DEFAULT_WORDS_PATH = Path("/usr/share/dict/words")
+_DEFAULT_TEXT = str(DEFAULT_WORDS_PATH)
 
 
 def words_path() -> Path:
@@ -36,8 +37,10 @@ def _load(path: str) -> frozenset[str]:
 
 
 def english_words() -> frozenset[str]:
-    """The words of the list, casefolded (empty when the list is missing)."""
-    return _load(str(words_path()))
+    """The words of the list, casefolded (empty when the list is missing). Asked once per
+    fuzzy query token, so the cached list is found by the setting's text, without building
+    a path each time."""
+    return _load(os.environ.get("RAGDASH_WORDS") or _DEFAULT_TEXT)
 
 
 def word_list_note() -> str | None:
