@@ -123,7 +123,9 @@ FIRST_ARG_MARKDOWN = {
 #: Keyword arguments drawn as Markdown (tooltips, progress and status text, labels).
 MARKDOWN_KEYWORDS = {"label", "text", "help", "body", "format_func"}
 #: Calls that make any value safe to draw: the escaping path, and ones that return numbers.
-SAFE_CALLS = {"literal", "label", "code", "len", "fmt_score", "int", "round", "verdict_word"}
+SAFE_CALLS = {
+    "literal", "label", "code", "error_text", "len", "fmt_score", "int", "round", "verdict_word"
+}
 #: Calls that keep constant text constant: ``list(FUZZY_RULES)``.
 COPY_CALLS = {"list", "tuple", "sorted"}
 #: String methods that keep a safe string safe.

@@ -79,6 +79,12 @@ def hide_paths(text: str, roots: dict[Path, str] | None = None) -> str:
     return _ABSOLUTE.sub(lambda m: m.group(1), text)
 
 
+def error_text(exc: BaseException) -> str:
+    """An error as every page shows it: its message without server paths
+    (:func:`hide_paths`), escaped as text (:func:`ragdash.ui.text.literal`)."""
+    return literal(hide_paths(str(exc)))
+
+
 def workspace() -> Workspace:
     ws = Workspace(settings().workspace)
     _clean_on_start(str(ws.root))
@@ -174,7 +180,7 @@ def current_index(quiet: bool = False) -> CorpusIndex | None:
     except IngestError as exc:
         if not quiet:
             st.error(
-                f"Cannot load documents: {literal(hide_paths(str(exc)))}. Start the dashboard "
+                f"Cannot load documents: {error_text(exc)}. Start the dashboard "
                 "with `--docs DIR` (`streamlit run app.py -- --docs DIR`) or set RAGDASH_DOCS "
                 "to a folder of .md, .txt or .pdf files. The Guided tour still runs on the "
                 "bundled samples.",

@@ -24,7 +24,7 @@ from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import format_ocr_map
-from ragdash.ui.context import case_library, hide_paths, source_path, workspace
+from ragdash.ui.context import case_library, error_text, source_path, workspace
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.render import text_block
@@ -139,7 +139,7 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
                     {"id": new_id, "subject": subject, "updated": updated, "status": status},
                 )
             except WorkspaceError as exc:
-                st.error(f"Not saved: {literal(hide_paths(str(exc)))}")
+                st.error(f"Not saved: {error_text(exc)}")
                 return
             st.session_state["doc_notice"] = f"Saved metadata of {doc.source}."
             st.rerun()
@@ -167,7 +167,7 @@ def _inspection(doc: Document) -> None:
     try:
         report = _inspect(str(path), mtime)
     except IngestError as exc:
-        st.error(f"{literal(doc.source)} {literal(hide_paths(str(exc)))}")
+        st.error(f"{literal(doc.source)} {error_text(exc)}")
         return
     st.info(f"**Will this PDF be retrieved correctly?** {literal(report.verdict)}")
     c = st.columns(4)
@@ -262,7 +262,7 @@ def _inspection(doc: Document) -> None:
     try:
         image = _page_image(str(path), mtime, page)
     except IngestError as exc:
-        st.error(literal(hide_paths(str(exc))))
+        st.error(error_text(exc))
         return
     st.image(image, caption=f"Page {page}: detected tables boxed (red ruled, blue aligned)")
 
@@ -284,7 +284,7 @@ def _try_query(doc: Document) -> None:
         try:
             ranked = alone.top(query, fixes, 3)
         except Exception as exc:  # a bad query: say so, keep the page
-            col.error(literal(hide_paths(str(exc))))
+            col.error(error_text(exc))
             continue
         for hit in ranked:
             col.caption(f"#{hit.rank:d} {literal(hit.passage.label)} · score {hit.score:.2f}")
@@ -504,7 +504,7 @@ def _document(
             try:
                 kept = workspace().remove_upload(doc.source)
             except WorkspaceError as exc:
-                st.error(literal(hide_paths(str(exc))))
+                st.error(error_text(exc))
                 return
             st.session_state["doc_notice"] = f"Removed {doc.source} (kept as {kept.name})."
             st.rerun()

@@ -27,7 +27,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
-from ragdash.ui.context import hide_paths, settings
+from ragdash.ui.context import error_text, settings
 from ragdash.ui.text import literal, plain
 
 __all__ = ["render_saved_runs", "runs_frame"]
@@ -68,7 +68,7 @@ def _save_form(index, retriever, runs, fixes, k, ablation) -> None:
         assert library is not None
         kept = library.save_run(run)
     except LibraryError as exc:
-        st.error(f"Not saved: {literal(hide_paths(str(exc)))}")
+        st.error(f"Not saved: {error_text(exc)}")
         return
     st.success(f"Saved run #{kept.id:d} ({kept.passed:d} of {kept.total:d} cases pass).")
 
@@ -83,7 +83,7 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
         diff = diff_runs(library.saved_run(by_label[before].id),
                          library.saved_run(by_label[after].id))  # fmt: skip
     except (LibraryError, RunError) as exc:
-        st.error(literal(hide_paths(str(exc))))
+        st.error(error_text(exc))
         return
     others = len(diff.changes) - len(diff.fixed) - len(diff.broke)
     st.markdown(
@@ -152,7 +152,7 @@ def render_saved_runs(
         library = open_library(settings().workspace)
         saved = library.run_summaries() if library is not None else []
     except (LibraryError, RunError) as exc:
-        st.error(literal(hide_paths(str(exc))))
+        st.error(error_text(exc))
         return
     if library is None or not saved:
         st.caption("No saved run yet.")
@@ -164,7 +164,7 @@ def render_saved_runs(
     try:
         chosen = library.saved_run(picked.id)
     except (LibraryError, RunError) as exc:
-        st.error(literal(hide_paths(str(exc))))
+        st.error(error_text(exc))
         return
     c2.download_button(
         "Download HTML report",
@@ -178,7 +178,7 @@ def render_saved_runs(
         try:
             library.delete_run(picked.id)
         except (LibraryError, RunError) as exc:
-            st.error(literal(hide_paths(str(exc))))
+            st.error(error_text(exc))
             return
         st.rerun()
     if len(saved) >= 2:

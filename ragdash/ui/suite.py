@@ -20,7 +20,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
-from ragdash.ui.context import case_library, hide_paths, settings
+from ragdash.ui.context import case_library, error_text, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.guard import section_guard
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
@@ -140,7 +140,7 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
                 "the new case",
             )
         except CaseFileError as exc:
-            st.error(literal(hide_paths(str(exc))))
+            st.error(error_text(exc))
             return
         if case.name in {c.name for c in cases}:
             st.error(f"A case named “{literal(case.name)}” already exists.")
@@ -148,7 +148,7 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         try:
             add_case(settings().workspace, case)
         except LibraryError as exc:
-            reason = literal(hide_paths(str(exc)))
+            reason = error_text(exc)
             st.error(f"Not saved: {reason} (the library was left as it is).")
             return
         st.success(f"Saved case “{literal(case.name)}” to the case library.")

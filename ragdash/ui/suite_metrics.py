@@ -24,7 +24,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.log_import import parse_log_cases
-from ragdash.ui.context import hide_paths
+from ragdash.ui.context import error_text
 from ragdash.ui.retriever_picker import EXTERNAL_TTL
 from ragdash.ui.text import literal
 
@@ -116,7 +116,7 @@ def render_log_import(index: CorpusIndex, workspace, cases: list[Case]) -> None:
             assert library is not None
             result = library.import_cases(found.cases)
         except (CaseFileError, LibraryError) as exc:
-            st.error(literal(hide_paths(str(exc))))
+            st.error(error_text(exc))
             return
         st.success(f"Imported {len(result.added)} case(s) into the case library.")
         if found.errors:

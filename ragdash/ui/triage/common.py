@@ -7,8 +7,7 @@ import streamlit as st
 from ragdash.errors import LibraryError
 from ragdash.storage import case_store
 from ragdash.storage.library import CaseLibrary
-from ragdash.ui.context import hide_paths, settings
-from ragdash.ui.text import literal
+from ragdash.ui.context import error_text, settings
 
 
 def open_library(create: bool = False) -> CaseLibrary | None:
@@ -18,6 +17,6 @@ def open_library(create: bool = False) -> CaseLibrary | None:
     try:
         return case_store.open_library(settings().workspace, create=create)
     except (LibraryError, OSError) as exc:
-        reason = literal(hide_paths(str(exc)))
+        reason = error_text(exc)
         st.error(f"Case library unavailable: {reason}", icon=":material/error:")
         return None

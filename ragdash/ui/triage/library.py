@@ -14,8 +14,8 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary
-from ragdash.ui.context import fingerprint_key, hide_paths, library_file, settings
-from ragdash.ui.text import code, label, literal, plain
+from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
+from ragdash.ui.text import code, label, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
 
@@ -31,7 +31,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         try:
             entries = library.list()
         except LibraryError as exc:
-            st.error(literal(hide_paths(str(exc))))
+            st.error(error_text(exc))
             return
     _import(library)
     if not entries:
@@ -112,14 +112,14 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                 if note != entry.case.note:
                     library.update_notes(entry.name, note)
             except LibraryError as exc:
-                st.error(literal(hide_paths(str(exc))))
+                st.error(error_text(exc))
             else:
                 st.rerun()
     if st.button(f"Run again with the current fixes ({label(view.fixes.label)})", key="lib_rerun"):
         try:
             rerun_and_record(index, library, entry.case, view.fixes)
         except (QueryError, LibraryError) as exc:
-            st.error(literal(hide_paths(str(exc))))
+            st.error(error_text(exc))
         else:
             st.rerun()
     history = [r for r in runs if r.case_name == entry.name]
@@ -166,7 +166,7 @@ def _import(library: CaseLibrary | None) -> None:
         try:
             cases = parse_cases(upload.getvalue().decode("utf-8-sig"), upload.name)
         except (CaseFileError, UnicodeDecodeError) as exc:
-            st.error(f"Not imported: {literal(hide_paths(str(exc)))}")
+            st.error(f"Not imported: {error_text(exc)}")
             return
         library = library or open_library(create=True)
         if library is None:
@@ -174,7 +174,7 @@ def _import(library: CaseLibrary | None) -> None:
         try:
             result = library.import_cases(cases, replace=overwrite)
         except LibraryError as exc:
-            st.error(f"Not imported: {literal(hide_paths(str(exc)))}")
+            st.error(f"Not imported: {error_text(exc)}")
             return
         st.success(
             f"Imported: {len(result.added)} added, {len(result.updated)} replaced, "
