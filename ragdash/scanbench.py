@@ -356,10 +356,12 @@ def run_scanbench(
     from ragdash.checks.ocr_learn import learn_ocr_map
     from ragdash.checks.proof import check_case
     from ragdash.ingestion.ingest import load_folder
-    from ragdash.ingestion.scans import LOW_CONFIDENCE, require_tesseract
+    from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrSettings, require_tesseract
     from ragdash.retrieval.index import CorpusIndex
     from ragdash.settings import Fixes
 
+    for dpi in dpis:  # a scan's resolution obeys OCR's own range (5000 dpi: gigabytes a page)
+        OcrSettings(dpi=dpi)
     require_tesseract()
     fonts = list(fonts or find_fonts() or [("PIL default", None)])
     results = []

@@ -22,6 +22,9 @@ from ragdash.scanbench import (
     run_scanbench,
     table_markdown,
 )
+from ragdash.scanbench import (
+    main as scanbench_main,
+)
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- scanbench:start -->", "<!-- scanbench:end -->"
@@ -82,3 +85,9 @@ def test_a_small_regeneration_is_within_the_readme_claims():
     ):
         assert result.passed[config] / result.cases >= _rate(claim[column]) - 0.15, column
     assert result.passed["ocr,tables"] > result.passed["none"]
+
+
+def test_a_resolution_outside_the_ocr_range_is_refused_in_one_line(capsys):
+    assert scanbench_main(["--dpi", "5000"]) == 2
+    err = capsys.readouterr().err
+    assert "5000 dpi is outside 50–600" in err and "Traceback" not in err
