@@ -23,7 +23,8 @@ Everything ragdash refuses on purpose raises a :class:`RagdashError` whose messa
 the file or value at fault.
 """
 
-from ragdash.checks.proof import Case, Diagnosis, ProofCheck, check_case
+from ragdash.case import Case, Diagnosis, ProofCheck
+from ragdash.checks.proof import check_case
 from ragdash.checks.runs import CaseRun, metrics_of, run_cases
 from ragdash.errors import RagdashError, RetrieverError
 from ragdash.ingestion.documents import Corpus
@@ -34,6 +35,7 @@ from ragdash.retrieval.retrievers import make_retriever
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases
+from ragdash.version import VERSION
 
 __all__ = [
     "Case",
@@ -57,4 +59,4 @@ __all__ = [
     "run_cases",
 ]
 
-__version__ = "0.2.0"
+__version__ = VERSION

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragdash.case import EVIDENCE_RULE
 from ragdash.checks.ablation import AblationRow
-from ragdash.checks.proof import EVIDENCE_RULE
 from ragdash.checks.report import ranked_record, run_record
 from ragdash.errors import (
     CaseFileError,
@@ -351,7 +351,7 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
 
 
 def _write_text(path: str, text: str) -> None:
-    from ragdash.storage.atomic import atomic_write
+    from ragdash.atomic import atomic_write
 
     try:
         atomic_write(path, text.encode("utf-8", "surrogatepass"))
@@ -770,7 +770,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     import os
     from pathlib import Path
 
-    from ragdash.storage.atomic import atomic_write
+    from ragdash.atomic import atomic_write
     from ragdash.storage.export import DOCS_ENV, json_export, pytest_module
 
     try:
@@ -911,7 +911,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
     index = _index(args)
     text = export_passages(index, _fixes(args), args.format)
     if args.output:
-        from ragdash.storage.atomic import atomic_write
+        from ragdash.atomic import atomic_write
 
         try:
             atomic_write(args.output, text.encode("utf-8"))
@@ -1157,11 +1157,6 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--min-count", type=int, default=1,
                        help="propose an entry seen at least this often (default 1)")
     learn.add_argument("--json", action="store_true", help="machine-readable output")
-    bench = sub.add_parser(
-        "scan-bench", help="OCR generated scans: CER and proof-check pass rates per dpi"
-    )
-    bench.add_argument("--dpi", type=int, action="append", help="a scan resolution (repeat)")
-    bench.add_argument("--fonts", type=int, default=0, help="use only the first N fonts")
     return parser
 
 
@@ -1366,15 +1361,8 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_scan_bench(args: argparse.Namespace) -> int:
-    from ragdash.scanbench import main as scanbench
-
-    return scanbench([*(f"--dpi={d}" for d in args.dpi or ()), f"--fonts={args.fonts}"])
-
-
 COMMANDS = {
     "ocr-map": cmd_ocr_map,
-    "scan-bench": cmd_scan_bench,
     "index": cmd_index,
     "dashboard": cmd_dashboard,
     "check": cmd_check,

@@ -23,7 +23,7 @@ from typing import Any
 
 import bm25s
 
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 
 
 def indexed_text(record: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ragdash.checks.proof import Case
+from ragdash.case import Case
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pdfplumber
 
-from ragdash.checks.proof import Case
+from ragdash.case import Case
 from ragdash.ingestion.documents import Document
 from ragdash.ingestion.furniture import WINDOW, find_furniture
 from ragdash.ingestion.joins import JoinedTable, join_tables

@@ -11,17 +11,18 @@ from conftest import SAMPLE_CASES
 from shown import unescaped
 from streamlit.testing.v1 import AppTest
 
+from ragdash.case import REPORTED, Diagnosis
 from ragdash.checks.calibration import (
     MIN_CALIBRATION_QUERIES,
     calibration_queries,
     evaluate_presets,
 )
-from ragdash.checks.proof import Diagnosis, check_case
+from ragdash.checks.proof import check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases
-from ragdash.storage.library import REPORTED, CaseLibrary
+from ragdash.storage.library import CaseLibrary
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIAGE = "ragdash/ui/pages/triage.py"
@@ -110,8 +111,8 @@ def check_case_with_no_fix(case):
 
 
 def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(page):
+    from ragdash.case import Case
     from ragdash.checks.fragility import find_breaking_perturbation, result_phrase
-    from ragdash.checks.proof import Case
 
     case = CASES["typo"]  # fails with no fixes, repaired by fuzzy
     at = submit_report(page, case.query, case.expected_id, "; ".join(case.evidence))

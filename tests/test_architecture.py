@@ -22,10 +22,25 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+def _runtime_nodes(tree: ast.AST):
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:`` (imports made only for
+    type hints are not dependencies: they never run)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and ast.unparse(child.test).endswith("TYPE_CHECKING"):
+                stack.extend(child.orelse)
+                continue
+            stack.append(child)
+
+
 def imports_of(path: Path) -> set[str]:
-    """Every ragdash module ``path`` imports, at module level or inside a function."""
+    """Every ragdash module ``path`` imports, at module level or inside a function (but not
+    under ``if TYPE_CHECKING:``)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [f"{node.module}.{alias.name}" for alias in node.names]
             found.update(n for n in names if n in MODULES)
@@ -98,3 +113,68 @@ def test_every_error_ragdash_raises_on_purpose_sits_under_one_root():
             if is_error and name != "ragdash.errors":
                 defined_elsewhere.append(f"{name}.{node.name}")
     assert defined_elsewhere == []
+
+
+#: The layers, lowest first. A module may import modules of its own layer or of layers below,
+#: never above: base (settings, errors, the text tokenizer, the case model) <- ingestion <-
+#: retrieval <- checks <- storage <- the interfaces (CLI, pages, the public API).
+LAYERS = (
+    ("base", ("ragdash.settings", "ragdash.errors", "ragdash.text", "ragdash.case",
+              "ragdash.atomic", "ragdash.version")),
+    ("ingestion", ("ragdash.ingestion",)),
+    ("retrieval", ("ragdash.retrieval",)),
+    ("checks", ("ragdash.checks",)),
+    ("storage", ("ragdash.storage",)),
+    ("interfaces", ("ragdash.frames", "ragdash.cli", "ragdash.ui", "ragdash.__main__", "ragdash")),
+)
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the most specific prefix naming ``module``."""
+    best, best_len = None, -1
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = rank, len(prefix)
+    assert best is not None, f"{module} belongs to no layer: add it to LAYERS"
+    return best
+
+
+def test_every_module_sits_in_a_layer():
+    for name in MODULES:
+        layer_of(name)
+
+
+def test_layers_import_only_downwards():
+    """The pipeline's stages run one way: nothing imports a layer above its own."""
+    upward = []
+    for name, path in MODULES.items():
+        mine = layer_of(name)
+        for target in imports_of(path):
+            theirs = layer_of(target)
+            if theirs > mine:
+                upward.append(f"{name} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
+    assert upward == [], "\n".join(upward)
+
+
+def test_the_layer_rule_catches_an_upward_import(tmp_path):
+    """The rule is live: an ingestion module importing the ranking code is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ragdash.retrieval.ranking import rank\n", encoding="utf-8")
+    assert layer_of("ragdash.retrieval.ranking") > layer_of("ragdash.ingestion.ingest")
+    assert "ragdash.retrieval.ranking" in imports_of(bad)
+
+
+def test_benchmarks_live_outside_the_package():
+    """The package never imports the benchmarks (they are not installed with it)."""
+    offenders = [
+        f"{name} imports {target}"
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        for target in ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                       else [a.name for a in node.names])
+        if target.split(".")[0] == "benchmarks"
+    ]
+    assert offenders == []
+    assert not (PACKAGE / "bench.py").exists() and (ROOT / "benchmarks" / "bench.py").is_file()

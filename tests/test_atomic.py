@@ -6,7 +6,7 @@ import multiprocessing
 
 import pytest
 
-from ragdash.storage.atomic import atomic_write, file_lock
+from ragdash.atomic import atomic_write, file_lock
 
 
 def _increment(path: str, times: int) -> None:

@@ -1,4 +1,4 @@
-"""``python -m ragdash.bench --dashboard`` drives the real app on a generated corpus and
+"""``python -m benchmarks.bench --dashboard`` drives the real app on a generated corpus and
 prints a step table and the worst rerun per page (no timing is checked: this only shows the
 benchmark runs and says what it measured)."""
 
@@ -8,13 +8,13 @@ import re
 
 from conftest import run_module
 
+from benchmarks.dashboard import PASSAGES_PER_FILE, paragraphs_of, write_corpus
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.ui.bench_dashboard import PASSAGES_PER_FILE, paragraphs_of, write_corpus
 
 
 def test_dashboard_bench_prints_each_step_and_the_worst_rerun_per_page():
-    done = run_module("ragdash.bench", "--dashboard", "--sizes", "300", "--pages", "Explore",
+    done = run_module("benchmarks.bench", "--dashboard", "--sizes", "300", "--pages", "Explore",
                       "Triage", timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
@@ -28,7 +28,7 @@ def test_dashboard_bench_prints_each_step_and_the_worst_rerun_per_page():
 
 
 def test_dashboard_bench_refuses_a_size_that_is_not_a_number():
-    done = run_module("ragdash.bench", "--dashboard", "--sizes", "lots")
+    done = run_module("benchmarks.bench", "--dashboard", "--sizes", "lots")
     assert done.returncode == 2
     assert "--sizes: 'lots' is not a positive number of passages" in done.stderr
     assert "Traceback" not in done.stderr

@@ -10,8 +10,8 @@ from conftest import make_document, make_index
 
 from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever, bm25_idf
 from ragdash.retrieval.spec import RetrieverSpec
-from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.text import tokenize
 
 bm25s = pytest.importorskip("bm25s")
 

@@ -2,7 +2,7 @@
 first load (the index build), typing a new query and toggling a fix are each answered
 within seconds, with the ranking the core gives. The timeout is generous (the test machine
 is shared); the point is that an answer takes seconds, not minutes. How long each rerun
-takes is measured by ``python -m ragdash.bench --dashboard``, not here."""
+takes is measured by ``python -m benchmarks.bench --dashboard``, not here."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import pytest
 from browser_harness import eventually, first_result, running_app, wait_for_app
 from test_browser import SIDEBAR_TOGGLE, _browser_problem
 
-from ragdash.bench import passage_texts
+from benchmarks.bench import passage_texts
+from benchmarks.dashboard import paragraphs_of, write_corpus
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import Fixes
-from ragdash.ui.bench_dashboard import paragraphs_of, write_corpus
+from ragdash.text import tokenize
 
 pytestmark = pytest.mark.browser
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
 
+from benchmarks.scanbench import ScanDoc, image_pdf, render_pages
 from ragdash.ingestion.scans import tesseract_missing
-from ragdash.scanbench import ScanDoc, image_pdf, render_pages
 from tests.test_scans import POLICY, _font
 
 pytestmark = [

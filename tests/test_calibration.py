@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from ragdash.case import REPORTED
 from ragdash.checks.calibration import (
     DEFAULT_THRESHOLDS,
     PRESET_COLUMNS,
@@ -25,9 +26,8 @@ from ragdash.checks.calibration import (
 )
 from ragdash.checks.proof import check_case
 from ragdash.frames import columns_of, frame
-from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import EDIT_RULES, FUZZY_RULES, Fixes
-from ragdash.storage.library import REPORTED
+from ragdash.text import tokenize
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from ragdash.case import Case
 from ragdash.checks.cases import (
     CaseFileError,
     case_from_dict,
@@ -14,7 +15,6 @@ from ragdash.checks.cases import (
     parse_cases,
     save_cases,
 )
-from ragdash.checks.proof import Case
 from ragdash.storage.case_store import load_cases
 
 

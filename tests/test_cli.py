@@ -335,7 +335,7 @@ def test_output_piped_into_a_reader_that_stops_early_gives_no_traceback():
 def test_workspace_check_sees_the_uploads_edits_and_case_library(tmp_path):
     """``--workspace`` makes ``check`` see what the dashboard sees: an uploaded document
     and a case saved in the workspace's library run beside the bundled cases."""
-    from ragdash.checks.proof import Case
+    from ragdash.case import Case
     from ragdash.ingestion.workspace import Workspace
     from ragdash.storage.case_store import add_case
 

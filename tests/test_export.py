@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS, run_module
 
+from ragdash.case import Case
 from ragdash.checks.cases import dump_cases, parse_cases
-from ragdash.checks.proof import Case
 from ragdash.cli import main
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases

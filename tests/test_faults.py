@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import OSA
 
+from ragdash.case import Case
 from ragdash.checks.faults import (
     add_stale_version,
     corrupt_query,
@@ -19,7 +20,7 @@ from ragdash.checks.faults import (
     typo_noise,
     typo_variants,
 )
-from ragdash.checks.proof import Case, check_case
+from ragdash.checks.proof import check_case
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from ragdash.case import Case
 from ragdash.checks.findability import (
     BECAME_FINDABLE,
     EITHER_WAY,
@@ -18,7 +19,6 @@ from ragdash.checks.findability import (
     evidence_findability,
     passage_diff,
 )
-from ragdash.checks.proof import Case
 from ragdash.frames import frame
 from ragdash.ingestion.documents import Passage
 

@@ -10,6 +10,7 @@ import pytest
 from conftest import make_document, make_index
 from rapidfuzz.distance import OSA
 
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.faults import typo_variants
 from ragdash.checks.fragility import (
     FRAGILITY_COLUMNS,
@@ -23,7 +24,7 @@ from ragdash.checks.fragility import (
     fragility_table,
     single_edits,
 )
-from ragdash.checks.proof import Case, Diagnosis, check_case
+from ragdash.checks.proof import check_case
 from ragdash.errors import QueryError
 from ragdash.frames import frame
 from ragdash.settings import SEED_OCR_MAP, Fixes

@@ -20,7 +20,8 @@ from pdf_factory import (
     wrapped_records_pdf,
 )
 
-from ragdash.checks.proof import Case, check_case
+from ragdash.case import Case
+from ragdash.checks.proof import check_case
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.ingest import read_pdf
 from ragdash.ingestion.inspection import as_document, inspect_pdf

@@ -12,9 +12,10 @@ from dataclasses import replace
 import pytest
 from conftest import ROOT, SAMPLE_DOCS
 
+from ragdash.case import Case
 from ragdash.checks.ablation import configurations
 from ragdash.checks.cases import parse_cases, save_cases
-from ragdash.checks.proof import Case, check_case
+from ragdash.checks.proof import check_case
 from ragdash.cli import main
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.storage.case_store import load_cases
@@ -120,7 +121,7 @@ def test_check_runs_the_saved_library_in_ci(library, sample_cases, capsys):
 WRITER = """
 import sys
 from ragdash.storage.library import CaseLibrary
-from ragdash.checks.proof import Case
+from ragdash.case import Case
 path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 library = CaseLibrary(path, timeout=30)
 for i in range(count):

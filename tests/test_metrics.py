@@ -7,9 +7,9 @@ import math
 import pytest
 from conftest import make_document, make_index
 
+from ragdash.case import Case
 from ragdash.checks.ablation import configurations
 from ragdash.checks.metrics import case_metrics, summarize
-from ragdash.checks.proof import Case
 from ragdash.checks.runs import metrics_of, run_cases, run_configurations
 from ragdash.retrieval.retrievers import make_retriever
 from ragdash.settings import Fixes

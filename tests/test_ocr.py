@@ -7,8 +7,8 @@ import pytest
 
 from ragdash.retrieval.matching import MatchKind, plan_query
 from ragdash.retrieval.ocr import Repair, build_repairs, judge_token
-from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
 from ragdash.settings import DEFAULT_OCR_MAP, Fixes
+from ragdash.text import is_code_like, letters_by_digit, ocr_readings
 
 LETTERS = letters_by_digit(DEFAULT_OCR_MAP)
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from benchmarks.scanbench import character_error_rate, image_pdf, render_pages
 from ragdash.checks.ocr_learn import count_confusions, learn_ocr_map, pairs_from_pages
 from ragdash.cli import main
 from ragdash.ingestion.scans import tesseract_missing
-from ragdash.scanbench import character_error_rate, image_pdf, render_pages
 from ragdash.settings import Fixes
 
 CLEAN = "Claims must be filed within 14 days. Late claims are declined. Call the helpdesk."

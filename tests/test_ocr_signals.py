@@ -13,7 +13,7 @@ from ragdash.checks.ocr_signals import (
     substitutions_to,
 )
 from ragdash.ingestion.ingest import load_folder
-from ragdash.retrieval.tokens import DEFAULT_SUBSTITUTIONS, normalize_ocr
+from ragdash.text import DEFAULT_SUBSTITUTIONS, normalize_ocr
 
 
 @pytest.fixture(scope="module")

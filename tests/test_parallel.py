@@ -8,11 +8,11 @@ import json
 import pytest
 from conftest import SAMPLE_CASES, SAMPLE_DOCS, run_module
 
+from ragdash.case import Case
 from ragdash.checks.ablation import run_ablation
 from ragdash.checks.faults import QUERY_FAULTS
 from ragdash.checks.fragility import compared_configurations, fragility_table
 from ragdash.checks.parallel import chunks, parallel_ablation, parallel_fragility
-from ragdash.checks.proof import Case
 from ragdash.cli import main
 from ragdash.settings import Fixes
 

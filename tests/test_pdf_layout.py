@@ -26,7 +26,7 @@ from ragdash.ingestion.ingest import read_pdf
 from ragdash.ingestion.joins import Row
 from ragdash.ingestion.segmentation import PASSAGE_MAX_CHARS, document_passages, document_tables
 from ragdash.ingestion.tables import cells, is_table_line
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

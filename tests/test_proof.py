@@ -7,9 +7,8 @@ from conftest import make_document, make_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.proof import (
-    Case,
-    Diagnosis,
     check_case,
     collapse,
     context_text,

@@ -10,8 +10,7 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from ragdash.ingestion.scans import tesseract_missing
-from ragdash.scanbench import (
+from benchmarks.scanbench import (
     BENCH_CASES,
     BENCH_DOCS,
     CONFIGS,
@@ -22,9 +21,10 @@ from ragdash.scanbench import (
     run_scanbench,
     table_markdown,
 )
-from ragdash.scanbench import (
+from benchmarks.scanbench import (
     main as scanbench_main,
 )
+from ragdash.ingestion.scans import tesseract_missing
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 START, END = "<!-- scanbench:start -->", "<!-- scanbench:end -->"
@@ -65,7 +65,7 @@ def test_the_readme_table_has_the_commands_columns_and_every_dpi():
     assert sorted(rows) == sorted(DPIS)
     header = table_markdown([]).splitlines()[0]
     text = README.read_text()
-    assert header in text and "python -m ragdash.scanbench" in text
+    assert header in text and "python -m benchmarks.scanbench" in text
     for cells in rows.values():
         assert re.fullmatch(r"\d+\.\d%", cells["character error rate"])
         # no fix ever loses a case here; the tables fix wins the table's cases

@@ -7,14 +7,15 @@ import os
 
 import pytest
 
-from ragdash.checks.proof import Case, check_case
+from benchmarks.scanbench import BENCH_DOCS, ScanDoc, find_fonts, image_pdf, render_pages
+from ragdash.case import Case
+from ragdash.checks.proof import check_case
 from ragdash.errors import IngestError, OcrUnavailable, RagdashError
 from ragdash.ingestion import scans
 from ragdash.ingestion.ingest import load_folder, read_pdf
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.scans import OcrSettings, OcrWord, tesseract_missing, words_to_lines
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.scanbench import BENCH_DOCS, ScanDoc, find_fonts, image_pdf, render_pages
 from ragdash.settings import Fixes
 from tests.conftest import doc_text, make_pdf
 

@@ -19,7 +19,7 @@ from ragdash.ingestion.segmentation import (
     passage_count,
 )
 from ragdash.ingestion.tables import cells
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 
 HEADER = "Plan | Storage | Monthly price"
 

@@ -12,7 +12,8 @@ import csv
 import pytest
 from conftest import SAMPLE_CASES, SAMPLE_DOCS
 
-from ragdash.checks.proof import Diagnosis, check_case
+from ragdash.case import Diagnosis
+from ragdash.checks.proof import check_case
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import load_cases
 

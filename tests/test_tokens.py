@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ragdash.retrieval.tokens import TOKEN_PATTERN, is_ocr_candidate, normalize_ocr, tokenize
+from ragdash.text import TOKEN_PATTERN, is_ocr_candidate, normalize_ocr, tokenize
 
 WORDISH = st.text(alphabet="abcdeilmnosxz0123456789", min_size=1, max_size=12)
 
@@ -107,7 +107,7 @@ def test_normalized_tokens_are_still_tokens(token):
 
 
 def test_unicode_tokens_keep_accents_and_split_cjk_into_bigrams():
-    from ragdash.retrieval.tokens import tokenize_unicode
+    from ragdash.text import tokenize_unicode
 
     assert tokenize_unicode("Le Café, 3e ÉTAGE") == ["le", "café", "3e", "étage"]
     assert tokenize_unicode("東京都の営業") == ["東京", "京都", "都の", "の営", "営業"]
@@ -117,7 +117,7 @@ def test_unicode_tokens_keep_accents_and_split_cjk_into_bigrams():
 
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_unicode_tokens_of_ascii_text_are_the_baseline_tokens(text):
-    from ragdash.retrieval.tokens import tokenize_unicode
+    from ragdash.text import tokenize_unicode
 
     assert tokenize_unicode(text) == tokenize(text.replace("_", " "))
 
@@ -127,7 +127,7 @@ def test_text_without_cjk_takes_the_one_pass_path_with_the_same_tokens():
     so mixed text still gets its bigrams and other text its plain runs."""
     import random
 
-    from ragdash.retrieval import tokens
+    from ragdash import text as tokens
 
     edges = [0x3040, 0x30FF, 0x3400, 0x4DBF, 0x4E00, 0x9FFF, 0xF900, 0xFAFF, 0xAC00, 0xD7AF,
              0x20000, 0x2FA1F]  # fmt: skip

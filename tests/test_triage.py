@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLE_CASES, doc_text, write_date_tie_docs, write_docs
 
+from ragdash.case import REPORTED, Diagnosis
 from ragdash.checks.ablation import BASELINE, configurations
-from ragdash.checks.proof import Diagnosis, check_case
+from ragdash.checks.proof import check_case
 from ragdash.checks.triage import RepairKind, Report, case_name, triage, triage_report
 from ragdash.errors import QueryError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_DESCRIPTIONS
 from ragdash.storage.case_store import load_cases
-from ragdash.storage.library import REPORTED
 
 #: corrupted case of the testbed → the single fixes that repair it, i.e. change the matching
 #: (the stale 2024 policy is withdrawn, so skipping withdrawn documents filters it out;

@@ -12,7 +12,8 @@ from conftest import make_corpus, make_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragdash.checks.versions import (
+from ragdash.ingestion.documents import Corpus, Document
+from ragdash.retrieval.versions import (
     BLOCK_LIMIT,
     VersionPair,
     _overlapping_pairs,
@@ -20,8 +21,7 @@ from ragdash.checks.versions import (
     name_pieces,
     strip_versions,
 )
-from ragdash.ingestion.documents import Corpus, Document
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 
 POLICY_OLD = (
     "Return policy. You can send back an unused item within 60 days of delivery and get a "

@@ -117,7 +117,7 @@ def test_the_protected_list_travels_in_the_url_and_a_bad_entry_is_reported():
     view, problems = from_params({"fixes": "ocr", "protect": "sha-1"})
     assert view.fixes.protected == () and problems and "protect" in problems[0]
 def test_a_link_without_k_means_the_top_k_a_fresh_app_opens_with():
-    from ragdash.checks.proof import Case
+    from ragdash.case import Case
 
     assert DEFAULT_TOP_K == Case("c", "q", "d").top_k == ViewState().k
 

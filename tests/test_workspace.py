@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLE_DOCS, doc_text, make_pdf
 
+from ragdash.atomic import atomic_write
 from ragdash.errors import IngestCancelled, WorkspaceError
 from ragdash.ingestion.segmentation import passage_count
 from ragdash.ingestion.workspace import Workspace, safe_file_name
-from ragdash.storage.atomic import atomic_write
 
 
 @pytest.fixture

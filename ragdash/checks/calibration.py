@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
+from ragdash.case import REPORTED, Case, ProofCheck
 from ragdash.checks.faults import typo_noise
-from ragdash.checks.proof import Case, ProofCheck, judge
+from ragdash.checks.proof import judge
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
-from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import EDIT_RULES, FUZZY_RULES, RATIO, Fixes
-from ragdash.storage.library import REPORTED
+from ragdash.text import tokenize
 
 CLEAN_KINDS = ("control", "clean")
 VARIANT_KIND = "typo-variant"

@@ -15,9 +15,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ragdash.checks.proof import Case
+from ragdash.atomic import atomic_write
+from ragdash.case import Case
 from ragdash.errors import CaseFileError
-from ragdash.storage.atomic import atomic_write
 
 MAX_CASES_BYTES = 20 * 1024 * 1024
 MAX_CASES = 100_000

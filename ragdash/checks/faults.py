@@ -10,8 +10,8 @@ from datetime import date
 
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.tables import cells, is_table_line
-from ragdash.retrieval.tokens import DEFAULT_SUBSTITUTIONS
 from ragdash.retrieval.typos import KEY_NEIGHBOURS
+from ragdash.text import DEFAULT_SUBSTITUTIONS
 
 QUERY_FAULTS = ("ocr", "typo")
 TYPO_EDITS = ("deletion", "insertion", "substitution", "transposition")

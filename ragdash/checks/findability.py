@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 
-from ragdash.checks.proof import Case, collapse
+from ragdash.case import Case
+from ragdash.checks.proof import collapse
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.index import CorpusIndex
 

@@ -19,7 +19,7 @@ Explore shows them::
 
 from __future__ import annotations
 
-from ragdash.checks.proof import DIAGNOSIS_TEXT, EVIDENCE_RULE, Diagnosis
+from ragdash.case import DIAGNOSIS_TEXT, EVIDENCE_RULE, Diagnosis
 from ragdash.checks.rundiff import BROKE, FIXED, METRIC_KEYS, RunDiff
 from ragdash.checks.snapshot import CaseResult, SavedRun
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragdash.checks.proof import Case, collapse, context_text
+from ragdash.case import Case
+from ragdash.checks.proof import collapse, context_text
 from ragdash.retrieval.ranking import RankedPassage
 
 __all__ = [

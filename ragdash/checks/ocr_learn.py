@@ -2,7 +2,7 @@
 
 :mod:`ragdash.checks.ocr_signals` guesses damage from the corpus alone. When the clean text
 of a scanned page is known — the user has the original, or the page was generated (see
-:mod:`ragdash.scanbench`) — the OCR errors can be *counted*: the two texts are aligned
+:mod:`benchmarks.scanbench`) — the OCR errors can be *counted*: the two texts are aligned
 character by character (``rapidfuzz.distance.Levenshtein.editops``) and every substitution is
 a confusion ``truth → read``. A digit read where the clean text has a letter is exactly what
 the OCR fix's map undoes, so each such confusion is a proposed map entry with its count::
@@ -15,7 +15,7 @@ the OCR fix's map undoes, so each such confusion is a proposed map entry with it
 An entry is never proposed when the OCR fix, given it, could rewrite a token the clean
 text really spells with that digit — a code or a name (``wi5e`` in a text whose ``s`` OCR
 reads as ``5`` elsewhere). Each such token is judged with the OCR fix's own test
-(:func:`ragdash.retrieval.tokens.is_ocr_candidate`: code-shaped tokens such as ``x1b9`` are
+(:func:`ragdash.text.is_ocr_candidate`: code-shaped tokens such as ``x1b9`` are
 never rewritten) and the user's protected list; a refused entry says which token it would
 damage, and protecting that token lets it through::
 
@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from ragdash.retrieval.tokens import is_ocr_candidate, tokenize
+from ragdash.text import is_ocr_candidate, tokenize
 
 __all__ = [
     "Confusion",
@@ -153,7 +153,7 @@ def _would_damage(
     its map, or ``""``. The fix rewrites a token only with corpus support, but the corpus it
     will run on is not known here, so any token the fix would consider is enough to refuse:
     one not on the protected list and not code-shaped
-    (:func:`ragdash.retrieval.tokens.is_ocr_candidate`, the fix's own test)."""
+    (:func:`ragdash.text.is_ocr_candidate`, the fix's own test)."""
     for token in sorted(t for t in clean_tokens if digit in t and any(c.isalpha() for c in t)):
         if token not in protected and is_ocr_candidate(token, {digit: letter}):
             return token

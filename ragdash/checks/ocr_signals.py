@@ -4,7 +4,7 @@ elsewhere in the corpus — so the OCR map is built from observed errors, not gu
 
 Codes are not damage, and proposing ``2=o`` because ``AC2`` could read ``aco`` would teach
 the map to destroy them. So the miner skips code-like tokens
-(:func:`ragdash.retrieval.tokens.is_code_like`: ``t1d``, ``covid19``, ``x100``), tokens that
+(:func:`ragdash.text.is_code_like`: ``t1d``, ``covid19``, ``x100``), tokens that
 are a piece of a longer code (``AC2`` in ``2274-COL-AC2-26``: joined by ``-``, ``_``, ``/`` or
 ``.`` to a piece with digits), and tokens found as-is in several documents (a code the corpus
 uses consistently, :data:`ragdash.retrieval.ocr.CONSISTENT_DOCUMENTS`)."""
@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ragdash.ingestion.documents import Corpus
 from ragdash.retrieval.ocr import CONSISTENT_DOCUMENTS
-from ragdash.retrieval.tokens import (
+from ragdash.text import (
     DEFAULT_SUBSTITUTIONS,
     is_ocr_candidate,
     letters_by_digit,
@@ -66,7 +66,7 @@ def code_pieces(text: str) -> set[str]:
 
 def damaged_tokens(text: str) -> Counter[str]:
     """Tokens that look OCR-damaged: digits inside a word, by
-    :func:`ragdash.retrieval.tokens.is_ocr_candidate` with any digit allowed — never a
+    :func:`ragdash.text.is_ocr_candidate` with any digit allowed — never a
     code-like token or a piece of a longer code."""
     counts = Counter(tokenize(text))
     # Each distinct token is judged once, and only if it has a digit (most have none): the

@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
+from ragdash.case import Case
 from ragdash.checks.ablation import AblationRow, run_ablation
 from ragdash.checks.fragility import FragilityRow, fragility_table
-from ragdash.checks.proof import Case
 from ragdash.ingestion.documents import Corpus
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes

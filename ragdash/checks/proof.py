@@ -16,85 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 
+from ragdash.case import Case, Diagnosis, ProofCheck
 from ragdash.retrieval.highlight import evidence_pattern
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
-
-
-class Diagnosis(StrEnum):
-    """What a proof check's outcome points at."""
-
-    PASS = "pass"
-    RANKING = "ranking"
-    EXTRACTION = "extraction"
-
-    @property
-    def explanation(self) -> str:
-        return DIAGNOSIS_TEXT[self]
-
-
-DIAGNOSIS_TEXT = {
-    Diagnosis.PASS: "evidence present: the expected document is first and every required "
-    "string is in the text sent to the model",
-    Diagnosis.RANKING: "ranking or filtering problem: the wrong document is ranked first",
-    Diagnosis.EXTRACTION: "extraction or segmentation problem: the right document is first, "
-    "but required evidence is missing from the text sent to the model",
-}
-#: Said with every verdict that names evidence: how it was looked for.
-EVIDENCE_RULE = (
-    "evidence is matched as whole words (case and line breaks ignored): "
-    "'4 disks' is not found inside '24 disks'"
-)
-NO_MATCH = "no passage matched the query: every score is 0, so nothing was retrieved"
-
-
-@dataclass(frozen=True)
-class Case:
-    """A proof-check case: a query, the document that must come first, the evidence the
-    model must be given, and how many passages it is given (``top_k``)."""
-
-    name: str
-    query: str
-    expected_id: str
-    evidence: tuple[str, ...] = ()
-    top_k: int = 1
-    kind: str = ""  # free label, e.g. "corrupted" or "control"
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class ProofCheck:
-    """The outcome of running one case under one set of fixes."""
-
-    case: Case
-    fixes: Fixes
-    ranked: tuple[RankedPassage, ...]  # the top-k passages sent to the model
-    diagnosis: Diagnosis
-    missing_evidence: tuple[str, ...]
-
-    @property
-    def passed(self) -> bool:
-        return self.diagnosis is Diagnosis.PASS
-
-    @property
-    def first_id(self) -> str | None:
-        return self.ranked[0].doc_id if self.ranked else None
-
-    @property
-    def no_match(self) -> bool:
-        """True when no passage scored anything: nothing was retrieved."""
-        return not self.ranked
-
-    @property
-    def reason(self) -> str:
-        """The verdict in one sentence, with how evidence was looked for."""
-        if self.no_match:
-            return f"{NO_MATCH}; {EVIDENCE_RULE}"
-        return f"{self.diagnosis.explanation}; {EVIDENCE_RULE}"
 
 
 def collapse(text: str) -> str:

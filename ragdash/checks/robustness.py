@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
+from ragdash.case import Case
 from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.faults import QUERY_FAULTS, corrupt_query
-from ragdash.checks.proof import Case, check_case
+from ragdash.checks.proof import check_case
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragdash.checks.proof import Case, ProofCheck, check_case
+from ragdash.case import Case, ProofCheck
+from ragdash.checks.proof import check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 

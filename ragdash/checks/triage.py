@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ragdash.case import REPORTED, Case, Diagnosis, ProofCheck
 from ragdash.checks.ablation import ALL, BASELINE, configurations
-from ragdash.checks.proof import Case, Diagnosis, ProofCheck, check_case
+from ragdash.checks.proof import check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
-from ragdash.storage.library import REPORTED, CaseLibrary
 
 
 @dataclass(frozen=True)
@@ -201,17 +201,6 @@ def repairing_fix(index: CorpusIndex, case: Case, base: Fixes | None = None) -> 
         return None
     chosen = result.repairs[:1] or tuple(r.fix for r in result.tie_wins[:1])
     return base.with_only(chosen) if chosen else None
-
-
-def rerun_and_record(
-    index: CorpusIndex, library: CaseLibrary, case: Case, fixes: Fixes
-) -> ProofCheck:
-    """Run ``case`` under exactly ``fixes`` and add the result to the library's run history,
-    labelled with :attr:`Fixes.label` (every setting that changed the result). Raises
-    ``QueryError`` or ``LibraryError``; nothing is recorded then."""
-    check = check_case(index, case, fixes)
-    library.record_checks([(fixes.label, check)])
-    return check
 
 
 def triage_report(

@@ -7,7 +7,7 @@ from datetime import date
 from functools import cached_property
 from typing import Any
 
-from ragdash.retrieval.tokens import tokenize, tokenize_unicode
+from ragdash.text import tokenize, tokenize_unicode
 
 STATUSES = ("current", "withdrawn")
 

@@ -15,7 +15,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from ragdash.storage.atomic import atomic_write
+from ragdash.atomic import atomic_write
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
 PARSER_VERSION = "layout-4"

@@ -419,7 +419,7 @@ def render_ocr_page(
     import pdfplumber
 
     from ragdash.ingestion.page_image import render_resolution
-    from ragdash.retrieval.tokens import tokenize
+    from ragdash.text import tokenize
 
     def draw(page: Any) -> Any:
         image = page.to_image(resolution=render_resolution(page.width, page.height, resolution))

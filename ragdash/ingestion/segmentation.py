@@ -12,7 +12,7 @@ from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.joins import JoinDecision, JoinedTable, Row, join_tables
 from ragdash.ingestion.pdf_layout import PageLayout
 from ragdash.ingestion.tables import chunk_table, join_page_tables, page_blocks
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 
 #: A text document longer than this is split into paragraphs; shorter ones stay whole.
 LONG_TEXT_CHARS = 1200

@@ -29,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
+from ragdash.atomic import atomic_write, file_lock
 from ragdash.errors import WorkspaceError
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
 from ragdash.ingestion.ingest import (
@@ -43,7 +44,6 @@ from ragdash.ingestion.ingest import (
 )
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.segmentation import cap_passages, max_passages, passage_count
-from ragdash.storage.atomic import atomic_write, file_lock
 
 EDITS_FILE = "metadata.csv"
 #: Largest upload accepted, matching ``server.maxUploadSize`` in .streamlit/config.toml.

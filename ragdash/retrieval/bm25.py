@@ -43,8 +43,8 @@ from ragdash.retrieval.ocr import RepairTable
 from ragdash.retrieval.query_repair import repair_query
 from ragdash.retrieval.ranking import RankedPassage, eligible_passages, query_tokens
 from ragdash.retrieval.spec import RetrieverSpec
-from ragdash.retrieval.tokens import normalize_ocr, tokenizer
 from ragdash.settings import Fixes
+from ragdash.text import normalize_ocr, tokenizer
 
 __all__ = ["Bm25Index", "Bm25Retriever", "bm25_idf"]
 

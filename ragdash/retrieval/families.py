@@ -7,7 +7,7 @@ document happens to be newer". Here dates only decide between versions of one do
 * **recency** — within a group of passages with the same (non-zero) score, the passages of
   one *family* swap places so the newest version comes first; every other passage keeps its
   place. A family joins documents the stale-version detector pairs
-  (:func:`ragdash.checks.versions.find_version_pairs`), documents with the same id once dates
+  (:func:`ragdash.retrieval.versions.find_version_pairs`), documents with the same id once dates
   and version numbers are removed (``returns-2024``/``returns-2026``), and documents with the
   same subject once dates and versions are removed.
 * **versions** — the older of a *detected* pair ranks below the newer one whenever the newer
@@ -36,9 +36,9 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ragdash.checks.versions import VersionPair, find_version_pairs, name_pieces, strip_versions
 from ragdash.ingestion.documents import Corpus, Document, Passage
-from ragdash.retrieval.tokens import tokenize
+from ragdash.retrieval.versions import VersionPair, find_version_pairs, name_pieces, strip_versions
+from ragdash.text import tokenize
 
 __all__ = ["VersionFamilies", "families_of", "newness", "reorder", "version_markers"]
 

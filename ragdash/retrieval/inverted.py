@@ -44,9 +44,9 @@ from ragdash.retrieval.ranking import (
     query_tokens,
     rank_passages,
 )
-from ragdash.retrieval.tokens import tokenizer
 from ragdash.retrieval.topk import FamilyArrays, names_a_version, top_moving
 from ragdash.settings import Fixes
+from ragdash.text import tokenizer
 
 #: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
 FUZZY_CACHE_SIZE = 4096

@@ -37,7 +37,6 @@ from rapidfuzz.distance import OSA
 
 from ragdash.errors import SettingsError
 from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
-from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
 from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost_within
 from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
@@ -46,6 +45,7 @@ from ragdash.settings import (
     FUZZY_RULES,
     Fixes,
 )
+from ragdash.text import is_code_like, letters_by_digit, ocr_readings
 
 
 class MatchKind(StrEnum):

@@ -5,7 +5,7 @@ The seed rewrote every letter-led token with a lone mapped digit, so codes becam
 corpus supports it (:func:`judge_token`):
 
 1. it is not on the user's protected list and is not code-shaped
-   (:func:`ragdash.retrieval.tokens.is_code_like`: ``t1d``, ``h1n1``, ``covid19``, ``x100``);
+   (:func:`ragdash.text.is_code_like`: ``t1d``, ``h1n1``, ``covid19``, ``x100``);
 2. it is not used consistently as it is: a token found as-is in
    :data:`CONSISTENT_DOCUMENTS` or more documents is a real code (``raid1`` in three
    manuals), not a misreading;
@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ragdash.retrieval.tokens import is_code_like, letters_by_digit, ocr_readings
+from ragdash.text import is_code_like, letters_by_digit, ocr_readings
 
 __all__ = [
     "CONFUSIONS",

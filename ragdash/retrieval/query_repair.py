@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from ragdash.retrieval.matching import Lexicon, SetLexicon, fuzzy_eligible, fuzzy_lookup
 from ragdash.retrieval.ranking import query_tokens
-from ragdash.retrieval.tokens import is_code_like, normalize_ocr, tokenizer
 from ragdash.settings import Fixes
+from ragdash.text import is_code_like, normalize_ocr, tokenizer
 
 __all__ = ["RepairedQuery", "repair_query"]
 

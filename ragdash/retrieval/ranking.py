@@ -18,8 +18,8 @@ from ragdash.errors import QueryError
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.families import VersionFamilies, families_of, reorder
 from ragdash.retrieval.matching import Lexicon, QueryPlan, TokenMatch, plan_query, plan_with_lexicon
-from ragdash.retrieval.tokens import tokenizer
 from ragdash.settings import Fixes
+from ragdash.text import tokenizer
 
 MAX_QUERY_CHARS = 1000
 

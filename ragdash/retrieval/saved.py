@@ -37,6 +37,7 @@ from ragdash.errors import IndexFileError
 from ragdash.ingestion.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.ingestion.ingest import DOC_SUFFIXES, METADATA_FILE
 from ragdash.retrieval.inverted import InvertedIndex, Postings
+from ragdash.version import VERSION
 
 __all__ = ["INDEX_FORMAT", "MANIFEST", "Parts", "docs_listing", "read_index", "save_index"]
 
@@ -47,9 +48,7 @@ _SETS = {False: "plain", True: "tables"}
 
 
 def _version() -> str:
-    from ragdash import __version__
-
-    return __version__
+    return VERSION
 
 
 def _sha256(path: Path) -> str:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragdash.case import Case
 from ragdash.checks.cases import read_cases_file
-from ragdash.checks.proof import Case
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.storage.library import SQLITE_HEADER, CaseLibrary
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
 
+from ragdash.case import Case
 from ragdash.checks.cases import case_to_dict, dump_cases
-from ragdash.checks.proof import Case
 from ragdash.settings import FIX_NAMES, Fixes
 
 #: The environment variable that points the exported tests at another docs folder.

@@ -38,18 +38,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ragdash.atomic import file_lock
+from ragdash.case import Case, ProofCheck
 from ragdash.checks.cases import case_from_dict, case_to_dict
-from ragdash.checks.proof import Case, ProofCheck
+from ragdash.checks.proof import check_case
 from ragdash.checks.snapshot import SavedRun
 from ragdash.errors import CaseFileError, LibraryError, RunError
-from ragdash.storage.atomic import file_lock
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 STATUSES = ("open", "diagnosed", "fixed")
 SCHEMA_VERSION = 2
 DEFAULT_TIMEOUT = 5.0
-#: The kind given to cases saved from a user's report (the Triage page).
-REPORTED = "reported"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cases (
@@ -569,3 +570,14 @@ def _library_case(row: tuple) -> LibraryCase:
     except (json.JSONDecodeError, CaseFileError) as exc:
         raise LibraryError(f"library case {name!r} cannot be read: {exc}") from None
     return LibraryCase(case, status, created, updated)
+
+
+def rerun_and_record(
+    index: CorpusIndex, library: CaseLibrary, case: Case, fixes: Fixes
+) -> ProofCheck:
+    """Run ``case`` under exactly ``fixes`` and add the result to the library's run history,
+    labelled with :attr:`Fixes.label` (every setting that changed the result). Raises
+    ``QueryError`` or ``LibraryError``; nothing is recorded then."""
+    check = check_case(index, case, fixes)
+    library.record_checks([(fixes.label, check)])
+    return check

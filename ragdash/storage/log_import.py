@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragdash.case import Case
 from ragdash.checks.cases import case_from_dict
-from ragdash.checks.proof import Case
 from ragdash.errors import CaseFileError
 
 __all__ = ["LOG_FORMATS", "LogImport", "RowProblem", "log_format", "parse_log_cases"]

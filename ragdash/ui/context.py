@@ -15,7 +15,7 @@ from typing import TypeVar
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from ragdash.checks.proof import Case
+from ragdash.case import Case
 from ragdash.errors import IngestError
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace

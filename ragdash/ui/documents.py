@@ -7,6 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case
 from ragdash.checks.findability import (
     EvidenceFinding,
     PassageChange,
@@ -14,8 +15,6 @@ from ragdash.checks.findability import (
     passage_diff,
 )
 from ragdash.checks.ocr_signals import OcrSignal, add_substitutions, ocr_signals
-from ragdash.checks.proof import Case
-from ragdash.checks.versions import VersionPair, find_version_pairs
 from ragdash.errors import IngestError, WorkspaceError
 from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
@@ -23,6 +22,7 @@ from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_pa
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.versions import VersionPair, find_version_pairs
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
 from ragdash.ui.guard import document_guard

@@ -9,8 +9,9 @@ from urllib.parse import quote_plus
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.faults import corrupt_query
-from ragdash.checks.proof import Case, Diagnosis, judge
+from ragdash.checks.proof import judge
 from ragdash.errors import QueryError, RetrieverError
 from ragdash.retrieval.compare import (
     Movement,

@@ -7,6 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case
 from ragdash.checks.fragility import (
     KIND_TITLES,
     NO_EDITS,
@@ -16,7 +17,6 @@ from ragdash.checks.fragility import (
     fragility_table,
     result_phrase,
 )
-from ragdash.checks.proof import Case
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes

@@ -19,7 +19,7 @@ from ragdash.errors import IngestError
 from ragdash.ingestion.documents import Document
 from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, render_ocr_page
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 from ragdash.ui.context import source_path
 from ragdash.ui.render import text_block
 from ragdash.ui.state import VIEW_KEY

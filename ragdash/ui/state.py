@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ragdash.checks.proof import Case
+from ragdash.case import Case
 from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState, from_params
 

@@ -9,10 +9,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case
 from ragdash.checks.ablation import AblationRow, configurations, run_ablation
 from ragdash.checks.cases import case_from_dict
 from ragdash.checks.metrics import DEFAULT_METRIC_K
-from ragdash.checks.proof import Case
 from ragdash.checks.report import run_record
 from ragdash.checks.runs import CaseRun
 from ragdash.errors import CaseFileError, LibraryError

@@ -14,8 +14,8 @@ from dataclasses import astuple
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case
 from ragdash.checks.ablation import configurations
-from ragdash.checks.proof import Case
 from ragdash.checks.runs import CaseRun, RunRow, run_cases, run_configurations
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.frames import frame, metrics_table

@@ -8,6 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import REPORTED, Case
 from ragdash.checks.calibration import (
     DEFAULT_THRESHOLDS,
     MIN_CALIBRATION_QUERIES,
@@ -19,11 +20,9 @@ from ragdash.checks.calibration import (
     recommend_threshold,
     sweep_thresholds,
 )
-from ragdash.checks.proof import Case
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
-from ragdash.storage.library import REPORTED
 from ragdash.ui.text import literal
 from ragdash.ui.viewstate import ViewState
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case
 from ragdash.checks.cases import parse_cases
-from ragdash.checks.proof import Case
-from ragdash.checks.triage import repairing_fix, rerun_and_record
+from ragdash.checks.triage import repairing_fix
 from ragdash.cli import check_command
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
-from ragdash.storage.library import STATUSES, CaseLibrary
+from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
 from ragdash.ui.text import code, label, plain
 from ragdash.ui.triage.common import open_library

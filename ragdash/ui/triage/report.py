@@ -7,8 +7,8 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case, Diagnosis, ProofCheck
 from ragdash.checks.ablation import ALL
-from ragdash.checks.proof import Case, Diagnosis, ProofCheck
 from ragdash.checks.triage import Report, Triage, case_name, triage
 from ragdash.cli import check_command
 from ragdash.errors import LibraryError, QueryError, RetrieverError

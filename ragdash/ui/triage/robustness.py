@@ -6,9 +6,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import Case
 from ragdash.checks.ablation import ALL, BASELINE
 from ragdash.checks.faults import QUERY_FAULTS
-from ragdash.checks.proof import Case
 from ragdash.checks.robustness import RobustnessRow, robustness_sweep, sweep_configurations
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex

@@ -8,7 +8,7 @@ Two documents form a :class:`VersionPair` when all three hold:
    ``returns-2026`` both become ``returns``). Plain numbers left in the subjects must be
    equal: ``Report 001`` and ``Report 002`` name two documents, not two versions;
 2. **mostly the same words** — the Jaccard overlap of their text's token sets (tokens as the
-   retriever sees them, :func:`ragdash.retrieval.tokens.tokenize`) is at least ``min_overlap``
+   retriever sees them, :func:`ragdash.text.tokenize`) is at least ``min_overlap``
    (default 0.5: at least half of all the words either uses are shared. The testbed's two
    return policies share 84%; its unrelated documents at most 20%);
 3. **one is older** — their update dates differ (an undated document counts as the oldest,
@@ -43,7 +43,7 @@ from datetime import date
 from rapidfuzz import fuzz
 
 from ragdash.ingestion.documents import Corpus, Document
-from ragdash.retrieval.tokens import tokenize
+from ragdash.text import tokenize
 
 DEFAULT_MIN_OVERLAP = 0.5
 DEFAULT_MIN_SUBJECT = 80.0

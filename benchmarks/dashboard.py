@@ -1,6 +1,6 @@
-"""``python -m ragdash.bench --dashboard``: how long each dashboard rerun takes on a big corpus.
+"""``python -m benchmarks.bench --dashboard``: how long each dashboard rerun takes on a big corpus.
 
-The query benchmark (:mod:`ragdash.bench`) times the core; this one times what a user
+The query benchmark (:mod:`benchmarks.bench`) times the core; this one times what a user
 waits for. It writes a docs folder of third-party text (the same generator: docstrings of the
 standard library and installed packages) at 1k, 10k and 100k passages — ten passages per
 Markdown file, seeded dates and statuses, a case library drawn from the passages — and drives
@@ -100,7 +100,7 @@ def write_corpus(paragraphs: Sequence[str], folder: Path, seed: int = 0) -> tupl
     passage per paragraph), with front matter (10% undated, 10% withdrawn), and a
     ``cases.json`` of :data:`CASES` proof cases (3 words of a paragraph, one of them the
     evidence). Returns (files, cases)."""
-    from ragdash.retrieval.tokens import tokenize
+    from ragdash.text import tokenize
 
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -243,7 +243,7 @@ def measure_size(
 
 
 def _query_strings(texts: Sequence[str], count: int = 8, seed: int = 3) -> list[str]:
-    from ragdash.retrieval.tokens import tokenize
+    from ragdash.text import tokenize
 
     rng = random.Random(seed)
     out = []
@@ -324,7 +324,7 @@ def run_sizes(sizes: Sequence[int], pages: Sequence[str] = tuple(PAGES)) -> list
     """Each size in its own fresh folder; the app's caches are cleared between sizes."""
     import streamlit as st
 
-    from ragdash.bench import passage_texts
+    from benchmarks.texts import passage_texts
 
     start = time.perf_counter()
     texts = paragraphs_of(passage_texts(2 * max(sizes)), max(sizes))
@@ -363,7 +363,7 @@ def parse_sizes(values: Sequence[str]) -> list[int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragdash.bench --dashboard",
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench --dashboard",
                                      description=__doc__)  # fmt: skip
     parser.add_argument("--sizes", nargs="+", default=["1k", "10k", "100k"],
                         help="corpus sizes in passages (default: 1k 10k 100k)")  # fmt: skip

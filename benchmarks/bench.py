@@ -1,4 +1,4 @@
-"""``python -m ragdash.bench``: how fast the index builds and answers, next to BM25 peers.
+"""``python -m benchmarks.bench``: how fast the index builds and answers, next to BM25 peers.
 
 Corpora are cut from text the project did not write — the docstrings of the Python
 standard library, then of the installed packages — into passages of a few sentences, each
@@ -12,121 +12,34 @@ fixes, and the same queries through ``rank_bm25`` (``BM25Okapi.get_scores`` + to
 from __future__ import annotations
 
 import argparse
-import ast
 import gc
 import random
 import statistics
-import sysconfig
 import time
 import tracemalloc
-import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.texts import passage_texts, remixed
+from ragdash.case import Case
 from ragdash.checks.ablation import configurations, run_ablation
-from ragdash.checks.proof import Case
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.tokens import tokenize
 from ragdash.settings import Fixes
+from ragdash.text import tokenize
 
 SIZES = (1_000, 10_000, 100_000)
 #: rank_bm25 scores every passage in Python: above this size it is left out of the run.
 RANK_BM25_LIMIT = 200_000
 QUICK_SIZES = (1_000, 10_000)
 NO_FIXES = Fixes()
-MIN_PASSAGE_CHARS, MAX_PASSAGE_CHARS = 200, 900
-_DOC_NODES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 # --- corpus --------------------------------------------------------------------------------
-
-
-def source_files() -> Iterator[Path]:
-    """Standard-library sources, then installed packages', in a stable order (no tests)."""
-    paths = sysconfig.get_paths()
-    stdlib, purelib = Path(paths["stdlib"]), Path(paths["purelib"])
-    for root, skip_site in ((stdlib, True), (purelib, False)):
-        for path in sorted(root.rglob("*.py")):
-            parts = set(path.relative_to(root).parts)
-            if (skip_site and "site-packages" in parts) or parts & {"test", "tests"}:
-                continue
-            yield path
-
-
-def docstrings(path: Path) -> list[str]:
-    """The module, class and function docstrings of one source file."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(path.read_bytes())
-    except (SyntaxError, ValueError, OSError):
-        return []
-    found, stack = [], [tree]
-    while stack:
-        node = stack.pop()
-        text = ast.get_docstring(node)
-        if text:
-            found.append(text)
-        stack.extend(n for n in reversed(node.body) if isinstance(n, _DOC_NODES))
-    return found
-
-
-def split_passages(text: str) -> list[str]:
-    """Blank-line paragraphs merged up to :data:`MIN_PASSAGE_CHARS`, long ones cut at lines."""
-    pieces: list[str] = []
-    for para in text.split("\n\n"):
-        lines, size = [], 0
-        for line in para.strip().splitlines():
-            if lines and size + len(line) > MAX_PASSAGE_CHARS:
-                pieces.append("\n".join(lines))
-                lines, size = [], 0
-            lines.append(line)
-            size += len(line) + 1
-        if lines:
-            pieces.append("\n".join(lines))
-    merged: list[str] = []
-    for piece in pieces:
-        if merged and len(merged[-1]) < MIN_PASSAGE_CHARS:
-            merged[-1] = f"{merged[-1]}\n\n{piece}"
-        else:
-            merged.append(piece)
-    return [m for m in merged if len(tokenize(m)) >= 5]
-
-
-def passage_texts(count: int) -> list[str]:
-    """``count`` distinct passages of third-party text (fewer if the sources run out)."""
-    seen: dict[str, None] = {}
-    for path in source_files():
-        for doc in docstrings(path):
-            for text in split_passages(doc):
-                seen.setdefault(text)
-                if len(seen) >= count:
-                    return list(seen)
-    return list(seen)
-
-
-def remixed(texts: Sequence[str], count: int, seed: int = 3) -> list[str]:
-    """``count`` more distinct passages when the sources run out (a million passages is
-    more docstring text than a Python install holds): the first half of one passage joined
-    to the second half of another, cut at spaces — still text nobody here wrote, with the
-    same vocabulary and the same passage lengths."""
-    rng = random.Random(seed)
-    seen = set(texts)
-    extra: list[str] = []
-    while len(extra) < count and len(texts) > 1:
-        a, b = rng.choice(texts), rng.choice(texts)
-        head = a[: a.find(" ", len(a) // 2)] if " " in a[len(a) // 2 :] else a
-        tail = b[b.find(" ", len(b) // 2) :] if " " in b[len(b) // 2 :] else b
-        text = f"{head}{tail}"
-        if text not in seen:
-            seen.add(text)
-            extra.append(text)
-    return extra
 
 
 def damage(text: str, rng: random.Random) -> str:
@@ -551,7 +464,7 @@ def pdf_report(rows: Sequence[PdfTiming]) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line (one function, so other benchmarks add their options here)."""
-    parser = argparse.ArgumentParser(prog="python -m ragdash.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="1k and 10k passages, fewer runs")
     parser.add_argument(
         "--sizes", "--passages", dest="passages", type=int, nargs="+",
@@ -586,9 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--dashboard" in argv:  # the dashboard benchmark (it imports this module's corpus)
-        import importlib
+        from benchmarks import dashboard
 
-        dashboard = importlib.import_module("ragdash.ui.bench_dashboard")
         return int(dashboard.main([a for a in argv if a != "--dashboard"]))
     args = parse_args(argv)
     if args.pdf:

@@ -1,4 +1,4 @@
-"""``python -m ragdash.scanbench``: how much of a scanned corpus the retriever still finds.
+"""``python -m benchmarks.scanbench``: how much of a scanned corpus the retriever still finds.
 
 Known text is drawn to page images (several fonts found on this machine, at 150, 200 and 300
 dpi, with mild blur, noise and skew — a photocopy, not a ruin), wrapped as image-only PDFs,
@@ -133,7 +133,7 @@ BENCH_DOCS: tuple[ScanDoc, ...] = (
 
 
 def _case(*args: Any) -> Any:
-    from ragdash.checks.proof import Case
+    from ragdash.case import Case
 
     return Case(*args)
 
@@ -450,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ragdash.errors import RagdashError
 
     parser = argparse.ArgumentParser(
-        prog="python -m ragdash.scanbench",
+        prog="python -m benchmarks.scanbench",
         description="OCR generated scans and report CER and proof-check pass rates per dpi.",
     )
     parser.add_argument("--dpi", type=int, action="append", help="a scan resolution (repeat)")
