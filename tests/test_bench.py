@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ragdash import bench
+from benchmarks import bench
 from ragdash.settings import Fixes
 
 

@@ -13,8 +13,8 @@ import pytest
 from browser_harness import eventually, first_result, running_app, wait_for_app
 from test_browser import SIDEBAR_TOGGLE, _browser_problem
 
-from benchmarks.bench import passage_texts
 from benchmarks.dashboard import paragraphs_of, write_corpus
+from benchmarks.texts import passage_texts
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
