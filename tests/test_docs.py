@@ -157,6 +157,16 @@ def test_every_relative_link_points_at_a_file_that_exists(path):
     assert broken_links(path) == []
 
 
+@pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_repository_path_the_docs_name_exists(path):
+    """`ragdash/cli.py`, `tests/test_bm25.py`, `sample_docs/plans.pdf`: a path written in
+    code style is a promise to a reader looking for it (globs such as `ui/pages/*` skipped)."""
+    text = path.read_text(encoding="utf-8")
+    named = re.findall(r"`((?:ragdash|tests|scripts|sample_docs|docs)/[^`\s]*)`", text)
+    missing = sorted({n for n in named if "*" not in n and not (ROOT / n).exists()})
+    assert missing == []
+
+
 @pytest.mark.parametrize("block", ALL_BLOCKS, ids=lambda b: b.name)
 def test_every_runnable_shell_block_exits_0(block, tmp_path):
     bin_dir = tmp_path / "bin"
