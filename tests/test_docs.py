@@ -14,8 +14,8 @@ import re
 import subprocess
 import sys
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
@@ -34,7 +34,8 @@ FENCE = re.compile(r"^(```|~~~)")
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
-class Block(NamedTuple):
+@dataclass(frozen=True)
+class Block:
     """One runnable shell block: where it is (for the test id) and its text."""
 
     path: Path
