@@ -1,5 +1,5 @@
-"""The scan benchmark: generated image-only PDFs, and the README's table checked against a
-small regeneration (one font, 200 dpi — about ten seconds of Tesseract)."""
+"""The scan benchmark: generated image-only PDFs, and the docs' table (docs/pdfs-and-scans.md)
+checked against a small regeneration (one font, 200 dpi — about ten seconds of Tesseract)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from benchmarks.scanbench import (
 )
 from ragdash.ingestion.scans import tesseract_missing
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent / "docs" / "pdfs-and-scans.md"
 START, END = "<!-- scanbench:start -->", "<!-- scanbench:end -->"
 
 
