@@ -1257,16 +1257,16 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     from ragdash.ui import APP_SCRIPT
+    from ragdash.ui.serve import streamlit_flags
 
     docs = _docs(args)
     if not docs.is_dir():
         raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
     if not 1 <= args.port <= 65535:
         raise BadInput(f"--port must be 1-65535, got {args.port}")
+    flags = streamlit_flags(server_port=args.port, server_address=args.address)
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
-        f"--server.port={args.port}", f"--server.address={args.address}",
-        "--browser.gatherUsageStats=false", "--client.showErrorDetails=type",
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags,
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
     ]  # fmt: skip
     if os.name == "posix":
