@@ -25,7 +25,7 @@ from ragdash.storage.case_store import library_path, workspace_cases
 from ragdash.ui.text import literal
 
 T = TypeVar("T")
-#: (session context id, name) → (the run's marker, value): see :func:`_once_per_run`.
+#: (session context id, name) → (the run's marker, value): see :func:`once_per_run`.
 _PER_RUN: dict[tuple[int, str], tuple[object, object]] = {}
 
 #: A checkout's bundled testbed; an installed package falls back to ./sample_docs.
@@ -124,7 +124,7 @@ def _fingerprint(paths: list[Path]) -> tuple:
     return (digest.hexdigest(), count)
 
 
-def _once_per_run(name: str, compute: Callable[[], T]) -> T:
+def once_per_run(name: str, compute: Callable[[], T]) -> T:
     """``compute()`` at most once per script run (the app shell and the page both ask for
     the corpus key; listing a 10,000-file folder twice per rerun was a tenth of a second).
     Outside a Streamlit run it is simply computed."""
@@ -165,7 +165,7 @@ def fingerprint_key() -> tuple:
         ws = Workspace(config.workspace)
         return _fingerprint([config.docs, ws.uploads, ws.edits_path])
 
-    return _once_per_run("fingerprint", compute)
+    return once_per_run("fingerprint", compute)
 
 
 def current_index(quiet: bool = False) -> CorpusIndex | None:

@@ -15,6 +15,7 @@ from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
 from ragdash.ui.context import DEFAULT_DOCS, settings
+from ragdash.ui.navigation import pages
 from ragdash.ui.render import fmt_score, passage_html
 from ragdash.ui.sidebar import FIX_LABELS
 from ragdash.ui.state import PAGE_PARAMS_KEY, VIEW_KEY, open_case, set_view
@@ -22,7 +23,6 @@ from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState
 
 STEP_KEY = "tour_step"
-EXPLORE_PAGE = "ragdash/ui/pages/explore.py"
 
 
 @st.cache_resource(show_spinner="Reading the sample documents…")
@@ -138,7 +138,7 @@ def render(view: ViewState) -> None:
         "Try it in Explore", icon=":material/search:", key="tour_explore"
     ):
         _try_in_explore(outcome)
-        st.switch_page(EXPLORE_PAGE)
+        st.switch_page(pages().explore)
     if number < len(TOUR):
         forward.button(
             "Next step",
