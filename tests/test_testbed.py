@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from conftest import SAMPLE_CASES, SAMPLE_DOCS
+from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS
 
 from ragdash.checks.proof import Diagnosis, check_case
 from ragdash.settings import FIX_NAMES, Fixes
@@ -105,7 +105,7 @@ def test_the_sample_pdf_is_regenerated_byte_for_byte(tmp_path):
     from importlib.util import module_from_spec, spec_from_file_location
 
     spec = spec_from_file_location(
-        "make_sample_pdf", SAMPLE_DOCS.parent / "scripts/make_sample_pdf.py"
+        "make_sample_pdf", ROOT / "scripts/make_sample_pdf.py"
     )
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
