@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragdash.bundled import SAMPLES_WORD, cases_path, docs_path
+from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
 from ragdash.checks.ablation import AblationRow
 from ragdash.checks.proof import EVIDENCE_RULE
 from ragdash.checks.report import ranked_record, run_record
@@ -104,9 +104,15 @@ def _note_reserved_word(args: argparse.Namespace) -> None:
 
 
 def check_command(docs: str | Path, workspace: str | Path) -> str:
-    """The shell command that checks every case the dashboard sees, as pages print it."""
+    """The shell command that checks every case the dashboard sees, as pages print it (the
+    bundled samples by their word, not by a path inside site-packages)::
+
+        >>> check_command(SAMPLES, "ws")
+        'ragdash check --docs samples --workspace ws --fixes all'
+    """
+    shown = SAMPLES_WORD if Path(docs).resolve() == SAMPLES.resolve() else str(docs)
     return (
-        f"ragdash check --docs {shlex.quote(str(docs))} "
+        f"ragdash check --docs {shlex.quote(shown)} "
         f"--workspace {shlex.quote(str(workspace))} --fixes all"
     )
 

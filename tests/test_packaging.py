@@ -251,6 +251,11 @@ def test_the_installed_dashboard_opens_every_page_clean_in_chromium(installed, t
             page.set_default_timeout(45_000)
             open_clean(page, url + "/explore?q=warehouse+sync", "Explore")
             assert page.get_by_label("Query").input_value() == "warehouse sync"
+            menu = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+            # each link reads "<icon ligature>\n\n<title>"
+            assert [m.splitlines()[-1].strip() for m in menu] == [
+                "Explore", "Guided tour", "Test suite", "Documents", "Triage"
+            ]  # fmt: skip
             for path, title in (("/", "Explore"), ("/documents", "Documents"),
                                 ("/triage", "Triage"), ("/tour", "Guided tour")):  # fmt: skip
                 open_clean(page, url + path, title)
