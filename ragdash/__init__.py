@@ -6,7 +6,7 @@ The public API, in the order a check uses it::
 
     import ragdash
 
-    index = ragdash.CorpusIndex(ragdash.load_folder("sample_docs"))
+    index = ragdash.CorpusIndex(ragdash.load_folder(ragdash.SAMPLES))  # the bundled samples
     case = ragdash.Case("stale", "return policy days", "returns-2026", evidence=("30 days",))
     check = ragdash.check_case(index, case, ragdash.Fixes.parse("recency"))
     print(check.passed, check.diagnosis)        # True pass
@@ -23,6 +23,7 @@ Everything ragdash refuses on purpose raises a :class:`RagdashError` whose messa
 the file or value at fault.
 """
 
+from ragdash.bundled import SAMPLES, SAMPLES_CASES
 from ragdash.case import Case, Diagnosis, ProofCheck
 from ragdash.checks.proof import check_case
 from ragdash.checks.runs import CaseRun, metrics_of, run_cases
@@ -51,6 +52,8 @@ __all__ = [
     "Retriever",
     "RetrieverError",
     "RetrieverSpec",
+    "SAMPLES",
+    "SAMPLES_CASES",
     "check_case",
     "load_cases",
     "load_folder",

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
 from ragdash.case import EVIDENCE_RULE
 from ragdash.checks.ablation import AblationRow
 from ragdash.checks.report import ranked_record, run_record
@@ -81,24 +82,37 @@ def _fixes(args: argparse.Namespace) -> Fixes:
         raise BadInput(f"fix settings: {exc}") from None
 
 
-def default_docs() -> Path | None:
-    """``$RAGDASH_DOCS``, else ``./sample_docs`` when it exists (a checkout's testbed)."""
-    if os.environ.get("RAGDASH_DOCS"):
-        return Path(os.environ["RAGDASH_DOCS"])
-    return Path("sample_docs") if Path("sample_docs").is_dir() else None
+def default_docs() -> Path:
+    """``$RAGDASH_DOCS``, else the bundled samples (shipped in the package, so an installed
+    ragdash has them wherever it runs; ``samples`` names them in either place)."""
+    return docs_path(os.environ.get("RAGDASH_DOCS") or SAMPLES_WORD)
 
 
 def _docs(args: argparse.Namespace) -> Path:
-    docs = Path(args.docs) if args.docs else default_docs()
-    if docs is None:
-        raise BadInput("no docs folder: give --docs DIR (or set RAGDASH_DOCS)")
-    return docs
+    return docs_path(args.docs) if args.docs else default_docs()
+
+
+def _note_reserved_word(args: argparse.Namespace) -> None:
+    """``samples`` names the bundled samples even where a folder of that name exists: say
+    so, or a team's own ``samples/`` would be silently passed over."""
+    if not Path(SAMPLES_WORD).is_dir():
+        return
+    for option in ("docs", "cases"):
+        if getattr(args, option, None) == SAMPLES_WORD:
+            print(f"ragdash: note: --{option} samples means the samples bundled with ragdash; "
+                  f"write ./samples for the folder of that name here", file=sys.stderr)  # fmt: skip
 
 
 def check_command(docs: str | Path, workspace: str | Path) -> str:
-    """The shell command that checks every case the dashboard sees, as pages print it."""
+    """The shell command that checks every case the dashboard sees, as pages print it (the
+    bundled samples by their word, not by a path inside site-packages)::
+
+        >>> check_command(SAMPLES, "ws")
+        'ragdash check --docs samples --workspace ws --fixes all'
+    """
+    shown = SAMPLES_WORD if Path(docs).resolve() == SAMPLES.resolve() else str(docs)
     return (
-        f"ragdash check --docs {shlex.quote(str(docs))} "
+        f"ragdash check --docs {shlex.quote(shown)} "
         f"--workspace {shlex.quote(str(workspace))} --fixes all"
     )
 
@@ -149,7 +163,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def _cases(args: argparse.Namespace, index: CorpusIndex):
     if args.cases:
         try:
-            cases = load_cases(args.cases)
+            cases = load_cases(cases_path(args.cases))
         except CaseFileError as exc:
             raise BadInput(str(exc)) from None
     elif args.workspace:
@@ -768,20 +782,19 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     import os
-    from pathlib import Path
 
     from ragdash.atomic import atomic_write
     from ragdash.storage.export import DOCS_ENV, json_export, pytest_module
 
     try:
-        cases = load_cases(args.cases)
+        cases = load_cases(cases_path(args.cases))
     except CaseFileError as exc:
         raise BadInput(str(exc)) from None
     if args.format == "json":
         text = json_export(cases)
     else:
-        docs = args.docs or os.environ.get(DOCS_ENV) or "sample_docs"
-        if not Path(docs).is_dir():
+        docs = args.docs or os.environ.get(DOCS_ENV) or SAMPLES_WORD
+        if not docs_path(docs).is_dir():
             raise BadInput(f"docs folder {docs!r} does not exist or is not a folder (--docs)")
         text = pytest_module(cases, docs=docs, fixes=_fixes(args))
     try:
@@ -937,7 +950,7 @@ def cmd_import_cases(args: argparse.Namespace) -> int:
     except UnicodeDecodeError:
         raise BadInput(f"{args.file}: is not UTF-8 text") from None
     known = None
-    if args.docs or default_docs():
+    if args.docs or os.environ.get("RAGDASH_DOCS"):
         known = set(_index(args).corpus.doc_ids)
     try:
         library = open_library(args.workspace, create=True)
@@ -998,7 +1011,7 @@ def _export_options(p: argparse.ArgumentParser) -> None:
         "--docs",
         default=None,
         help="pytest: default docs folder of the tests (RAGDASH_DOCS overrides it when they "
-        "run); default $RAGDASH_DOCS or sample_docs",
+        "run); default $RAGDASH_DOCS or samples (the bundled samples)",
     )
     # An exported suite guards the repairs: by default they are all on (pytest format only).
     _fix_options(p, default="all")
@@ -1021,8 +1034,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--docs",
             default=None,
-            help="docs folder (.txt, .md, .pdf, metadata.csv); default $RAGDASH_DOCS or "
-            "./sample_docs",
+            help="docs folder (.txt, .md, .pdf, metadata.csv), or samples: the bundled "
+            "samples; default $RAGDASH_DOCS, else the bundled samples",
         )
         p.add_argument(
             "--workspace",
@@ -1041,8 +1054,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--cases",
                 default=None,
-                help="cases.json or a SQLite case library (default with --workspace: the "
-                "docs folder's cases.json plus the workspace's library)",
+                help="cases.json or a SQLite case library, or samples: the bundled cases "
+                "(default with --workspace: the docs folder's cases.json plus the "
+                "workspace's library)",
             )
         _fix_options(p, default=fixes)
         p.add_argument(
@@ -1252,16 +1266,16 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     from ragdash.ui import APP_SCRIPT
+    from ragdash.ui.serve import streamlit_flags
 
     docs = _docs(args)
     if not docs.is_dir():
         raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
     if not 1 <= args.port <= 65535:
         raise BadInput(f"--port must be 1-65535, got {args.port}")
+    flags = streamlit_flags(server_port=args.port, server_address=args.address)
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
-        f"--server.port={args.port}", f"--server.address={args.address}",
-        "--browser.gatherUsageStats=false", "--client.showErrorDetails=type",
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags,
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
     ]  # fmt: skip
     if os.name == "posix":
@@ -1429,6 +1443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise BadInput("--top-k must be at least 1")
         if getattr(args, "metrics_k", 1) < 1:
             raise BadInput("--metrics-k must be at least 1")
+        _note_reserved_word(args)
         return COMMANDS[args.command](args)
     except BadInput as exc:
         print(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)

@@ -18,7 +18,7 @@ from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_docs"
+SAMPLE = ROOT / "ragdash" / "samples"
 EXPLORE = "ragdash/ui/pages/explore.py"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"
@@ -721,6 +721,8 @@ def test_the_tour_says_so_when_the_bundled_samples_are_missing(app, tmp_path, mo
         at.switch_page("ragdash/ui/pages/tour.py").run()
         no_exception(at)
         assert any("bundled sample documents" in e.value for e in at.error)
+        # an installed ragdash has no checkout to run from: never send the user to one
+        assert not any("checkout" in e.value for e in at.error)
     finally:
         tour._bundled.clear()
 

@@ -34,7 +34,7 @@ from ragdash.settings import FIX_NAMES, Fixes
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "sample_docs"
+SAMPLE_DOCS = ROOT / "ragdash" / "samples"
 #: The bundled corpus's hash, which every link made on it carries.
 SAMPLE_HASH = corpus_fingerprint(load_folder(SAMPLE_DOCS))
 RED = "rgb(255, 0, 0)"

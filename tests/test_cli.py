@@ -363,7 +363,7 @@ def test_ocr_map_option_changes_what_the_ocr_fix_repairs(capsys):
     assert json.loads(out)["fixes"] == "ocr (ocr map 5=s)"
     code, _, err = run_main(capsys, "query", *DOCS, "--ocr-map", "0=oo", "sync")
     assert code == 2 and "0=oo" in err
-ADVERSARIAL = str(SAMPLE_DOCS.parent / "tests" / "fixtures" / "adversarial" / "docs")
+ADVERSARIAL = str(ROOT / "tests" / "fixtures" / "adversarial" / "docs")
 
 
 def test_rewrites_lists_each_ocr_rewrite_with_its_evidence_and_what_it_keeps(capsys):
@@ -389,3 +389,22 @@ def test_protect_keeps_a_token_the_ocr_fix_would_rewrite(capsys):
 def test_query_says_when_no_passage_matched(capsys):
     code, out, _ = run_main(capsys, "query", *DOCS, "quantum entanglement")
     assert code == 0 and "no passage matched the query" in out
+
+
+def test_samples_names_the_bundled_samples_from_any_folder(tmp_path):
+    """``--docs samples --cases samples`` (and no --docs at all) check the samples shipped in
+    the package, wherever ragdash runs; a ``./samples`` folder there is named ``./samples``,
+    and a note says so."""
+    result = run_cli("check", "--docs", "samples", "--cases", "samples", "--fixes", "all",
+                     cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "8 of 8 cases passed" in result.stdout and result.stderr == ""
+    result = run_cli("check", "--cases", "samples", "--fixes", "all", cwd=tmp_path)
+    assert result.returncode == 0 and "8 of 8 cases passed" in result.stdout, result.stderr
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "ours.md").write_text("# Ours\n\nOur own notes.\n")
+    result = run_cli("query", "--docs", "samples", "return policy days", cwd=tmp_path)
+    assert result.returncode == 0 and "returns-2024" in result.stdout
+    assert "write ./samples for the folder" in result.stderr
+    result = run_cli("query", "--docs", "./samples", "our own notes", cwd=tmp_path)
+    assert result.returncode == 0 and "ours" in result.stdout, result.stderr

@@ -228,7 +228,7 @@ def test_cli_defaults_to_all_fixes_and_ragdash_docs(capsysbinary, monkeypatch):
         capsysbinary, "export", "--cases", str(SAMPLE_CASES), "--format", "pytest"
     )
     assert code == 0, err
-    assert '"docs": "sample_docs"' in out
+    assert '"docs": "samples"' in out
 
 
 def test_cli_reads_a_sqlite_library(tmp_path, capsysbinary, sample_cases):

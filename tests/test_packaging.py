@@ -4,6 +4,7 @@ installed package; the README's Python snippet runs as printed."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -11,13 +12,14 @@ import sys
 import time
 import tomllib
 import urllib.request
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
 
 import pytest
 from browser_harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_docs"
+SAMPLE = ROOT / "ragdash" / "samples"
 
 
 def requirement_lines(text: str) -> list[str]:
@@ -46,28 +48,74 @@ def test_the_readme_python_snippet_runs_as_printed():
     assert result.stdout.split()[:2] == ["True", "pass"]
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """A fresh venv (seeing the machine's packages, so nothing is downloaded) with a copy
-    of the checkout installed by pip; returns the venv's bin folder."""
-    base = tmp_path_factory.mktemp("pkg")
-    source = base / "checkout"
+def copy_checkout(dest: Path) -> Path:
     shutil.copytree(
-        ROOT, source,
+        ROOT, dest,
         ignore=shutil.ignore_patterns(".git", "workspace", "screenshots", "__pycache__",
-                                      "*.egg-info", "build", ".hypothesis", ".*_cache"),
+                                      "*.egg-info", "build", "dist", ".hypothesis", ".*_cache"),
     )  # fmt: skip
-    venv = base / "venv"
+    return dest
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel ``pip wheel`` builds from a copy of the checkout (no build isolation, so
+    nothing is downloaded): what a user installs."""
+    base = tmp_path_factory.mktemp("wheel")
+    source = copy_checkout(base / "checkout")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+         "-w", str(base / "dist"), str(source)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    (found,) = (base / "dist").glob("ragdash-*.whl")
+    return found
+
+
+def fresh_venv(where: Path) -> Path:
+    """A fresh venv that sees the machine's packages (so nothing is downloaded); its bin."""
     subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True
+        [sys.executable, "-m", "venv", "--system-site-packages", str(where)], check=True
     )
+    return where / "bin"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory, wheel) -> Path:
+    """A fresh venv with the wheel installed by pip; returns the venv's bin folder."""
+    bin_dir = fresh_venv(tmp_path_factory.mktemp("pkg") / "venv")
     pip = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
-         "--no-build-isolation", str(source)],
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert pip.returncode == 0, pip.stderr
-    return venv / "bin"
+    return bin_dir
+
+
+def test_the_wheel_ships_the_samples_and_an_entry_script_without_a_pages_folder(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for sample in sorted(p.name for p in SAMPLE.iterdir()):
+        assert f"ragdash/samples/{sample}" in names, f"the wheel lacks the sample {sample}"
+    assert {"ragdash/samples/cases.json", "ragdash/samples/plans.pdf"} <= names
+    # Streamlit runs a main script with pages/ beside it as an old-style multipage app,
+    # skipping the app shell (a fresh /suite raised KeyError: 'view').
+    entry = PurePosixPath(next(n for n in names if n.endswith("/streamlit_app.py")))
+    assert not any(n.startswith(f"{entry.parent}/pages/") for n in names)
+
+
+def test_the_checkout_config_toml_says_what_ragdash_dashboard_passes():
+    from ragdash.ingestion.workspace import MAX_UPLOAD_BYTES
+    from ragdash.ui.serve import SERVER_OPTIONS, streamlit_flags
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    flat = {f"{section}.{key}": value for section, options in config.items()
+            for key, value in options.items()}  # fmt: skip
+    assert flat == SERVER_OPTIONS
+    assert flat["server.maxUploadSize"] * 1024 * 1024 == MAX_UPLOAD_BYTES
+    flags = streamlit_flags(server_port=8600)
+    assert "--server.maxUploadSize=50" in flags and "--server.port=8600" in flags
+    assert "--client.toolbarMode=minimal" in flags and "--server.enableXsrfProtection=true" in flags
 
 
 def test_the_installed_command_checks_the_testbed_from_another_directory(installed, tmp_path):
@@ -83,7 +131,23 @@ def test_the_installed_command_checks_the_testbed_from_another_directory(install
         [str(installed / "python"), "-c", "import ragdash; print(ragdash.__file__)"],
         cwd=tmp_path, capture_output=True, text=True,
     )  # fmt: skip
-    assert "site-packages" in where.stdout
+    assert "site-packages" in where.stdout and str(installed.parent) in where.stdout
+
+
+@pytest.mark.parametrize(
+    "options",
+    [("--docs", "samples", "--cases", "samples"), ("--cases", "samples")],
+    ids=["docs-and-cases-samples", "default-docs"],
+)
+def test_the_bundled_samples_are_checked_from_an_empty_folder(installed, tmp_path, options):
+    result = subprocess.run(
+        [str(installed / "ragdash"), "check", *options, "--fixes", "all"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "RAGDASH_DOCS"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "8 of 8 cases passed" in result.stdout
+    assert list(tmp_path.iterdir()) == []  # nothing written where it ran
 
 
 def test_the_installed_dashboard_command_serves_the_app(installed, tmp_path):
@@ -122,3 +186,167 @@ def test_the_dashboard_command_refuses_a_missing_docs_folder_in_one_line(install
     )  # fmt: skip
     assert result.returncode == 2
     assert "does not exist" in result.stderr and "Traceback" not in result.stderr
+
+
+# -- the installed dashboard, every page in Chromium ---------------------------------------
+
+MAIN_H1 = '[data-testid="stMain"] h1'
+
+
+def wait_healthy(server: subprocess.Popen, url: str) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"the dashboard did not answer its health check (exit {server.poll()})")
+
+
+def open_clean(page, url: str, title: str) -> None:
+    """Open ``url`` and wait for the page titled ``title``; no exception box, no "Page not
+    found" (Streamlit says that in a dialog, then falls back to the default page)."""
+    from browser_harness import wait_for_app
+
+    page.goto(url)
+    wait_for_app(page)
+    assert_clean(page, title)
+
+
+def assert_clean(page, title: str) -> None:
+    page.locator(MAIN_H1, has_text=title).first.wait_for()
+    assert page.locator('[data-testid="stException"]').all_inner_texts() == []
+    assert "Page not found" not in page.locator("body").inner_text()
+    assert page.locator(MAIN_H1).first.inner_text().strip() == title
+
+
+@pytest.mark.browser
+def test_the_installed_dashboard_opens_every_page_clean_in_chromium(installed, tmp_path):
+    """``ragdash dashboard`` with no options, from an empty folder: the bundled samples,
+    every page, the direct links, the page links and the 50 MB upload limit."""
+    from browser_harness import chromium_browser, wait_for_app
+
+    from ragdash.checks.tour import TOUR
+    from ragdash.storage.case_store import load_cases
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if k not in ("RAGDASH_DOCS", "RAGDASH_WORKSPACE")}
+    log = open(tmp_path.parent / f"{tmp_path.name}-server.log", "w")  # noqa: SIM115
+    server = subprocess.Popen(
+        [str(installed / "ragdash"), "dashboard", "--port", str(port)],
+        cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    try:
+        wait_healthy(server, url)
+        with chromium_browser() as browser:
+            # The first link opened on the fresh server, then another in a new session.
+            for path, title in (("/suite", "Test suite"), ("/explore", "Explore")):
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                open_clean(page, url + path, title)
+                page.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(45_000)
+            open_clean(page, url + "/explore?q=warehouse+sync", "Explore")
+            assert page.get_by_label("Query").input_value() == "warehouse sync"
+            menu = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+            # each link reads "<icon ligature>\n\n<title>"
+            assert [m.splitlines()[-1].strip() for m in menu] == [
+                "Explore", "Guided tour", "Test suite", "Documents", "Triage"
+            ]  # fmt: skip
+            for path, title in (("/", "Explore"), ("/documents", "Documents"),
+                                ("/triage", "Triage"), ("/tour", "Guided tour")):  # fmt: skip
+                open_clean(page, url + path, title)
+            # Documents: the upload limit is the checkout's, not Streamlit's 200 MB.
+            open_clean(page, url + "/documents", "Documents")
+            limit = page.locator('[data-testid="stFileUploaderDropzoneInstructions"]')
+            assert "50MB per file" in limit.inner_text()
+            # Explore's link to the tour, and the tour's four steps from FAIL to PASS.
+            open_clean(page, url + "/", "Explore")
+            page.get_by_role("link", name=re.compile("Take the guided tour")).click()
+            wait_for_app(page)
+            assert_clean(page, "Guided tour")
+            for number, step in enumerate(TOUR, start=1):
+                page.get_by_role("heading", name=f"Step {number} of {len(TOUR)}: {step.flaw}")\
+                    .wait_for()  # fmt: skip
+                wait_for_app(page)
+                assert "Proof check: FAIL → PASS" in page.locator('[data-testid="stMain"]')\
+                    .inner_text()  # fmt: skip
+                assert_clean(page, "Guided tour")
+                if number < len(TOUR):
+                    page.get_by_role("button", name="Next step").click()
+            # The tour's "Try it in Explore" and the suite's "Open in Explore".
+            page.get_by_role("button", name="Try it in Explore").click()
+            wait_for_app(page)
+            assert_clean(page, "Explore")
+            cases = {c.name: c for c in load_cases(SAMPLE / "cases.json")}
+            assert page.get_by_label("Query").input_value() == cases[TOUR[-1].case_name].query
+            open_clean(page, url + "/suite", "Test suite")
+            page.get_by_role("button", name="Open in Explore").click()
+            wait_for_app(page)
+            assert_clean(page, "Explore")
+            assert page.get_by_label("Query").input_value() == next(iter(cases.values())).query
+            page.close()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+# -- the CI gate recipe (docs/ci-gate.md), run as written ----------------------------------
+
+
+def runnable_blocks(path: Path) -> list[str]:
+    """The ```bash blocks of a doc page marked ``<!-- runnable -->``, in order."""
+    text = path.read_text(encoding="utf-8")
+    return re.findall(r"^<!-- runnable -->\n```bash\n(.*?)^```", text, re.S | re.M)
+
+
+def test_the_ci_gate_recipe_runs_as_written_in_a_fresh_repository(wheel, tmp_path):
+    from ragdash.settings import FIX_NAMES
+
+    make_baseline, gate = runnable_blocks(ROOT / "docs" / "ci-gate.md")
+    repo = tmp_path / "team-repo"
+    shutil.copytree(SAMPLE, repo / "kb")  # the team's documents and cases
+    bin_dir = fresh_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RAGDASH_DOCS", "RAGDASH_WORKSPACE", "PYTHONPATH", "FIXES")}  # fmt: skip
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(bin_dir.parent),
+        RAGDASH_SPEC=str(wheel), PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
+        GIT_AUTHOR_NAME="Team", GIT_AUTHOR_EMAIL="team@example.com",
+        GIT_COMMITTER_NAME="Team", GIT_COMMITTER_EMAIL="team@example.com",
+    )  # fmt: skip
+
+    def sh(script: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", script], cwd=repo, env={**env, **extra},
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+
+    assert sh("git init -q && git add kb && git commit -q -m 'our documents'").returncode == 0
+    made = sh(make_baseline)
+    assert made.returncode == 0, made.stderr
+    # committed, and made without a case library or a workspace
+    assert sh("git ls-files --error-unmatch ci/baseline-run.json").returncode == 0
+    assert sh("git status --porcelain").stdout == ""
+    assert not (repo / "workspace").exists()
+
+    passed = sh(gate)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "gate: passed" in passed.stdout
+    assert (repo / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+    # The pipeline drops the fuzzy fix: the gate fails and names the case it breaks.
+    (repo / "report.html").unlink()
+    without_fuzzy = ",".join(name for name in FIX_NAMES if name != "fuzzy")
+    failed = sh(gate, FIXES=without_fuzzy)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "gate: FAILED" in failed.stdout
+    assert "case 'typo' passed in ci/baseline-run.json and fails now" in failed.stdout
+    assert "without fuzzy" in failed.stdout
+    assert "typo" in (repo / "report.html").read_text(encoding="utf-8")

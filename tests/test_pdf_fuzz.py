@@ -13,7 +13,10 @@ from ragdash.errors import IngestError
 from ragdash.ingestion.ingest import read_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = [ROOT / "sample_docs" / "plans.pdf", *sorted((ROOT / "tests" / "fixtures").glob("*.pdf"))]
+SEEDS = [
+    ROOT / "ragdash" / "samples" / "plans.pdf",
+    *sorted((ROOT / "tests" / "fixtures").glob("*.pdf")),
+]
 #: Seconds one mutated input may take before the loader counts as hung.
 TIME_LIMIT = 20
 MUTANTS_PER_SEED = 25

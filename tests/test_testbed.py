@@ -1,4 +1,4 @@
-"""The bundled testbed (sample_docs/) does what it is there to show.
+"""The bundled testbed (ragdash/samples/) does what it is there to show.
 
 Each corrupted case fails with no fix, with the diagnosis its flaw causes; its own fix alone
 repairs it; all fixes pass everything; every clean control passes with no fix and with every
@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from conftest import SAMPLE_CASES, SAMPLE_DOCS
+from conftest import ROOT, SAMPLE_CASES, SAMPLE_DOCS
 
 from ragdash.case import Diagnosis
 from ragdash.checks.proof import check_case
@@ -106,7 +106,7 @@ def test_the_sample_pdf_is_regenerated_byte_for_byte(tmp_path):
     from importlib.util import module_from_spec, spec_from_file_location
 
     spec = spec_from_file_location(
-        "make_sample_pdf", SAMPLE_DOCS.parent / "scripts/make_sample_pdf.py"
+        "make_sample_pdf", ROOT / "scripts/make_sample_pdf.py"
     )
     module = module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -5,7 +5,7 @@ Every retriever answers ``retrieve(query, fixes, k)`` with a
 proof check, the metrics, query corruption and the fragility search work the same against
 each::
 
-    >>> index = CorpusIndex(load_folder("sample_docs"))                      # doctest: +SKIP
+    >>> index = CorpusIndex(load_folder(SAMPLES))                            # doctest: +SKIP
     >>> bm25 = make_retriever(RetrieverSpec("bm25"), index)                  # doctest: +SKIP
     >>> bm25.top("return policy days", Fixes(), 1)[0].doc_id                 # doctest: +SKIP
     'returns-2024'

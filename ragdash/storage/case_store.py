@@ -9,7 +9,7 @@ and renames it ``cases.json.imported`` — nothing is lost and nothing is import
 The CLI (``ragdash check --workspace DIR``) and the dashboard read cases through
 :func:`workspace_cases`, so both see exactly the same cases::
 
-    >>> found = workspace_cases("sample_docs", "workspace")   # doctest: +SKIP
+    >>> found = workspace_cases("docs", "workspace")          # doctest: +SKIP
     >>> [c.name for c in found.cases][:2], found.problems      # doctest: +SKIP
     (['stale-version', 'ocr-noise'], ())
 """

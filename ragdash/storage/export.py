@@ -29,7 +29,8 @@ _TEMPLATE = '''\
 Each case runs through ragdash's core (load_folder -> CorpusIndex -> check_case) under the
 fixes recorded in EXPORT below (a case with its own repairing fix in EXPORT["case_fixes"]
 runs under that fix), and fails with the diagnosis and the missing evidence. Documents
-come from EXPORT["docs"] (relative to the directory pytest runs in) unless the RAGDASH_DOCS
+come from EXPORT["docs"] (relative to the directory pytest runs in; "samples" names the
+samples bundled with ragdash) unless the RAGDASH_DOCS
 environment variable names another folder, plus the uploads and metadata edits of
 EXPORT["workspace"] (or RAGDASH_WORKSPACE) when one is recorded. ragdash must be importable.
 No network, no model: the check is whether the retriever hands over the evidence.
@@ -43,6 +44,7 @@ from pathlib import Path
 
 import pytest
 
+from ragdash.bundled import docs_path
 from ragdash.checks.cases import case_from_dict
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ingestion.ingest import load_folder
@@ -74,7 +76,7 @@ CASES = [case_from_dict(data, f"case {n}") for n, data in enumerate(EXPORT["case
 
 
 def docs_folder() -> Path:
-    return Path(os.environ.get("RAGDASH_DOCS") or EXPORT["docs"])
+    return docs_path(os.environ.get("RAGDASH_DOCS") or EXPORT["docs"])
 
 
 def workspace_folder():

@@ -1,5 +1,5 @@
 """The dashboard's main script body, shared by the top-level ``app.py`` (``streamlit run
-app.py``) and ``ragdash dashboard`` (which runs :mod:`ragdash.ui.streamlit_app`).
+app.py``) and ``ragdash dashboard`` (which runs :mod:`ragdash.ui.entry.streamlit_app`).
 
 Streamlit re-executes the main script on every interaction, but imports modules once, so
 the entry scripts call :func:`run` rather than doing the work at import time."""
@@ -7,19 +7,17 @@ the entry scripts call :func:`run` rather than doing the work at import time."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import streamlit as st
 from PIL import Image, ImageDraw
 
 from ragdash.ui.context import case_library, current_index, ensure_index
+from ragdash.ui.navigation import pages
 from ragdash.ui.render import inject_css
 from ragdash.ui.sidebar import render_sidebar
 from ragdash.ui.state import corpus_link_warning, current_view, sync_url
 
-__all__ = ["PAGES_DIR", "favicon", "run"]
-
-PAGES_DIR = Path(__file__).resolve().parent / "pages"
+__all__ = ["favicon", "run"]
 
 
 @cache
@@ -37,37 +35,7 @@ def run() -> None:
     """Set up the page, the navigation and the sidebar, then render the chosen page."""
     st.set_page_config(page_title="ragdash", page_icon=favicon(), layout="wide")
     inject_css()
-    pages = [
-        st.Page(
-            PAGES_DIR / "explore.py",
-            title="Explore",
-            icon=":material/search:",
-            url_path="explore",
-            default=True,
-        ),
-        st.Page(
-            PAGES_DIR / "tour.py",
-            title="Guided tour",
-            icon=":material/tour:",
-            url_path="tour",
-        ),
-        st.Page(
-            PAGES_DIR / "suite.py", title="Test suite", icon=":material/science:", url_path="suite"
-        ),
-        st.Page(
-            PAGES_DIR / "documents.py",
-            title="Documents",
-            icon=":material/description:",
-            url_path="documents",
-        ),
-        st.Page(
-            PAGES_DIR / "triage.py",
-            title="Triage",
-            icon=":material/bug_report:",
-            url_path="triage",
-        ),
-    ]
-    navigation = st.navigation(pages)
+    navigation = st.navigation(pages().navigation())
     index = current_index()
     cases, _ = case_library()
     view = render_sidebar(current_view(cases), index)

@@ -15,6 +15,7 @@ from typing import TypeVar
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from ragdash.bundled import SAMPLES, SAMPLES_WORD, docs_path
 from ragdash.case import Case
 from ragdash.errors import IngestError
 from ragdash.ingestion.segmentation import max_passages
@@ -25,17 +26,17 @@ from ragdash.storage.case_store import library_path, workspace_cases
 from ragdash.ui.text import literal
 
 T = TypeVar("T")
-#: (session context id, name) → (the run's marker, value): see :func:`_once_per_run`.
+#: (session context id, name) → (the run's marker, value): see :func:`once_per_run`.
 _PER_RUN: dict[tuple[int, str], tuple[object, object]] = {}
 
-#: A checkout's bundled testbed; an installed package falls back to ./sample_docs.
-CHECKOUT_DOCS = Path(__file__).resolve().parents[2] / "sample_docs"
-DEFAULT_DOCS = CHECKOUT_DOCS if CHECKOUT_DOCS.is_dir() else Path("sample_docs")
+#: The bundled samples (package data): the default docs folder and the tour's corpus.
+DEFAULT_DOCS = SAMPLES
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Folders the dashboard reads: ``--docs`` / ``RAGDASH_DOCS`` (default ``sample_docs``)
+    """Folders the dashboard reads: ``--docs`` / ``RAGDASH_DOCS`` (default: the bundled
+    samples, also named by the word ``samples``)
     and ``--workspace`` / ``RAGDASH_WORKSPACE`` (default ``./workspace``)."""
 
     docs: Path
@@ -47,9 +48,9 @@ def settings_from(argv: list[str], environ: dict[str, str]) -> Settings:
     parser.add_argument("--docs")
     parser.add_argument("--workspace")
     args, _ = parser.parse_known_args(argv)
-    docs = args.docs or environ.get("RAGDASH_DOCS") or str(DEFAULT_DOCS)
+    docs = docs_path(args.docs or environ.get("RAGDASH_DOCS") or SAMPLES_WORD)
     workspace = args.workspace or environ.get("RAGDASH_WORKSPACE") or "workspace"
-    return Settings(Path(docs).expanduser().resolve(), Path(workspace).expanduser().resolve())
+    return Settings(docs.expanduser().resolve(), Path(workspace).expanduser().resolve())
 
 
 def settings() -> Settings:
@@ -124,7 +125,7 @@ def _fingerprint(paths: list[Path]) -> tuple:
     return (digest.hexdigest(), count)
 
 
-def _once_per_run(name: str, compute: Callable[[], T]) -> T:
+def once_per_run(name: str, compute: Callable[[], T]) -> T:
     """``compute()`` at most once per script run (the app shell and the page both ask for
     the corpus key; listing a 10,000-file folder twice per rerun was a tenth of a second).
     Outside a Streamlit run it is simply computed."""
@@ -165,7 +166,7 @@ def fingerprint_key() -> tuple:
         ws = Workspace(config.workspace)
         return _fingerprint([config.docs, ws.uploads, ws.edits_path])
 
-    return _once_per_run("fingerprint", compute)
+    return once_per_run("fingerprint", compute)
 
 
 def current_index(quiet: bool = False) -> CorpusIndex | None:

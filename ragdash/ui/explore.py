@@ -24,6 +24,7 @@ from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 from ragdash.ui.context import case_library
 from ragdash.ui.guard import document_guard, document_source
+from ragdash.ui.navigation import pages
 from ragdash.ui.render import (
     breakdown_chart,
     breakdown_frame,
@@ -49,7 +50,6 @@ FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typ
 EXPLORE_DEPTH = 200
 #: How many results the score chart shows, whatever top-k is.
 CHART_RESULTS = 6
-TOUR_PAGE = "ragdash/ui/pages/tour.py"
 INTRO = (
     "ragdash shows how realistic flaws in documents — stale versions, OCR noise, typos, "
     "tables cut by a page break — make a simple retriever hand a language model the wrong "
@@ -390,7 +390,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     st.markdown(INTRO)
     links = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     links.page_link(
-        TOUR_PAGE,
+        pages().tour,
         label="New here? Take the guided tour of the four flaws",
         icon=":material/tour:",
     )

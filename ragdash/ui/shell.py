@@ -6,6 +6,7 @@ import streamlit as st
 
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import current_index, fingerprint_key, settings
+from ragdash.ui.navigation import pages
 from ragdash.ui.state import VIEW_KEY
 from ragdash.ui.text import code
 from ragdash.ui.viewstate import ViewState
@@ -39,7 +40,5 @@ def empty_corpus_notice(index: CorpusIndex) -> bool:
             "upload one on the Documents page. The Guided tour runs on the bundled samples.",
             icon=":material/folder_open:",
         )
-    st.page_link(
-        "ragdash/ui/pages/documents.py", label="Go to Documents", icon=":material/upload_file:"
-    )
+    st.page_link(pages().documents, label="Go to Documents", icon=":material/upload_file:")
     return True

@@ -23,6 +23,7 @@ from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, error_text, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.guard import section_guard
+from ragdash.ui.navigation import pages
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.runs import render_saved_runs
@@ -196,7 +197,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     )
     if row.button("Open in Explore", icon=":material/open_in_new:"):
         open_case(next(c for c in cases if c.name == chosen))
-        st.switch_page("ragdash/ui/pages/explore.py")
+        st.switch_page(pages().explore)
 
     if errors == len(runs):  # e.g. the service is down: 12 more rounds would only fail
         st.warning(

@@ -14,7 +14,8 @@ from ragdash.errors import CaseFileError, IngestError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
-from ragdash.ui.context import DEFAULT_DOCS, settings
+from ragdash.ui.context import DEFAULT_DOCS, error_text, settings
+from ragdash.ui.navigation import pages
 from ragdash.ui.render import fmt_score, passage_html
 from ragdash.ui.sidebar import FIX_LABELS
 from ragdash.ui.state import PAGE_PARAMS_KEY, VIEW_KEY, open_case, set_view
@@ -22,7 +23,6 @@ from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState
 
 STEP_KEY = "tour_step"
-EXPLORE_PAGE = "ragdash/ui/pages/explore.py"
 
 
 @st.cache_resource(show_spinner="Reading the sample documents…")
@@ -105,8 +105,7 @@ def render(view: ViewState) -> None:
     except (IngestError, CaseFileError) as exc:
         st.error(
             f"The guided tour runs on the bundled sample documents, which cannot be read "
-            f"here ({literal(str(exc))}). Run ragdash from its checkout, where "
-            f"{code('sample_docs/')} holds them.",
+            f"({error_text(exc)}): this installation of ragdash is incomplete; reinstall it.",
             icon=":material/error:",
         )
         return
@@ -119,7 +118,7 @@ def render(view: ViewState) -> None:
     if outcome is None:
         st.error(
             f"The bundled case {code(TOUR[number - 1].case_name)} is missing from "
-            f"{code(str(DEFAULT_DOCS / 'cases.json'))}: the tour cannot run.",
+            f"the bundled {code('samples/cases.json')}: the tour cannot run.",
             icon=":material/error:",
         )
         return
@@ -138,7 +137,7 @@ def render(view: ViewState) -> None:
         "Try it in Explore", icon=":material/search:", key="tour_explore"
     ):
         _try_in_explore(outcome)
-        st.switch_page(EXPLORE_PAGE)
+        st.switch_page(pages().explore)
     if number < len(TOUR):
         forward.button(
             "Next step",
