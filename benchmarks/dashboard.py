@@ -33,7 +33,7 @@ from pathlib import Path
 
 __all__ = ["PAGES", "Step", "TARGET_S", "main", "run_sizes", "write_corpus"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
 #: Every rerun of these pages should take less than this at 100k passages.
 TARGET_S = 1.0

@@ -193,3 +193,20 @@ def write_date_tie_docs(folder: Path) -> Path:
             ),
         },
     )  # fmt: skip
+
+
+#: Test files that drive a browser, install packages, OCR scans, fuzz or read the real-PDF
+#: development sets: minutes each. ``pytest -m "not slow"`` leaves them out for daily work;
+#: CI (``bash scripts/test.sh``) runs everything.
+SLOW_FILES = frozenset({
+    "test_packaging.py", "test_pdf_fuzz.py", "test_realpdfs.py", "test_scans.py",
+    "test_scanbench.py", "test_bench_dashboard.py", "test_docs.py", "test_scan_view.py",
+    "test_bounded.py", "test_cli_hostile.py", "test_parallel.py",
+})  # fmt: skip
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow files and every browser test ``slow``."""
+    for item in items:
+        if item.path.name in SLOW_FILES or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
