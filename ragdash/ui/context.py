@@ -8,7 +8,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -16,10 +16,12 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from ragdash.checks.proof import Case
-from ragdash.errors import IngestError
+from ragdash.errors import IngestError, SettingsError
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.options import parse_spec, spec_from_environ
+from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import library_path, workspace_cases
 from ragdash.ui.text import literal
@@ -35,21 +37,37 @@ DEFAULT_DOCS = CHECKOUT_DOCS if CHECKOUT_DOCS.is_dir() else Path("sample_docs")
 
 @dataclass(frozen=True)
 class Settings:
-    """Folders the dashboard reads: ``--docs`` / ``RAGDASH_DOCS`` (default ``sample_docs``)
-    and ``--workspace`` / ``RAGDASH_WORKSPACE`` (default ``./workspace``)."""
+    """What whoever started the dashboard chose: the folders it reads — ``--docs`` /
+    ``RAGDASH_DOCS`` (default ``sample_docs``) and ``--workspace`` / ``RAGDASH_WORKSPACE``
+    (default ``./workspace``) — and the retriever it offers beside ragdash's own scorers —
+    ``--retriever …`` or the ``RAGDASH_RETRIEVER`` variables
+    (:mod:`ragdash.retrieval.options`). ``retriever_problem`` says why a named retriever
+    cannot be used (then ``retriever`` is the seed scorer)."""
 
     docs: Path
     workspace: Path
+    retriever: RetrieverSpec = field(default_factory=RetrieverSpec)
+    retriever_problem: str = ""
 
 
 def settings_from(argv: list[str], environ: dict[str, str]) -> Settings:
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--docs")
     parser.add_argument("--workspace")
     args, _ = parser.parse_known_args(argv)
     docs = args.docs or environ.get("RAGDASH_DOCS") or str(DEFAULT_DOCS)
     workspace = args.workspace or environ.get("RAGDASH_WORKSPACE") or "workspace"
-    return Settings(Path(docs).expanduser().resolve(), Path(workspace).expanduser().resolve())
+    problem = ""
+    try:
+        retriever = parse_spec(argv) or spec_from_environ(environ)
+    except SettingsError as exc:
+        retriever, problem = RetrieverSpec(), str(exc)
+    return Settings(
+        Path(docs).expanduser().resolve(),
+        Path(workspace).expanduser().resolve(),
+        retriever,
+        problem,
+    )
 
 
 def settings() -> Settings:
