@@ -23,6 +23,21 @@ def texts(elements) -> str:
     return "\n".join(e.value for e in elements).replace("\\", "")
 
 
+def all_text(at) -> str:
+    """Every element the page drew, as its protobuf text (markdown, HTML, tables, widgets)."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            found.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(found).replace("\\", "")
+
+
 def captions(at) -> str:
     """The captions' text as shown (Markdown escapes removed)."""
     return "\n".join(c.value for c in at.caption).replace("\\", "")
@@ -215,3 +230,34 @@ def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_t
         at.switch_page(SUITE).run()
     no_exception(at)
     assert "from the CLI, `ragdash fragility --retriever …`" in captions(at)
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/secret", "answered HTTP 500 Internal Server Error"),
+        ("/huge-number", "a number of 5,000 digits"),
+        ("/deep", "nested more than 64 levels deep"),
+    ],
+)
+def test_a_hostile_services_answer_is_one_message_on_each_page_never_its_body(
+    app, monkeypatch, path, shown
+):
+    """Issue 24 #5: after Connect the page showed 80 characters of the error body (which may
+    hold secrets); a 5,000-digit number or 100,000-deep JSON was an uncaught exception."""
+    from hostile_service import SECRET, hostile_service
+
+    with hostile_service() as service:
+        monkeypatch.setenv("RAGDASH_RETRIEVER", "http")
+        monkeypatch.setenv("RAGDASH_URL", service.url + path)
+        monkeypatch.setenv("RAGDASH_RETRIES", "0")
+        at = app(q="warehouse sync", retriever="http")
+        at.run()
+        no_exception(at)
+        assert shown in texts(at.error)
+        at.switch_page(SUITE).run()
+        no_exception(at)
+        [table] = html_tables(at)
+        assert set(table["verdict"]) == {"ERROR"} and shown in table["message"].iloc[0]
+        page = all_text(at)
+    assert shown in page and "db_password" not in page and SECRET not in page
