@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,7 +21,7 @@ from ragdash.errors import IngestError, SettingsError
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.options import parse_spec, spec_from_environ
+from ragdash.retrieval.options import ENVIRONMENT, parse_spec, spec_from_environ
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import library_path, workspace_cases
@@ -57,17 +58,26 @@ def settings_from(argv: list[str], environ: dict[str, str]) -> Settings:
     args, _ = parser.parse_known_args(argv)
     docs = args.docs or environ.get("RAGDASH_DOCS") or str(DEFAULT_DOCS)
     workspace = args.workspace or environ.get("RAGDASH_WORKSPACE") or "workspace"
-    problem = ""
-    try:
-        retriever = parse_spec(argv) or spec_from_environ(environ)
-    except SettingsError as exc:
-        retriever, problem = RetrieverSpec(), str(exc)
+    named = tuple(environ.get(variable, "") for variable in ENVIRONMENT.values())
+    retriever, problem = _operator_retriever(tuple(argv), named)
     return Settings(
         Path(docs).expanduser().resolve(),
         Path(workspace).expanduser().resolve(),
         retriever,
         problem,
     )
+
+
+@lru_cache(maxsize=16)
+def _operator_retriever(argv: tuple[str, ...], named: tuple[str, ...]) -> tuple[RetrieverSpec, str]:
+    """The retriever the command line (else the ``RAGDASH_*`` variables, ``named`` in
+    :data:`ENVIRONMENT`'s order) names, and why it cannot be used ('' when it can); cached,
+    as pages ask for the settings many times a run."""
+    try:
+        environ = dict(zip(ENVIRONMENT.values(), named, strict=True))
+        return parse_spec(argv) or spec_from_environ(environ), ""
+    except SettingsError as exc:
+        return RetrieverSpec(), str(exc)
 
 
 def settings() -> Settings:
