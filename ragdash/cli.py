@@ -57,6 +57,8 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 #: Longest run of one word an error line repeats (a 5,000-digit --top-k is cut; a long
 #: path the user typed is not).
 MAX_WORD_SHOWN = 240
+#: One label of a host name (RFC 1123).
+_HOST_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
 
 
 class BadInput(RagdashError):
@@ -821,34 +823,23 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _retriever(args: argparse.Namespace, index: CorpusIndex):
     """The retriever the ``--retriever`` options name (``seed`` when none is given)."""
     from ragdash.retrieval.retrievers import make_retriever
-    from ragdash.retrieval.spec import RetrieverSpec
 
-    kind = getattr(args, "retriever", "seed")
-    try:
-        spec = RetrieverSpec(
-            kind=kind,
-            url=args.url or "",
-            callable=args.callable or "",
-            k1=args.k1,
-            b=args.b,
-            timeout=args.timeout,
-            retries=args.retries,
-            shape=args.shape,
-            results_path=args.results_path or "",
-            id_field=args.id_field or "",
-            text_field=args.text_field or "",
-            score_field=args.score_field or "",
-            page_field=args.page_field or "",
-            auth_env=args.auth_env or "",
-        )
-    except SettingsError as exc:
-        raise BadInput(f"retriever settings: {exc}") from None
+    spec = _retriever_spec(args)
     if spec.kind == "python" and "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
     try:
         return make_retriever(spec, index)
     except RetrieverError as exc:
         raise BadInput(str(exc)) from None
+
+
+def _retriever_spec(args: argparse.Namespace):
+    from ragdash.retrieval.options import spec_from_args
+
+    try:
+        return spec_from_args(args)
+    except SettingsError as exc:
+        raise BadInput(f"retriever settings: {exc}") from None
 
 
 def _print_fix_support(spec, fixes: Fixes) -> None:
@@ -878,43 +869,9 @@ def _metrics_table(retriever, cases, fixes: Fixes, k: int) -> str:
 
 def _retriever_options(p: argparse.ArgumentParser) -> None:
     """``--retriever`` and its settings: what :func:`_retriever` reads."""
-    from ragdash.retrieval.spec import (
-        DEFAULT_B,
-        DEFAULT_K1,
-        DEFAULT_RETRIES,
-        DEFAULT_TIMEOUT,
-        RETRIEVER_KINDS,
-        SHAPES,
-    )
+    from ragdash.retrieval.options import add_retriever_options
 
-    g = p.add_argument_group("retriever (default: seed, ragdash's own scorer)")
-    g.add_argument("--retriever", choices=RETRIEVER_KINDS, default="seed",
-                   help="seed, bm25, http (--url) or python (--callable)")
-    g.add_argument("--url", default=None, help="http: the service's search URL")
-    g.add_argument("--callable", default=None,
-                   help="python: package.module:function(query, top_k) returning hits")
-    g.add_argument("--k1", type=float, default=DEFAULT_K1,
-                   help=f"bm25 term-frequency saturation (default {DEFAULT_K1:g})")
-    g.add_argument("--b", type=float, default=DEFAULT_B,
-                   help=f"bm25 length normalization 0-1 (default {DEFAULT_B:g})")
-    g.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                   help=f"http: seconds per attempt (default {DEFAULT_TIMEOUT:g})")
-    g.add_argument("--retries", type=int, default=DEFAULT_RETRIES,
-                   help=f"http: extra attempts after a timeout, refused connection or 5xx "
-                   f"(default {DEFAULT_RETRIES})")
-    g.add_argument("--shape", choices=list(SHAPES), default="ragdash",
-                   help="where the answer keeps hits and fields (default ragdash schema v1)")
-    for name, what in (
-        ("results-path", "dotted path to the list of hits"),
-        ("id-field", "dotted path of a hit's document id"),
-        ("text-field", "dotted path of a hit's text"),
-        ("score-field", "dotted path of a hit's score"),
-        ("page-field", "dotted path of a hit's page"),
-    ):
-        g.add_argument(f"--{name}", default=None, help=f"{what} (overrides --shape)")
-    g.add_argument("--auth-env", default=None,
-                   help="http: environment variable whose value is sent as the "
-                   "Authorization header (the secret never goes on the command line)")
+    add_retriever_options(p)
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
@@ -1154,6 +1111,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="address to listen on (default 127.0.0.1: this machine only; expose it only "
         "behind an authenticating proxy)",
     )
+    _retriever_options(dashboard)  # the operator's retriever; a page visitor never names one
     common(sub.add_parser("rewrites", help="what the OCR fix rewrites in the docs, and why"),
            cases=False, fixes="ocr")
     learn = sub.add_parser(
@@ -1261,23 +1219,65 @@ def _fragility_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def cmd_dashboard(args: argparse.Namespace) -> int:
-    """Run ``streamlit run`` on the app inside the installed package."""
-    import subprocess
+def check_address(address: str, port: int) -> None:
+    """Refuse, in one line, an address or port the server could not listen on (Streamlit
+    would print a traceback): not an IP address or host name, a name that does not resolve,
+    an address of another machine, a port in use or not allowed."""
+    import ipaddress
+    import socket
 
+    if not 1 <= port <= 65535:
+        raise BadInput(f"--port must be 1-65535, got {port}")
+    shown = one_line(address)
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        labels = address.rstrip(".").split(".")
+        if (not address or len(address) > 253 or not all(_HOST_LABEL.match(x) for x in labels)
+                or labels[-1].isdigit()):  # fmt: skip
+            raise BadInput(
+                f"--address {shown!r} is not an IP address (e.g. 127.0.0.1) or a host name"
+            ) from None
+    try:
+        found = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise BadInput(f"--address {shown!r}: no such host on this machine's network") from None
+    family, kind, proto, _, where = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        if os.name == "posix":
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind(where)
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise BadInput(f"cannot listen on {shown} port {port}: {why}") from None
+
+
+def dashboard_command(args: argparse.Namespace) -> list[str]:
+    """The ``streamlit run`` command ``ragdash dashboard`` becomes: the docs, the workspace
+    and the operator's retriever (``--retriever …``) go to the app after ``--``."""
+    from ragdash.retrieval.options import spec_argv
     from ragdash.ui import APP_SCRIPT
     from ragdash.ui.serve import streamlit_flags
 
     docs = _docs(args)
     if not docs.is_dir():
         raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
-    if not 1 <= args.port <= 65535:
-        raise BadInput(f"--port must be 1-65535, got {args.port}")
+    spec = _retriever_spec(args)
+    check_address(args.address, args.port)
     flags = streamlit_flags(server_port=args.port, server_address=args.address)
-    command = [
+    return [
         sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags,
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
+        *spec_argv(spec),
     ]  # fmt: skip
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    """Run ``streamlit run`` on the app inside the installed package."""
+    import subprocess
+
+    command = dashboard_command(args)
     if os.name == "posix":
         # Become the server: a SIGTERM to `ragdash dashboard` (a service manager, a test's
         # terminate()) then stops Streamlit itself instead of orphaning it on its port.
@@ -1287,6 +1287,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return subprocess.call(command)
     except KeyboardInterrupt:
         return EXIT_OK
+
+
 def cmd_rewrites(args: argparse.Namespace) -> int:
     """The OCR fix's rewrite budget: each rewrite with its evidence, and what it keeps."""
     from ragdash.checks.rewrites import rewrite_budget

@@ -1,11 +1,13 @@
 """The dashboard with other retrievers (Streamlit AppTest): the selector, links that carry
-only what is safe, Connect before a service is called, fixes greyed out where they cannot
+only what is safe, a team's function or service only as named where the dashboard was
+started (never from the page, a link or a session), fixes greyed out where they cannot
 apply, BM25's per-token breakdown, and the Test suite's metrics beside the ablation."""
 
 from __future__ import annotations
 
 import pytest
 from test_app import ROOT, SUITE, html_tables, no_exception, param, results
+from test_retrievers import mypkg  # noqa: F401 - the fixture: a team's search function
 
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases
@@ -14,6 +16,26 @@ from ragdash.storage.passages_export import passage_records
 pytest.importorskip("bm25s")
 
 from bm25_service import running  # noqa: E402
+
+
+def texts(elements) -> str:
+    """The elements' text as shown (Markdown escapes removed)."""
+    return "\n".join(e.value for e in elements).replace("\\", "")
+
+
+def all_text(at) -> str:
+    """Every element the page drew, as its protobuf text (markdown, HTML, tables, widgets)."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            found.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(found).replace("\\", "")
 
 
 def captions(at) -> str:
@@ -42,40 +64,110 @@ def test_a_link_restores_bm25_but_never_a_python_callable(app):
     no_exception(at)
     assert at.selectbox(key="w_retriever").value == "bm25"
     assert at.number_input(key="w_b").value == 0.5
-    at = app(q="return policy days", retriever="python")
+    at = app(q="return policy days", retriever="python", callable="cProfile:run")
     at.run()
     no_exception(at)
     assert at.selectbox(key="w_retriever").value == "seed"
-    assert any("a link never calls a Python function" in w.value for w in at.warning)
+    assert "started without a Python function" in texts(at.warning)
 
 
-def test_a_service_from_a_link_is_called_only_after_connect(app, sample_index):
+def _payload(target) -> str:
+    """A query that writes ``target`` when a retriever runs it as Python (``cProfile.run``
+    execs its first argument)."""
+    return f"__import__('pathlib').Path({str(target)!r}).write_text('ran')"
+
+
+def test_a_visitor_cannot_name_a_function_in_the_page_a_link_or_the_session(app, tmp_path):
+    """Issue 24 #1: *Python function* + ``cProfile:run`` + a query ran Python on the server."""
+    target = tmp_path / "pwned.txt"
+    at = app()
+    # a session crafted as the old sidebar left it: the python kind, a callable, a query
+    at.session_state["w_retriever"] = "python"
+    at.session_state["w_callable"] = "cProfile:run"
+    at.session_state["w_q"] = _payload(target)
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_retriever").options == ["seed (ragdash scorer)", "bm25"]
+    assert [t.key for t in at.sidebar.text_input] == ["w_ocrmap", "w_protect"]  # no Function
+    assert not target.exists()
+    at.switch_page(SUITE).run()  # every page ranks with the same retriever
+    no_exception(at)
+    at = app(q=_payload(target), retriever="python", callable="cProfile:run")
+    at.run()
+    no_exception(at)
+    assert not target.exists()
+
+
+def test_the_operators_python_function_is_offered_read_only_and_ranks(
+    app, monkeypatch, mypkg  # noqa: F811 - the fixture
+):
+    monkeypatch.setenv("RAGDASH_RETRIEVER", "python")
+    monkeypatch.setenv("RAGDASH_CALLABLE", "mypkg.mod:search")
+    at = app(fixes="none")
+    at.run()
+    no_exception(at)
+    picker = at.selectbox(key="w_retriever")
+    assert picker.options == ["seed (ragdash scorer)", "bm25", "Python function"]
+    assert picker.value == "python"  # a fresh session opens on the operator's retriever
+    assert [t.key for t in at.sidebar.text_input] == ["w_ocrmap", "w_protect"]
+    assert "mypkg.mod:search" in captions(at) and "read-only" in captions(at)
+    assert param(at, "retriever") == "python" and "callable" not in at.query_params
+    at = app(q="warehouse sync", fixes="none", retriever="python", callable="cProfile:run")
+    at.run()
+    no_exception(at)
+    assert results(at)[0] == "inventory"  # ranked by mypkg.mod:search (BM25), not the seed
+    assert "Ranked by **python mypkg.mod:search**" in captions(at)
+    assert "callable: a link never names a Python function" in texts(at.warning)
+
+
+def test_the_operators_service_is_called_and_a_link_cannot_point_elsewhere(
+    app, sample_index, monkeypatch
+):
     records = list(passage_records(sample_index, Fixes()))
-    with running(records) as service:
-        url = service.url + "/search"
-        at = app(q="warehouse sync", fixes="none", retriever="http", url=url)
+    with running(records) as service, running(records) as other:
+        monkeypatch.setenv("RAGDASH_RETRIEVER", "http")
+        monkeypatch.setenv("RAGDASH_URL", service.url + "/search")
+        at = app(q="warehouse sync", fixes="none", retriever="http", url=other.url + "/search")
         at.run()
         no_exception(at)
-        assert service.requests == []  # opening the link sent nothing
-        assert any("Not connected" in w.value for w in at.warning)
+        assert other.requests == []  # the link's URL is never asked
+        assert service.requests and service.requests[0][1]["query"] == "warehouse sync"
+        assert results(at)[0] == "inventory"
+        assert "url" not in at.query_params
+        assert "url: a link never names a service URL" in texts(at.warning)
         for name in ("recency", "status", "tables"):
             assert at.toggle(key=f"w_fix_{name}").disabled
         assert not at.toggle(key="w_fix_fuzzy").disabled
         assert "Not applied with http: corpus-side" in captions(at)
-        at.button(key="w_connect").click().run()
-        no_exception(at)
-        assert service.requests and service.requests[0][1]["query"] == "warehouse sync"
-        assert results(at)[0] == "inventory"
-        assert param(at, "url") == url
         assert "own: an external retriever reports no per-token breakdown" in captions(at)
+    monkeypatch.delenv("RAGDASH_RETRIEVER")
+    at = app(q="warehouse sync", retriever="http", url=other.url + "/search")
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_retriever").value == "seed"
+    assert "started without an HTTP service" in texts(at.warning)
 
 
-def test_a_dead_service_gives_a_message_on_explore_and_error_rows_on_the_suite(app):
+def test_a_bad_operator_setting_is_one_message_and_the_page_uses_seed(app, monkeypatch):
+    monkeypatch.setenv("RAGDASH_RETRIEVER", "python")
+    monkeypatch.setenv("RAGDASH_CALLABLE", "not a callable")
+    at = app()
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_retriever").options == ["seed (ragdash scorer)", "bm25"]
+    assert "started with cannot be used" in texts(at.sidebar.error)
+
+
+def test_a_dead_service_gives_a_message_on_explore_and_error_rows_on_the_suite(
+    app, monkeypatch
+):
     with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
         url = service.url + "/search"
-    at = app(q="warehouse sync", retriever="http", url=url)
+    monkeypatch.setenv("RAGDASH_RETRIEVER", "http")
+    monkeypatch.setenv("RAGDASH_URL", url)
+    monkeypatch.setenv("RAGDASH_RETRIES", "0")
+    at = app(q="warehouse sync", retriever="http")
     at.run()
-    at.button(key="w_connect").click().run()
     no_exception(at)
     assert any("connection refused" in e.value for e in at.error)
     at.switch_page(SUITE).run()
@@ -83,7 +175,7 @@ def test_a_dead_service_gives_a_message_on_explore_and_error_rows_on_the_suite(a
     [table] = html_tables(at)  # the Test suite's wrapping HTML table
     assert set(table["verdict"]) == {"ERROR"}
     assert "connection refused" in table["message"].iloc[0]
-    assert any("failed on every case" in w.value for w in at.warning)
+    assert "failed on every case" in texts(at.warning)
 
 
 def test_the_suite_shows_metrics_per_configuration_beside_the_ablation(app):
@@ -112,7 +204,9 @@ def test_triage_diagnoses_a_report_against_bm25_and_names_what_repairs_it(app):
     assert "`status`" in repaired_by and "`recency`" not in repaired_by  # BM25 has no tie
 
 
-def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_to_the_cli(app):
+def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_to_the_cli(
+    app, monkeypatch
+):
     from ragdash import CorpusIndex, load_folder, make_retriever
     from ragdash.checks.fragility import find_breaking_perturbation
 
@@ -129,9 +223,41 @@ def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_t
     found = find_breaking_perturbation(bm25, case, Fixes(), "typo")  # type: ignore[arg-type]
     assert f"breaks after {found.edits} edit" in sentences["typo-control"]
     with running(list(passage_records(bm25.index, Fixes()))) as service:
-        at = app(retriever="http", url=service.url + "/search")
+        monkeypatch.setenv("RAGDASH_RETRIEVER", "http")
+        monkeypatch.setenv("RAGDASH_URL", service.url + "/search")
+        at = app()
         at.run()
-        at.button(key="w_connect").click().run()
         at.switch_page(SUITE).run()
     no_exception(at)
     assert "from the CLI, `ragdash fragility --retriever …`" in captions(at)
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/secret", "answered HTTP 500 Internal Server Error"),
+        ("/huge-number", "a number of 5,000 digits"),
+        ("/deep", "nested more than 64 levels deep"),
+    ],
+)
+def test_a_hostile_services_answer_is_one_message_on_each_page_never_its_body(
+    app, monkeypatch, path, shown
+):
+    """Issue 24 #5: after Connect the page showed 80 characters of the error body (which may
+    hold secrets); a 5,000-digit number or 100,000-deep JSON was an uncaught exception."""
+    from hostile_service import SECRET, hostile_service
+
+    with hostile_service() as service:
+        monkeypatch.setenv("RAGDASH_RETRIEVER", "http")
+        monkeypatch.setenv("RAGDASH_URL", service.url + path)
+        monkeypatch.setenv("RAGDASH_RETRIES", "0")
+        at = app(q="warehouse sync", retriever="http")
+        at.run()
+        no_exception(at)
+        assert shown in texts(at.error)
+        at.switch_page(SUITE).run()
+        no_exception(at)
+        [table] = html_tables(at)
+        assert set(table["verdict"]) == {"ERROR"} and shown in table["message"].iloc[0]
+        page = all_text(at)
+    assert shown in page and "db_password" not in page and SECRET not in page

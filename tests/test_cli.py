@@ -408,3 +408,79 @@ def test_samples_names_the_bundled_samples_from_any_folder(tmp_path):
     assert "write ./samples for the folder" in result.stderr
     result = run_cli("query", "--docs", "./samples", "our own notes", cwd=tmp_path)
     assert result.returncode == 0 and "ours" in result.stdout, result.stderr
+
+
+# --- ragdash dashboard: the operator's settings, checked before Streamlit starts ---------
+
+
+@pytest.mark.parametrize(
+    ("options", "spec"),
+    [
+        (["--retriever", "python", "--callable", "mypkg.mod:search"],
+         {"kind": "python", "callable": "mypkg.mod:search"}),
+        (["--retriever", "http", "--url", "http://127.0.0.1:8000/search", "--shape",
+          "elasticsearch", "--timeout", "2.5", "--retries", "0", "--auth-env", "SEARCH_TOKEN"],
+         {"kind": "http", "url": "http://127.0.0.1:8000/search", "shape": "elasticsearch",
+          "timeout": 2.5, "retries": 0, "auth_env": "SEARCH_TOKEN"}),
+    ],
+)  # fmt: skip
+def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, spec):
+    """``ragdash dashboard --retriever …`` is the one place (with RAGDASH_RETRIEVER…) a team's
+    function or service is named: the app reads it from the command line it is given."""
+    from browser_harness import free_port
+
+    from ragdash.cli import build_parser, dashboard_command
+    from ragdash.retrieval.spec import RetrieverSpec
+    from ragdash.ui.context import settings_from
+
+    args = build_parser().parse_args(
+        ["dashboard", *DOCS, "--workspace", str(tmp_path / "ws"), "--port", str(free_port()),
+         *options]
+    )  # fmt: skip
+    command = dashboard_command(args)
+    app_argv = command[command.index("--") + 1 :]
+    assert settings_from(app_argv, {}).retriever == RetrieverSpec(**spec)
+    # and the same through the environment (`streamlit run app.py` behind a service manager)
+    environ = {"RAGDASH_RETRIEVER": spec["kind"], "RAGDASH_CALLABLE": spec.get("callable", ""),
+               "RAGDASH_URL": spec.get("url", ""), "RAGDASH_SHAPE": spec.get("shape", ""),
+               "RAGDASH_TIMEOUT": str(spec.get("timeout", "")),
+               "RAGDASH_RETRIES": str(spec.get("retries", "")),
+               "RAGDASH_AUTH_ENV": spec.get("auth_env", "")}  # fmt: skip
+    assert settings_from([], environ).retriever == RetrieverSpec(**spec)
+
+
+def test_dashboard_refuses_bad_retriever_settings_in_one_line(capsys):
+    code, out, err = run_main(capsys, "dashboard", *DOCS, "--retriever", "python")
+    assert code == 2 and out == ""
+    assert err.strip() == ("ragdash: error: retriever settings: the python retriever needs a "
+                           "callable: package.module:function")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("address", "fragment"),
+    [
+        ("999.1.1.1", "--address '999.1.1.1' is not an IP address (e.g. 127.0.0.1) or a host"),
+        ("my host", "--address 'my host' is not an IP address"),
+        ("192.0.2.1", "cannot listen on 192.0.2.1 port"),  # TEST-NET: not this machine's
+    ],
+)
+def test_dashboard_refuses_an_address_it_cannot_listen_on_in_one_line(address, fragment):
+    """Issue 24 #10: ``--address 999.1.1.1`` printed Streamlit's traceback."""
+    result = run_cli("dashboard", *DOCS, "--address", address, "--port", "18517")
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("ragdash: error: ") and fragment in line
+
+
+def test_dashboard_refuses_a_port_in_use_in_one_line():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("dashboard", *DOCS, "--port", str(port))
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line == f"ragdash: error: cannot listen on 127.0.0.1 port {port}: Address already in use"

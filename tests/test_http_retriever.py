@@ -4,14 +4,17 @@ every way a service lets a run down (timeouts, junk, unknown ids, 5xx, a server 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from conftest import SAMPLE_CASES, SAMPLE_DOCS, run_module
+from hostile_service import hostile_service
 
 pytest.importorskip("bm25s")
 
 from bm25_service import running  # noqa: E402 - needs bm25s
 
+from ragdash.checks.proof import Case  # noqa: E402
 from ragdash.checks.runs import metrics_of, run_cases  # noqa: E402
 from ragdash.errors import RetrieverError  # noqa: E402
 from ragdash.retrieval.retrievers import make_retriever  # noqa: E402
@@ -72,10 +75,10 @@ def test_elasticsearch_shaped_answers_are_read_with_the_shape_setting(sample_ind
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("/junk", "the answer is not JSON (text/html: '<html>Bad gateway</html>')"),
+        ("/junk", "the answer is not JSON (text/html, 24 bytes)"),
         ("/object", "the answer is an object without a 'results' list (it has: documents)"),
         ("/no-text", "hit 1 has no 'text' (it has: id, score)"),
-        ("/forbidden", "answered HTTP 403 Forbidden: no token"),
+        ("/forbidden", "answered HTTP 403 Forbidden"),
     ],
 )
 def test_a_service_answering_junk_gives_a_clear_message_per_case_and_the_run_finishes(
@@ -116,7 +119,7 @@ def test_a_5xx_answer_is_retried(sample_index, sample_cases, plain_passages):
     assert run.passed and asked == 2
     with running(plain_passages) as service:
         once = http(sample_index, service.url + "/flaky", retries=0)
-        with pytest.raises(RetrieverError, match=r"answered HTTP 500 .*database is warming up"):
+        with pytest.raises(RetrieverError, match=r"answered HTTP 500 Internal Server Error \(1"):
             once.top("return policy", Fixes(), 1)
 
 
@@ -208,3 +211,89 @@ def test_ragdash_check_compares_a_service_before_and_after_re_indexing(sample_in
     assert "before  5/8" in text.stdout and "after   8/8" in text.stdout
     assert report["compared"]["retriever"] == f"http {old.url}/search"
     assert report["compared"]["metrics"]["mrr"] < report["metrics"]["mrr"] == 1
+
+
+# --- an untrusted service: bounded in time, size and depth (issue 24 #5) -------------------
+
+
+def _error(sample_index, url: str, **settings) -> str:
+    """The one-line error a case gets from the service at ``url``."""
+    run = run_cases(http(sample_index, url, retries=0, **settings),
+                    [Case("c", "warehouse sync", "inventory")], Fixes())[0]  # fmt: skip
+    assert run.verdict == "error"
+    return run.error
+
+
+def test_a_service_that_drips_its_answer_is_cut_at_the_total_deadline(sample_index):
+    """One byte every 0.2 s: every read is quick, so a per-read timeout never fires and the
+    answer took about 36 s; the timeout bounds the whole request."""
+    with hostile_service(drip=0.2) as service:
+        retriever = http(sample_index, service.url + "/drip", timeout=1, retries=0)
+        started = time.monotonic()
+        with pytest.raises(RetrieverError) as raised:
+            retriever.top("warehouse sync", Fixes(), 1)
+        took = time.monotonic() - started
+    assert str(raised.value) == f"{service.url}/drip: timed out after 1 s (1 attempt)"
+    assert took < 1 + 1.5, f"a 1 s timeout took {took:.1f} s"
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/huge-number", "the answer holds a number of 5,000 digits (at most 30 are read)"),
+        ("/deep", "the answer is nested more than 64 levels deep"),
+    ],
+)
+def test_junk_numbers_and_nesting_fail_only_their_case(sample_index, sample_cases, path, message):
+    """A 5,000-digit score raised ValueError and nesting 100,000 deep RecursionError out of
+    the whole run."""
+    with hostile_service() as service:
+        runs = run_cases(http(sample_index, service.url + path), sample_cases[:3], Fixes())
+    assert [r.error for r in runs] == [f"{service.url}{path}: {message}"] * 3
+
+
+def test_an_answer_over_the_size_cap_is_refused_before_or_while_reading(sample_index):
+    with hostile_service() as service:
+        claimed = _error(sample_index, service.url + "/claims-huge")
+        streamed = _error(sample_index, service.url + "/oversize")
+    assert claimed == f"{service.url}/claims-huge: the answer is larger than 20 MB"
+    assert streamed == f"{service.url}/oversize: the answer is larger than 20 MB"
+
+
+def test_redirects_are_followed_only_within_the_services_own_origin(sample_index):
+    with hostile_service() as other, hostile_service(other=other.url + "/search") as service:
+        to_other = _error(sample_index, service.url + "/redirect-other")
+        to_ftp = _error(sample_index, service.url + "/redirect-ftp")
+        same = http(sample_index, service.url + "/redirect-same").top("sync", Fixes(), 1)
+    assert other.requests == []  # the query never went to the other host
+    port = service.url.rsplit(":", 1)[1]
+    assert to_other == (
+        f"{service.url}/redirect-other: answered HTTP 302 Found, a redirect to {other.url} — "
+        f"only redirects within http://127.0.0.1:{port} are followed (give the service's own "
+        "URL)"
+    )
+    assert "a redirect to ftp://files.example — only" in to_ftp
+    assert [p.doc_id for p in same] == ["inventory"]
+    assert service.requests[-2:] == ["/redirect-same", "/search"]
+
+
+def test_an_error_answer_shows_its_status_never_its_body_or_reason(sample_index):
+    with hostile_service() as service:
+        error = _error(sample_index, service.url + "/secret")
+    assert error == f"{service.url}/secret: answered HTTP 500 Internal Server Error (1 attempt)"
+
+
+def test_ragdash_check_fails_each_junk_answer_on_its_case_and_never_shows_a_secret():
+    with hostile_service() as service:
+        results = {
+            path: run_module("ragdash", "check", "--docs", str(SAMPLE_DOCS), "--cases",
+                             str(SAMPLE_CASES), "--retriever", "http", "--url",
+                             service.url + path, "--retries", "0")
+            for path in ("/huge-number", "/deep", "/secret")
+        }  # fmt: skip
+    for path, result in results.items():
+        assert result.returncode == 1, (path, result.stderr)  # cases failed; not 2 or 3
+        assert "0 of 8 cases passed; 8 could not be run" in result.stdout, path
+        assert result.stderr == "" and "Traceback" not in result.stdout
+    assert "db_password" not in results["/secret"].stdout
+    assert "answered HTTP 500 Internal Server Error" in results["/secret"].stdout

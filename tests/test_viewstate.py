@@ -92,21 +92,26 @@ def test_evidence_is_split_on_semicolons_and_lines():
     assert split_evidence(" 30 days; refund\n card ;") == ("30 days", "refund", "card")
 
 
-def test_a_link_carries_the_retriever_but_never_a_callable_or_a_secret():
+def test_a_link_carries_the_retriever_kind_but_never_a_callable_or_a_url():
     from ragdash.retrieval.spec import RetrieverSpec
 
     bm25 = ViewState(retriever=RetrieverSpec("bm25", k1=2.0, b=0.5))
     assert from_params(bm25.to_params())[0].retriever == bm25.retriever
-    service = ViewState(retriever=RetrieverSpec("http", url="http://127.0.0.1:8000/search"))
-    assert service.to_params()["url"] == "http://127.0.0.1:8000/search"
-    secret = ViewState(retriever=RetrieverSpec("http", url="https://u:pw@h.example/s?key=abc"))
-    assert "url" not in secret.to_params() and "pw" not in str(secret.to_params())
-    view, problems = from_params(secret.to_params())
-    assert view.retriever.kind == "seed" and "never put in a link" in problems[0]
-    team = ViewState(retriever=RetrieverSpec("python", callable="mypkg.mod:search"))
-    assert "mypkg" not in str(team.to_params())
+    service = RetrieverSpec("http", url="https://u:pw@h.example/s?key=abc")
+    assert ViewState(retriever=service).to_params()["retriever"] == "http"
+    assert "h.example" not in str(ViewState(retriever=service).to_params())
+    team = RetrieverSpec("python", callable="mypkg.mod:search")
+    assert "mypkg" not in str(ViewState(retriever=team).to_params())
+    # retriever=http|python means the one the dashboard was started with, or none
+    assert from_params({"retriever": "python"}, operator=team)[0].retriever == team
+    view, problems = from_params({"retriever": "python", "callable": "os:system"}, operator=team)
+    assert view.retriever == team and "callable: a link never names" in problems[0]
     view, problems = from_params({"retriever": "python", "callable": "os:system"})
-    assert view.retriever.kind == "seed" and "never calls a Python function" in problems[0]
+    assert view.retriever.kind == "seed" and "started without a Python function" in problems[1]
+    view, problems = from_params({"retriever": "http", "url": "http://10.0.0.5/admin"})
+    assert view.retriever.kind == "seed" and "url: a link never names" in problems[0]
+    view, problems = from_params({"retriever": "http", "url": "http://10.0.0.5/x"}, operator=team)
+    assert view.retriever.kind == "seed" and "without an HTTP service" in problems[1]
     view, problems = from_params({"retriever": "bm25", "b": "7"})
     assert view.retriever.kind == "seed" and problems == ["retriever: bm25 b 7 is outside 0-1"]
 

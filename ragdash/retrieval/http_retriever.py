@@ -8,11 +8,22 @@ The request and answer follow ragdash retriever schema v1 (see :mod:`ragdash.ret
 
     {"query": "return policy days", "top_k": 5}
 
-Why each rule:
+The service is untrusted: it may be slow, broken, or hostile. Why each rule:
 
-* **timeout** (seconds, per attempt — for connecting and for each read) and **retries**
-  (extra attempts after a refused connection, a timeout or a 5xx answer, with a short
-  pause): a flaky service should cost one slow case, not hang a whole run;
+* **timeout** is a *total* deadline per attempt — connecting, TLS, sending and every read
+  of the answer together (:class:`_Deadline`): a per-read timeout lets a service that sends
+  one byte a second hold a case for minutes;
+* **retries** (extra attempts after a refused connection, a timeout or a 5xx answer, with a
+  short pause): a flaky service should cost one slow case, not hang a whole run;
+* an answer is at most :data:`MAX_ANSWER_BYTES` (refused from its Content-Length before it
+  is read, or when reading passes the cap), nested at most :data:`MAX_DEPTH` deep (checked
+  before it is parsed) and holds no integer longer than :data:`MAX_DIGITS` digits (Python
+  refuses to convert 4,300 or more, with a ``ValueError``);
+* redirects are followed (at most :data:`MAX_REDIRECTS`) only within the same scheme, host
+  and port: a service must not send ragdash's queries, or its token, somewhere else;
+* an error answer shows its **status only** (``answered HTTP 403 Forbidden``, the standard
+  reason): an error page may hold a secret (a stack trace, a connection string), so no body
+  — nor a status line or reason the service wrote — is ever shown;
 * a **4xx** answer or junk is never retried — asking again gets the same answer;
 * every failure raises :class:`ragdash.errors.RetrieverError` naming the URL (password and
   query string hidden) and what happened, e.g. ``http://127.0.0.1:8000/search: timed out
@@ -21,33 +32,226 @@ Why each rule:
   at once); callers that cache (the dashboard) never cache a failure;
 * a token comes from the environment variable named by ``auth_env`` and is sent as the
   ``Authorization`` header; it is never part of the spec, a label or a link;
-* loopback addresses bypass any ``HTTP_PROXY`` from the environment.
+* ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``NO_PROXY`` from the environment are honoured (an
+  ``http://`` proxy); loopback addresses never go through a proxy.
 """
 
 from __future__ import annotations
 
+import base64
 import http.client
+import io
 import json
 import os
+import re
+import select
+import socket
+import ssl
 import time
-import urllib.error
 import urllib.request
+from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, unquote, urljoin, urlsplit
+
+import numpy as np
 
 from ragdash.errors import RetrieverError
 from ragdash.retrieval.hits import SCHEMA_VERSION, Hit, parse_hits
-from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.spec import RetrieverSpec, redact_url
 
-__all__ = ["MAX_ANSWER_BYTES", "HttpBackend"]
+__all__ = ["MAX_ANSWER_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_REDIRECTS", "HttpBackend",
+           "json_depth"]  # fmt: skip
 
 #: A bigger answer is refused (a service sending a whole index by mistake).
 MAX_ANSWER_BYTES = 20 * 1024 * 1024
+#: Deeper nesting is refused before parsing (an Elasticsearch answer is about 5 deep).
+MAX_DEPTH = 64
+#: A longer integer is refused: no score, page or id needs it, and Python refuses to convert
+#: 4,300 digits or more.
+MAX_DIGITS = 30
+#: Same-origin redirects followed per attempt.
+MAX_REDIRECTS = 3
 #: Pause before retry n: RETRY_PAUSE * n seconds.
 RETRY_PAUSE = 0.2
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_CHUNK = 64 * 1024
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
+def json_depth(text: str) -> int:
+    """How deeply ``text`` (JSON) nests arrays and objects, counted without parsing it (a
+    parser recurses, so deep input must be refused first)::
+
+        >>> json_depth('{"a": [1, {"b": "[[[", "c": "\\\\"}]}')
+        3
+
+    Escaped backslashes and quotes are dropped, then every other ``"`` opens a string: what
+    lies between is text, whatever brackets it holds (string operations, no Python loop).
+    """
+    bare = text.replace("\\\\", "").replace('\\"', "")
+    brackets = _NOT_BRACKET.sub("", "".join(bare.split('"')[::2]))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps, dtype=np.int64).max())
+
+
+class _Deadline:
+    """The end of one attempt; :meth:`left` raises TimeoutError once it has passed."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        remaining = self.end - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("deadline passed")
+        return remaining
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket's bytes, each read waiting only for what is left of the deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: _Deadline) -> None:
+        super().__init__()
+        self._sock = sock
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        self._sock.settimeout(self._deadline.left())
+        return self._sock.recv_into(buffer)
+
+
+class _DeadlineSocket:
+    """What http.client sees as its socket: sends and reads bounded by one deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: _Deadline) -> None:
+        self.raw = sock
+        self._deadline = deadline
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self.raw, self._deadline))
+
+    def sendall(self, data: bytes) -> None:
+        self.raw.settimeout(self._deadline.left())  # since 3.5: the total for all of data
+        self.raw.sendall(data)
+
+    def close(self) -> None:
+        """Nothing: http.client closes its socket while the answer is still being read
+        (a real socket counts its open files); :func:`_connection`'s caller closes it."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def _connection(
+    parts: SplitResult, deadline: _Deadline, proxy: SplitResult | None, opened: list
+) -> http.client.HTTPConnection:
+    """A connection to ``parts``' host (through ``proxy`` when given) whose every step —
+    connect, proxy tunnel, TLS handshake, send, read — ends by ``deadline``; the sockets it
+    opens are added to ``opened``, for the caller to close."""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    target = (proxy.hostname, proxy.port or 80) if proxy else (parts.hostname, port)
+
+    def create(address: tuple, timeout: Any = None, source: Any = None) -> Any:
+        sock = socket.create_connection(address, deadline.left(), source)
+        opened.append(sock)
+        return _DeadlineSocket(sock, deadline)
+
+    if parts.scheme == "https":
+        context = ssl.create_default_context()
+
+        class Tls(http.client.HTTPSConnection):
+            def connect(self) -> None:
+                http.client.HTTPConnection.connect(self)  # TCP, and the proxy's tunnel
+                raw = self.sock.raw
+                tls = context.wrap_socket(raw, server_hostname=parts.hostname,
+                                          do_handshake_on_connect=False)  # fmt: skip
+                opened.append(tls)
+                _handshake(tls, deadline)
+                self.sock = _DeadlineSocket(tls, deadline)
+
+        conn: http.client.HTTPConnection = Tls(*target, context=context)
+    else:
+        conn = http.client.HTTPConnection(*target)
+    conn._create_connection = create  # type: ignore[attr-defined]
+    if proxy and parts.scheme == "https":
+        conn.set_tunnel(parts.hostname or "", port, headers=_proxy_headers(proxy))
+    return conn
+
+
+def _handshake(tls: ssl.SSLSocket, deadline: _Deadline) -> None:
+    """The TLS handshake, bounded by ``deadline`` in all (not per read)."""
+    tls.setblocking(False)
+    while True:
+        try:
+            tls.do_handshake()
+            break
+        except ssl.SSLWantReadError:
+            ready = select.select([tls], [], [], deadline.left())[0]
+        except ssl.SSLWantWriteError:
+            ready = select.select([], [tls], [], deadline.left())[1]
+        if not ready:
+            raise TimeoutError("TLS handshake")
+    tls.setblocking(True)
+
+
+def _proxy(parts: SplitResult) -> SplitResult | None:
+    """The environment's proxy for ``parts`` (None for loopback, ``NO_PROXY`` hosts, or
+    none set)."""
+    host = parts.hostname or ""
+    if host in _LOOPBACK or urllib.request.proxy_bypass(host):
+        return None
+    found = urllib.request.getproxies().get(parts.scheme)
+    if not found:
+        return None
+    proxy = urlsplit(found if "://" in found else "http://" + found)
+    if proxy.scheme != "http" or not proxy.hostname:
+        raise RetrieverError(
+            f"{redact_url(parts.geturl())}: the {parts.scheme} proxy from the environment "
+            "must be an http:// URL"
+        )
+    return proxy
+
+
+def _proxy_headers(proxy: SplitResult) -> dict[str, str]:
+    if not proxy.username:
+        return {}
+    pair = f"{unquote(proxy.username)}:{unquote(proxy.password or '')}".encode()
+    return {"Proxy-Authorization": "Basic " + base64.b64encode(pair).decode("ascii")}
+
+
+def _status(code: int) -> str:
+    """``HTTP 403 Forbidden``: the standard reason, never the one the service wrote."""
+    try:
+        return f"HTTP {code} {HTTPStatus(code).phrase}"
+    except ValueError:
+        return f"HTTP {code}"
+
+
+def _origin(parts: SplitResult) -> tuple[str, str, int]:
+    return (parts.scheme, (parts.hostname or "").lower(),
+            parts.port or (443 if parts.scheme == "https" else 80))  # fmt: skip
+
+
+def _shown_origin(location: str) -> str:
+    """``ftp://files.example``: where a redirect points, without path, query or password."""
+    try:
+        parts = urlsplit(location)
+        port = f":{parts.port}" if parts.port else ""
+        text = f"{parts.scheme}://{parts.hostname or ''}{port}" if parts.scheme else "?"
+    except ValueError:
+        text = "?"
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text[:80] + ("…" if len(text) > 80 else "")
+
+
+class _Retry(Exception):  # noqa: N818 - not an error ragdash raises: "try again, because…"
+    """A failure worth another attempt (timeout, refused or dropped connection, 5xx)."""
 class HttpBackend:
     """Calls one service; :meth:`fetch` is the whole contract (query, k → hits)."""
 
@@ -56,9 +260,6 @@ class HttpBackend:
             raise ValueError(f"HttpBackend needs an http spec, not {spec.kind!r}")
         self.spec = spec
         self.name = spec.safe_url
-        host = urlsplit(spec.url).hostname or ""
-        handlers = [urllib.request.ProxyHandler({})] if host in _LOOPBACK else []
-        self._opener = urllib.request.build_opener(*handlers)
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -86,56 +287,130 @@ class HttpBackend:
     def _post(self, body: bytes) -> Any:
         attempts = 1 + self.spec.retries
         failure = ""
+        headers = self.headers()
         for attempt in range(1, attempts + 1):
             if attempt > 1:
                 time.sleep(RETRY_PAUSE * (attempt - 1))
-            request = urllib.request.Request(
-                self.spec.url, data=body, headers=self.headers(), method="POST"
-            )
             try:
-                with self._opener.open(request, timeout=self.spec.timeout) as response:
-                    raw = response.read(MAX_ANSWER_BYTES + 1)
-                    kind = response.headers.get_content_type()
-            except urllib.error.HTTPError as exc:
-                detail = _snippet(exc.read(300) if exc.fp else b"")
-                failure = f"answered HTTP {exc.code} {exc.reason}" + (
-                    f": {detail}" if detail else ""
-                )
-                if exc.code < 500:
-                    raise RetrieverError(f"{self.name}: {failure}") from None
-                continue
-            except TimeoutError:
-                failure = f"timed out after {self.spec.timeout:g} s"
-                continue
-            except urllib.error.URLError as exc:
-                reason = exc.reason
-                if isinstance(reason, TimeoutError):
-                    failure = f"timed out after {self.spec.timeout:g} s"
-                elif isinstance(reason, ConnectionRefusedError):
-                    failure = "connection refused (is the service running?)"
-                else:
-                    failure = f"cannot be reached ({reason})"
-                continue
-            except (http.client.HTTPException, ConnectionError, OSError) as exc:
-                failure = f"dropped the connection ({type(exc).__name__}: {exc or 'no detail'})"
+                raw, kind = self._attempt(body, headers, _Deadline(self.spec.timeout))
+            except _Retry as retry:
+                failure = str(retry)
                 continue
             return self._decode(raw, kind)
         tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
         raise RetrieverError(f"{self.name}: {failure} ({tries})")
 
-    def _decode(self, raw: bytes, content_type: str) -> Any:
-        if len(raw) > MAX_ANSWER_BYTES:
-            raise RetrieverError(
-                f"{self.name}: the answer is larger than {MAX_ANSWER_BYTES // 2**20} MB"
-            )
+    def _attempt(self, body: bytes, headers: dict[str, str], deadline: _Deadline):
+        """One attempt, redirects included, within ``deadline``: the answer's bytes and
+        content type. Raises :class:`_Retry` or :class:`RetrieverError`."""
+        url = self.spec.url
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                answer = self._exchange(url, body, headers, deadline)
+            except TimeoutError:
+                raise _Retry(f"timed out after {self.spec.timeout:g} s") from None
+            except ConnectionRefusedError:
+                raise _Retry("connection refused (is the service running?)") from None
+            except socket.gaierror as exc:
+                raise _Retry(f"cannot be reached ({exc.strerror or 'unknown host'})") from None
+            except ssl.SSLError as exc:
+                raise _Retry(f"cannot be reached (TLS: {exc.reason or 'failed'})") from None
+            except http.client.HTTPException as exc:
+                # its text may quote what the service sent (a status line): the type only
+                raise _Retry(f"dropped the connection ({type(exc).__name__})") from None
+            except OSError as exc:
+                if deadline.end <= time.monotonic():
+                    raise _Retry(f"timed out after {self.spec.timeout:g} s") from None
+                raise _Retry(
+                    f"dropped the connection ({type(exc).__name__}: "
+                    f"{exc.strerror or 'no detail'})"
+                ) from None
+            if isinstance(answer, str):  # a same-origin redirect: ask there
+                url = answer
+                continue
+            return answer
+        raise RetrieverError(f"{self.name}: more than {MAX_REDIRECTS} redirects")
+
+    def _exchange(self, url: str, body: bytes, headers: dict[str, str], deadline: _Deadline):
+        """POST ``body`` to ``url``: (bytes, content type), or the URL a same-origin
+        redirect names."""
+        parts = urlsplit(url)
+        proxy = _proxy(parts)
+        opened: list[socket.socket] = []
+        conn = _connection(parts, deadline, proxy, opened)
+        target = url if proxy and parts.scheme == "http" else (parts.path or "/") + (
+            f"?{parts.query}" if parts.query else "")  # fmt: skip
+        sent = dict(headers)
+        if proxy and parts.scheme == "http":
+            sent.update(_proxy_headers(proxy))
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            conn.request("POST", target, body=body, headers=sent)
+            response = conn.getresponse()
+            code = response.status
+            if 300 <= code < 400:
+                return self._redirect(url, code, response.getheader("Location"))
+            if code >= 400 or code < 200:
+                failure = f"answered {_status(code)}"
+                if code >= 500:
+                    raise _Retry(failure)
+                raise RetrieverError(f"{self.name}: {failure}")
+            kind = response.headers.get_content_type()
+            length = response.getheader("Content-Length", "")
+            if length.isdigit() and len(length) < 20 and int(length) > MAX_ANSWER_BYTES:
+                self._too_big()
+            raw = bytearray()
+            while chunk := response.read(min(_CHUNK, MAX_ANSWER_BYTES + 1 - len(raw))):
+                raw += chunk
+                if len(raw) > MAX_ANSWER_BYTES:
+                    self._too_big()
+            return bytes(raw), kind
+        finally:
+            conn.close()
+            for sock in reversed(opened):
+                sock.close()
+
+    def _redirect(self, url: str, code: int, location: str | None) -> str:
+        if not location:
+            raise RetrieverError(f"{self.name}: answered {_status(code)} without a Location")
+        try:
+            target = urljoin(url, location.strip())
+            same = _origin(urlsplit(target)) == _origin(urlsplit(url))
+        except ValueError:
+            same, target = False, location
+        if not same:
             raise RetrieverError(
-                f"{self.name}: the answer is not JSON ({content_type}: {_snippet(raw)!r})"
-            ) from None
+                f"{self.name}: answered {_status(code)}, a redirect to "
+                f"{_shown_origin(target)} — only redirects within {_shown_origin(url)} are "
+                "followed (give the service's own URL)"
+            )
+        return target
 
+    def _too_big(self) -> None:
+        raise RetrieverError(
+            f"{self.name}: the answer is larger than {MAX_ANSWER_BYTES // 2**20} MB"
+        )
 
-def _snippet(raw: bytes, limit: int = 80) -> str:
-    text = " ".join(raw.decode("utf-8", "replace").split())
-    return text[:limit] + ("…" if len(text) > limit else "")
+    def _decode(self, raw: bytes, content_type: str) -> Any:
+        not_json = RetrieverError(
+            f"{self.name}: the answer is not JSON ({content_type}, {len(raw):,} bytes)"
+        )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise not_json from None
+        if json_depth(text) > MAX_DEPTH:
+            raise RetrieverError(f"{self.name}: the answer is nested more than {MAX_DEPTH} "
+                                 "levels deep")  # fmt: skip
+
+        def whole(digits: str) -> int:
+            if len(digits.lstrip("-")) > MAX_DIGITS:
+                raise RetrieverError(
+                    f"{self.name}: the answer holds a number of {len(digits):,} digits (at "
+                    f"most {MAX_DIGITS} are read)"
+                )
+            return int(digits)
+
+        try:
+            return json.loads(text, parse_int=whole)
+        except (ValueError, RecursionError):
+            raise not_json from None

@@ -140,8 +140,9 @@ class RetrieverSpec:
     """Which retriever, and its settings; validated once created (:class:`SettingsError`).
 
     ``url`` is for ``http``, ``callable`` (``package.module:function``) for ``python``,
-    ``k1``/``b`` for ``bm25``; ``timeout`` (seconds per attempt) and ``retries`` (extra
-    attempts after a connection failure, a timeout or a 5xx answer) for ``http``; ``shape``
+    ``k1``/``b`` for ``bm25``; ``timeout`` (seconds one attempt may take in all: connecting
+    and every read) and ``retries`` (extra attempts after a connection failure, a timeout or
+    a 5xx answer) for ``http``; ``shape``
     names a :data:`SHAPES` entry and the ``*_field`` / ``results_path`` settings override
     single paths of it (``""`` keeps the shape's); ``auth_env`` names an environment variable
     whose value is sent as the ``Authorization`` header.

@@ -8,7 +8,8 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,10 +18,12 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 
 from ragdash.bundled import SAMPLES, SAMPLES_WORD, docs_path
 from ragdash.case import Case
-from ragdash.errors import IngestError
+from ragdash.errors import IngestError, SettingsError
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.options import ENVIRONMENT, parse_spec, spec_from_environ
+from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import library_path, workspace_cases
 from ragdash.ui.text import literal
@@ -35,22 +38,47 @@ DEFAULT_DOCS = SAMPLES
 
 @dataclass(frozen=True)
 class Settings:
-    """Folders the dashboard reads: ``--docs`` / ``RAGDASH_DOCS`` (default: the bundled
-    samples, also named by the word ``samples``)
-    and ``--workspace`` / ``RAGDASH_WORKSPACE`` (default ``./workspace``)."""
+    """What whoever started the dashboard chose: the folders it reads — ``--docs`` /
+    ``RAGDASH_DOCS`` (default: the bundled samples, also named by the word ``samples``) and
+    ``--workspace`` / ``RAGDASH_WORKSPACE`` (default ``./workspace``) — and the retriever it
+    offers beside ragdash's own scorers — ``--retriever …`` or the ``RAGDASH_RETRIEVER``
+    variables
+    (:mod:`ragdash.retrieval.options`). ``retriever_problem`` says why a named retriever
+    cannot be used (then ``retriever`` is the seed scorer)."""
 
     docs: Path
     workspace: Path
+    retriever: RetrieverSpec = field(default_factory=RetrieverSpec)
+    retriever_problem: str = ""
 
 
 def settings_from(argv: list[str], environ: dict[str, str]) -> Settings:
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--docs")
     parser.add_argument("--workspace")
     args, _ = parser.parse_known_args(argv)
     docs = docs_path(args.docs or environ.get("RAGDASH_DOCS") or SAMPLES_WORD)
     workspace = args.workspace or environ.get("RAGDASH_WORKSPACE") or "workspace"
-    return Settings(docs.expanduser().resolve(), Path(workspace).expanduser().resolve())
+    named = tuple(environ.get(variable, "") for variable in ENVIRONMENT.values())
+    retriever, problem = _operator_retriever(tuple(argv), named)
+    return Settings(
+        docs.expanduser().resolve(),
+        Path(workspace).expanduser().resolve(),
+        retriever,
+        problem,
+    )
+
+
+@lru_cache(maxsize=16)
+def _operator_retriever(argv: tuple[str, ...], named: tuple[str, ...]) -> tuple[RetrieverSpec, str]:
+    """The retriever the command line (else the ``RAGDASH_*`` variables, ``named`` in
+    :data:`ENVIRONMENT`'s order) names, and why it cannot be used ('' when it can); cached,
+    as pages ask for the settings many times a run."""
+    try:
+        environ = dict(zip(ENVIRONMENT.values(), named, strict=True))
+        return parse_spec(argv) or spec_from_environ(environ), ""
+    except SettingsError as exc:
+        return RetrieverSpec(), str(exc)
 
 
 def settings() -> Settings:

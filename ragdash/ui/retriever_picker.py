@@ -1,13 +1,16 @@
 """The sidebar's retriever selector, and the retriever every page ranks with.
 
-The selector writes a :class:`ragdash.retrieval.spec.RetrieverSpec` into the view (so the
-link carries what is safe to share). Pages call :func:`page_retriever`, which answers with the
-retriever that is actually *usable*:
+A page visitor chooses among ragdash's own scorers (``seed``, ``bm25`` with its k1 and b)
+and, when the dashboard was started with one, *the operator's* retriever — a team's Python
+function or search service named by ``ragdash dashboard --retriever python --callable …`` /
+``--retriever http --url …`` or the ``RAGDASH_RETRIEVER`` variables
+(:mod:`ragdash.retrieval.options`). It is shown read-only: nothing typed in the page, set in
+a link or left in the session is ever imported or sent a query, because :func:`page_retriever`
+builds an external retriever only when it is exactly the operator's.
 
-* an ``http`` service is called only after the user pressed **Connect** for that exact URL
-  in this session — a link cannot make the dashboard send queries somewhere on its own;
-* a ``python`` callable that cannot be imported, or an ``http`` URL not yet connected,
-  falls back to the seed scorer with the reason shown in the sidebar.
+The selector writes a :class:`ragdash.retrieval.spec.RetrieverSpec` into the view (the link
+carries only its kind, see :mod:`ragdash.ui.viewstate`). A python callable that cannot be
+imported falls back to the seed scorer with the reason shown in the sidebar.
 
 External results are cached for :data:`EXTERNAL_TTL` seconds per (retriever settings,
 corpus, query, fixes, k) so typing in a widget does not re-ask the service for the same
@@ -29,14 +32,9 @@ from ragdash.retrieval.hits import Retriever
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.retrieval.retrievers import make_retriever
-from ragdash.retrieval.spec import (
-    RETRIEVER_DESCRIPTIONS,
-    RETRIEVER_KINDS,
-    SHAPES,
-    RetrieverSpec,
-    fix_support,
-)
+from ragdash.retrieval.spec import RETRIEVER_DESCRIPTIONS, RetrieverSpec, fix_support
 from ragdash.settings import Fixes
+from ragdash.ui.context import settings
 from ragdash.ui.state import seed_widget
 from ragdash.ui.text import code, literal
 
@@ -45,6 +43,8 @@ __all__ = [
     "RETRIEVER_WIDGET_KEYS",
     "bm25_frame",
     "checks_source",
+    "offered_kinds",
+    "operator_retriever",
     "searches_here",
     "page_retriever",
     "render_retriever_picker",
@@ -52,72 +52,71 @@ __all__ = [
 ]
 
 EXTERNAL_TTL = 30
-CONNECTED_KEY = "retriever_connected_url"
-PROBLEM_KEY = "retriever_problem"
-RETRIEVER_WIDGET_KEYS = ("w_retriever", "w_k1", "w_b", "w_url", "w_callable", "w_shape",
-                         "w_timeout")  # fmt: skip
+RETRIEVER_WIDGET_KEYS = ("w_retriever", "w_k1", "w_b")
 LABELS = {"seed": "seed (ragdash scorer)", "bm25": "bm25", "http": "HTTP service",
           "python": "Python function"}  # fmt: skip
+BUILTIN_KINDS = ("seed", "bm25")
+
+
+def operator_retriever() -> RetrieverSpec:
+    """The retriever the dashboard was started with (seed when none was named)."""
+    return settings().retriever
+
+
+def offered_kinds(operator: RetrieverSpec) -> tuple[str, ...]:
+    """ragdash's scorers, then the operator's external retriever if there is one."""
+    return BUILTIN_KINDS + ((operator.kind,) if operator.external else ())
 
 
 def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
-    """Draw the selector in the sidebar; returns the spec the user chose (kept in the view
-    even while it cannot be used, so the link and the widgets keep it)."""
+    """Draw the selector in the sidebar; returns the spec the user chose."""
     bar = st.sidebar
     bar.markdown("### Retriever")
-    seed_widget("w_retriever", view_spec.kind)
+    operator = operator_retriever()
+    problem = settings().retriever_problem
+    if problem:
+        bar.error(f"The retriever the dashboard was started with cannot be used: "
+                  f"{literal(problem)} — only seed and bm25 are offered.")  # fmt: skip
+    kinds = offered_kinds(operator)
+    if st.session_state.get("w_retriever") not in (None, *kinds):
+        del st.session_state["w_retriever"]  # not on offer here: never trusted from a session
+    seed_widget("w_retriever", view_spec.kind if view_spec.kind in kinds else "seed")
     kind = bar.selectbox(
         "Retriever",
-        RETRIEVER_KINDS,
+        kinds,
         key="w_retriever",
         format_func=LABELS.get,
         label_visibility="collapsed",
-        help="; ".join(f"**{k}**: {text}" for k, text in RETRIEVER_DESCRIPTIONS.items()),
+        help="; ".join(f"**{k}**: {RETRIEVER_DESCRIPTIONS[k]}" for k in kinds)
+        + "; a team's function or service is named where the dashboard is started "
+        "(`ragdash dashboard --retriever python --callable …`), never in the page",
     )
-    settings: dict[str, object] = {"kind": kind}
-    if kind == "bm25":
-        seed_widget("w_k1", float(view_spec.k1))
-        seed_widget("w_b", float(view_spec.b))
-        c1, c2 = bar.columns(2)
-        settings["k1"] = c1.number_input("k1", 0.0, 10.0, step=0.1, key="w_k1",
-                                         help="term-frequency saturation (Lucene: 1.2)")
-        settings["b"] = c2.number_input("b", 0.0, 1.0, step=0.05, key="w_b",
-                                        help="length normalization (Lucene: 0.75)")
-    elif kind == "http":
-        seed_widget("w_url", view_spec.url)
-        seed_widget("w_shape", view_spec.shape)
-        seed_widget("w_timeout", float(view_spec.timeout))
-        settings["url"] = bar.text_input(
-            "Service URL", key="w_url", placeholder="http://127.0.0.1:8000/search",
-            help="POST {query, top_k} as JSON; answers [{id, text, score, page}] (schema v1)",
-        )
-        c1, c2 = bar.columns(2)
-        settings["shape"] = c1.selectbox("Answer shape", list(SHAPES), key="w_shape")
-        settings["timeout"] = c2.number_input("Timeout (s)", 0.5, 120.0, step=0.5,
-                                              key="w_timeout")
-    elif kind == "python":
-        seed_widget("w_callable", view_spec.callable)
-        settings["callable"] = bar.text_input(
-            "Function", key="w_callable", placeholder="mypkg.search:search",
-            help="package.module:function(query, top_k) returning hits; never set from a link",
-        )
-    base = view_spec if view_spec.kind == kind else RetrieverSpec()
-    try:
-        spec = replace(base, **settings)  # type: ignore[arg-type]
-    except SettingsError as exc:
-        bar.caption(f"Using the seed scorer: {literal(str(exc))}.")
-        st.session_state[PROBLEM_KEY] = str(exc)
+    if kind in BUILTIN_KINDS and operator.external:
+        bar.caption(f"Also offered: {literal(operator.label)}, set where the dashboard "
+                    "was started.")  # fmt: skip
+    if kind == "seed":
         return RetrieverSpec()
-    st.session_state.pop(PROBLEM_KEY, None)
-    if spec.kind == "http":
-        connected = st.session_state.get(CONNECTED_KEY) == spec.url
-        if not connected:
-            bar.warning(f"Not connected: ranking with the seed scorer until you connect to "
-                        f"{code(spec.safe_url)}.", icon=":material/link_off:")
-            if bar.button("Connect", key="w_connect", width="stretch"):
-                st.session_state[CONNECTED_KEY] = spec.url
-                st.rerun()
-    return spec
+    if kind == "bm25":
+        base = view_spec if view_spec.kind == "bm25" else RetrieverSpec("bm25")
+        seed_widget("w_k1", float(base.k1))
+        seed_widget("w_b", float(base.b))
+        c1, c2 = bar.columns(2)
+        k1 = c1.number_input("k1", 0.0, 10.0, step=0.1, key="w_k1",
+                             help="term-frequency saturation (Lucene: 1.2)")
+        b = c2.number_input("b", 0.0, 1.0, step=0.05, key="w_b",
+                            help="length normalization (Lucene: 0.75)")
+        try:
+            return replace(base, k1=k1, b=b)
+        except SettingsError as exc:
+            bar.caption(f"Using the seed scorer: {literal(str(exc))}.")
+            return RetrieverSpec()
+    target = operator.callable if kind == "python" else operator.safe_url
+    bar.caption(f"{LABELS[kind]} {code(target)} — set where the dashboard was started "
+                "(read-only here).")  # fmt: skip
+    if kind == "http":
+        bar.caption(f"Each request may take {operator.timeout:g} s in all, "
+                    f"{operator.retries} retr{'y' if operator.retries == 1 else 'ies'}.")
+    return operator
 
 
 def fix_note(spec: RetrieverSpec, name: str) -> tuple[bool, str]:
@@ -129,6 +128,8 @@ def fix_note(spec: RetrieverSpec, name: str) -> tuple[bool, str]:
 def _retriever(_index: CorpusIndex, corpus: str, spec: tuple) -> Retriever:
     # spec is astuple(RetrieverSpec): hashable, and rebuilt to the same spec
     built = RetrieverSpec(*spec)
+    if built.external and built != operator_retriever():  # page_retriever checks it too
+        raise RetrieverError("only the retriever set where the dashboard was started is called")
     if built.kind == "python" and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())  # as `ragdash check`: mypkg in the folder it started in
     return make_retriever(built, _index)
@@ -136,8 +137,11 @@ def _retriever(_index: CorpusIndex, corpus: str, spec: tuple) -> Retriever:
 
 def page_retriever(index: CorpusIndex, spec: RetrieverSpec) -> Retriever:
     """The retriever pages rank with: ``spec``'s when usable, else the seed scorer (with
-    the reason in the sidebar)."""
-    if spec.kind == "http" and st.session_state.get(CONNECTED_KEY) != spec.url:
+    the reason in the sidebar). An external spec is used only when it is the operator's:
+    whatever a session holds, the page never imports or calls anything else."""
+    if spec.external and spec != operator_retriever():
+        st.sidebar.warning("Only the retriever set where the dashboard was started is called "
+                           "— ranking with the seed scorer.")  # fmt: skip
         spec = RetrieverSpec()
     try:
         return _retriever(index, index.fingerprint, astuple(spec))

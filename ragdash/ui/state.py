@@ -8,6 +8,8 @@ from dataclasses import replace
 import streamlit as st
 
 from ragdash.case import Case
+from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.ui.context import settings
 from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState, from_params
 
@@ -41,14 +43,17 @@ WIDGET_KEYS = (
 )
 
 
-def default_view(cases: list[Case]) -> ViewState:
-    """With no URL parameters, open on the first case of the library (if any)."""
+def default_view(cases: list[Case], retriever: RetrieverSpec | None = None) -> ViewState:
+    """With no URL parameters, open on the first case of the library (if any), ranked by
+    ``retriever`` (the one the dashboard was started with; seed by default)."""
+    view = ViewState(retriever=retriever or RetrieverSpec())
     if not cases:
-        return ViewState()
+        return view
     first = cases[0]
-    return ViewState(
-        q=first.query, expect=first.expected_id, evidence=first.evidence, k=max(first.top_k, 1)
-    )
+    return replace(
+        view, q=first.query, expect=first.expected_id, evidence=first.evidence,
+        k=max(first.top_k, 1),
+    )  # fmt: skip
 
 
 def current_view(cases: list[Case]) -> ViewState:
@@ -57,8 +62,9 @@ def current_view(cases: list[Case]) -> ViewState:
     :meth:`ViewState.to_params` writes them); without one, the first case fills the rest."""
     if VIEW_KEY not in st.session_state:
         params = dict(st.query_params.to_dict())
-        base = ViewState() if "q" in params else default_view(cases)
-        view, problems = from_params(params, base)
+        operator = settings().retriever
+        base = ViewState() if "q" in params else default_view(cases, operator)
+        view, problems = from_params(params, base, operator)
         st.session_state[VIEW_KEY] = view
         st.session_state[LINK_CORPUS_KEY] = params.get("corpus", "")
         st.session_state["url_problems"] = problems

@@ -5,14 +5,14 @@ URL parameters (all optional; ``st.query_params`` is string-valued):
 · ``threshold`` 0-100 · ``fuzzyrule`` ratio|es-auto|typos-5-9 (left out when ``ratio``) ·
 ``k`` top-k · ``ocrmap`` e.g. ``0=o,1=i`` · ``protect`` tokens the OCR fix never rewrites,
 e.g. ``sha1,t1d`` · ``expect`` expected document id · ``evidence`` evidence strings separated
-by ``;`` · ``retriever`` bm25|http|python (left out for seed) with ``k1``/``b`` (bm25) or
-``url``/``shape`` (http).
+by ``;`` · ``retriever`` bm25|http|python (left out for seed) with ``k1``/``b`` (bm25).
 
-What a link never carries: a ``python`` callable (opening a link must not make the dashboard
-import and run code — it is chosen in the sidebar only), and an ``http`` URL holding a
-password or a query string (:attr:`RetrieverSpec.link_safe`); a link with either opens on
-the seed scorer and says why. A service URL from a link is also only called after the user
-presses *Connect* (see :mod:`ragdash.ui.retriever_picker`).
+What a link never carries: a ``python`` callable or an ``http`` URL. Those run the team's
+code or send queries to a host, so only whoever started the dashboard names them
+(``ragdash dashboard --retriever …``, :mod:`ragdash.retrieval.options`); a link saying
+``retriever=python`` or ``retriever=http`` means *the one the dashboard was started with*,
+and opens on the seed scorer, saying why, on a dashboard started without one. A ``url`` or
+``callable`` parameter is ignored with a message.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ragdash.errors import SettingsError
-from ragdash.retrieval.spec import DEFAULT_B, DEFAULT_K1, SHAPES, RetrieverSpec
+from ragdash.retrieval.spec import DEFAULT_B, DEFAULT_K1, RetrieverSpec
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     DEFAULT_OCR_MAP,
@@ -103,9 +103,13 @@ def _ocr_map_param(text: str, default: tuple, problems: list[str]) -> tuple:
 
 
 def from_params(
-    params: Mapping[str, str], default: ViewState | None = None
+    params: Mapping[str, str],
+    default: ViewState | None = None,
+    operator: RetrieverSpec | None = None,
 ) -> tuple[ViewState, list[str]]:
-    """Read a view from URL parameters; bad values fall back to defaults with a message."""
+    """Read a view from URL parameters; bad values fall back to defaults with a message.
+    ``operator`` is the retriever the dashboard was started with (the only external one a
+    link may select)."""
     view = default or ViewState()
     problems: list[str] = []
     changes: dict[str, object] = {}
@@ -166,13 +170,14 @@ def from_params(
         changes["expect"] = params["expect"].strip()
     if "evidence" in params:
         changes["evidence"] = split_evidence(params["evidence"])
-    changes["retriever"], more = retriever_from_params(params, view.retriever)
+    changes["retriever"], more = retriever_from_params(params, view.retriever, operator)
     problems.extend(more)
     return replace(view, **changes), problems  # type: ignore[arg-type]
 
 
 def retriever_params(spec: RetrieverSpec) -> dict[str, str]:
-    """The link form of a retriever: only what is safe to share (see the module docstring)."""
+    """The link form of a retriever: its kind, and bm25's settings (see the module
+    docstring: never a callable or a URL)."""
     if spec.kind == "seed":
         return {}
     params = {"retriever": spec.kind}
@@ -181,26 +186,33 @@ def retriever_params(spec: RetrieverSpec) -> dict[str, str]:
             params["k1"] = f"{spec.k1:g}"
         if spec.b != DEFAULT_B:
             params["b"] = f"{spec.b:g}"
-    elif spec.kind == "http":
-        if spec.link_safe:
-            params["url"] = spec.url
-        if spec.shape != "ragdash":
-            params["shape"] = spec.shape
     return params
 
 
 def retriever_from_params(
-    params: Mapping[str, str], default: RetrieverSpec
+    params: Mapping[str, str], default: RetrieverSpec, operator: RetrieverSpec | None = None
 ) -> tuple[RetrieverSpec, list[str]]:
     """The retriever a link names (``default`` when it names none); what cannot be used is
-    reported and the seed scorer used instead."""
+    reported and the seed scorer used instead. An external kind is ``operator`` — the
+    retriever the dashboard was started with — or nothing."""
+    problems = [
+        f"{name}: a link never names a {what}; whoever starts the dashboard does "
+        f"(ragdash dashboard --retriever {kind} --{name} …)"
+        for name, what, kind in (("url", "service URL", "http"),
+                                 ("callable", "Python function", "python"))
+        if name in params
+    ]  # fmt: skip
     if "retriever" not in params:
-        return default, []
+        return default, problems
     kind = params["retriever"]
-    if kind == "python":
-        return RetrieverSpec(), [
-            "retriever=python: a link never calls a Python function; choose it in the sidebar"
-        ]
+    if kind in ("http", "python"):
+        if operator is not None and operator.kind == kind:
+            return operator, problems
+        what = "an HTTP service" if kind == "http" else "a Python function"
+        return RetrieverSpec(), [*problems, (
+            f"retriever={kind}: this dashboard was started without {what}, so the seed "
+            "scorer is used (only whoever starts it names one)"
+        )]  # fmt: skip
     settings: dict[str, object] = {"kind": kind}
     if kind == "bm25":
         for name in ("k1", "b"):
@@ -209,16 +221,7 @@ def retriever_from_params(
                     settings[name] = float(params[name])
                 except ValueError:
                     return RetrieverSpec("bm25"), [f"{name}={params[name]!r} is not a number"]
-    if kind == "http":
-        if "url" not in params:
-            return RetrieverSpec(), [
-                "retriever=http without a url (a URL with a password or query string is "
-                "never put in a link): enter it in the sidebar"
-            ]
-        settings["url"] = params["url"]
-        if params.get("shape", "ragdash") in SHAPES:
-            settings["shape"] = params.get("shape", "ragdash")
     try:
-        return RetrieverSpec(**settings), []  # type: ignore[arg-type]
+        return RetrieverSpec(**settings), problems  # type: ignore[arg-type]
     except SettingsError as exc:
-        return RetrieverSpec(), [f"retriever: {exc}"]
+        return RetrieverSpec(), [*problems, f"retriever: {exc}"]
