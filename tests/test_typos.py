@@ -92,68 +92,16 @@ def test_a_typo_finds_a_word_the_document_holds_only_as_ocr_damage():
 
 # Real words one typo-like edit from another real word (the guard must keep them as typed),
 # and the typos people make (the guard must let the fuzzy fix repair them).
-REAL_WORDS = tuple(
-    [
-        "trail",
-        "rail",
-        "trial",
-        "garage",
-        "garbage",
-        "login",
-        "logic",
-        "desk",
-        "disk",
-        "form",
-        "from",
-        "warehouse",
-        "sync",
-        "policy",
-        "police",
-        "checklist",
-        "firmware",
-        "throughput",
-        "latency",
-        "invoice",
-        "router",
-        "ledger",
-        "payroll",
-        "casual",
-        "causal",
-        "bios",
-        "vpn",
-        "refund",
-        "coupon",
-        "quarterly",
-        "diary",
-        "dairy",
-        "angel",
-        "angle",
-    ]
+REAL_WORDS = (  # fmt: skip
+    "trail", "rail", "trial", "garage", "garbage", "login", "logic", "desk", "disk", "form",
+    "from", "warehouse", "sync", "policy", "police", "checklist", "firmware", "throughput",
+    "latency", "invoice", "router", "ledger", "payroll", "casual", "causal", "bios", "vpn",
+    "refund", "coupon", "quarterly", "diary", "dairy", "angel", "angle",
 )
-TYPOS = tuple(
-    [
-        "warehuse",
-        "contoller",
-        "pasword",
-        "polcy",
-        "poliicy",
-        "snyc",
-        "teh",
-        "thier",
-        "recieve",
-        "untill",
-        "definately",
-        "accomodate",
-        "tommorow",
-        "becuase",
-        "seperate",
-        "adress",
-        "occured",
-        "invocie",
-        "passwrod",
-        "chekclist",
-        "stroage",
-    ]
+TYPOS = (  # fmt: skip
+    "warehuse", "contoller", "pasword", "polcy", "poliicy", "snyc", "teh", "thier", "recieve",
+    "untill", "definately", "accomodate", "tommorow", "becuase", "seperate", "adress", "occured",
+    "invocie", "passwrod", "chekclist", "stroage",
 )
 
 
