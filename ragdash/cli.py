@@ -39,7 +39,7 @@ from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
-from ragdash.retrieval.wordlist import word_list_note
+from ragdash.retrieval.wordlist import word_list_label, word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     DEFAULT_OCR_MAP,
@@ -199,6 +199,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             "failed": len(runs) - passed,
             "errors": metrics.errors,
             "metrics": metrics.to_dict(),
+            "word_list": word_list_label(),
             "cases": [run_record(r) for r in runs],
         }
         if before is not None:
@@ -224,6 +225,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"retriever: {retriever.spec.label}")
             _print_fix_support(retriever.spec, fixes)
         print(f"fixes: {fixes.label}")
+        _print_word_list(fixes)
         print(_table(rows))
         for r in runs:
             if r.message:
@@ -241,6 +243,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kept is not None and kept.gated:
         return EXIT_FAILED if kept.reasons else EXIT_OK
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
+
+
+def _print_word_list(fixes: Fixes) -> None:
+    """Name the English word list the fuzzy and OCR fixes judge real words by (a run made
+    with another list may decide differently), and what is wrong with it, if anything."""
+    if fixes.fuzzy or fixes.ocr:
+        print(f"word list: {word_list_label()}")
+        if word_list_note():
+            print(f"note: {word_list_note()}")
 
 
 @dataclass(frozen=True)
@@ -335,6 +346,12 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
         _write_text(args.run_file, json.dumps(run.to_dict(), indent=2, ensure_ascii=False))
         files.append(args.run_file)
     diff = diff_runs(baseline, run) if baseline is not None else None
+    if baseline is not None:
+        from ragdash.checks.snapshot import word_list_warning
+
+        warning = word_list_warning(baseline, run)
+        if warning:
+            print(f"ragdash: warning: {warning}", file=sys.stderr)
     if args.report:
         from ragdash.checks.html_report import diff_report, run_report
 
