@@ -35,7 +35,9 @@ from ragdash.errors import (
     SettingsError,
 )
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
+from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.segmentation import cap_passages, max_passages
+from ragdash.ingestion.user_cache import CACHE_ENV, parse_cache
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
@@ -103,17 +105,84 @@ def check_command(docs: str | Path, workspace: str | Path) -> str:
     )
 
 
+class _LoadProgress:
+    """What a long load is doing, on one line of stderr — only when stderr is a terminal
+    (piped or captured, it says nothing): the file being read, its pages, its OCR, and at the
+    end how many PDFs were parsed and how many came from the parse cache."""
+
+    def __init__(self, cache: PdfCache | None) -> None:
+        self.stream = sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.cache = cache
+        self.name = ""
+        self.parsed: set[str] = set()
+        self.cached: set[str] = set()
+        self.width = 0
+
+    def _show(self, text: str) -> None:
+        if not self.on:
+            return
+        line = f"ragdash: {text}"[:100]
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def file(self, fraction: float, name: str) -> None:
+        """``load_folder``'s progress: the file about to be read."""
+        if fraction < 1.0:
+            self.name = name
+            self._show(f"reading {name} ({fraction:.0%} of the files done)")
+
+    def page(self, fraction: float, text: str) -> None:
+        """``read_pdf``'s progress: pages read and OCR, or a cache hit."""
+        if text.startswith("done (parsed before"):
+            self.cached.add(self.name)
+        elif text != "done":
+            self.parsed.add(self.name)
+            self._show(f"{self.name}: {text}")
+
+    def close(self) -> None:
+        if not self.on or not self.width:
+            return
+        self.stream.write("\r" + " " * self.width + "\r")
+        if self.parsed:
+            where = f" (kept in {self.cache.folder})" if self.cache is not None else ""
+            self.stream.write(
+                f"ragdash: parsed {len(self.parsed)} PDF(s), {len(self.cached)} read from the "
+                f"parse cache{where}\n"
+            )
+        self.stream.flush()
+
+
+def _cache(args: argparse.Namespace) -> PdfCache | None:
+    """The parse cache of ``--cache-dir`` / ``$RAGDASH_CACHE_DIR`` / the user's cache
+    folder, or None with ``--no-cache``."""
+    if getattr(args, "no_cache", False):
+        return None
+    return parse_cache(getattr(args, "cache_dir", None))
+
+
 def _index(args: argparse.Namespace) -> CorpusIndex:
     if getattr(args, "index", None):
         return _saved_index(args)
     docs = _docs(args)
+    cache = _cache(args)
+    progress = _LoadProgress(cache)
     try:
         if args.workspace:
-            corpus = Workspace(args.workspace).load(docs, limit=max_passages())
+            workspace = Workspace(args.workspace)  # its own parse cache, as the dashboard's
+            if cache is None:
+                workspace.cache = None  # type: ignore[assignment]
+            corpus = workspace.load(docs, progress=progress.file, limit=max_passages())
         else:
-            corpus = cap_passages(load_folder(docs), max_passages())
+            corpus = load_folder(
+                docs, progress=progress.file, cache=cache, page_progress=progress.page
+            )
+            corpus = cap_passages(corpus, max_passages())
     except IngestError as exc:
         raise BadInput(str(exc)) from None
+    finally:
+        progress.close()
     for message in corpus.messages:
         print(f"ragdash: {message}", file=sys.stderr)
     if not corpus.documents:
@@ -725,10 +794,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         raise BadInput(f"{args.file}: cannot be read ({exc.strerror or exc})") from None
     if args.max_pages < 1:
         raise BadInput("--max-pages must be at least 1")
+    cache = _cache(args)
+    progress = _LoadProgress(cache)
+    progress.name = path.name
     try:
-        report = inspect_pdf(data, max_pages=args.max_pages)
+        report = inspect_pdf(data, max_pages=args.max_pages, progress=progress.page, cache=cache)
     except IngestError as exc:
         raise BadInput(f"{path.name} {exc}") from None
+    finally:
+        progress.close()
     if args.json:
         print(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
         return EXIT_OK
@@ -1022,6 +1096,19 @@ def _export_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
 
 
+def _cache_options(p: argparse.ArgumentParser) -> None:
+    """``--cache-dir`` and ``--no-cache``: what :func:`_cache` reads."""
+    p.add_argument(
+        "--cache-dir",
+        default=None,
+        metavar="DIR",
+        help=f"where parsed PDFs are kept between calls (default ${CACHE_ENV}, else the "
+        "user's cache folder); with --workspace, the workspace's own cache is used",
+    )
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse every PDF again and keep nothing")  # fmt: skip
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -1069,10 +1156,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="passages sent to the model (overrides each case's top_k)",
         )
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        _cache_options(p)
 
     index = sub.add_parser("index", help="build an index once and save it (index build)")
     index.add_argument("action", choices=("build",), help="build: load --docs and save")
     index.add_argument("--docs", default=None, help="docs folder (default as for check)")
+    _cache_options(index)
     index.add_argument("-o", "--output", required=True, metavar="DIR",
                        help="folder to write the index to (replaced atomically)")  # fmt: skip
 
@@ -1125,6 +1214,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="docs folder: rows expecting a document not in it are reported")
     imports.add_argument("--format", choices=("csv", "jsonl"), default=None,
                          help="default: from the file name")
+    _cache_options(imports)
     imports.add_argument("--replace", action="store_true",
                          help="overwrite library cases with the same name")
     imports.add_argument("--ocr-map", default="0=o,1=i", help=argparse.SUPPRESS)
@@ -1144,6 +1234,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse PDFs with more pages (default {MAX_PDF_PAGES})",
     )
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    _cache_options(inspect)
     _export_options(
         sub.add_parser("export", help="write cases as a standalone pytest file or cases.json")
     )
@@ -1174,6 +1265,7 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--min-count", type=int, default=1,
                        help="propose an entry seen at least this often (default 1)")
     learn.add_argument("--json", action="store_true", help="machine-readable output")
+    _cache_options(learn)
     bench = sub.add_parser(
         "scan-bench", help="OCR generated scans: CER and proof-check pass rates per dpi"
     )
@@ -1338,10 +1430,16 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
             data = Path(args.pdf).read_bytes()
         except OSError as exc:
             raise BadInput(f"{args.pdf}: cannot be read ({exc.strerror or exc})") from None
+        cache = _cache(args)
+        progress = _LoadProgress(cache)
+        progress.name = Path(args.pdf).name
+        ocr = OcrSettings(mode="all" if args.force_ocr else "auto")
         try:
-            pages = read_pdf(data, ocr=OcrSettings(mode="all" if args.force_ocr else "auto")).pages
+            pages = read_pdf(data, progress=progress.page, cache=cache, ocr=ocr).pages
         except IngestError as exc:
             raise BadInput(f"{Path(args.pdf).name} {exc}") from None
+        finally:
+            progress.close()
     else:
         pages = (_read_text(args.ocr_text, "OCR text"),)
     clean_pages = clean.split("\f") if "\f" in clean else [clean]
