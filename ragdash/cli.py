@@ -220,7 +220,11 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
         try:
             cases = load_cases(args.cases)
         except CaseFileError as exc:
-            raise BadInput(str(exc)) from None
+            raise BadInput(_case_file_hint(args.cases, str(exc))) from None
+        if not cases:
+            # an empty list "passes" every case it holds: a CI gate on it would pass forever
+            raise BadInput(f"{args.cases} holds no cases: nothing to check (add cases, or "
+                           "import logged queries with ragdash import-cases)")  # fmt: skip
     elif args.workspace:
         found = workspace_cases(_docs(args), args.workspace)
         for problem in found.problems:
@@ -243,6 +247,22 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
 
         cases = [replace(case, top_k=args.top_k) for case in cases]
     return cases
+
+
+def _case_file_hint(path: str, message: str) -> str:
+    """A case file that is a CSV (or JSON lines) of logged queries is no cases.json: say
+    which command reads it."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    except OSError:
+        return message  # unreadable: the message says so
+    tabular = Path(path).suffix.lower() in {".csv", ".jsonl", ".tsv"}
+    if (start and start not in b"[{") or (tabular and start):
+        return (f"{message} — a CSV or JSONL of logged queries is imported first: ragdash "
+                f"import-cases {shlex.quote(path)} --workspace DIR, then check --workspace "
+                "DIR")  # fmt: skip
+    return message
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -867,7 +887,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         cases = load_cases(args.cases)
     except CaseFileError as exc:
-        raise BadInput(str(exc)) from None
+        raise BadInput(_case_file_hint(args.cases, str(exc))) from None
     if args.format == "json":
         text = json_export(cases)
     else:
@@ -1008,11 +1028,22 @@ def cmd_passages(args: argparse.Namespace) -> int:
             atomic_write(args.output, text.encode("utf-8"))
         except OSError as exc:
             raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
-        count = len(text.splitlines()) - (args.format == "csv")
+        count = _passages_written(text, args.format)
         print(f"ragdash: wrote {count} passage(s) to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _passages_written(text: str, fmt: str) -> int:
+    """How many passages ``text`` holds: CSV records (a passage's text may span lines inside
+    its quoted field, so lines are no count), else JSON lines."""
+    if fmt == "csv":
+        import csv
+        import io
+
+        return max(sum(1 for _ in csv.reader(io.StringIO(text, newline=""))) - 1, 0)
+    return len(text.splitlines())
 
 
 def cmd_import_cases(args: argparse.Namespace) -> int:

@@ -389,3 +389,27 @@ def test_protect_keeps_a_token_the_ocr_fix_would_rewrite(capsys):
 def test_query_says_when_no_passage_matched(capsys):
     code, out, _ = run_main(capsys, "query", *DOCS, "quantum entanglement")
     assert code == 0 and "no passage matched the query" in out
+
+
+@pytest.mark.parametrize("content", ["[]", '{"cases": []}'])
+def test_an_empty_case_list_is_an_error_not_a_pass(capsys, tmp_path, content):
+    # a CI gate on an empty list would pass forever
+    cases = tmp_path / "cases.json"
+    cases.write_text(content, encoding="utf-8")
+    code, out, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
+    assert code == 2 and "passed" not in out
+    assert err.strip() == f"ragdash: error: {cases} holds no cases: nothing to check (add " \
+        "cases, or import logged queries with ragdash import-cases)"
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("logged.csv", "query,expected_id\nopen hours,note\n"),
+     ("logged.jsonl", '{"query": "open hours", "expected_id": "note"}\n{"query": "x"}\n')],
+)  # fmt: skip
+def test_a_csv_or_jsonl_given_as_cases_points_to_import_cases(capsys, tmp_path, name, content):
+    cases = tmp_path / name
+    cases.write_text(content, encoding="utf-8")
+    code, _, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"ragdash import-cases {cases} --workspace DIR" in err
