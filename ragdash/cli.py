@@ -882,7 +882,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ragdash.storage.atomic import atomic_write
-    from ragdash.storage.export import DOCS_ENV, json_export, pytest_module
+    from ragdash.storage.export import DOCS_ENV, json_export, path_from, pytest_module
 
     try:
         cases = load_cases(args.cases)
@@ -894,6 +894,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         docs = args.docs or os.environ.get(DOCS_ENV) or "sample_docs"
         if not Path(docs).is_dir():
             raise BadInput(f"docs folder {docs!r} does not exist or is not a folder (--docs)")
+        if args.output:  # the module reads a relative path from its own folder
+            docs = path_from(Path(args.output).parent, docs)
+        elif not Path(docs).is_absolute():
+            print(f"ragdash: note: the exported tests read {docs!r} from the folder the file "
+                  "is saved in (or set RAGDASH_DOCS when they run)", file=sys.stderr)  # fmt: skip
         text = pytest_module(cases, docs=docs, fixes=_fixes(args))
     try:
         data = text.encode("utf-8")
