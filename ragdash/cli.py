@@ -1482,6 +1482,8 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
     learned = learn_ocr_map(
         pairs_from_pages(pages, clean_pages), parse_protected(args.protect), args.min_count
     )
+    if learned.mismatch:  # an alignment of two different texts proposes noise
+        raise BadInput(learned.mismatch)
     if args.json:
         print(json.dumps({
             "characters": learned.characters,

@@ -36,6 +36,7 @@ from ragdash.retrieval.tokens import is_ocr_candidate, tokenize
 
 __all__ = [
     "Confusion",
+    "MAX_ERROR_RATE",
     "LearnedMap",
     "MapProposal",
     "count_confusions",
@@ -45,6 +46,11 @@ __all__ = [
 
 #: Examples kept per confusion.
 EXAMPLES = 3
+#: Above this character error rate the two texts are not the same text read twice (another
+#: page, another document, a clean text in another order): the "confusions" of such an
+#: alignment are noise, and no map entry is proposed from them. Real OCR of a readable scan
+#: stays far below (a few percent; a poor 150 dpi scan about 10-20 %).
+MAX_ERROR_RATE = 0.5
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,17 @@ class LearnedMap:
     @property
     def error_rate(self) -> float:
         return self.errors / max(self.characters, 1)
+
+    @property
+    def mismatch(self) -> str:
+        """Why nothing was proposed because the texts do not match ("" when they do)."""
+        if self.error_rate <= MAX_ERROR_RATE:
+            return ""
+        return (
+            f"the clean text does not match the OCR text (character error rate "
+            f"{self.error_rate:.0%}, above {MAX_ERROR_RATE:.0%}): no entries proposed — is it "
+            "the clean text of the same pages, in the same order?"
+        )
 
     @property
     def ocr_map(self) -> str:
@@ -196,8 +213,9 @@ def learn_ocr_map(
     proposals: list[MapProposal] = []
     refused: list[MapProposal] = []
     protected_set = {p.lower() for p in protected}
+    mismatched = errors / max(characters, 1) > MAX_ERROR_RATE  # see LearnedMap.mismatch
     for (digit, letter), count in sorted(by_entry.items(), key=lambda kv: (-kv[1], kv[0])):
-        if count < min_count:
+        if count < min_count or mismatched:
             continue
         shown = tuple(entry_examples[(digit, letter)][:EXAMPLES])
         damaged = _would_damage(digit, letter, clean_tokens, protected_set)
