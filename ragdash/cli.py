@@ -1153,8 +1153,16 @@ def _table(rows: Sequence[Sequence[str]]) -> str:
     )
 
 
+def _plain(text: str) -> str:
+    """Docstring text as ``--help`` shows it: whole sentences on one line, no rst markup
+    (the first line alone stopped at a comma; double backticks showed as typed)."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)  # :func:`x` -> x
+    return " ".join(text.replace("``", "").split())
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ragdash", description=__doc__.splitlines()[0])
+    head, codes = __doc__.split("\n\n")[:2]
+    parser = _Parser(prog="ragdash", description=_plain(head), epilog=_plain(codes))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser, cases: bool, fixes: str = "none") -> None:

@@ -413,3 +413,19 @@ def test_a_csv_or_jsonl_given_as_cases_points_to_import_cases(capsys, tmp_path, 
     code, _, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"ragdash import-cases {cases} --workspace DIR" in err
+
+
+def test_help_texts_are_plain_text_whole_sentences_without_rst_markup():
+    from ragdash.cli import COMMANDS, build_parser
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a.choices, dict))
+    helps = {"ragdash": parser.format_help()}
+    helps.update({name: p.format_help() for name, p in subparsers.choices.items()})
+    assert set(COMMANDS) <= set(helps)
+    for name, text in helps.items():
+        assert "``" not in text and ":func:" not in text and ":mod:" not in text, name
+    top = " ".join(helps["ragdash"].split())
+    assert "ragdash (or python -m ragdash): check cases, run a query, ablate, inspect a PDF, " \
+        "export cases, list what the OCR fix rewrites, or start the dashboard." in top
+    assert "Exit codes: 0 all passed" in top
