@@ -316,9 +316,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"fixes: {fixes.label}")
         _print_word_list(fixes)
         print(_table(rows))
-        for r in runs:
-            if r.message:
-                print(f"{r.case.name}: {r.message}")
+        for line in _messages_by_cause(runs):
+            print(line)
         errors = f"; {metrics.errors} could not be run" if metrics.errors else ""
         print(f"{passed} of {len(runs)} cases passed{errors}")
         print(f"({EVIDENCE_RULE})")
@@ -332,6 +331,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kept is not None and kept.gated:
         return EXIT_FAILED if kept.reasons else EXIT_OK
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
+
+
+def _messages_by_cause(runs) -> list[str]:
+    """Each case's message once per cause: a service that is down fails every case with the
+    same words, which were printed once per case (8 identical lines); cases sharing a
+    message are named together, in case order."""
+    cases: dict[str, list[str]] = {}
+    for r in runs:
+        if r.message:
+            cases.setdefault(r.message, []).append(r.case.name)
+    lines = []
+    for message, names in cases.items():
+        if len(names) == 1:
+            lines.append(f"{names[0]}: {message}")
+        else:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
+                                            else "")  # fmt: skip
+            every = "all " if len(names) == len(runs) else ""
+            lines.append(f"{every}{len(names)} cases ({shown}): {message}")
+    return lines
 
 
 def _print_word_list(fixes: Fixes) -> None:
