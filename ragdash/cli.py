@@ -8,6 +8,12 @@ internal error (a ragdash bug) — each error is one line on stderr, never a tra
 folders sees: the docs folder, the uploads and metadata edits of the workspace, and (for
 ``check``, ``ablate`` and ``fragility`` without ``--cases``) the bundled ``cases.json`` plus
 the workspace's case library.
+
+PDFs are parsed once: every command that reads them keeps the parse in the user's cache
+folder (:mod:`ragdash.ingestion.user_cache`; ``--cache-dir DIR`` or ``RAGDASH_CACHE_DIR``
+moves it, ``--no-cache`` parses again and keeps nothing; with ``--workspace`` the
+workspace's own cache is used). On a terminal, stderr shows the pages and OCR of a long
+load; piped, nothing.
 """
 
 from __future__ import annotations
