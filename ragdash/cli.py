@@ -8,6 +8,12 @@ internal error (a ragdash bug) — each error is one line on stderr, never a tra
 folders sees: the docs folder, the uploads and metadata edits of the workspace, and (for
 ``check``, ``ablate`` and ``fragility`` without ``--cases``) the bundled ``cases.json`` plus
 the workspace's case library.
+
+PDFs are parsed once: every command that reads them keeps the parse in the user's cache
+folder (:mod:`ragdash.ingestion.user_cache`; ``--cache-dir DIR`` or ``RAGDASH_CACHE_DIR``
+moves it, ``--no-cache`` parses again and keeps nothing; with ``--workspace`` the
+workspace's own cache is used). On a terminal, stderr shows the pages and OCR of a long
+load; piped, nothing.
 """
 
 from __future__ import annotations
@@ -36,11 +42,13 @@ from ragdash.errors import (
     SettingsError,
 )
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, load_folder
+from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.segmentation import cap_passages, max_passages
+from ragdash.ingestion.user_cache import CACHE_ENV, parse_cache
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
-from ragdash.retrieval.wordlist import word_list_note
+from ragdash.retrieval.wordlist import word_list_label, word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     DEFAULT_OCR_MAP,
@@ -119,17 +127,84 @@ def check_command(docs: str | Path, workspace: str | Path) -> str:
     )
 
 
+class _LoadProgress:
+    """What a long load is doing, on one line of stderr — only when stderr is a terminal
+    (piped or captured, it says nothing): the file being read, its pages, its OCR, and at the
+    end how many PDFs were parsed and how many came from the parse cache."""
+
+    def __init__(self, cache: PdfCache | None) -> None:
+        self.stream = sys.stderr
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.cache = cache
+        self.name = ""
+        self.parsed: set[str] = set()
+        self.cached: set[str] = set()
+        self.width = 0
+
+    def _show(self, text: str) -> None:
+        if not self.on:
+            return
+        line = f"ragdash: {text}"[:100]
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def file(self, fraction: float, name: str) -> None:
+        """``load_folder``'s progress: the file about to be read."""
+        if fraction < 1.0:
+            self.name = name
+            self._show(f"reading {name} ({fraction:.0%} of the files done)")
+
+    def page(self, fraction: float, text: str) -> None:
+        """``read_pdf``'s progress: pages read and OCR, or a cache hit."""
+        if text.startswith("done (parsed before"):
+            self.cached.add(self.name)
+        elif text != "done":
+            self.parsed.add(self.name)
+            self._show(f"{self.name}: {text}")
+
+    def close(self) -> None:
+        if not self.on or not self.width:
+            return
+        self.stream.write("\r" + " " * self.width + "\r")
+        if self.parsed:
+            where = f" (kept in {self.cache.folder})" if self.cache is not None else ""
+            self.stream.write(
+                f"ragdash: parsed {len(self.parsed)} PDF(s), {len(self.cached)} read from the "
+                f"parse cache{where}\n"
+            )
+        self.stream.flush()
+
+
+def _cache(args: argparse.Namespace) -> PdfCache | None:
+    """The parse cache of ``--cache-dir`` / ``$RAGDASH_CACHE_DIR`` / the user's cache
+    folder, or None with ``--no-cache``."""
+    if getattr(args, "no_cache", False):
+        return None
+    return parse_cache(getattr(args, "cache_dir", None))
+
+
 def _index(args: argparse.Namespace) -> CorpusIndex:
     if getattr(args, "index", None):
         return _saved_index(args)
     docs = _docs(args)
+    cache = _cache(args)
+    progress = _LoadProgress(cache)
     try:
         if args.workspace:
-            corpus = Workspace(args.workspace).load(docs, limit=max_passages())
+            workspace = Workspace(args.workspace)  # its own parse cache, as the dashboard's
+            if cache is None:
+                workspace.cache = None  # type: ignore[assignment]
+            corpus = workspace.load(docs, progress=progress.file, limit=max_passages())
         else:
-            corpus = cap_passages(load_folder(docs), max_passages())
+            corpus = load_folder(
+                docs, progress=progress.file, cache=cache, page_progress=progress.page
+            )
+            corpus = cap_passages(corpus, max_passages())
     except IngestError as exc:
         raise BadInput(str(exc)) from None
+    finally:
+        progress.close()
     for message in corpus.messages:
         print(f"ragdash: {message}", file=sys.stderr)
     if not corpus.documents:
@@ -167,7 +242,11 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
         try:
             cases = load_cases(cases_path(args.cases))
         except CaseFileError as exc:
-            raise BadInput(str(exc)) from None
+            raise BadInput(_case_file_hint(args.cases, str(exc))) from None
+        if not cases:
+            # an empty list "passes" every case it holds: a CI gate on it would pass forever
+            raise BadInput(f"{args.cases} holds no cases: nothing to check (add cases, or "
+                           "import logged queries with ragdash import-cases)")  # fmt: skip
     elif args.workspace:
         found = workspace_cases(_docs(args), args.workspace)
         for problem in found.problems:
@@ -190,6 +269,22 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
 
         cases = [replace(case, top_k=args.top_k) for case in cases]
     return cases
+
+
+def _case_file_hint(path: str, message: str) -> str:
+    """A case file that is a CSV (or JSON lines) of logged queries is no cases.json: say
+    which command reads it."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    except OSError:
+        return message  # unreadable: the message says so
+    tabular = Path(path).suffix.lower() in {".csv", ".jsonl", ".tsv"}
+    if (start and start not in b"[{") or (tabular and start):
+        return (f"{message} — a CSV or JSONL of logged queries is imported first: ragdash "
+                f"import-cases {shlex.quote(path)} --workspace DIR, then check --workspace "
+                "DIR")  # fmt: skip
+    return message
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -215,6 +310,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             "failed": len(runs) - passed,
             "errors": metrics.errors,
             "metrics": metrics.to_dict(),
+            "word_list": word_list_label(),
             "cases": [run_record(r) for r in runs],
         }
         if before is not None:
@@ -240,10 +336,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"retriever: {retriever.spec.label}")
             _print_fix_support(retriever.spec, fixes)
         print(f"fixes: {fixes.label}")
+        _print_word_list(fixes)
         print(_table(rows))
-        for r in runs:
-            if r.message:
-                print(f"{r.case.name}: {r.message}")
+        for line in _messages_by_cause(runs):
+            print(line)
         errors = f"; {metrics.errors} could not be run" if metrics.errors else ""
         print(f"{passed} of {len(runs)} cases passed{errors}")
         print(f"({EVIDENCE_RULE})")
@@ -257,6 +353,35 @@ def cmd_check(args: argparse.Namespace) -> int:
     if kept is not None and kept.gated:
         return EXIT_FAILED if kept.reasons else EXIT_OK
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
+
+
+def _messages_by_cause(runs) -> list[str]:
+    """Each case's message once per cause: a service that is down fails every case with the
+    same words, which were printed once per case (8 identical lines); cases sharing a
+    message are named together, in case order."""
+    cases: dict[str, list[str]] = {}
+    for r in runs:
+        if r.message:
+            cases.setdefault(r.message, []).append(r.case.name)
+    lines = []
+    for message, names in cases.items():
+        if len(names) == 1:
+            lines.append(f"{names[0]}: {message}")
+        else:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5
+                                            else "")  # fmt: skip
+            every = "all " if len(names) == len(runs) else ""
+            lines.append(f"{every}{len(names)} cases ({shown}): {message}")
+    return lines
+
+
+def _print_word_list(fixes: Fixes) -> None:
+    """Name the English word list the fuzzy and OCR fixes judge real words by (a run made
+    with another list may decide differently), and what is wrong with it, if anything."""
+    if fixes.fuzzy or fixes.ocr:
+        print(f"word list: {word_list_label()}")
+        if word_list_note():
+            print(f"note: {word_list_note()}")
 
 
 @dataclass(frozen=True)
@@ -351,6 +476,12 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
         _write_text(args.run_file, json.dumps(run.to_dict(), indent=2, ensure_ascii=False))
         files.append(args.run_file)
     diff = diff_runs(baseline, run) if baseline is not None else None
+    if baseline is not None:
+        from ragdash.checks.snapshot import word_list_warning
+
+        warning = word_list_warning(baseline, run)
+        if warning:
+            print(f"ragdash: warning: {warning}", file=sys.stderr)
     if args.report:
         from ragdash.checks.html_report import diff_report, run_report
 
@@ -724,10 +855,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         raise BadInput(f"{args.file}: cannot be read ({exc.strerror or exc})") from None
     if args.max_pages < 1:
         raise BadInput("--max-pages must be at least 1")
+    cache = _cache(args)
+    progress = _LoadProgress(cache)
+    progress.name = path.name
     try:
-        report = inspect_pdf(data, max_pages=args.max_pages)
+        report = inspect_pdf(data, max_pages=args.max_pages, progress=progress.page, cache=cache)
     except IngestError as exc:
         raise BadInput(f"{path.name} {exc}") from None
+    finally:
+        progress.close()
     if args.json:
         print(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
         return EXIT_OK
@@ -786,18 +922,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     import os
 
     from ragdash.atomic import atomic_write
-    from ragdash.storage.export import DOCS_ENV, json_export, pytest_module
+    from ragdash.storage.export import DOCS_ENV, json_export, path_from, pytest_module
 
     try:
         cases = load_cases(cases_path(args.cases))
     except CaseFileError as exc:
-        raise BadInput(str(exc)) from None
+        raise BadInput(_case_file_hint(args.cases, str(exc))) from None
     if args.format == "json":
         text = json_export(cases)
     else:
         docs = args.docs or os.environ.get(DOCS_ENV) or SAMPLES_WORD
         if not docs_path(docs).is_dir():
             raise BadInput(f"docs folder {docs!r} does not exist or is not a folder (--docs)")
+        if args.output:  # the module reads a relative path from its own folder
+            docs = path_from(Path(args.output).parent, docs)
+        elif not Path(docs).is_absolute():
+            print(f"ragdash: note: the exported tests read {docs!r} from the folder the file "
+                  "is saved in (or set RAGDASH_DOCS when they run)", file=sys.stderr)  # fmt: skip
         text = pytest_module(cases, docs=docs, fixes=_fixes(args))
     try:
         data = text.encode("utf-8")
@@ -887,11 +1028,22 @@ def cmd_passages(args: argparse.Namespace) -> int:
             atomic_write(args.output, text.encode("utf-8"))
         except OSError as exc:
             raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
-        count = len(text.splitlines()) - (args.format == "csv")
+        count = _passages_written(text, args.format)
         print(f"ragdash: wrote {count} passage(s) to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _passages_written(text: str, fmt: str) -> int:
+    """How many passages ``text`` holds: CSV records (a passage's text may span lines inside
+    its quoted field, so lines are no count), else JSON lines."""
+    if fmt == "csv":
+        import csv
+        import io
+
+        return max(sum(1 for _ in csv.reader(io.StringIO(text, newline=""))) - 1, 0)
+    return len(text.splitlines())
 
 
 def cmd_import_cases(args: argparse.Namespace) -> int:
@@ -975,6 +1127,19 @@ def _export_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default=None, help="file to write (default: stdout)")
 
 
+def _cache_options(p: argparse.ArgumentParser) -> None:
+    """``--cache-dir`` and ``--no-cache``: what :func:`_cache` reads."""
+    p.add_argument(
+        "--cache-dir",
+        default=None,
+        metavar="DIR",
+        help=f"where parsed PDFs are kept between calls (default ${CACHE_ENV}, else the "
+        "user's cache folder); with --workspace, the workspace's own cache is used",
+    )
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse every PDF again and keep nothing")  # fmt: skip
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -983,8 +1148,16 @@ def _table(rows: Sequence[Sequence[str]]) -> str:
     )
 
 
+def _plain(text: str) -> str:
+    """Docstring text as ``--help`` shows it: whole sentences on one line, no rst markup
+    (the first line alone stopped at a comma; double backticks showed as typed)."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)  # :func:`x` -> x
+    return " ".join(text.replace("``", "").split())
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ragdash", description=__doc__.splitlines()[0])
+    head, codes = __doc__.split("\n\n")[:2]
+    parser = _Parser(prog="ragdash", description=_plain(head), epilog=_plain(codes))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser, cases: bool, fixes: str = "none") -> None:
@@ -1023,10 +1196,12 @@ def build_parser() -> argparse.ArgumentParser:
             help="passages sent to the model (overrides each case's top_k)",
         )
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        _cache_options(p)
 
     index = sub.add_parser("index", help="build an index once and save it (index build)")
     index.add_argument("action", choices=("build",), help="build: load --docs and save")
     index.add_argument("--docs", default=None, help="docs folder (default as for check)")
+    _cache_options(index)
     index.add_argument("-o", "--output", required=True, metavar="DIR",
                        help="folder to write the index to (replaced atomically)")  # fmt: skip
 
@@ -1079,6 +1254,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="docs folder: rows expecting a document not in it are reported")
     imports.add_argument("--format", choices=("csv", "jsonl"), default=None,
                          help="default: from the file name")
+    _cache_options(imports)
     imports.add_argument("--replace", action="store_true",
                          help="overwrite library cases with the same name")
     imports.add_argument("--ocr-map", default="0=o,1=i", help=argparse.SUPPRESS)
@@ -1098,6 +1274,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse PDFs with more pages (default {MAX_PDF_PAGES})",
     )
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    _cache_options(inspect)
     _export_options(
         sub.add_parser("export", help="write cases as a standalone pytest file or cases.json")
     )
@@ -1129,6 +1306,7 @@ def build_parser() -> argparse.ArgumentParser:
     learn.add_argument("--min-count", type=int, default=1,
                        help="propose an entry seen at least this often (default 1)")
     learn.add_argument("--json", action="store_true", help="machine-readable output")
+    _cache_options(learn)
     return parser
 
 
@@ -1332,16 +1510,24 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
             data = Path(args.pdf).read_bytes()
         except OSError as exc:
             raise BadInput(f"{args.pdf}: cannot be read ({exc.strerror or exc})") from None
+        cache = _cache(args)
+        progress = _LoadProgress(cache)
+        progress.name = Path(args.pdf).name
+        ocr = OcrSettings(mode="all" if args.force_ocr else "auto")
         try:
-            pages = read_pdf(data, ocr=OcrSettings(mode="all" if args.force_ocr else "auto")).pages
+            pages = read_pdf(data, progress=progress.page, cache=cache, ocr=ocr).pages
         except IngestError as exc:
             raise BadInput(f"{Path(args.pdf).name} {exc}") from None
+        finally:
+            progress.close()
     else:
         pages = (_read_text(args.ocr_text, "OCR text"),)
     clean_pages = clean.split("\f") if "\f" in clean else [clean]
     learned = learn_ocr_map(
         pairs_from_pages(pages, clean_pages), parse_protected(args.protect), args.min_count
     )
+    if learned.mismatch:  # an alignment of two different texts proposes noise
+        raise BadInput(learned.mismatch)
     if args.json:
         print(json.dumps({
             "characters": learned.characters,

@@ -4,16 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium for the browser tests; wamerican's /usr/share/dict/words, the English word list
-# the fuzzy fix uses to leave real words alone (the code works without it, with a note);
-# Tesseract and its English data for OCR of scanned PDFs (without it scans are refused
-# with a message saying how to install it).
+# chromium for the browser tests; Tesseract and its English data for OCR of scanned PDFs
+# (without it scans are refused with a message saying how to install it). The English word
+# list of the fuzzy fix comes with pip (wordfreq, requirements.txt): no OS package.
 MISSING=""
 [ -x /usr/bin/chromium ] || MISSING="$MISSING chromium"
 command -v tesseract >/dev/null || MISSING="$MISSING tesseract-ocr"
 [ -n "$(find /usr/share/tesseract-ocr -name eng.traineddata 2>/dev/null | head -1)" ] \
   || MISSING="$MISSING tesseract-ocr-eng"
-[ -f /usr/share/dict/words ] || MISSING="$MISSING wamerican"
 if [ -n "$MISSING" ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"

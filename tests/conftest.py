@@ -23,6 +23,14 @@ SAMPLE_DOCS = ROOT / "ragdash" / "samples"
 SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
 
 
+@pytest.fixture(autouse=True)
+def _parse_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch):
+    """Commands keep parsed PDFs in the user's cache folder: each test gets its own empty one
+    (subprocesses inherit the variable), so no test writes the real ~/.cache or sees
+    another test's parses."""
+    monkeypatch.setenv("RAGDASH_CACHE_DIR", str(tmp_path_factory.mktemp("ragdash-cache")))
+
+
 def run_module(
     module: str, *args: str, cwd: Path = ROOT, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:

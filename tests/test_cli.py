@@ -484,3 +484,43 @@ def test_dashboard_refuses_a_port_in_use_in_one_line():
     assert result.returncode == 2, result.stderr
     [line] = result.stderr.strip().splitlines()
     assert line == f"ragdash: error: cannot listen on 127.0.0.1 port {port}: Address already in use"
+
+
+@pytest.mark.parametrize("content", ["[]", '{"cases": []}'])
+def test_an_empty_case_list_is_an_error_not_a_pass(capsys, tmp_path, content):
+    # a CI gate on an empty list would pass forever
+    cases = tmp_path / "cases.json"
+    cases.write_text(content, encoding="utf-8")
+    code, out, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
+    assert code == 2 and "passed" not in out
+    assert err.strip() == f"ragdash: error: {cases} holds no cases: nothing to check (add " \
+        "cases, or import logged queries with ragdash import-cases)"
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [("logged.csv", "query,expected_id\nopen hours,note\n"),
+     ("logged.jsonl", '{"query": "open hours", "expected_id": "note"}\n{"query": "x"}\n')],
+)  # fmt: skip
+def test_a_csv_or_jsonl_given_as_cases_points_to_import_cases(capsys, tmp_path, name, content):
+    cases = tmp_path / name
+    cases.write_text(content, encoding="utf-8")
+    code, _, err = run_main(capsys, "check", *DOCS, "--cases", str(cases))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"ragdash import-cases {cases} --workspace DIR" in err
+
+
+def test_help_texts_are_plain_text_whole_sentences_without_rst_markup():
+    from ragdash.cli import COMMANDS, build_parser
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a.choices, dict))
+    helps = {"ragdash": parser.format_help()}
+    helps.update({name: p.format_help() for name, p in subparsers.choices.items()})
+    assert set(COMMANDS) <= set(helps)
+    for name, text in helps.items():
+        assert "``" not in text and ":func:" not in text and ":mod:" not in text, name
+    top = " ".join(helps["ragdash"].split())
+    assert "ragdash (or python -m ragdash): check cases, run a query, ablate, inspect a PDF, " \
+        "export cases, list what the OCR fix rewrites, or start the dashboard." in top
+    assert "Exit codes: 0 all passed" in top

@@ -69,7 +69,7 @@ def test_testbed_module_fails_with_no_fix_naming_case_and_diagnosis(tmp_path, sa
     assert "Traceback" not in out
 
 
-def test_docs_folder_from_the_environment_and_relative_to_where_pytest_runs(tmp_path, sample_cases):
+def test_docs_folder_from_the_environment_and_relative_to_the_file(tmp_path, sample_cases):
     source = pytest_module(sample_cases, docs="no-such-folder", fixes=Fixes.all())
     path = write_module(tmp_path, source)
     assert run_pytest(path, RAGDASH_DOCS=str(SAMPLE_DOCS)).returncode == 0
@@ -314,3 +314,31 @@ def test_an_export_carries_the_workspace_and_each_cases_repairing_fix(tmp_path, 
     assert exported["workspace"] == str(workspace)
     assert exported["cases"][0]["fixes"] == "status" and "fixes" not in exported["cases"][1]
     assert parse_cases(json.dumps(exported)) == [stale, uploaded]
+
+
+def test_an_exported_file_finds_its_docs_wherever_pytest_runs_and_records_no_server_path(
+    tmp_path, capsysbinary
+):
+    # a team's repository: tests/ beside docs/, exported with paths as typed from its root
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "docs").symlink_to(SAMPLE_DOCS)
+    target = repo / "tests" / "test_rag.py"
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        code, _, err = run_main(capsysbinary, "export", "--cases", str(SAMPLE_CASES), "--format",
+                                "pytest", "--docs", "docs", "-o", "tests/test_rag.py")  # fmt: skip
+    finally:
+        os.chdir(cwd)
+    assert code == 0, err
+    module = load_module(target)
+    assert module.EXPORT["docs"] == "../docs"  # relative to the file, not to where it was made
+    assert str(tmp_path) not in target.read_text(encoding="utf-8")
+    # pytest run from the repository's root, from tests/, and from somewhere else entirely
+    for where in (repo, repo / "tests", tmp_path):
+        result = run_module("pytest", "-q", "-p", "no:cacheprovider", str(target), cwd=where)
+        assert result.returncode == 0, (where, result.stdout + result.stderr)
+        assert "8 passed" in result.stdout

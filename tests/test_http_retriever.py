@@ -14,7 +14,7 @@ pytest.importorskip("bm25s")
 
 from bm25_service import running  # noqa: E402 - needs bm25s
 
-from ragdash.checks.proof import Case  # noqa: E402
+from ragdash.case import Case  # noqa: E402
 from ragdash.checks.runs import metrics_of, run_cases  # noqa: E402
 from ragdash.errors import RetrieverError  # noqa: E402
 from ragdash.retrieval.retrievers import make_retriever  # noqa: E402
@@ -183,14 +183,19 @@ def test_ragdash_check_runs_the_proof_checks_against_a_live_service(plain_passag
     assert "none           5/8" in table.stdout and "fuzzy          5/8" in table.stdout
 
 
-def test_ragdash_check_reports_a_dead_service_per_case_and_finishes(tmp_path):
+def test_ragdash_check_reports_a_dead_service_once_naming_the_cases_and_finishes(tmp_path):
     with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
         url = service.url + "/search"
     args = ["--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES), "--retries", "0"]
     result = run_module("ragdash", "check", *args, "--retriever", "http", "--url", url)
     assert result.returncode == 1
     assert "0 of 8 cases passed; 8 could not be run" in result.stdout
-    assert f"stale-version: {url}: connection refused" in result.stdout
+    # one line per cause, not the same line once per case
+    refused = [line for line in result.stdout.splitlines() if "connection refused" in line]
+    assert refused == [
+        "all 8 cases (stale-version, stale-version-control, ocr-noise, ocr-noise-control, typo "
+        f"and 3 more): {url}: connection refused (is the service running?) (1 attempt)"
+    ]
     assert "Traceback" not in result.stderr
 
 

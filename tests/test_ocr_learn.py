@@ -100,3 +100,24 @@ def test_the_cli_names_a_missing_file_in_one_line(tmp_path, capsys):
     code = main(["ocr-map", str(tmp_path / "nope.txt"), "--ocr-text", str(tmp_path / "o.txt")])
     err = capsys.readouterr().err
     assert code == 2 and "nope.txt: cannot be read" in err and "Traceback" not in err
+
+
+def test_a_clean_text_that_does_not_match_the_ocr_text_proposes_nothing(tmp_path, capsys):
+    # the clean text of another page: any "confusion" its alignment finds is noise
+    other = "Section 4: the 2025 plan costs 10 GB per seat; see page 12 of the 2024 guide."
+    ocr = (OCR + " ") * 4
+    learned = learn_ocr_map([(ocr, other)])
+    assert learned.error_rate > 3 and learned.ocr_map  # noise: the old command proposed it
+    assert learned.mismatch.startswith("the clean text does not match the OCR text")
+    assert learn_ocr_map([(OCR, CLEAN)]).mismatch == ""
+    # the clean text of only the start of a page is fine, whatever its error rate
+    start = learn_ocr_map([(OCR, "Claims must be filed within 14 days.")])
+    assert start.error_rate > 1 and start.mismatch == "" and start.ocr_map == "1=l"
+    (tmp_path / "clean.txt").write_text(other)
+    (tmp_path / "ocr.txt").write_text(ocr)
+    args = ["ocr-map", str(tmp_path / "clean.txt"), "--ocr-text", str(tmp_path / "ocr.txt")]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert "use: --ocr-map" not in out
+    assert f"(character error rate {learned.error_rate:.0%}; 2 of its 17 words found in the " \
+        "OCR text): no entries proposed" in err

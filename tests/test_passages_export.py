@@ -42,3 +42,31 @@ def test_ragdash_passages_writes_jsonl_or_csv():
     table = run_module("ragdash", "passages", "--docs", str(SAMPLE_DOCS), "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(table.stdout)))
     assert rows[0].keys() >= {"id", "doc_id", "text", "updated", "status"}
+
+
+def test_the_written_count_is_the_passages_written_even_when_a_text_spans_lines(
+    tmp_path, capsys
+):
+    from ragdash.cli import main
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # a table passage keeps its rows on separate lines: one CSV record, several lines
+    (docs / "stock.md").write_text(
+        "---\nupdated: 2026-01-05\n---\n| item | qty |\n|---|---|\n| bolts | 4 |\n| nuts | 9 |\n"
+        "\nSecond paragraph about the warehouse.\nIt runs over two lines.\n",
+        encoding="utf-8",
+    )
+    counts = {}
+    for fmt in ("csv", "jsonl"):
+        out = tmp_path / f"p.{fmt}"
+        assert main(["passages", "--docs", str(docs), "--format", fmt, "-o", str(out)]) == 0
+        text = out.read_text(encoding="utf-8")
+        written = (
+            len(list(csv.DictReader(io.StringIO(text, newline="")))) if fmt == "csv"
+            else len(text.splitlines())
+        )  # fmt: skip
+        assert f"wrote {written} passage(s)" in capsys.readouterr().err
+        counts[fmt] = written
+    assert counts["csv"] == counts["jsonl"]
+    assert counts["csv"] < len((tmp_path / "p.csv").read_text(encoding="utf-8").splitlines()) - 1

@@ -284,3 +284,26 @@ def test_a_run_saved_in_a_workspace_is_listed_and_metrics_at_another_k_are_not_c
     code = main([*args, "--baseline", "latest", "--fail-on", "regression", "--metrics-k", "3"])
     assert code == 1
     assert "the metrics cannot be compared: k=5" in capsys.readouterr().out
+
+
+def test_check_names_the_word_list_the_run_records_it_and_a_baseline_made_with_another_warns(
+    capsys, tmp_path
+):
+    from ragdash.retrieval.wordlist import word_list_label
+
+    baseline = tmp_path / "baseline.json"
+    assert main(check_args(tmp_path / "l.sqlite", "all", "--run-file", str(baseline))) == 0
+    out = capsys.readouterr().out
+    assert f"word list: {word_list_label()}" in out and "wordfreq" in out
+    data = json.loads(baseline.read_text(encoding="utf-8"))
+    assert data["word_list"] == word_list_label()
+    gate = ("--baseline", str(baseline), "--fail-on", "regression")
+    assert main(check_args(tmp_path / "l.sqlite", "all", *gate)) == 0
+    assert "word list" not in capsys.readouterr().err  # the same list: nothing to say
+    # a baseline made on a machine with Debian's list (or before the list was recorded)
+    data["word_list"] = "/usr/share/dict/words (73,604 words)"
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    assert main(check_args(tmp_path / "l.sqlite", "all", *gate)) == 0
+    err = capsys.readouterr().err
+    assert "the baseline's English word list differs from this run's" in err
+    assert "/usr/share/dict/words (73,604 words)" in err and word_list_label() in err

@@ -60,15 +60,17 @@ def test_higher_document_frequency_breaks_a_tie_between_equally_typo_like_words(
 
 @pytest.mark.parametrize("rule", ["ratio", ES_AUTO])
 def test_a_real_word_is_never_fuzzed_even_without_the_word_list(monkeypatch, rule):
-    monkeypatch.setenv("RAGDASH_WORDS", "/nonexistent/words")
+    from ragdash.retrieval import matching
+
+    monkeypatch.setattr(matching, "english_words", frozenset)  # corpus words alone
     for typed, word in (("login", "logic"), ("desk", "disk")):
         plan = plan_query([typed], {word: 3}, Fixes(fuzzy=True, fuzzy_rule=rule, threshold=70))
         assert plan.best_match(typed, frozenset({word})).kind == MatchKind.NONE
 
 
 def test_a_word_of_the_word_list_is_not_fuzzed_and_the_breakdown_says_so():
-    plan = plan_query(["logins"], {"logics": 3}, Fixes(fuzzy=True, threshold=70))
-    match = plan.best_match("logins", frozenset({"logics"}))
+    plan = plan_query(["login"], {"logic": 3}, Fixes(fuzzy=True, threshold=70))
+    match = plan.best_match("login", frozenset({"logic"}))
     assert match.kind == MatchKind.NONE and "English word: not fuzzed" in match.note
 
 
@@ -88,13 +90,85 @@ def test_a_typo_finds_a_word_the_document_holds_only_as_ocr_damage():
     assert "'c0ntr0ller' → 'controller'" in plan.candidates["contoller"]["c0ntr0ller"].note
 
 
-def test_a_missing_word_list_is_said_in_words(monkeypatch):
-    from ragdash.retrieval.wordlist import english_words, word_list_note
+# Real words one typo-like edit from another real word (the guard must keep them as typed),
+# and the typos people make (the guard must let the fuzzy fix repair them).
+REAL_WORDS = (  # fmt: skip
+    "trail", "rail", "trial", "garage", "garbage", "login", "logic", "desk", "disk", "form",
+    "from", "warehouse", "sync", "policy", "police", "checklist", "firmware", "throughput",
+    "latency", "invoice", "router", "ledger", "payroll", "casual", "causal", "bios", "vpn",
+    "refund", "coupon", "quarterly", "diary", "dairy", "angel", "angle",
+)
+TYPOS = (  # fmt: skip
+    "warehuse", "contoller", "pasword", "polcy", "poliicy", "snyc", "teh", "thier", "recieve",
+    "untill", "definately", "accomodate", "tommorow", "becuase", "seperate", "adress", "occured",
+    "invocie", "passwrod", "chekclist", "stroage",
+)
 
-    assert "login" in english_words() and word_list_note() is None
+
+def test_without_an_os_word_list_real_words_are_words_and_typos_are_not(monkeypatch):
+    # RAGDASH_WORDS naming no file stands for a machine without Debian's wamerican.
+    from ragdash.retrieval.wordlist import english_words
+
     monkeypatch.setenv("RAGDASH_WORDS", "/nonexistent/words")
-    assert english_words() == frozenset()
-    assert "No English word list at /nonexistent/words" in word_list_note()
+    words = english_words()
+    assert [w for w in REAL_WORDS if w not in words] == []
+    assert [t for t in TYPOS if t in words] == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "other"), [("trail", "rail"), ("garage", "garbage"), ("login", "logic")]
+)
+def test_a_real_word_the_corpus_lacks_is_not_fuzzed_into_a_near_word(monkeypatch, typed, other):
+    # Without Debian's word list, a pip install fuzzed these (trail → rail, garage → garbage).
+    monkeypatch.setenv("RAGDASH_WORDS", "/nonexistent/words")
+    plan = plan_query([typed], {other: 3}, Fixes(fuzzy=True, fuzzy_rule=ES_AUTO))
+    assert plan.candidates[typed] == {}
+    assert "English word: not fuzzed" in plan.notes[typed]
+
+
+def test_the_word_list_comes_with_pip_and_reads_no_os_file(monkeypatch):
+    import builtins
+    import io
+
+    from ragdash.retrieval import wordlist
+
+    opened = []
+    real_open = io.open
+
+    def spy(file, *args, **kwargs):
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.delenv("RAGDASH_WORDS", raising=False)
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(io, "open", spy)
+    wordlist._wordfreq.cache_clear()
+    wordlist._combined.cache_clear()
+    try:
+        words = wordlist.english_words()
+    finally:
+        wordlist._wordfreq.cache_clear()
+        wordlist._combined.cache_clear()
+    assert len(words) > 20_000 and "warehouse" in words
+    assert not [p for p in opened if p.startswith("/usr/share/dict")]
+    assert wordlist.word_list_label().startswith("wordfreq ")
+    assert f"top {wordlist.TOP_WORDS:,}" in wordlist.word_list_label()
+    assert wordlist.word_list_note() is None
+
+
+def test_an_extra_word_list_adds_words_and_an_unreadable_one_is_said_in_words(
+    monkeypatch, tmp_path
+):
+    from ragdash.retrieval.wordlist import english_words, word_list_label, word_list_note
+
+    extra = tmp_path / "jargon.txt"
+    extra.write_text("warehuse\nfoobarqux\n", encoding="utf-8")
+    monkeypatch.setenv("RAGDASH_WORDS", str(extra))
+    assert {"warehuse", "foobarqux", "login"} <= english_words()
+    assert "+ jargon.txt (2 words)" in word_list_label() and word_list_note() is None
+    monkeypatch.setenv("RAGDASH_WORDS", "/nonexistent/words")
+    assert "login" in english_words() and "warehuse" not in english_words()
+    assert "'/nonexistent/words', which cannot be read" in word_list_note()
 
 
 def test_a_three_letter_token_may_only_undo_a_swap():

@@ -36,6 +36,7 @@ from ragdash.text import is_ocr_candidate, tokenize
 
 __all__ = [
     "Confusion",
+    "MIN_WORDS_FOUND",
     "LearnedMap",
     "MapProposal",
     "count_confusions",
@@ -45,6 +46,14 @@ __all__ = [
 
 #: Examples kept per confusion.
 EXAMPLES = 3
+#: Below this share of the clean text's words found in the OCR text (exactly or nearly), the
+#: two are not the same text read twice (another page, another document): the "confusions"
+#: of their alignment are noise, and the command line and the dashboard propose nothing.
+#: The character error rate cannot tell: a clean text of only part of a page has a high one
+#: (everything else OCR read counts as added characters) and is fine to learn from.
+MIN_WORDS_FOUND = 0.5
+#: How close (rapidfuzz ``fuzz.ratio``) an OCR word must be to a clean word to count as it.
+WORD_FOUND_RATIO = 75
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,20 @@ class LearnedMap:
     @property
     def error_rate(self) -> float:
         return self.errors / max(self.characters, 1)
+
+    clean_words: int = 0  # words of the clean text
+    words_found: int = 0  # of them, found in the OCR text (see MIN_WORDS_FOUND)
+
+    @property
+    def mismatch(self) -> str:
+        """Why the texts cannot be learned from, as the user is told ("" when they can)."""
+        if not self.clean_words or self.words_found / self.clean_words >= MIN_WORDS_FOUND:
+            return ""
+        return (
+            f"the clean text does not match the OCR text (character error rate "
+            f"{self.error_rate:.0%}; {self.words_found} of its {self.clean_words} words found in "
+            "the OCR text): no entries proposed — is it the clean text of the same pages?"
+        )
 
     @property
     def ocr_map(self) -> str:
@@ -172,8 +195,11 @@ def learn_ocr_map(
     total: Counter[tuple[str, str]] = Counter()
     examples: dict[tuple[str, str], list[str]] = {}
     clean_tokens: Counter[str] = Counter()
-    characters = errors = 0
+    characters = errors = clean_words = words_found = 0
     for ocr_text, clean_text in pairs:
+        words, found_words = _words_found(ocr_text, clean_text)
+        clean_words += words
+        words_found += found_words
         found, chars, edits = count_confusions(ocr_text, clean_text)
         characters += chars
         errors += edits
@@ -211,7 +237,23 @@ def learn_ocr_map(
             )
         else:
             proposals.append(MapProposal(digit, letter, count, shown))
-    return LearnedMap(confusions, tuple(proposals), tuple(refused), characters, errors)
+    return LearnedMap(confusions, tuple(proposals), tuple(refused), characters, errors,
+                      clean_words, words_found)  # fmt: skip
+
+
+def _words_found(ocr_text: str, clean_text: str) -> tuple[int, int]:
+    """How many words the clean text has, and how many of them the OCR text has exactly or
+    within :data:`WORD_FOUND_RATIO` (``c1aims`` is ``claims`` read with one error)."""
+    from rapidfuzz import fuzz, process
+
+    read = set(tokenize(ocr_text))
+    words = tokenize(clean_text)
+    found = sum(
+        1 for w in words
+        if w in read or process.extractOne(w, read, scorer=fuzz.ratio,
+                                           score_cutoff=WORD_FOUND_RATIO)
+    )  # fmt: skip
+    return len(words), found
 
 
 def pairs_from_pages(ocr_pages: Sequence[str], clean_pages: Sequence[str]) -> list[tuple[str, str]]:

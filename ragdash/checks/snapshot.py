@@ -37,6 +37,7 @@ from ragdash.ingestion.documents import Corpus, Document
 from ragdash.retrieval.highlight import match_kinds
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.wordlist import word_list_label
 from ragdash.settings import Fixes
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "document_prints",
     "load_run_file",
     "snapshot",
+    "word_list_warning",
 ]
 
 RUN_FORMAT = "ragdash-run"
@@ -135,6 +137,9 @@ class SavedRun:
     ablation: tuple[AblationCell, ...] = ()
     id: int | None = None
     source: str = field(default="", compare=False)  # a file it was read from
+    #: The fuzzy fix's English word list (:func:`ragdash.retrieval.wordlist.word_list_label`):
+    #: a baseline made with another list may fuzz differently. "" in runs saved before it.
+    word_list: str = ""
 
     @property
     def passed(self) -> int:
@@ -200,6 +205,7 @@ class SavedRun:
             "total": self.total,
             "cases": [_case_dict(c) for c in self.cases],
             "ablation": [[a.case, a.configuration, a.diagnosis] for a in self.ablation],
+            "word_list": self.word_list,
         }
 
     @classmethod
@@ -229,6 +235,7 @@ class SavedRun:
                     AblationCell(str(c), str(g), str(d)) for c, g, d in data.get("ablation", [])
                 ),
                 id=data.get("id") if isinstance(data.get("id"), int) else None,
+                word_list=str(data.get("word_list") or ""),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             detail = str(exc) if isinstance(exc, RagdashError) else f"{type(exc).__name__} {exc}"
@@ -377,4 +384,18 @@ def snapshot(
         metrics=tuple(metrics_of(runs, k).to_dict().items()),
         cases=tuple(_case_result(r) for r in runs),
         ablation=tuple(AblationCell(c, g, d) for c, g, d in ablation),
+        word_list=word_list_label(),
+    )
+
+
+def word_list_warning(baseline: SavedRun, run: SavedRun) -> str | None:
+    """A warning when ``run`` fuzzes with another English word list than ``baseline`` did
+    (a baseline made on another machine, or before the list came with pip): a case that
+    moved may have moved because of the list, not the change being gated."""
+    if baseline.word_list == run.word_list:
+        return None
+    before = baseline.word_list or "not recorded (a run saved before ragdash recorded it)"
+    return (
+        f"the baseline's English word list differs from this run's: baseline {before}; "
+        f"this run {run.word_list}. The fuzzy and OCR fixes may decide differently."
     )

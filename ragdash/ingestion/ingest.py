@@ -347,11 +347,14 @@ def load_folder(
     max_pages: int = MAX_PDF_PAGES,
     progress: Progress | None = None,
     cache: PdfCache | None = None,
+    page_progress: Progress | None = None,
 ) -> Corpus:
     """Load every ``.txt``, ``.md`` and ``.pdf`` file of ``folder`` into a :class:`Corpus`.
 
     Files that fail are left out with an error message; duplicate IDs keep the first file in
-    list order. ``progress(fraction, file_name)`` is called before each file.
+    list order. ``progress(fraction, file_name)`` is called before each file, and
+    ``page_progress`` within each PDF as :func:`read_pdf` calls it (pages read, OCR, or
+    "done (parsed before…)" for a cache hit).
     Raises :class:`IngestError` only if the folder itself is missing.
     """
     folder = Path(folder)
@@ -381,7 +384,8 @@ def load_folder(
             progress(index / max(len(paths), 1), path.name)
         try:
             doc, warnings = load_document(
-                path, overrides.get(path.name, {}), len(documents), max_pages, cache=cache
+                path, overrides.get(path.name, {}), len(documents), max_pages, page_progress,
+                cache=cache,
             )
         except IngestError as exc:
             messages.append(IngestMessage(path.name, "error", f"{exc}; file skipped"))

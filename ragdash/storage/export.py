@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -18,6 +19,8 @@ from pathlib import Path
 from ragdash.case import Case
 from ragdash.checks.cases import case_to_dict, dump_cases
 from ragdash.settings import FIX_NAMES, Fixes
+
+__all__ = ["DOCS_ENV", "export_payload", "json_export", "path_from", "pytest_module"]
 
 #: The environment variable that points the exported tests at another docs folder.
 DOCS_ENV = "RAGDASH_DOCS"
@@ -29,8 +32,8 @@ _TEMPLATE = '''\
 Each case runs through ragdash's core (load_folder -> CorpusIndex -> check_case) under the
 fixes recorded in EXPORT below (a case with its own repairing fix in EXPORT["case_fixes"]
 runs under that fix), and fails with the diagnosis and the missing evidence. Documents
-come from EXPORT["docs"] (relative to the directory pytest runs in; "samples" names the
-samples bundled with ragdash) unless the RAGDASH_DOCS
+come from EXPORT["docs"] (a relative path is read from this file's own folder, wherever
+pytest runs; "samples" names the samples bundled with ragdash) unless the RAGDASH_DOCS
 environment variable names another folder, plus the uploads and metadata edits of
 EXPORT["workspace"] (or RAGDASH_WORKSPACE) when one is recorded. ragdash must be importable.
 No network, no model: the check is whether the retriever hands over the evidence.
@@ -75,13 +78,22 @@ CASE_FIXES = {
 CASES = [case_from_dict(data, f"case {n}") for n, data in enumerate(EXPORT["cases"], start=1)]
 
 
+#: A relative path recorded in EXPORT is read from the folder this file is in.
+HERE = Path(__file__).resolve().parent
+
+
 def docs_folder() -> Path:
-    return docs_path(os.environ.get("RAGDASH_DOCS") or EXPORT["docs"])
+    if os.environ.get("RAGDASH_DOCS"):
+        return docs_path(os.environ["RAGDASH_DOCS"])
+    named = docs_path(EXPORT["docs"])
+    return named if named.is_absolute() else HERE / named
 
 
 def workspace_folder():
-    value = os.environ.get("RAGDASH_WORKSPACE") or EXPORT.get("workspace")
-    return Path(value) if value else None
+    if os.environ.get("RAGDASH_WORKSPACE"):
+        return Path(os.environ["RAGDASH_WORKSPACE"])
+    value = EXPORT.get("workspace")
+    return HERE / value if value else None
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +153,27 @@ def export_payload(
     return payload
 
 
+def path_from(folder: str | Path, target: str | Path) -> str:
+    """``target`` as a file in ``folder`` should record it: relative to ``folder`` when the
+    two share a folder below the file system's root (a repository's ``tests/`` and its
+    ``docs/``), else absolute — a path from the machine that exported (``/srv/...``,
+    ``/home/someone/...``) means nothing on a CI runner, a path within the repository does::
+
+        >>> path_from("/repo/tests", "/repo/docs")
+        '../docs'
+        >>> path_from("/home/a/tests", "/srv/docs")
+        '/srv/docs'
+    """
+    folder, target = os.path.abspath(folder), os.path.abspath(target)
+    try:
+        common = os.path.commonpath([folder, target])
+    except ValueError:  # another drive (Windows)
+        return target
+    if common == os.path.dirname(common):  # only the root in common
+        return target
+    return Path(os.path.relpath(target, folder)).as_posix()
+
+
 def _jsonable(value):
     return [_jsonable(v) for v in value] if isinstance(value, tuple) else value
 
@@ -155,7 +188,8 @@ def pytest_module(
 ) -> str:
     """The source of a standalone pytest module: one parametrized test per case, run under
     ``fixes`` on the documents of ``docs`` (overridable with ``RAGDASH_DOCS`` at run time;
-    a relative path is read from where pytest runs). The module needs ragdash importable.
+    a relative path is read from the module's own folder, so the tests find the documents
+    wherever pytest runs: see :func:`path_from`). The module needs ragdash importable.
 
     Raises ``ValueError`` for a non-finite threshold (JSON has no NaN).
     """

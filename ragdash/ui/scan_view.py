@@ -159,7 +159,9 @@ def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
             f"{learned.characters:d} characters aligned, {learned.errors:d} edit(s): character "
             f"error rate {learned.error_rate:.1%}"
         )
-        if learned.proposals:
+        if learned.mismatch:
+            st.warning(literal(learned.mismatch[:1].upper() + learned.mismatch[1:]))
+        elif learned.proposals:
             st.success(f"Proposed OCR map entries: {literal(learned.ocr_map)}")
         else:
             st.info("No map entry proposed: OCR read no digit for a letter on this page.")
