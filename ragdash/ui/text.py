@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import re
 import string
-import unicodedata
+
+from ragdash.visible import visible_controls
 
 __all__ = ["code", "label", "literal", "plain", "visible_controls"]
 
@@ -44,45 +45,6 @@ __all__ = ["code", "label", "literal", "plain", "visible_controls"]
 #: also covers Streamlit's additions (``:``, ``$``, ``[``) and GFM's autolinks (``.``, ``@``,
 #: ``/``) and entity references (``&``).
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
-#: Characters that draw nothing or reorder what is around them: format characters (bidi
-#: controls U+202A–E and U+2066–9, marks U+200E/F and U+061C, zero-width characters, the
-#: byte-order mark, tag characters) and control characters. Tab is kept as a space.
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-
-
-def _invisible(char: str) -> bool:
-    return char in _BIDI or unicodedata.category(char) in {"Cf", "Cc", "Zl", "Zp", "Co", "Cn"}
-
-
-def _code_point(char: str) -> str:
-    return f"⟨U+{ord(char):04X}⟩"
-
-
-def visible_controls(text: str, keep_newlines: bool = False) -> str:
-    """``text`` with every invisible or reordering character replaced by its code point.
-
-    A tab becomes a space; with ``keep_newlines`` a line break stays one.
-
-    >>> visible_controls("a\u200bb\\tc\\u0000")
-    'a⟨U+200B⟩b c⟨U+0000⟩'
-    >>> visible_controls("one\\r\\ntwo", keep_newlines=True)
-    'one\\ntwo'
-    """
-    if keep_newlines:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    out = []
-    for char in text:
-        if char == "\t":
-            out.append(" ")
-        elif char == "\n" and keep_newlines or char.isascii() and char.isprintable():
-            out.append(char)
-        elif _invisible(char):
-            out.append(_code_point(char))
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 #: GFM turns bare URLs and e-mail addresses into links *after* parsing, from the text itself,
 #: so escaping cannot stop it: a word joiner (U+2060, invisible, no line break) after the
 #: scheme, after ``www`` and after ``@`` keeps the text from matching.
