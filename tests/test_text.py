@@ -293,6 +293,17 @@ class Routing:
 PLAIN_OPTIONS = {"selectbox", "multiselect"}
 
 
+#: Elements that draw a table on a canvas: their data goes through
+#: :func:`ragdash.ui.text.grid` (a raw U+202E in a cell reverses it; issue 24 #9).
+GRIDS = {"dataframe", "data_editor", "table"}
+
+
+def is_grid_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id == "grid"
+    )
+
+
 def text_arguments(call: ast.Call) -> list[tuple[str, ast.AST]]:
     """The arguments of ``call`` that Streamlit draws as Markdown (none if it is not a
     Streamlit text call)."""
@@ -314,6 +325,11 @@ def text_arguments(call: ast.Call) -> list[tuple[str, ast.AST]]:
         found.append(("options", options))  # options from data need format_func
     if name == "progress" and len(call.args) > 1:
         found.append(("argument 2", call.args[1]))
+    if name in GRIDS:
+        data = call.args[0] if call.args else None
+        data = next((k.value for k in call.keywords if k.arg == "data"), data)
+        if data is not None:
+            found.append(("grid data", data))
     if name in FIRST_ARG_MARKDOWN | {"progress", "update", "dataframe", "data_editor"} or (
         name == "progress"
     ):
@@ -349,11 +365,12 @@ def unrouted(path: Path) -> list[str]:
         for where, value in text_arguments(node):
             routing = Routing(path.name, owner.get(node))
             plain_options = node.func.attr in PLAIN_OPTIONS
-            ok = (
-                routing.safe_function(value, plain_options)
-                if where == "format_func"
-                else routing.safe(value)
-            )
+            if where == "grid data":
+                ok = is_grid_call(value)
+            elif where == "format_func":
+                ok = routing.safe_function(value, plain_options)
+            else:
+                ok = routing.safe(value)
             shortcodes = [
                 c.value
                 for c in ast.walk(value)
@@ -401,6 +418,12 @@ def test_every_streamlit_text_call_goes_through_the_escaping_path():
         ("bar.progress(0.5, text=f'Reading {label(name)} {score:.2f}')", True),
         ("st.tabs([f'Pages ({len(pages)})', doc.source])", False),
         ("st.button('Save', help=FIX_HELP[name])", True),
+        ("st.dataframe(pd.DataFrame(page), hide_index=True)", False),
+        ("x.dataframe(page, hide_index=True)", False),
+        ("st.dataframe(data=page)", False),
+        ("st.dataframe(literal(page))", False),  # Markdown escaping is not the grid's
+        ("st.dataframe(grid(pd.DataFrame(page)), hide_index=True)", True),
+        ("st.dataframe(data=grid(page))", True),
     ],
 )
 def test_the_routing_check_tells_escaped_from_raw(tmp_path, snippet, ok):

@@ -20,7 +20,7 @@ from ragdash.checks.proof import Case
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.text import label, literal
+from ragdash.ui.text import grid, label, literal
 
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
 MAX_EDITS_CHOICES = (2, 4, 6, 8)
@@ -184,5 +184,5 @@ def render_fragility(
     shown = table[columns].astype(object)
     shown = shown.where(shown.notna(), "—").astype(str)  # a survivor has no corrupted query
     with st.expander("Every search: corrupted query, failure, evaluations"):
-        st.dataframe(shown, hide_index=True, width="stretch")
+        st.dataframe(grid(shown), hide_index=True, width="stretch")
     return table

@@ -35,7 +35,7 @@ from ragdash.ui.suite_metrics import (
     render_log_import,
     suite_runs,
 )
-from ragdash.ui.text import literal, plain
+from ragdash.ui.text import grid, literal, plain
 from ragdash.ui.viewstate import ViewState, split_evidence
 
 
@@ -219,7 +219,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "passes, red is a ranking failure, orange an extraction failure."
     )
     st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
-    st.dataframe(metrics_frame(metrics, len(cases)), hide_index=True, width="stretch")
+    st.dataframe(grid(metrics_frame(metrics, len(cases))), hide_index=True, width="stretch")
     st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
                     help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)

@@ -24,7 +24,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.storage.library import REPORTED
-from ragdash.ui.text import literal
+from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
 METRIC_COLORS = {
@@ -172,9 +172,9 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         width="content",
     )
     st.dataframe(
-        presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
+        grid(presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
             columns={"false_fuzzy_matches": "false fuzzy matches"}
-        ),
+        )),
         hide_index=True,
         width="stretch",
     )
@@ -184,7 +184,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        st.dataframe(sweep, hide_index=True, width="stretch")
+        st.dataframe(grid(sweep), hide_index=True, width="stretch")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "
@@ -208,7 +208,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     ]
     if errors:
         st.dataframe(
-            pd.DataFrame(errors, columns=["error", "case"]), hide_index=True, width="stretch"
+            grid(pd.DataFrame(errors, columns=["error", "case"])), hide_index=True, width="stretch"
         )
     else:
         st.caption("No errors at the chosen threshold on these queries.")
