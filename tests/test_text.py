@@ -298,6 +298,11 @@ PLAIN_OPTIONS = {"selectbox", "multiselect"}
 GRIDS = {"dataframe", "data_editor", "table"}
 
 
+#: Elements that show their text as it is (monospace blocks): :func:`ragdash.ui.text.plain`
+#: or, for several lines, ``visible_controls(text, keep_newlines=True)``.
+PLAIN_BLOCKS = {"code", "text"}
+
+
 def is_grid_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
         node.func.id == "grid"
@@ -325,6 +330,8 @@ def text_arguments(call: ast.Call) -> list[tuple[str, ast.AST]]:
         found.append(("options", options))  # options from data need format_func
     if name == "progress" and len(call.args) > 1:
         found.append(("argument 2", call.args[1]))
+    if name in PLAIN_BLOCKS and call.args:
+        found.append(("plain text", call.args[0]))
     if name in GRIDS:
         data = call.args[0] if call.args else None
         data = next((k.value for k in call.keywords if k.arg == "data"), data)
@@ -367,6 +374,12 @@ def unrouted(path: Path) -> list[str]:
             plain_options = node.func.attr in PLAIN_OPTIONS
             if where == "grid data":
                 ok = is_grid_call(value)
+            elif where == "plain text":
+                ok = isinstance(value, ast.Constant) or (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Name)
+                    and value.func.id in {"plain", "visible_controls"}
+                )
             elif where == "format_func":
                 ok = routing.safe_function(value, plain_options)
             else:
@@ -424,6 +437,8 @@ def test_every_streamlit_text_call_goes_through_the_escaping_path():
         ("st.dataframe(literal(page))", False),  # Markdown escaping is not the grid's
         ("st.dataframe(grid(pd.DataFrame(page)), hide_index=True)", True),
         ("st.dataframe(data=grid(page))", True),
+        ("st.code(x, language=None)", False),
+        ("st.code(plain(x), language=None)", True),
     ],
 )
 def test_the_routing_check_tells_escaped_from_raw(tmp_path, snippet, ok):

@@ -230,7 +230,7 @@ def _inspection(doc: Document) -> None:
     if report.furniture:
         with st.expander(f"Page furniture found ({len(report.furniture)})"):
             st.caption("Kept in each page's passage; skipped when deciding and making a join.")
-            st.text("\n".join(report.furniture))
+            st.text(visible_controls("\n".join(report.furniture), keep_newlines=True))
     if report.no_text_pages:
         pages = ", ".join(map(str, report.no_text_pages))
         st.warning(f"Pages with no text layer: {literal(pages)}")
@@ -288,7 +288,7 @@ def _try_query(doc: Document) -> None:
             continue
         for hit in ranked:
             col.caption(f"#{hit.rank:d} {literal(hit.passage.label)} · score {hit.score:.2f}")
-            col.text(hit.passage.text[:600])
+            col.text(visible_controls(hit.passage.text[:600], keep_newlines=True))
 
 
 @st.cache_data(show_spinner="Looking for OCR damage in the corpus…", max_entries=8)

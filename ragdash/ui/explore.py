@@ -380,7 +380,7 @@ def _share_link(view: ViewState, corpus: str) -> None:
     query = "&".join(f"{k}={quote_plus(v)}" for k, v in params.items())
     with st.popover("Copy link", icon=":material/link:"):
         st.caption("This link reopens exactly this view. Copy it with the button at the right.")
-        st.code(f"{base}?{query}", language=None, wrap_lines=True)
+        st.code(plain(f"{base}?{query}"), language=None, wrap_lines=True)
 
 
 def render(index: CorpusIndex, view: ViewState) -> None:
@@ -403,7 +403,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     query = effective_query(view)
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")
-        st.code(query, language=None)
+        st.code(plain(query), language=None)  # a U+202E in it would reverse the block
     retriever = page_retriever(index, view.retriever)
     seed = retriever.spec.kind == "seed"
     depth = None if retriever.spec.external else EXPLORE_DEPTH
