@@ -294,7 +294,8 @@ PLAIN_OPTIONS = {"selectbox", "multiselect"}
 
 
 #: Elements that draw a table on a canvas: their data goes through
-#: :func:`ragdash.ui.text.grid` (a raw U+202E in a cell reverses it; issue 24 #9).
+#: :func:`ragdash.ui.text.grid` (a raw U+202E in a cell reverses it; issue 24 #9), as does
+#: an Altair chart's (its axis labels and tooltips show the data's text).
 GRIDS = {"dataframe", "data_editor", "table"}
 
 
@@ -332,6 +333,10 @@ def text_arguments(call: ast.Call) -> list[tuple[str, ast.AST]]:
         found.append(("argument 2", call.args[1]))
     if name in PLAIN_BLOCKS and call.args:
         found.append(("plain text", call.args[0]))
+    if name == "Chart" and isinstance(receiver, ast.Name) and receiver.id == "alt":
+        if call.args:  # a chart's labels and tooltips show its data's text
+            found.append(("grid data", call.args[0]))
+        return found
     if name in GRIDS:
         data = call.args[0] if call.args else None
         data = next((k.value for k in call.keywords if k.arg == "data"), data)
@@ -373,7 +378,11 @@ def unrouted(path: Path) -> list[str]:
             routing = Routing(path.name, owner.get(node))
             plain_options = node.func.attr in PLAIN_OPTIONS
             if where == "grid data":
-                ok = is_grid_call(value)
+                ok = is_grid_call(value) or (
+                    isinstance(value, ast.Name)
+                    and bool(routing.assigned.get(value.id))
+                    and all(is_grid_call(v) for v in routing.assigned[value.id])
+                )
             elif where == "plain text":
                 ok = isinstance(value, ast.Constant) or (
                     isinstance(value, ast.Call)
@@ -437,6 +446,8 @@ def test_every_streamlit_text_call_goes_through_the_escaping_path():
         ("st.dataframe(literal(page))", False),  # Markdown escaping is not the grid's
         ("st.dataframe(grid(pd.DataFrame(page)), hide_index=True)", True),
         ("st.dataframe(data=grid(page))", True),
+        ("alt.Chart(x).mark_rect()", False),
+        ("alt.Chart(grid(x)).mark_rect()", True),
         ("st.code(x, language=None)", False),
         ("st.code(plain(x), language=None)", True),
     ],

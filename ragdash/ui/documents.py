@@ -244,7 +244,7 @@ def _inspection(doc: Document) -> None:
     # A fixed width: this chart sits in a tab, hidden when the page is drawn, where a
     # container-wide chart gets a width of zero and shows no bars.
     st.altair_chart(
-        alt.Chart(chars)
+        alt.Chart(grid(chars))
         .mark_bar()
         .encode(
             x=alt.X("page:O", title="page"),

@@ -98,7 +98,7 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
 def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
     """Edits to break each case, no fixes vs current fixes, one panel per fault kind; pale
     bars are cases that survived the whole search."""
-    data = chart_frame(table)
+    data = grid(chart_frame(table))  # case names as axis labels and in tooltips
     cases = list(dict.fromkeys(data["case"]))
     configurations = list(dict.fromkeys(data["configuration"]))
     base = alt.Chart(data).encode(

@@ -128,7 +128,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     # field sums it over a passage's stacked rows, which could put #1 below #2).
     order = list(dict.fromkeys(row["passage"] for row in sorted(rows, key=lambda r: r["rank"])))
     return (
-        alt.Chart(data)
+        alt.Chart(grid(data))
         .mark_bar()
         .encode(
             y=alt.Y("passage:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),

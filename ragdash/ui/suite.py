@@ -58,13 +58,14 @@ def _ablation(
 
 def heatmap(table: pd.DataFrame) -> alt.Chart:
     """Cases × configurations, colored by diagnosis."""
-    order = list(dict.fromkeys(table["configuration"]))
-    cases = list(dict.fromkeys(table["case"]))
+    shown = grid(table)  # case names drawn as axis labels: a raw U+202E reverses one
+    order = list(dict.fromkeys(shown["configuration"]))
+    cases = list(dict.fromkeys(shown["case"]))
     colors = dict(DIAGNOSIS_COLORS)
-    if (table["diagnosis"] == "error").any():  # the retriever failed on a case
+    if (shown["diagnosis"] == "error").any():  # the retriever failed on a case
         colors["error"] = "#868e96"
     return (
-        alt.Chart(table)
+        alt.Chart(shown)
         .mark_rect(stroke="white", strokeWidth=1)
         .encode(
             x=alt.X(

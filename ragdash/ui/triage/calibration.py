@@ -79,7 +79,7 @@ def calibration_chart(
         axis=alt.Axis(tickMinStep=1, format="d"),
     )
     lines = (
-        alt.Chart(_measures(sweep, ["threshold"]))
+        alt.Chart(grid(_measures(sweep, ["threshold"])))
         .mark_line(point=True)
         .encode(
             x=alt.X(
@@ -91,7 +91,7 @@ def calibration_chart(
         )
     )
     rule = (
-        alt.Chart(pd.DataFrame({"threshold": [chosen]}))
+        alt.Chart(grid(pd.DataFrame({"threshold": [chosen]})))
         .mark_rule(strokeDash=[4, 4])
         .encode(x="threshold:Q")
     )
@@ -100,7 +100,7 @@ def calibration_chart(
         return sweep_panel
     rules = presets["rule"].tolist()
     points = (
-        alt.Chart(_measures(presets, ["rule", "description"]))
+        alt.Chart(grid(_measures(presets, ["rule", "description"])))
         .mark_point(filled=True, size=110, opacity=1)
         .encode(
             x=alt.X("rule:N", title="edit preset", sort=rules, axis=alt.Axis(labelAngle=0)),

@@ -36,7 +36,7 @@ def _robust_one(
 def robustness_chart(table: pd.DataFrame, fault: str) -> alt.Chart:
     data = table[table["fault"] == fault]
     return (
-        alt.Chart(data)
+        alt.Chart(grid(data))
         .mark_line(point=True)
         .encode(
             x=alt.X("rate:Q", title=f"{fault} noise rate (per letter)"),
