@@ -275,7 +275,7 @@ def _take_worker(
                         token = next(_tokens)
                         _held[token] = limits.memory_mb
                         break
-                    reading = len(_busy)
+                    reading = len(_held)  # every idle worker was taken above: all read
                     _room.wait(timeout=TICK_SECONDS)
             if stale:
                 _stop(stale)
