@@ -117,7 +117,7 @@ def _index(args: argparse.Namespace) -> CorpusIndex:
     except IngestError as exc:
         raise BadInput(str(exc)) from None
     for message in corpus.messages:
-        say(f"ragdash: {message}", file=sys.stderr)
+        say(f"ragdash: {field(message)}", file=sys.stderr)
     if not corpus.documents:
         raise BadInput(f"no loadable documents in {str(docs)!r}")
     return CorpusIndex(corpus)
@@ -157,7 +157,7 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
     elif args.workspace:
         found = workspace_cases(_docs(args), args.workspace)
         for problem in found.problems:
-            say(f"ragdash: warning: {problem}", file=sys.stderr)
+            say(f"ragdash: warning: {field(problem)}", file=sys.stderr)
         cases = list(found.cases)
         if not cases:
             raise BadInput(f"no cases in {str(_docs(args))!r} or the workspace's case library")
@@ -563,7 +563,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     ranked = list(retrieval.ranked)
     for note in retrieval.notes:
-        say(f"ragdash: {note}", file=sys.stderr)
+        say(f"ragdash: {field(note)}", file=sys.stderr)
     if args.json:
         say(
             json.dumps(

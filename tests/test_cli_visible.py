@@ -33,6 +33,15 @@ def test_a_file_name_with_an_override_prints_as_code_points(capsys, tmp_path):
     assert not [c for c in INVISIBLE if c in out + err]
 
 
+def test_a_file_name_with_a_newline_is_one_warning_line(capsys, tmp_path):
+    (tmp_path / "good.md").write_text(doc_text("Stock sync every 15 minutes.", id="good"))
+    (tmp_path / "two\nlines.pdf").write_bytes(b"not a pdf")
+    code, _, err = run_main(capsys, "query", "--docs", str(tmp_path), "sync")
+    assert code == 0
+    (line,) = [x for x in err.splitlines() if "lines.pdf" in x]
+    assert line.startswith("ragdash: two⟨U+000A⟩lines.pdf: error: is not a PDF")
+
+
 def test_a_run_name_with_a_newline_stays_on_its_row(capsys, tmp_path):
     library = str(tmp_path / "library.sqlite")
     name = f"nightly\n#9  2099-01-01  forged {RLO}nur"
