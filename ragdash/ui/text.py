@@ -124,7 +124,7 @@ def _cell(value: Any) -> Any:
 
 
 def grid(table: Any) -> pd.DataFrame:
-    """``table`` (a DataFrame, or rows for one) for ``st.dataframe``: every text cell, column
+    r"""``table`` (a DataFrame, or rows for one) for ``st.dataframe``: every text cell, column
     name and index label with invisible and reordering characters as code points (line
     breaks kept: passage text is shown with them); numbers and dates untouched.
 
