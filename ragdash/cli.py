@@ -28,6 +28,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
 from ragdash.case import EVIDENCE_RULE
@@ -60,6 +61,7 @@ from ragdash.settings import (
     parse_protected,
 )
 from ragdash.storage.case_store import load_cases, workspace_cases
+from ragdash.visible import visible_controls
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 #: Longest run of one word an error line repeats (a 5,000-digit --top-k is cut; a long
@@ -109,7 +111,7 @@ def _note_reserved_word(args: argparse.Namespace) -> None:
         return
     for option in ("docs", "cases"):
         if getattr(args, option, None) == SAMPLES_WORD:
-            print(f"ragdash: note: --{option} samples means the samples bundled with ragdash; "
+            say(f"ragdash: note: --{option} samples means the samples bundled with ragdash; "
                   f"write ./samples for the folder of that name here", file=sys.stderr)  # fmt: skip
 
 
@@ -206,7 +208,7 @@ def _index(args: argparse.Namespace) -> CorpusIndex:
     finally:
         progress.close()
     for message in corpus.messages:
-        print(f"ragdash: {message}", file=sys.stderr)
+        say(f"ragdash: {field(message)}", file=sys.stderr)
     if not corpus.documents:
         raise BadInput(f"no loadable documents in {str(docs)!r}")
     return CorpusIndex(corpus)
@@ -229,7 +231,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     for tables in (False, True):
         index.inverted(tables)
     folder = index.save(args.output, _docs(args))
-    print(
+    say(
         f"saved {len(index.passages(False)):,} passages of {len(index.corpus.documents):,} "
         f"documents to {folder} ({time.perf_counter() - started:.1f} s); use it with "
         f"--index {shlex.quote(str(folder))}"
@@ -250,7 +252,7 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
     elif args.workspace:
         found = workspace_cases(_docs(args), args.workspace)
         for problem in found.problems:
-            print(f"ragdash: warning: {problem}", file=sys.stderr)
+            say(f"ragdash: warning: {field(problem)}", file=sys.stderr)
         cases = list(found.cases)
         if not cases:
             raise BadInput(f"no cases in {str(_docs(args))!r} or the workspace's case library")
@@ -259,7 +261,7 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
     known = set(index.corpus.doc_ids)
     for case in cases:
         if case.expected_id not in known:
-            print(
+            say(
                 f"ragdash: warning: case {case.name!r} expects {case.expected_id!r}, "
                 "which is not in the corpus",
                 file=sys.stderr,
@@ -317,7 +319,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             report["compared"] = _comparison_record(before, args.metrics_k)
         if kept is not None:
             report.update(kept.record())
-        print(json.dumps(report, indent=2))
+        emit(json.dumps(report, indent=2))
     else:
         rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "missing evidence")]
         for r in runs:
@@ -333,23 +335,23 @@ def cmd_check(args: argparse.Namespace) -> int:
                 )
             )
         if retriever.spec.kind != "seed":
-            print(f"retriever: {retriever.spec.label}")
+            say(f"retriever: {retriever.spec.label}")
             _print_fix_support(retriever.spec, fixes)
-        print(f"fixes: {fixes.label}")
+        say(f"fixes: {fixes.label}")
         _print_word_list(fixes)
-        print(_table(rows))
+        say(_table(rows))
         for line in _messages_by_cause(runs):
-            print(line)
+            say(line)
         errors = f"; {metrics.errors} could not be run" if metrics.errors else ""
-        print(f"{passed} of {len(runs)} cases passed{errors}")
-        print(f"({EVIDENCE_RULE})")
+        say(f"{passed} of {len(runs)} cases passed{errors}")
+        say(f"({EVIDENCE_RULE})")
         if args.metrics:
-            print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
-            print(_metrics_table(retriever, cases, fixes, args.metrics_k))
+            say(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
+            say(_metrics_table(retriever, cases, fixes, args.metrics_k))
         if before is not None:
-            print(_comparison_text(before[0], before[1], runs, args.metrics_k))
+            say(_comparison_text(before[0], before[1], runs, args.metrics_k))
         if kept is not None:
-            print(kept.text())
+            say(kept.text())
     if kept is not None and kept.gated:
         return EXIT_FAILED if kept.reasons else EXIT_OK
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
@@ -379,9 +381,9 @@ def _print_word_list(fixes: Fixes) -> None:
     """Name the English word list the fuzzy and OCR fixes judge real words by (a run made
     with another list may decide differently), and what is wrong with it, if anything."""
     if fixes.fuzzy or fixes.ocr:
-        print(f"word list: {word_list_label()}")
+        say(f"word list: {word_list_label()}")
         if word_list_note():
-            print(f"note: {word_list_note()}")
+            say(f"note: {word_list_note()}")
 
 
 @dataclass(frozen=True)
@@ -481,7 +483,7 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
 
         warning = word_list_warning(baseline, run)
         if warning:
-            print(f"ragdash: warning: {warning}", file=sys.stderr)
+            say(f"ragdash: warning: {warning}", file=sys.stderr)
     if args.report:
         from ragdash.checks.html_report import diff_report, run_report
 
@@ -555,52 +557,52 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if args.action == "list":
         runs = library.run_summaries()
         if args.json:
-            print(json.dumps([{"id": r.id, "name": r.name, "at": r.at,
+            emit(json.dumps([{"id": r.id, "name": r.name, "at": r.at,
                                "retriever": r.retriever_label, "fixes": r.fixes_label,
                                "corpus": r.corpus_fingerprint, "passed": r.passed,
                                "total": r.total, "metrics": dict(r.metrics)} for r in runs],
                              indent=2, ensure_ascii=False))  # fmt: skip
             return EXIT_OK
         if not runs:
-            print(f"no saved runs in {library.path}")
+            say(f"no saved runs in {library.path}")
             return EXIT_OK
         rows = [("id", "when", "name", "retriever", "fixes", "corpus", "passed", "MRR")]
         for r in runs:
             rows.append((str(r.id), r.at, r.name or "-", r.retriever_label, r.fixes_label,
                          r.corpus_fingerprint, f"{r.passed}/{r.total}",
                          "-" if r.mrr is None else f"{r.mrr:.3f}"))  # fmt: skip
-        print(_table(rows))
+        say(_table(rows))
         return EXIT_OK
     if not args.run:
         raise BadInput(f"runs {args.action} needs a run id (ragdash runs list shows them)")
     run = _load_run(args.run, args)
     if args.action == "show":
         if args.json:
-            print(json.dumps(run.to_dict(), indent=2, ensure_ascii=False))
+            emit(json.dumps(run.to_dict(), indent=2, ensure_ascii=False))
             return EXIT_OK
-        print(f"run {run.ref} at {run.at}")
-        print(f"retriever: {run.retriever_label}")
-        print(f"fixes: {run.fixes_label}")
-        print(f"corpus: {run.corpus_fingerprint} ({len(run.documents)} documents)")
+        say(f"run {run.ref} at {run.at}")
+        say(f"retriever: {run.retriever_label}")
+        say(f"fixes: {run.fixes_label}")
+        say(f"corpus: {run.corpus_fingerprint} ({len(run.documents)} documents)")
         rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "rank",
                  "missing evidence")]  # fmt: skip
         for c in run.cases:
             rows.append((c.name, c.expected_id, c.first_id or "-", c.verdict.upper(), c.diagnosis,
                          "-" if c.rank is None else str(c.rank),
                          "; ".join(c.missing_evidence) or "-"))  # fmt: skip
-        print(_table(rows))
-        print(f"{run.passed} of {run.total} cases passed")
+        say(_table(rows))
+        say(f"{run.passed} of {run.total} cases passed")
         metrics = ", ".join(f"{k} {v:.3f}" for k, v in run.metric_values.items()
                             if isinstance(v, float))  # fmt: skip
-        print(f"metrics at k={run.metric_k}: {metrics}")
+        say(f"metrics at k={run.metric_k}: {metrics}")
         return EXIT_OK
     if args.action == "export":
         text = json.dumps(run.to_dict(), indent=2, ensure_ascii=False)
         if args.output:
             _write_text(args.output, text)
-            print(f"ragdash: wrote run {run.ref} to {args.output}", file=sys.stderr)
+            say(f"ragdash: wrote run {run.ref} to {args.output}", file=sys.stderr)
         else:
-            print(text)
+            emit(text)
         return EXIT_OK
     # delete
     if run.id is None:
@@ -609,7 +611,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
         library.delete_run(run.id)
     except RunError as exc:
         raise BadInput(str(exc)) from None
-    print(f"deleted run {run.ref}")
+    say(f"deleted run {run.ref}")
     return EXIT_OK
 
 
@@ -621,9 +623,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         from ragdash.checks.rundiff import diff_record
 
-        print(json.dumps(diff_record(diff), indent=2, ensure_ascii=False))
+        emit(json.dumps(diff_record(diff), indent=2, ensure_ascii=False))
     else:
-        print(diff_text(diff))
+        say(diff_text(diff))
     return EXIT_OK
 
 
@@ -638,7 +640,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         html = run_report(run)
     _write_text(args.output, html)
-    print(f"ragdash: wrote the report of {run.ref} to {args.output} ({len(html.encode())} bytes)",
+    say(f"ragdash: wrote the report of {run.ref} to {args.output} ({len(html.encode())} bytes)",
           file=sys.stderr)
     return EXIT_OK
 
@@ -708,9 +710,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     ranked = list(retrieval.ranked)
     for note in retrieval.notes:
-        print(f"ragdash: {note}", file=sys.stderr)
+        say(f"ragdash: {field(note)}", file=sys.stderr)
     if args.json:
-        print(
+        say(
             json.dumps(
                 {
                     "query": args.text,
@@ -723,25 +725,25 @@ def cmd_query(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if retriever.spec.kind != "seed":
-        print(f"retriever: {retriever.spec.label}")
-    print(f"fixes: {fixes.label}")
+        say(f"retriever: {retriever.spec.label}")
+    say(f"fixes: {fixes.label}")
     if fixes.fuzzy and word_list_note():
-        print(f"note: {word_list_note()}")
+        say(f"note: {word_list_note()}")
     if ranked and not ranked[0].matched:
-        print("no passage matched the query: every score is 0 (listed in list order below)")
+        say("no passage matched the query: every score is 0 (listed in list order below)")
     for r in ranked:
-        print(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
+        say(f"\n#{r.rank}  {r.passage.label}  score {r.score:g}")
         if not r.breakdown and retriever.spec.external:
-            print("    (the retriever's own score; it reports no per-token breakdown)")
+            say("    (the retriever's own score; it reports no per-token breakdown)")
         if r.moved:
-            print(f"    moved: {r.moved}")
+            say(f"    moved: {r.moved}")
         for m in r.breakdown:
             how = m.kind if m.kind != MatchKind.FUZZY else f"fuzzy {m.similarity:.0f}"
             target = m.passage_token or "-"
             note = f"  ({m.note})" if m.note else ""
-            print(f"    {m.query_token:<16} -> {target:<16} {how:<10} +{m.points:g}{note}")
+            say(f"    {m.query_token:<16} -> {target:<16} {how:<10} +{m.points:g}{note}")
         snippet = " ".join(r.passage.text.split())
-        print(f"    | {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+        say(f"    | {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
     return EXIT_OK
 
 
@@ -767,7 +769,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     if args.json:
         from ragdash.frames import records
 
-        print(json.dumps(records(table), indent=2))
+        emit(json.dumps(records(table), indent=2))
     else:
         import pandas as pd
 
@@ -776,10 +778,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
         row_type = AblationRow if metrics is None else RunRow
         with pd.option_context("display.width", 250, "display.max_columns", 50):
-            print(ablation_matrix(frame(table, row_type)).to_string())
+            say(ablation_matrix(frame(table, row_type)).to_string())
             if args.metrics and metrics is not None:
-                print(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
-                print(metrics_table(metrics).to_string(index=False))
+                say(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
+                say(metrics_table(metrics).to_string(index=False))
     return EXIT_OK
 
 
@@ -820,9 +822,9 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     if args.json:
         from ragdash.frames import records
 
-        print(json.dumps(records(table), indent=2))
+        emit(json.dumps(records(table), indent=2))
         return EXIT_OK
-    print(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
+    say(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
     for case in cases:
         rows = [("fault", "fixes", "result", "corrupted query", "failure", "evaluations")]
         for row in (r for r in table if r.case == case.name):
@@ -837,9 +839,9 @@ def cmd_fragility(args: argparse.Namespace) -> int:
                     str(row.evaluations),
                 )
             )
-        print(f"\n{case.name}: {case.query!r} → {case.expected_id}")
-        print(_table(rows))
-        print(case_summary(table, case.name))
+        say(f"\n{case.name}: {case.query!r} → {case.expected_id}")
+        say(_table(rows))
+        say(case_summary(table, case.name))
     return EXIT_OK
 
 
@@ -865,10 +867,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if args.json:
-        print(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
+        emit(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
         return EXIT_OK
-    print(f"{path.name}: {report.pages} page(s)")
-    print(f"verdict: {report.verdict}")
+    say(f"{path.name}: {report.pages} page(s)")
+    say(f"verdict: {report.verdict}")
     rows = [("page", "text chars", "tables found")]
     for number, chars in enumerate(report.chars_per_page, start=1):
         found = [
@@ -877,8 +879,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             if t.page == number
         ]
         rows.append((str(number), str(chars), ", ".join(found) or "-"))
-    print(_table(rows))
-    print(f"\ntables (as the tables fix joins them): {len(report.tables)}")
+    say(_table(rows))
+    say(f"\ntables (as the tables fix joins them): {len(report.tables)}")
     if report.tables:
         rows = [("pages", "rows", "columns", "rows re-joined", "header")]
         for t in report.tables:
@@ -887,34 +889,34 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             )
             columns = f"{t.columns} x{t.bands} bands" if t.bands > 1 else str(t.columns)
             rows.append((span, str(t.rows), columns, str(t.joined_rows), t.header[:110]))
-        print(_table(rows))
-    print(
+        say(_table(rows))
+    say(
         f"fragments joined: {report.fragments_joined} page break(s), "
         f"{report.rows_joined} cut row(s) re-assembled"
     )
     if report.decisions:
-        print("\njoin decisions:")
+        say("\njoin decisions:")
         for d in report.decisions:
             word = "JOINED" if d.joined else "apart"
-            print(f"  p{d.page_a}->p{d.page_b} {word}: {d.reason}")
-            print(f"    last row before: {d.row_before[:90]}")
-            print(f"    first row after: {d.row_after[:90]}")
+            say(f"  p{d.page_a}->p{d.page_b} {word}: {d.reason}")
+            say(f"    last row before: {d.row_before[:90]}")
+            say(f"    first row after: {d.row_after[:90]}")
     if report.furniture:
-        print("\npage furniture (kept in page text, skipped when joining):")
+        say("\npage furniture (kept in page text, skipped when joining):")
         for line in report.furniture[:20]:
-            print(f"  {line}")
+            say(f"  {line}")
     if report.no_text_pages:
-        print(f"\npages with no text layer: {', '.join(map(str, report.no_text_pages))}")
+        say(f"\npages with no text layer: {', '.join(map(str, report.no_text_pages))}")
     rows = [("passages", "count", "min", "median", "p90", "max")]
     for name, s in (
         ("fix off", report.passages_without_fix),
         ("tables fix", report.passages_with_fix),
     ):
         rows.append((name, str(s.count), str(s.min), f"{s.median:g}", str(s.p90), str(s.max)))
-    print("\npassage sizes (characters):")
-    print(_table(rows))
+    say("\npassage sizes (characters):")
+    say(_table(rows))
     for warning in report.warnings:
-        print(f"warning: {warning}")
+        say(f"warning: {warning}")
     return EXIT_OK
 
 
@@ -937,7 +939,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.output:  # the module reads a relative path from its own folder
             docs = path_from(Path(args.output).parent, docs)
         elif not Path(docs).is_absolute():
-            print(f"ragdash: note: the exported tests read {docs!r} from the folder the file "
+            say(f"ragdash: note: the exported tests read {docs!r} from the folder the file "
                   "is saved in (or set RAGDASH_DOCS when they run)", file=sys.stderr)  # fmt: skip
         text = pytest_module(cases, docs=docs, fixes=_fixes(args))
     try:
@@ -949,7 +951,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             atomic_write(args.output, data)
         except OSError as exc:
             raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
-        print(f"ragdash: wrote {len(cases)} case(s) to {args.output}", file=sys.stderr)
+        say(f"ragdash: wrote {len(cases)} case(s) to {args.output}", file=sys.stderr)
     else:
         sys.stdout.flush()  # bytes straight to the buffer: UTF-8 whatever the locale says
         buffer = getattr(sys.stdout, "buffer", None)
@@ -989,7 +991,7 @@ def _print_fix_support(spec, fixes: Fixes) -> None:
 
     for name in fixes.enabled:
         applies, how = fix_support(spec.kind, name)
-        print(f"  {name}: {'applied' if applies else 'NOT applied'} — {how}")
+        say(f"  {name}: {'applied' if applies else 'NOT applied'} — {how}")
 
 
 def _metrics_table(retriever, cases, fixes: Fixes, k: int) -> str:
@@ -1029,7 +1031,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
         count = _passages_written(text, args.format)
-        print(f"ragdash: wrote {count} passage(s) to {args.output}", file=sys.stderr)
+        say(f"ragdash: wrote {count} passage(s) to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return EXIT_OK
@@ -1070,10 +1072,10 @@ def cmd_import_cases(args: argparse.Namespace) -> int:
     except (CaseFileError, RagdashError) as exc:
         raise BadInput(str(exc)) from None
     replaced = f", {len(result.updated)} replaced" if result.updated else ""
-    print(f"imported {len(result.added)} case(s){replaced} into {args.workspace}; "
+    say(f"imported {len(result.added)} case(s){replaced} into {args.workspace}; "
           f"{len(found.errors)} row(s) with errors")
     for error in found.errors:
-        print(f"  {error}")
+        say(f"  {error}")
     return EXIT_OK if not found.errors else EXIT_FAILED
 
 
@@ -1140,11 +1142,36 @@ def _cache_options(p: argparse.ArgumentParser) -> None:
                    help="parse every PDF again and keep nothing")  # fmt: skip
 
 
+def say(*values: object, file: TextIO | None = None) -> None:
+    """Print human-readable output: every line the CLI shows a person goes through here, so
+    file names, case and run names and messages from documents show bidi controls,
+    zero-width and control characters as code points (``⟨U+202E⟩``,
+    :func:`ragdash.visible.visible_controls`) — a raw override would make ``\u202eevil.md``
+    read as ``dm.live`` and an escape sequence would drive the terminal. Line breaks between
+    lines stay; a one-line field inside a line goes through :func:`field` first."""
+    text = " ".join(str(v) for v in values)
+    print(visible_controls(text, keep_newlines=True), file=file or sys.stdout)
+
+
+def emit(text: str) -> None:
+    """Print machine-readable output (JSON) exactly as it is: a program reads it."""
+    print(text)
+
+
+def field(value: object) -> str:
+    """One value of a one-line field (a table cell, a run name) with line breaks and every
+    invisible character as code points: ``'a\nb'`` → ``a⟨U+000A⟩b``."""
+    return visible_controls(str(value))
+
+
 def _table(rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
+    """Rows as aligned columns; every cell is one line (:func:`field`), so a run or case
+    name holding a newline cannot fake a row."""
+    cells = [[field(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return "\n".join(
-        "  ".join(str(v).ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
+        "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
+        for row in cells
     )
 
 
@@ -1473,17 +1500,17 @@ def cmd_rewrites(args: argparse.Namespace) -> int:
 
     budget = rewrite_budget(_index(args), _fixes(args))
     if args.json:
-        print(json.dumps(budget.to_dict(), indent=2, ensure_ascii=False))
+        emit(json.dumps(budget.to_dict(), indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(budget.summary)
+    say(budget.summary)
     for repair in budget.rewrites:
-        print(f"  {repair.note}")
+        say(f"  {repair.note}")
     if budget.kept:
-        print("kept:")
+        say("kept:")
         for token, why in budget.kept:
-            print(f"  {token}: {why}")
+            say(f"  {token}: {why}")
     if budget.note:
-        print(f"note: {budget.note}")
+        say(f"note: {budget.note}")
     return EXIT_OK
 
 
@@ -1529,7 +1556,7 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
     if learned.mismatch:  # an alignment of two different texts proposes noise
         raise BadInput(learned.mismatch)
     if args.json:
-        print(json.dumps({
+        emit(json.dumps({
             "characters": learned.characters,
             "error_rate": round(learned.error_rate, 4),
             "ocr_map": learned.ocr_map,
@@ -1541,7 +1568,7 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
                            for c in learned.confusions],
         }, indent=2, ensure_ascii=False))  # fmt: skip
         return EXIT_OK
-    print(
+    say(
         f"aligned {learned.characters} characters of clean text: {learned.errors} edit(s), "
         f"character error rate {learned.error_rate:.1%}"
     )
@@ -1550,16 +1577,16 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
         rows.append((repr(c.truth) if c.truth else "(added)", repr(c.read) if c.read else
                      "(dropped)", str(c.count), ", ".join(c.examples)))
     if len(rows) > 1:
-        print(_table(rows))
+        say(_table(rows))
     if learned.proposals:
-        print("\nproposed OCR map entries (digit read for a letter):")
+        say("\nproposed OCR map entries (digit read for a letter):")
         for p in learned.proposals:
-            print(f"  {p.entry}  x{p.count}  {', '.join(p.examples)}")
-        print(f"use: --ocr-map \"{learned.ocr_map}\"")
+            say(f"  {p.entry}  x{p.count}  {', '.join(p.examples)}")
+        say(f"use: --ocr-map \"{learned.ocr_map}\"")
     else:
-        print("\nno OCR map entry proposed: OCR read no digit for a letter")
+        say("\nno OCR map entry proposed: OCR read no digit for a letter")
     for p in learned.refused:
-        print(f"refused: {p.entry} x{p.count}: {p.refused}")
+        say(f"refused: {p.entry} x{p.count}: {p.refused}")
     return EXIT_OK
 
 
@@ -1583,15 +1610,15 @@ COMMANDS = {
 
 
 def one_line(message: str) -> str:
-    """An error message as one short line: newlines folded, NUL and other control
-    characters shown as code points, any word longer than :data:`MAX_WORD_SHOWN` cut::
+    """An error message as one short line: newlines folded, NUL, bidi, zero-width and other
+    invisible characters shown as code points (``⟨U+202E⟩``), any word longer than
+    :data:`MAX_WORD_SHOWN` cut::
 
         >>> line = one_line("invalid int value: '" + "9" * 5000 + "'")
         >>> line.endswith("…(5,002 characters)"), len(line) < 200
         (True, True)
     """
-    text = " ".join(message.split())
-    text = "".join(ch if ch.isprintable() else f"U+{ord(ch):04X}" for ch in text)
+    text = visible_controls(" ".join(message.split()))
 
     def cut(match: re.Match) -> str:
         word = match.group(0)
@@ -1634,10 +1661,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _note_reserved_word(args)
         return COMMANDS[args.command](args)
     except BadInput as exc:
-        print(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
+        say(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RagdashError as exc:  # e.g. a library locked while runs are listed: one line too
-        print(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
+        say(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader went away (`... | head`): stop quietly, as Unix tools do.
@@ -1645,16 +1672,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:
-        print("ragdash: interrupted", file=sys.stderr)
+        say("ragdash: interrupted", file=sys.stderr)
         return 130
     except MemoryError:
-        print("ragdash: error: out of memory (the input is too large)", file=sys.stderr)
+        say("ragdash: error: out of memory (the input is too large)", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RecursionError:
-        print("ragdash: error: the input is nested too deeply", file=sys.stderr)
+        say("ragdash: error: the input is nested too deeply", file=sys.stderr)
         return EXIT_BAD_INPUT
     except Exception as exc:  # noqa: BLE001 — a bug: one line with its type, no traceback
-        print(
+        say(
             f"ragdash: error: internal error ({type(exc).__name__}{_where(exc)}) — please "
             "report it with the command that caused it; RAGDASH_TRACEBACK=1 shows the details",
             file=sys.stderr,

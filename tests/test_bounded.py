@@ -173,3 +173,136 @@ def test_limits_come_from_the_environment_and_bad_values_are_named():
     for bad in ("0", "-3", "lots", "9" * 40):
         with pytest.raises(SettingsError, match="RAGDASH_MAX_PAGE_OBJECTS"):
             ParseLimits.from_env({"RAGDASH_MAX_PAGE_OBJECTS": bad})
+
+
+def _parse_children() -> list[int]:
+    """Live children of this process running the PDF reader, from /proc (not from the
+    module's own bookkeeping)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        mine = ppid == os.getpid() and b"ragdash.ingestion.parse_child" in cmdline
+        if mine and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"RAGDASH_PARSE_WORKERS": "2"},
+        # three of 2,048 MiB would need 6,144 MiB: the total keeps it to two at once
+        {"RAGDASH_PARSE_WORKERS": "3", "RAGDASH_PARSE_TOTAL_MB": "4096"},
+    ],
+)
+def test_concurrent_parses_share_one_budget_and_the_next_waits_with_a_message(
+    monkeypatch, children, env
+):
+    """Regression (issue 24 #6): three tabs uploading at once started three children of
+    2 GiB each; now at most RAGDASH_PARSE_WORKERS live at once (the idle one included),
+    their memory limits fit RAGDASH_PARSE_TOTAL_MB, and the next parse waits, saying so,
+    then completes."""
+    import threading
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    read_pdf(small_pdf("Warm"))  # leaves one idle worker, which counts toward the budget
+    assert len(bounded.idle_workers()) == 1
+    release = threading.Event()
+    waiting = threading.Event()
+    labels: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    results: dict[int, tuple[str, ...]] = {}
+    most = [0]
+
+    def run(n: int) -> None:
+        def progress(fraction: float, label: str) -> None:
+            labels[n].append(label)
+            if label.startswith("waiting"):
+                waiting.set()
+            else:
+                release.wait(timeout=120)  # holds its child until the test lets go
+
+        results[n] = read_pdf(small_pdf(f"Parse {n}"), progress=progress).pages
+
+    finished = threading.Event()
+
+    def watch() -> None:  # samples the live children until every parse has answered
+        while not finished.is_set():
+            most[0] = max(most[0], len(_parse_children()))
+            time.sleep(0.02)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(3)]
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    for thread in threads:
+        thread.start()
+    try:
+        assert waiting.wait(timeout=120), "no parse waited for room"
+        assert len(_parse_children()) == 2
+        assert len(bounded.busy_workers()) == 2
+    finally:
+        release.set()
+    for thread in threads:
+        thread.join(timeout=120)
+    finished.set()
+    watcher.join(timeout=120)
+    assert results == {n: (f"Parse {n}",) for n in range(3)}
+    assert most[0] == 2
+    (queued,) = [n for n in range(3) if any(x.startswith("waiting") for x in labels[n])]
+    assert "waiting for another upload to finish: 2 PDFs are being read" in labels[queued]
+    assert labels[queued][-1] != labels[queued][0]  # it went on to read its own PDF
+
+
+def test_a_parse_cancelled_while_waiting_starts_no_child_and_frees_nothing_it_lacked(
+    monkeypatch, children
+):
+    """Cancel (the progress callback raising) stops a parse that waits for room; the
+    parse that holds the room goes on and later parses still run."""
+    import threading
+
+    monkeypatch.setenv("RAGDASH_PARSE_WORKERS", "1")
+    release, holding = threading.Event(), threading.Event()
+    out: list[tuple[str, ...]] = []
+
+    def hold(fraction: float, label: str) -> None:
+        holding.set()
+        release.wait(timeout=120)
+
+    holder = threading.Thread(
+        target=lambda: out.append(read_pdf(small_pdf("Holder"), progress=hold).pages)
+    )
+    holder.start()
+    assert holding.wait(timeout=120)
+    seen: list[str] = []
+
+    def cancel(fraction: float, label: str) -> None:
+        seen.append(label)
+        raise IngestCancelled()
+
+    with pytest.raises(IngestCancelled):
+        read_pdf(small_pdf("Cancelled"), progress=cancel)
+    assert seen == ["waiting for another upload to finish: 1 PDF is being read"]
+    assert len(children) == 1  # the cancelled parse never started a child
+    release.set()
+    holder.join(timeout=120)
+    assert out == [("Holder",)]
+    assert read_pdf(small_pdf("After")).pages == ("After",)
+
+
+def test_the_parse_budget_comes_from_the_environment_and_bad_values_are_named(monkeypatch):
+    monkeypatch.setenv("RAGDASH_PARSE_WORKERS", "two")
+    with pytest.raises(SettingsError, match="RAGDASH_PARSE_WORKERS='two' is not a positive"):
+        read_pdf(small_pdf())
+    monkeypatch.setenv("RAGDASH_PARSE_WORKERS", "3")
+    monkeypatch.setenv("RAGDASH_PARSE_TOTAL_MB", "1024")
+    with pytest.raises(SettingsError, match="RAGDASH_PARSE_TOTAL_MB=1024 is less than"):
+        read_pdf(small_pdf())
+    # three workers of 2,048 MiB would need 6,144 MiB: the total keeps it to two at once
+    budget = bounded.ParseBudget.from_env({"RAGDASH_PARSE_WORKERS": "3"}, memory_mb=2048)
+    assert (budget.workers, budget.total_mb) == (3, 4096)

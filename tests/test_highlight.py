@@ -52,7 +52,8 @@ def test_bidirectional_controls_are_shown_not_obeyed():
     # An override would display "evil" as "live": the stored text must be what is read.
     text = "pay \u202eevil\u202c now \u2067x\u2069 <b>"
     assert escape_text(text) == "pay ⟨U+202E⟩evil⟨U+202C⟩ now ⟨U+2067⟩x⟨U+2069⟩ &lt;b&gt;"
-    # Zero-width characters reorder nothing and emoji need the joiner: kept as they are.
-    assert escape_text("zero\u200bwidth 👩\u200d💻") == "zero\u200bwidth 👩\u200d💻"
+    # Zero-width characters hide inside a word (issue 24 #9: "raw in passages"): shown too,
+    # the emoji joiner included (this machine has no emoji font anyway).
+    assert escape_text("zero\u200bwidth 👩\u200d💻") == "zero⟨U+200B⟩width 👩⟨U+200D⟩💻"
     assert escape_text("a\u200fb\u200ec\u061cd") == "a⟨U+200F⟩b⟨U+200E⟩c⟨U+061C⟩d"
     assert "⟨U+202E⟩<mark" in highlight_html(text, {"evil": "exact"})

@@ -293,6 +293,23 @@ class Routing:
 PLAIN_OPTIONS = {"selectbox", "multiselect"}
 
 
+#: Elements that draw a table on a canvas: their data goes through
+#: :func:`ragdash.ui.text.grid` (a raw U+202E in a cell reverses it; issue 24 #9), as does
+#: an Altair chart's (its axis labels and tooltips show the data's text).
+GRIDS = {"dataframe", "data_editor", "table"}
+
+
+#: Elements that show their text as it is (monospace blocks): :func:`ragdash.ui.text.plain`
+#: or, for several lines, ``visible_controls(text, keep_newlines=True)``.
+PLAIN_BLOCKS = {"code", "text"}
+
+
+def is_grid_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id == "grid"
+    )
+
+
 def text_arguments(call: ast.Call) -> list[tuple[str, ast.AST]]:
     """The arguments of ``call`` that Streamlit draws as Markdown (none if it is not a
     Streamlit text call)."""
@@ -314,6 +331,17 @@ def text_arguments(call: ast.Call) -> list[tuple[str, ast.AST]]:
         found.append(("options", options))  # options from data need format_func
     if name == "progress" and len(call.args) > 1:
         found.append(("argument 2", call.args[1]))
+    if name in PLAIN_BLOCKS and call.args:
+        found.append(("plain text", call.args[0]))
+    if name == "Chart" and isinstance(receiver, ast.Name) and receiver.id == "alt":
+        if call.args:  # a chart's labels and tooltips show its data's text
+            found.append(("grid data", call.args[0]))
+        return found
+    if name in GRIDS:
+        data = call.args[0] if call.args else None
+        data = next((k.value for k in call.keywords if k.arg == "data"), data)
+        if data is not None:
+            found.append(("grid data", data))
     if name in FIRST_ARG_MARKDOWN | {"progress", "update", "dataframe", "data_editor"} or (
         name == "progress"
     ):
@@ -336,6 +364,16 @@ def enclosing_functions(tree: ast.AST) -> dict[ast.AST, ast.AST | None]:
     return owner
 
 
+def is_page(node: ast.AST) -> bool:
+    """``pages().NAME``: one of the st.Page objects ragdash.ui.navigation makes."""
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "pages"
+    )
+
+
 def unrouted(path: Path) -> list[str]:
     """Streamlit text calls in ``path`` fed something that is not routed through
     ragdash.ui.text, as ``file:line: call(argument)``."""
@@ -347,13 +385,26 @@ def unrouted(path: Path) -> list[str]:
         if not isinstance(node, ast.Call):
             continue
         for where, value in text_arguments(node):
+            if node.func.attr == "page_link" and where == "argument 1" and is_page(value):
+                continue  # an st.Page object (ragdash.ui.navigation), its title a constant
             routing = Routing(path.name, owner.get(node))
             plain_options = node.func.attr in PLAIN_OPTIONS
-            ok = (
-                routing.safe_function(value, plain_options)
-                if where == "format_func"
-                else routing.safe(value)
-            )
+            if where == "grid data":
+                ok = is_grid_call(value) or (
+                    isinstance(value, ast.Name)
+                    and bool(routing.assigned.get(value.id))
+                    and all(is_grid_call(v) for v in routing.assigned[value.id])
+                )
+            elif where == "plain text":
+                ok = isinstance(value, ast.Constant) or (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Name)
+                    and value.func.id in {"plain", "visible_controls"}
+                )
+            elif where == "format_func":
+                ok = routing.safe_function(value, plain_options)
+            else:
+                ok = routing.safe(value)
             shortcodes = [
                 c.value
                 for c in ast.walk(value)
@@ -401,6 +452,16 @@ def test_every_streamlit_text_call_goes_through_the_escaping_path():
         ("bar.progress(0.5, text=f'Reading {label(name)} {score:.2f}')", True),
         ("st.tabs([f'Pages ({len(pages)})', doc.source])", False),
         ("st.button('Save', help=FIX_HELP[name])", True),
+        ("st.dataframe(pd.DataFrame(page), hide_index=True)", False),
+        ("x.dataframe(page, hide_index=True)", False),
+        ("st.dataframe(data=page)", False),
+        ("st.dataframe(literal(page))", False),  # Markdown escaping is not the grid's
+        ("st.dataframe(grid(pd.DataFrame(page)), hide_index=True)", True),
+        ("st.dataframe(data=grid(page))", True),
+        ("alt.Chart(x).mark_rect()", False),
+        ("alt.Chart(grid(x)).mark_rect()", True),
+        ("st.code(x, language=None)", False),
+        ("st.code(plain(x), language=None)", True),
     ],
 )
 def test_the_routing_check_tells_escaped_from_raw(tmp_path, snippet, ok):

@@ -282,3 +282,65 @@ def test_a_live_servers_staging_folder_is_kept(ws):
     dead.mkdir()
     assert ws.clean_stale_temp() == [dead.name]
     assert mine.is_dir() and not dead.exists()
+
+
+def _claim_id(root: str, docs: str, source: str, new_id: str, barrier, results) -> None:
+    """One session saving ``new_id`` for ``source`` from the corpus its page loaded before
+    the other session saved (run in a thread or a forked process)."""
+    ws = Workspace(root)
+    corpus = ws.load(docs)
+    barrier.wait(timeout=60)
+    try:
+        ws.save_edit(corpus, source, {"id": new_id})
+    except WorkspaceError as exc:
+        results.put((source, str(exc)))
+    else:
+        results.put((source, "saved"))
+
+
+@pytest.mark.parametrize("kind", ["threads", "processes"])
+def test_two_concurrent_saves_of_one_new_id_let_exactly_one_win(ws, tmp_path, kind):
+    """Regression (issue 24 #7): two saves giving two documents the same new id were both
+    accepted (20/20 trials) and one document then dropped out of the corpus; the id check
+    now runs inside the lock that spans the read and the write."""
+    import multiprocessing
+    import queue
+    import threading
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    ws.save_upload("a.md", doc_text("Alpha words.", id="a").encode())
+    ws.save_upload("b.md", doc_text("Beta words.", id="b").encode())
+    context = multiprocessing.get_context("fork")
+    for trial in range(20):
+        new_id = f"shared-{trial}"
+        if kind == "threads":
+            barrier, results = threading.Barrier(2), queue.Queue()
+            workers = [
+                threading.Thread(
+                    target=_claim_id, args=(str(ws.root), str(docs), s, new_id, barrier, results)
+                )
+                for s in ("a.md", "b.md")
+            ]
+        else:
+            barrier, results = context.Barrier(2), context.Queue()
+            workers = [
+                context.Process(
+                    target=_claim_id, args=(str(ws.root), str(docs), s, new_id, barrier, results)
+                )
+                for s in ("a.md", "b.md")
+            ]
+        for worker in workers:
+            worker.start()
+        outcomes = dict(results.get(timeout=60) for _ in workers)
+        for worker in workers:
+            worker.join(timeout=60)
+        winners = [s for s, outcome in outcomes.items() if outcome == "saved"]
+        assert len(winners) == 1, (trial, outcomes)
+        (loser,) = set(outcomes) - set(winners)
+        assert outcomes[loser] == (
+            f"id {new_id!r} is already used by {winners[0]}; nothing was saved"
+        )
+        corpus = ws.load(docs)
+        assert sorted(d.source for d in corpus.documents) == ["a.md", "b.md"]
+        assert not [m for m in corpus.messages if m.level == "error"]

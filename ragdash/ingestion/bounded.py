@@ -19,6 +19,15 @@ per page (RAGDASH_MAX_PAGE_OBJECTS)``.
 The limits come from the environment (see :meth:`ParseLimits.from_env`); the defaults
 leave real PDFs far inside them (the densest page of the dev set has 7,162 characters).
 
+One budget holds for the whole process (the Streamlit server is one process whose sessions
+are threads): at most :attr:`ParseBudget.workers` children at once, and their memory limits
+may not add up past :attr:`ParseBudget.total_mb` (see :meth:`ParseBudget.from_env`). Each
+child's own limit bounds one PDF, but three tabs uploading a PDF bomb at once drove the
+server to 5.33 GB. A worker kept idle for the next PDF counts; it is stopped when a parse
+needs its room. Further parses wait their turn and tell their progress callback
+``waiting for another upload to finish: 2 PDFs are being read`` every
+:data:`TICK_SECONDS`, so *Cancel upload* stops a waiting upload as it stops a running one.
+
 >>> limits = ParseLimits.from_env({"RAGDASH_PARSE_SECONDS": "30"})
 >>> limits.seconds, limits.page_objects
 (30.0, 100000)
@@ -44,8 +53,11 @@ from typing import Any
 from ragdash.errors import IngestError, SettingsError
 
 __all__ = [
+    "BUDGET_ENV",
     "LIMIT_ENV",
+    "ParseBudget",
     "ParseLimits",
+    "busy_workers",
     "idle_workers",
     "read_frame",
     "run_in_child",
@@ -61,6 +73,9 @@ LIMIT_ENV = {
     "page_objects": "RAGDASH_MAX_PAGE_OBJECTS",
     "page_points": "RAGDASH_MAX_PAGE_POINTS",
 }
+
+#: The environment variables of the process-wide :class:`ParseBudget`.
+BUDGET_ENV = {"workers": "RAGDASH_PARSE_WORKERS", "total_mb": "RAGDASH_PARSE_TOTAL_MB"}
 
 #: How often the parent wakes to check the clock and call the progress callback.
 TICK_SECONDS = 0.25
@@ -104,6 +119,56 @@ class ParseLimits:
         return cls(**values)
 
 
+@dataclass(frozen=True)
+class ParseBudget:
+    """What all parse children of this process may take together: ``workers`` children
+    at once (busy or kept idle) and ``total_mb`` MiB of their memory limits summed.
+
+    >>> ParseBudget.from_env({"RAGDASH_PARSE_WORKERS": "3"}, memory_mb=2048).total_mb
+    4096
+    >>> ParseBudget.from_env({"RAGDASH_PARSE_TOTAL_MB": "1000"}, memory_mb=2048)
+    Traceback (most recent call last):
+    ...
+    ragdash.errors.SettingsError: RAGDASH_PARSE_TOTAL_MB=1000 is less than one PDF's \
+memory limit of 2,048 MiB (RAGDASH_PARSE_MEMORY_MB): no PDF could be read
+    """
+
+    workers: int = 2
+    total_mb: int = 4096
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, memory_mb: int = 2048
+    ) -> ParseBudget:
+        """``RAGDASH_PARSE_WORKERS`` (default: the cores this process may use, at most 4)
+        and ``RAGDASH_PARSE_TOTAL_MB`` (default 4,096 MiB, or one child's ``memory_mb`` if
+        that is more). A total below ``memory_mb`` would let no PDF be read, so it raises
+        :class:`~ragdash.errors.SettingsError` naming both variables, as does a value that
+        is no positive whole number."""
+        env = os.environ if environ is None else environ
+        values = {"workers": min(_cores(), 4), "total_mb": max(4096, memory_mb)}
+        for name, variable in BUDGET_ENV.items():
+            raw = env.get(variable, "").strip()
+            if not raw:
+                continue
+            if not (raw.isdigit() and 0 < int(raw) < 10**9):
+                raise SettingsError(f"{variable}={raw[:20]!r} is not a positive whole number")
+            values[name] = int(raw)
+        if values["total_mb"] < memory_mb:
+            raise SettingsError(
+                f"{BUDGET_ENV['total_mb']}={values['total_mb']} is less than one PDF's memory "
+                f"limit of {memory_mb:,} MiB ({LIMIT_ENV['memory_mb']}): no PDF could be read"
+            )
+        return cls(**values)
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def write_frame(stream: Any, kind: bytes, payload: bytes) -> None:
     """One message between parent and child: a kind byte, a length, the payload."""
     stream.write(kind + struct.pack(">Q", len(payload)) + payload)
@@ -140,6 +205,12 @@ MAX_WORKER_REQUESTS = 50
 # under the same environment (PATH decides whether Tesseract is found, RAGDASH_* the limits)
 _idle: list[tuple[subprocess.Popen, int, int]] = []
 _idle_lock = threading.Lock()
+# The process-wide budget: every child that lives (reading or idle) holds a share —
+# id of a reservation -> MiB; guarded by _idle_lock, waited on through _room.
+_held: dict[int, int] = {}
+_busy: dict[int, int] = {}  # reservation -> pid of a child that is reading a PDF now
+_room = threading.Condition(_idle_lock)
+_tokens = iter(range(1, 1 << 62))
 
 
 def _env_key(env: Mapping[str, str]) -> int:
@@ -160,40 +231,114 @@ def _spawn(env: dict[str, str]) -> subprocess.Popen:
     return proc
 
 
-def _take_worker() -> tuple[subprocess.Popen, int, int]:
+def waiting_message(reading: int) -> str:
+    """What a parse that waits for room tells its progress callback.
+
+    >>> waiting_message(2)
+    'waiting for another upload to finish: 2 PDFs are being read'
+    """
+    return (
+        f"waiting for another upload to finish: {reading:,} "
+        f"PDF{'s are' if reading != 1 else ' is'} being read"
+    )
+
+
+def _take_worker(
+    limits: ParseLimits, progress: Callable[[float, str], None] | None
+) -> tuple[subprocess.Popen, int, int, int]:
+    """A worker for one request and the reservation it holds in the budget: an idle one
+    started under this environment, else a new one once the budget has room — waiting
+    (telling ``progress``, which may raise to cancel) while other PDFs are read."""
     env = _child_env()
     key = _env_key(env)
-    with _idle_lock:
-        while _idle:
-            proc, served, started_under = _idle.pop()
-            if proc.poll() is None and started_under == key:
-                return proc, served, key
-            _kill(proc)
-    return _spawn(env), 0, key
+    budget = ParseBudget.from_env(memory_mb=limits.memory_mb)
+    stale: list[tuple[subprocess.Popen, int]] = []
+    try:
+        while True:
+            with _room:
+                reuse = None
+                while _idle:
+                    proc, served, started_under, token = _idle.pop()
+                    if proc.poll() is None and started_under == key:
+                        reuse = (proc, served, key, token)
+                        break
+                    stale.append((proc, token))  # killed outside the lock, then released
+                if reuse is not None:
+                    _busy[reuse[3]] = reuse[0].pid
+                    return reuse
+                if not stale:
+                    fits = (
+                        len(_held) < budget.workers
+                        and sum(_held.values()) + limits.memory_mb <= budget.total_mb
+                    )
+                    if fits:
+                        token = next(_tokens)
+                        _held[token] = limits.memory_mb
+                        break
+                    reading = len(_held)  # every idle worker was taken above: all read
+                    _room.wait(timeout=TICK_SECONDS)
+            if stale:
+                _stop(stale)
+                stale = []
+                continue
+            if progress:
+                progress(0.0, waiting_message(reading))  # may raise: nothing is held yet
+    finally:
+        _stop(stale)
+    try:
+        proc = _spawn(env)
+    except BaseException:
+        _release(token)
+        raise
+    with _room:
+        _busy[token] = proc.pid
+    return proc, 0, key, token
 
 
-def _keep_worker(proc: subprocess.Popen, served: int, peak_mb: int, key: int) -> bool:
+def _release(token: int) -> None:
+    with _room:
+        _held.pop(token, None)
+        _busy.pop(token, None)
+        _room.notify_all()
+
+
+def _stop(workers: list[tuple[subprocess.Popen, int]]) -> None:
+    for proc, token in workers:
+        _kill(proc)
+        _release(token)
+
+
+def _keep_worker(
+    proc: subprocess.Popen, served: int, peak_mb: int, key: int, token: int
+) -> bool:
     if peak_mb > MAX_IDLE_RSS_MB or served >= MAX_WORKER_REQUESTS:
         return False
-    with _idle_lock:
+    with _room:
         if len(_idle) >= MAX_IDLE_WORKERS:
             return False
-        _idle.append((proc, served, key))
+        _idle.append((proc, served, key, token))
+        _busy.pop(token, None)
+        _room.notify_all()  # a waiting parse may take it, or stop it to make room
     return True
 
 
 def stop_idle_workers() -> None:
     """Kill the workers kept for the next PDF (they also exit with their parent)."""
-    with _idle_lock:
+    with _room:
         workers, _idle[:] = list(_idle), []
-    for proc, _, _ in workers:
-        _kill(proc)
+    _stop([(proc, token) for proc, _, _, token in workers])
 
 
 def idle_workers() -> list[int]:
     """The pids of the workers kept for the next PDF."""
     with _idle_lock:
-        return [proc.pid for proc, _, _ in _idle]
+        return [proc.pid for proc, _, _, _ in _idle]
+
+
+def busy_workers() -> list[int]:
+    """The pids of the children reading a PDF now (idle ones not counted)."""
+    with _idle_lock:
+        return sorted(_busy.values())
 
 
 def run_in_child(
@@ -210,9 +355,9 @@ def run_in_child(
     only a child that answered well is kept for the next PDF).
     """
     limits = limits or ParseLimits.from_env()
-    proc, served, key = _take_worker()
-    frames: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue()
     payload = pickle.dumps({"task": task, "limits": limits, **request})
+    frames: queue.Queue[tuple[bytes, bytes] | None] = queue.Queue()
+    proc, served, key, token = _take_worker(limits, progress)
 
     def send() -> None:
         with contextlib.suppress(OSError, ValueError):  # a dead child: the reader says how
@@ -261,11 +406,12 @@ def run_in_child(
                 result, peak_mb = pickle.loads(body)
                 for thread in threads:
                     thread.join(timeout=2)
-                kept = _keep_worker(proc, served + 1, peak_mb, key)
+                kept = _keep_worker(proc, served + 1, peak_mb, key, token)
                 return result
     finally:
         if not kept:
             _kill(proc)
+            _release(token)
             for thread in threads:
                 thread.join(timeout=2)
 

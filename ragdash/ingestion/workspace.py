@@ -285,9 +285,6 @@ class Workspace:
             raise WorkspaceError(
                 f"id {clean['id']!r}: use letters, digits, '.', '_' or '-' (no spaces)"
             )
-        others = {d.doc_id: d.source for d in corpus.documents if d.source != source}
-        if clean["id"] in others:
-            raise WorkspaceError(f"id {clean['id']!r} is already used by {others[clean['id']]}")
         if clean["updated"]:
             try:
                 parse_date(clean["updated"])
@@ -296,12 +293,20 @@ class Workspace:
         clean["status"] = clean["status"].lower() or "current"
         if clean["status"] not in STATUSES:
             raise WorkspaceError(f"status must be one of {', '.join(STATUSES)}")
-        with file_lock(self.edits_path):  # read-modify-write: no concurrent save is lost
+        # Read, check and write under one lock (threads and processes alike): with the id
+        # check outside it, two saves giving two documents one new id were both accepted and
+        # one document then dropped out of the corpus ("duplicate id … skipped").
+        with file_lock(self.edits_path):
             edits, messages = self.read_edits()
             if any(m.level == "error" for m in messages):
                 raise WorkspaceError(
                     f"{self.edits_path.name} cannot be read, so it was not overwritten: "
                     + "; ".join(m.message for m in messages)
+                )
+            owner = _id_owner(corpus, edits, source, clean["id"])
+            if owner is not None:
+                raise WorkspaceError(
+                    f"id {clean['id']!r} is already used by {owner}; nothing was saved"
                 )
             edits[source] = clean
             self._write_edits(edits)
@@ -320,6 +325,20 @@ class Workspace:
         edits, messages = self.read_edits()
         merged = merge_corpora(parts, edits, messages)
         return cap_passages(merged, max_passages() if limit is None else limit)
+
+
+def _id_owner(
+    corpus: Corpus, edits: Mapping[str, Mapping[str, str]], source: str, doc_id: str
+) -> str | None:
+    """The source of another document that holds ``doc_id`` now: the corpus the page
+    shows, with the edits just read from disk laid over it (a save that another session
+    made since the page loaded counts), or None when the id is free."""
+    for doc in corpus.documents:
+        if doc.source == source:
+            continue
+        if (edits.get(doc.source, {}).get("id") or doc.doc_id) == doc_id:
+            return doc.source
+    return None
 
 
 def apply_edit(doc: Document, edit: Mapping[str, str]) -> tuple[Document, list[str]]:

@@ -11,22 +11,22 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from ragdash.retrieval.matching import MatchKind, TokenMatch
+from ragdash.visible import visible_controls
 
 _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
 #: Tokens as the unicode fix reads them (letters of any script), so ``café`` is marked too.
 _UNICODE_SPAN = re.compile(r"[^\W_]+")
-#: Bidirectional controls reorder the text around them (an override shows "evil" as "live"),
-#: so a passage would not read as it is stored: they are shown as their code points instead.
-#: The marks (U+200E/F, U+061C) too: they move neutral characters such as digits and
-#: punctuation to the other side. Zero-width characters stay as they are (they reorder
-#: nothing; emoji need the joiner).
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-
-
 def escape_text(text: str) -> str:
-    """Document text as HTML text: escaped, with bidirectional controls made visible
-    (``⟨U+202E⟩``)."""
-    return _BIDI_CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", html.escape(text))
+    """Document text as HTML text: escaped, with bidirectional controls, zero-width and
+    other invisible characters shown as their code points (``⟨U+202E⟩``,
+    :func:`ragdash.visible.visible_controls`): an override shows "evil" as "live", a mark
+    moves digits to the other side, a zero-width space hides inside a word — a passage
+    would not read as it is stored. Line breaks stay (passages are drawn ``pre-wrap``).
+
+    >>> escape_text("<b>\u202eevil\u200b</b>")
+    '&lt;b&gt;⟨U+202E⟩evil⟨U+200B⟩&lt;/b&gt;'
+    """
+    return visible_controls(html.escape(text), keep_newlines=True)
 
 
 def evidence_pattern(evidence: str) -> re.Pattern[str] | None:

@@ -31,7 +31,7 @@ from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
-from ragdash.ui.text import code, label, literal, plain, visible_controls
+from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
@@ -188,12 +188,12 @@ def _inspection(doc: Document) -> None:
             for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
         ]
     )
-    st.dataframe(sizes, hide_index=True, width="stretch")
+    st.dataframe(grid(sizes), hide_index=True, width="stretch")
     for warning in report.warnings:
         st.warning(literal(warning))
     if report.tables:
         st.dataframe(
-            pd.DataFrame(
+            grid(pd.DataFrame(
                 [
                     {
                         "pages": f"{t.page_start}–{t.page_end}",
@@ -205,14 +205,14 @@ def _inspection(doc: Document) -> None:
                     }
                     for t in report.tables
                 ]
-            ),
+            )),
             hide_index=True,
             width="stretch",
         )
     if report.decisions:
         st.markdown("**Join decisions at page breaks**")
         st.dataframe(
-            pd.DataFrame(
+            grid(pd.DataFrame(
                 [
                     {
                         "pages": f"{d.page_a}→{d.page_b}",
@@ -223,14 +223,14 @@ def _inspection(doc: Document) -> None:
                     }
                     for d in report.decisions
                 ]
-            ),
+            )),
             hide_index=True,
             width="stretch",
         )
     if report.furniture:
         with st.expander(f"Page furniture found ({len(report.furniture)})"):
             st.caption("Kept in each page's passage; skipped when deciding and making a join.")
-            st.text("\n".join(report.furniture))
+            st.text(visible_controls("\n".join(report.furniture), keep_newlines=True))
     if report.no_text_pages:
         pages = ", ".join(map(str, report.no_text_pages))
         st.warning(f"Pages with no text layer: {literal(pages)}")
@@ -244,7 +244,7 @@ def _inspection(doc: Document) -> None:
     # A fixed width: this chart sits in a tab, hidden when the page is drawn, where a
     # container-wide chart gets a width of zero and shows no bars.
     st.altair_chart(
-        alt.Chart(chars)
+        alt.Chart(grid(chars))
         .mark_bar()
         .encode(
             x=alt.X("page:O", title="page"),
@@ -288,7 +288,7 @@ def _try_query(doc: Document) -> None:
             continue
         for hit in ranked:
             col.caption(f"#{hit.rank:d} {literal(hit.passage.label)} · score {hit.score:.2f}")
-            col.text(hit.passage.text[:600])
+            col.text(visible_controls(hit.passage.text[:600], keep_newlines=True))
 
 
 @st.cache_data(show_spinner="Looking for OCR damage in the corpus…", max_entries=8)
@@ -317,7 +317,7 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
                 "first); the table below lists them all."
             )
             st.dataframe(
-                pd.DataFrame(
+                grid(pd.DataFrame(
                     [
                         {"document": plain(sig.doc_id), "token": plain(sig.token),
                          "count": sig.count, "read as": sig.proposed, "seen elsewhere": sig.seen,
@@ -325,7 +325,7 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
                          "in the map": sig.covered}  # fmt: skip
                         for sig in signals
                     ]
-                ),
+                )),
                 hide_index=True,
                 width="stretch",
             )
@@ -377,7 +377,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
     if len(pairs) > MESSAGES_SHOWN:
         st.caption(f"The first {MESSAGES_SHOWN:d} of {len(pairs):,} pairs; all are in the table.")
         st.dataframe(
-            pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs]),
+            grid(pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs])),
             hide_index=True,
             width="stretch",
         )
@@ -406,7 +406,7 @@ def _ingestion_diff(
     if findings:
         st.markdown("**Case evidence in one passage, tables fix off → on**")
         st.dataframe(
-            pd.DataFrame(
+            grid(pd.DataFrame(
                 [
                     {
                         "case": f.case_name,
@@ -417,7 +417,7 @@ def _ingestion_diff(
                     }
                     for f in findings
                 ]
-            ),
+            )),
             hide_index=True,
             width="stretch",
         )
@@ -429,7 +429,7 @@ def _ingestion_diff(
         "each, labelled with the pages its rows come from)."
     )
     st.dataframe(
-        diff[["before_label", "before_text", "change", "after_label", "after_text"]],
+        grid(diff[["before_label", "before_text", "change", "after_label", "after_text"]]),
         hide_index=True,
         width="stretch",
         column_config={
@@ -496,7 +496,9 @@ def _document(
                 _ingestion_diff(doc, index, cases, corpus_key)
             else:
                 st.dataframe(
-                    _passages_table(index, doc.doc_id, False), hide_index=True, width="stretch"
+                    grid(_passages_table(index, doc.doc_id, False)),
+                    hide_index=True,
+                    width="stretch",
                 )
                 st.caption("A text file is cut the same way with the tables fix off and on.")
         remove = f"Remove {label(doc.source)}"
@@ -520,7 +522,7 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
-    st.dataframe(_documents_frame(index, corpus_key), hide_index=True, width="stretch")
+    st.dataframe(grid(_documents_frame(index, corpus_key)), hide_index=True, width="stretch")
     st.caption(
         "List order decides score ties when no fix is on: metadata.csv rows first, "
         "then the other files by name, then uploads."

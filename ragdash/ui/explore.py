@@ -40,7 +40,7 @@ from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
 from ragdash.ui.state import PENDING_KEY as PENDING
 from ragdash.ui.state import open_case, seed_widget, set_view
-from ragdash.ui.text import code, label, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
 FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typo": "typos"}
@@ -261,7 +261,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
     """BM25's per-token tf/idf, or an external retriever's own score."""
     frame = bm25_frame(retriever, query, view.fixes, r)
     if frame is not None:
-        st.dataframe(frame, hide_index=True, width="stretch")
+        st.dataframe(grid(frame), hide_index=True, width="stretch")
         st.caption("BM25 points per token = idf × tf / (tf + k1 × (1 − b + b × length / avg)).")
     elif retriever.spec.external:
         st.caption(
@@ -269,7 +269,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
             "retriever reports no per-token breakdown."
         )
     else:
-        st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+        st.dataframe(grid(breakdown_frame(r)), hide_index=True, width="stretch")
 
 
 def _side_verdict(column, view: ViewState, results: list[RankedPassage], fixes: Fixes) -> None:
@@ -311,7 +311,7 @@ def _comparison(
         column.markdown(f"**{literal(title)}**")
         _side_verdict(column, view, results, fixes)
         column.dataframe(
-            pd.DataFrame(
+            grid(pd.DataFrame(
                 [
                     {
                         "rank": r.rank,
@@ -322,7 +322,7 @@ def _comparison(
                     for r in results[: view.k]
                 ],
                 columns=["rank", "document", "score", "passage"],
-            ),
+            )),
             hide_index=True,
             width="stretch",
             column_config={
@@ -381,7 +381,7 @@ def _share_link(view: ViewState, corpus: str) -> None:
     query = "&".join(f"{k}={quote_plus(v)}" for k, v in params.items())
     with st.popover("Copy link", icon=":material/link:"):
         st.caption("This link reopens exactly this view. Copy it with the button at the right.")
-        st.code(f"{base}?{query}", language=None, wrap_lines=True)
+        st.code(plain(f"{base}?{query}"), language=None, wrap_lines=True)
 
 
 def render(index: CorpusIndex, view: ViewState) -> None:
@@ -404,7 +404,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     query = effective_query(view)
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")
-        st.code(query, language=None)
+        st.code(plain(query), language=None)  # a U+202E in it would reverse the block
     retriever = page_retriever(index, view.retriever)
     seed = retriever.spec.kind == "seed"
     depth = None if retriever.spec.external else EXPLORE_DEPTH

@@ -20,7 +20,7 @@ from ragdash.checks.fragility import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.text import label, literal
+from ragdash.ui.text import grid, label, literal
 
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
 MAX_EDITS_CHOICES = (2, 4, 6, 8)
@@ -98,7 +98,7 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
 def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
     """Edits to break each case, no fixes vs current fixes, one panel per fault kind; pale
     bars are cases that survived the whole search."""
-    data = chart_frame(table)
+    data = grid(chart_frame(table))  # case names as axis labels and in tooltips
     cases = list(dict.fromkeys(data["case"]))
     configurations = list(dict.fromkeys(data["configuration"]))
     base = alt.Chart(data).encode(
@@ -184,5 +184,5 @@ def render_fragility(
     shown = table[columns].astype(object)
     shown = shown.where(shown.notna(), "—").astype(str)  # a survivor has no corrupted query
     with st.expander("Every search: corrupted query, failure, evaluations"):
-        st.dataframe(shown, hide_index=True, width="stretch")
+        st.dataframe(grid(shown), hide_index=True, width="stretch")
     return table

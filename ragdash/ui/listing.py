@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from ragdash.ingestion.documents import IngestMessage
-from ragdash.ui.text import literal
+from ragdash.ui.text import grid, literal
 
 __all__ = [
     "DOCUMENTS_PER_PAGE",
@@ -103,12 +103,12 @@ def render_messages(messages: Sequence[IngestMessage], corpus_key: tuple) -> Non
         groups = group_messages(messages)
         if len(messages) > MESSAGES_SHOWN:
             st.dataframe(
-                pd.DataFrame(
+                grid(pd.DataFrame(
                     [
                         {"level": g.level, "count": g.count, "kind": g.kind, "example": g.example}
                         for g in groups
                     ]
-                ),
+                )),
                 hide_index=True,
                 width="stretch",
             )

@@ -14,7 +14,7 @@ import streamlit as st
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.ui.text import literal, plain
+from ragdash.ui.text import grid, literal, plain
 
 #: One color per match kind, in the kinds' preference order (strongest first).
 KIND_COLORS = dict(zip(MatchKind.matched(), ("#4caf50", "#f59f00", "#4c6ef5"), strict=True))
@@ -128,7 +128,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     # field sums it over a passage's stacked rows, which could put #1 below #2).
     order = list(dict.fromkeys(row["passage"] for row in sorted(rows, key=lambda r: r["rank"])))
     return (
-        alt.Chart(data)
+        alt.Chart(grid(data))
         .mark_bar()
         .encode(
             y=alt.Y("passage:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
@@ -163,5 +163,5 @@ def ranked_passage(
         st.caption(literal(note))
     st.html(passage_html(r, evidence))
     with st.expander(f"Score breakdown of #{r.rank:d}"):
-        st.dataframe(breakdown_frame(r), hide_index=True, width="stretch")
+        st.dataframe(grid(breakdown_frame(r)), hide_index=True, width="stretch")
 

@@ -87,7 +87,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         key="w_retriever",
         format_func=LABELS.get,
         label_visibility="collapsed",
-        help="; ".join(f"**{k}**: {RETRIEVER_DESCRIPTIONS[k]}" for k in kinds)
+        help="; ".join(f"**{literal(k)}**: {literal(RETRIEVER_DESCRIPTIONS[k])}" for k in kinds)
         + "; a team's function or service is named where the dashboard is started "
         "(`ragdash dashboard --retriever python --callable …`), never in the page",
     )
@@ -115,7 +115,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
                 "(read-only here).")  # fmt: skip
     if kind == "http":
         bar.caption(f"Each request may take {operator.timeout:g} s in all, "
-                    f"{operator.retries} retr{'y' if operator.retries == 1 else 'ies'}.")
+                    f"{operator.retries:d} retr{'y' if operator.retries == 1 else 'ies'}.")
     return operator
 
 

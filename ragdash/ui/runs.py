@@ -28,7 +28,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
 from ragdash.ui.context import error_text, settings
-from ragdash.ui.text import literal, plain
+from ragdash.ui.text import grid, literal, plain
 
 __all__ = ["render_saved_runs", "runs_frame"]
 
@@ -96,8 +96,8 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
         st.info(f"The corpus changed: {literal(diff.corpus.phrase())}.")
     if diff.changes:
         st.dataframe(
-            pd.DataFrame([{"case": c.case, "change": c.change, "before": c.before,
-                           "after": c.after} for c in diff.changes]),  # fmt: skip
+            grid(pd.DataFrame([{"case": c.case, "change": c.change, "before": c.before,
+                           "after": c.after} for c in diff.changes])),  # fmt: skip
             hide_index=True,
             width="stretch",
             key="runs_changes",
@@ -115,10 +115,10 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
         return "—" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
 
     st.dataframe(
-        pd.DataFrame(
+        grid(pd.DataFrame(
             [{"metric": m.name, "before": shown(m.before), "after": shown(m.after),
               "delta": shown(m.delta, signed=True)} for m in diff.metrics]
-        ),  # fmt: skip
+        )),  # fmt: skip
         hide_index=True,
         key="runs_deltas",
     )
@@ -157,7 +157,7 @@ def render_saved_runs(
     if library is None or not saved:
         st.caption("No saved run yet.")
         return
-    st.dataframe(runs_frame(saved), hide_index=True, width="stretch", key="runs_table")
+    st.dataframe(grid(runs_frame(saved)), hide_index=True, width="stretch", key="runs_table")
     labels = {r.label: r for r in reversed(saved)}
     c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
     picked = labels[c1.selectbox("Run", list(labels), key="runs_pick", format_func=plain)]

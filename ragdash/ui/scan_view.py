@@ -23,7 +23,7 @@ from ragdash.text import tokenize
 from ragdash.ui.context import source_path
 from ragdash.ui.render import text_block
 from ragdash.ui.state import VIEW_KEY
-from ragdash.ui.text import code, label, literal
+from ragdash.ui.text import code, grid, label, literal
 
 __all__ = ["has_ocr", "render_scan_view"]
 
@@ -87,9 +87,9 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
     if low:
         st.markdown("**Low-confidence words**")
         st.dataframe(
-            pd.DataFrame(
+            grid(pd.DataFrame(
                 [{"word": w.text, "confidence": w.conf} for w in sorted(low, key=lambda w: w.conf)]
-            ),
+            )),
             hide_index=True,
             width="stretch",
             height=min(36 * (len(low) + 1), 260),
@@ -108,7 +108,7 @@ def _rewrites(rewrites: list) -> None:
         )
         return
     st.dataframe(
-        pd.DataFrame([{"token": r.raw, "read as": r.word, "why": r.note} for r in rewrites]),
+        grid(pd.DataFrame([{"token": r.raw, "read as": r.word, "why": r.note} for r in rewrites])),
         hide_index=True,
         width="stretch",
     )
@@ -122,7 +122,7 @@ def _signals(doc: Document, index: CorpusIndex) -> None:
         st.caption("None: no token here has a digit inside a word the corpus spells otherwise.")
         return
     st.dataframe(
-        pd.DataFrame(
+        grid(pd.DataFrame(
             [
                 {
                     "token": s.token,
@@ -134,7 +134,7 @@ def _signals(doc: Document, index: CorpusIndex) -> None:
                 }
                 for s in mine
             ]
-        ),
+        )),
         hide_index=True,
         width="stretch",
     )
@@ -169,7 +169,7 @@ def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
             st.warning(f"Not proposed: {code(p.entry)} — {literal(p.refused)}")
         if learned.confusions:
             st.dataframe(
-                pd.DataFrame(
+                grid(pd.DataFrame(
                     [
                         {
                             "clean": c.truth or "(added)",
@@ -179,7 +179,7 @@ def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
                         }
                         for c in learned.confusions[:20]
                     ]
-                ),
+                )),
                 hide_index=True,
                 width="stretch",
             )

@@ -36,7 +36,7 @@ from ragdash.ui.suite_metrics import (
     render_log_import,
     suite_runs,
 )
-from ragdash.ui.text import literal, plain
+from ragdash.ui.text import grid, literal, plain
 from ragdash.ui.viewstate import ViewState, split_evidence
 
 
@@ -59,13 +59,14 @@ def _ablation(
 
 def heatmap(table: pd.DataFrame) -> alt.Chart:
     """Cases × configurations, colored by diagnosis."""
-    order = list(dict.fromkeys(table["configuration"]))
-    cases = list(dict.fromkeys(table["case"]))
+    shown = grid(table)  # case names drawn as axis labels: a raw U+202E reverses one
+    order = list(dict.fromkeys(shown["configuration"]))
+    cases = list(dict.fromkeys(shown["case"]))
     colors = dict(DIAGNOSIS_COLORS)
-    if (table["diagnosis"] == "error").any():  # the retriever failed on a case
+    if (shown["diagnosis"] == "error").any():  # the retriever failed on a case
         colors["error"] = "#868e96"
     return (
-        alt.Chart(table)
+        alt.Chart(shown)
         .mark_rect(stroke="white", strokeWidth=1)
         .encode(
             x=alt.X(
@@ -220,7 +221,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "passes, red is a ranking failure, orange an extraction failure."
     )
     st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
-    st.dataframe(metrics_frame(metrics, len(cases)), hide_index=True, width="stretch")
+    st.dataframe(grid(metrics_frame(metrics, len(cases))), hide_index=True, width="stretch")
     st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
                     help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)

@@ -26,7 +26,7 @@ from ragdash.storage.case_store import open_library
 from ragdash.storage.log_import import parse_log_cases
 from ragdash.ui.context import error_text
 from ragdash.ui.retriever_picker import EXTERNAL_TTL
-from ragdash.ui.text import literal
+from ragdash.ui.text import grid, literal
 
 __all__ = [
     "METRICS_HELP",
@@ -122,7 +122,7 @@ def render_log_import(index: CorpusIndex, workspace, cases: list[Case]) -> None:
         if found.errors:
             st.warning(f"{len(found.errors)} row(s) not imported:")
             st.dataframe(
-                pd.DataFrame([{"row": e.row, "problem": e.message} for e in found.errors]),
+                grid(pd.DataFrame([{"row": e.row, "problem": e.message} for e in found.errors])),
                 hide_index=True,
                 width="stretch",
             )

@@ -18,7 +18,9 @@ UI modules for Streamlit text calls fed anything else):
   :func:`literal`, and a line break is shown as its code point too (a label is one line).
 * :func:`code` — an inline code span (monospace), for ids and commands.
 
-(:func:`plain` is for the few elements that show plain text: select box options.)
+(:func:`plain` is for the few elements that show plain text: select box options, and
+:func:`grid` for every table drawn with ``st.dataframe``: its cells are plain text, but a
+raw U+202E in a cell reverses it all the same.)
 
 All three show bidirectional controls and other invisible format characters as visible code
 points, the way the passage view does (``⟨U+202E⟩``)::
@@ -35,54 +37,19 @@ from __future__ import annotations
 
 import re
 import string
-import unicodedata
+from typing import Any
 
-__all__ = ["code", "label", "literal", "plain", "visible_controls"]
+import pandas as pd
+
+from ragdash.visible import visible_controls
+
+__all__ = ["code", "grid", "label", "literal", "plain", "visible_controls"]
 
 #: CommonMark lets a backslash escape any ASCII punctuation character, and an escaped one is
 #: never markup: escaping all of them (rather than a list of the ones that are markup today)
 #: also covers Streamlit's additions (``:``, ``$``, ``[``) and GFM's autolinks (``.``, ``@``,
 #: ``/``) and entity references (``&``).
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
-#: Characters that draw nothing or reorder what is around them: format characters (bidi
-#: controls U+202A–E and U+2066–9, marks U+200E/F and U+061C, zero-width characters, the
-#: byte-order mark, tag characters) and control characters. Tab is kept as a space.
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
-
-
-def _invisible(char: str) -> bool:
-    return char in _BIDI or unicodedata.category(char) in {"Cf", "Cc", "Zl", "Zp", "Co", "Cn"}
-
-
-def _code_point(char: str) -> str:
-    return f"⟨U+{ord(char):04X}⟩"
-
-
-def visible_controls(text: str, keep_newlines: bool = False) -> str:
-    """``text`` with every invisible or reordering character replaced by its code point.
-
-    A tab becomes a space; with ``keep_newlines`` a line break stays one.
-
-    >>> visible_controls("a\u200bb\\tc\\u0000")
-    'a⟨U+200B⟩b c⟨U+0000⟩'
-    >>> visible_controls("one\\r\\ntwo", keep_newlines=True)
-    'one\\ntwo'
-    """
-    if keep_newlines:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    out = []
-    for char in text:
-        if char == "\t":
-            out.append(" ")
-        elif char == "\n" and keep_newlines or char.isascii() and char.isprintable():
-            out.append(char)
-        elif _invisible(char):
-            out.append(_code_point(char))
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 #: GFM turns bare URLs and e-mail addresses into links *after* parsing, from the text itself,
 #: so escaping cannot stop it: a word joiner (U+2060, invisible, no line break) after the
 #: scheme, after ``www`` and after ``@`` keeps the text from matching.
@@ -150,3 +117,28 @@ def code(value: object) -> str:
     if runs or text.startswith(" ") or text.endswith(" "):
         text = f" {text} "
     return f"{fence}{text or ' '}{fence}"
+
+
+def _cell(value: Any) -> Any:
+    return visible_controls(value, keep_newlines=True) if isinstance(value, str) else value
+
+
+def grid(table: Any) -> pd.DataFrame:
+    r"""``table`` (a DataFrame, or rows for one) for ``st.dataframe``: every text cell, column
+    name and index label with invisible and reordering characters as code points (line
+    breaks kept: passage text is shown with them); numbers and dates untouched.
+
+    A grid draws its cells on a canvas as plain text, so Markdown is no danger there, but a
+    right-to-left override is: a case named ``\u202eesac`` read as ``case`` in the grid.
+
+    >>> grid(pd.DataFrame({"case\u202e": ["a\u202eb", 1]})).to_dict("list")
+    {'case⟨U+202E⟩': ['a⟨U+202E⟩b', 1]}
+    """
+    shown = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
+    for column in shown.columns:
+        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
+            shown[column] = shown[column].map(_cell)
+    shown.columns = pd.Index([_cell(c) for c in shown.columns], name=shown.columns.name)
+    if shown.index.dtype == object:
+        shown.index = pd.Index([_cell(i) for i in shown.index], name=shown.index.name)
+    return shown

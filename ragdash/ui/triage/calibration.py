@@ -23,7 +23,7 @@ from ragdash.checks.calibration import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
-from ragdash.ui.text import literal
+from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
 METRIC_COLORS = {
@@ -78,7 +78,7 @@ def calibration_chart(
         axis=alt.Axis(tickMinStep=1, format="d"),
     )
     lines = (
-        alt.Chart(_measures(sweep, ["threshold"]))
+        alt.Chart(grid(_measures(sweep, ["threshold"])))
         .mark_line(point=True)
         .encode(
             x=alt.X(
@@ -90,7 +90,7 @@ def calibration_chart(
         )
     )
     rule = (
-        alt.Chart(pd.DataFrame({"threshold": [chosen]}))
+        alt.Chart(grid(pd.DataFrame({"threshold": [chosen]})))
         .mark_rule(strokeDash=[4, 4])
         .encode(x="threshold:Q")
     )
@@ -99,7 +99,7 @@ def calibration_chart(
         return sweep_panel
     rules = presets["rule"].tolist()
     points = (
-        alt.Chart(_measures(presets, ["rule", "description"]))
+        alt.Chart(grid(_measures(presets, ["rule", "description"])))
         .mark_point(filled=True, size=110, opacity=1)
         .encode(
             x=alt.X("rule:N", title="edit preset", sort=rules, axis=alt.Axis(labelAngle=0)),
@@ -171,9 +171,9 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         width="content",
     )
     st.dataframe(
-        presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
+        grid(presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
             columns={"false_fuzzy_matches": "false fuzzy matches"}
-        ),
+        )),
         hide_index=True,
         width="stretch",
     )
@@ -183,7 +183,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        st.dataframe(sweep, hide_index=True, width="stretch")
+        st.dataframe(grid(sweep), hide_index=True, width="stretch")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "
@@ -207,7 +207,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     ]
     if errors:
         st.dataframe(
-            pd.DataFrame(errors, columns=["error", "case"]), hide_index=True, width="stretch"
+            grid(pd.DataFrame(errors, columns=["error", "case"])), hide_index=True, width="stretch"
         )
     else:
         st.caption("No errors at the chosen threshold on these queries.")

@@ -15,7 +15,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
-from ragdash.ui.text import code, label, plain
+from ragdash.ui.text import code, grid, label, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
 
@@ -40,7 +40,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
     runs = library.history() if library else []
     last = {run.case_name: run for run in runs if run.configuration == view.fixes.label}
     st.dataframe(
-        pd.DataFrame(
+        grid(pd.DataFrame(
             [
                 {
                     "case": e.name,
@@ -56,7 +56,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                 }
                 for e in entries
             ]
-        ),
+        )),
         hide_index=True,
         width="stretch",
     )
@@ -125,7 +125,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
     history = [r for r in runs if r.case_name == entry.name]
     st.markdown(f"**Run history** ({len(history)} runs)")
     st.dataframe(
-        pd.DataFrame(
+        grid(pd.DataFrame(
             [
                 {
                     "when": r.at,
@@ -136,7 +136,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                 for r in reversed(history)
             ],
             columns=["when", "configuration", "verdict", "diagnosis"],
-        ),
+        )),
         hide_index=True,
         width="stretch",
     )

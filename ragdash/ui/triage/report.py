@@ -23,7 +23,7 @@ from ragdash.ui.render import (
     ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
-from ragdash.ui.text import code, literal, plain
+from ragdash.ui.text import code, grid, literal, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState, split_evidence
 
@@ -92,7 +92,7 @@ def _headline(result: Triage) -> None:
 def _configuration_table(result: Triage) -> None:
     how = {r.fix: r.kind.value for r in result.outcomes}
     st.dataframe(
-        pd.DataFrame(
+        grid(pd.DataFrame(
             [
                 {
                     "configuration": label,
@@ -104,7 +104,7 @@ def _configuration_table(result: Triage) -> None:
                 }
                 for label, c in result.checks
             ]
-        ),
+        )),
         hide_index=True,
         width="stretch",
         column_config={"configuration": st.column_config.TextColumn(pinned=True)},

@@ -14,7 +14,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
-from ragdash.ui.text import literal
+from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
 ROBUSTNESS_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
@@ -36,7 +36,7 @@ def _robust_one(
 def robustness_chart(table: pd.DataFrame, fault: str) -> alt.Chart:
     data = table[table["fault"] == fault]
     return (
-        alt.Chart(data)
+        alt.Chart(grid(data))
         .mark_line(point=True)
         .encode(
             x=alt.X("rate:Q", title=f"{fault} noise rate (per letter)"),
@@ -84,7 +84,7 @@ def robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: 
     ]
     st.markdown(f"At rate {max(ROBUSTNESS_RATES):g}, pass rate — {'; '.join(lines)}.")
     with st.expander("Table"):
-        st.dataframe(table, hide_index=True, width="stretch")
+        st.dataframe(grid(table), hide_index=True, width="stretch")
 
 
 def _pct(table: pd.DataFrame, fault: str, config: str) -> str:
