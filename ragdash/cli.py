@@ -39,6 +39,7 @@ from ragdash.ingestion.segmentation import cap_passages, max_passages
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
+from ragdash.retrieval.saved import check_target
 from ragdash.retrieval.wordlist import word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
@@ -131,8 +132,11 @@ def _saved_index(args: argparse.Namespace) -> CorpusIndex:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    """``ragdash index build``: load the docs, build both passage sets' postings, save."""
+    """``ragdash index build``: load the docs, build both passage sets' postings, save. The
+    output folder is checked first: a folder that is neither new, empty nor a ragdash index
+    is refused before minutes of parsing, and left untouched."""
     args.workspace = None
+    check_target(args.output)
     index = _index(args)
     started = time.perf_counter()
     for tables in (False, True):
