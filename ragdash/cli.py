@@ -921,7 +921,13 @@ def cmd_passages(args: argparse.Namespace) -> int:
             atomic_write(args.output, text.encode("utf-8"))
         except OSError as exc:
             raise BadInput(f"cannot write {args.output!r}: {exc.strerror or exc}") from None
-        count = len(text.splitlines()) - (args.format == "csv")
+        if args.format == "csv":  # a passage may span lines: count records, not lines
+            import csv
+            import io
+
+            count = sum(1 for _ in csv.reader(io.StringIO(text))) - 1
+        else:
+            count = len(text.splitlines())
         print(f"ragdash: wrote {count} passage(s) to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -20,6 +20,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
+from ragdash.storage.csv_safe import frame_csv
 from ragdash.ui.context import case_library, error_text, settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.guard import section_guard
@@ -224,7 +225,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
                     help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)
     d1.download_button(
-        "Download ablation (CSV)", table.to_csv(index=False), "ragdash-ablation.csv", "text/csv"
+        "Download ablation (CSV)", frame_csv(table), "ragdash-ablation.csv", "text/csv"
     )
     report = {
         "retriever": retriever.spec.label,
