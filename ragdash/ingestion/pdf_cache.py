@@ -70,8 +70,8 @@ _FLOAT4 = ("fixed", float, float, float, float)
 
 @functools.cache
 def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
-    from ragdash.ingestion.ingest import PdfText
     from ragdash.ingestion.pdf_layout import Line, PageLayout, TableRegion
+    from ragdash.ingestion.pdf_text import PdfText
     from ragdash.ingestion.scans import OcrPage, OcrWord
 
     specs: dict[type, dict[str, Any]] = {
