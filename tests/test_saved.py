@@ -203,3 +203,15 @@ def test_temporary_folders_of_a_killed_build_are_removed_by_the_next_build(saved
     )
     assert (users / "thesis.tex").read_text() == "mine"
     CorpusIndex.load(folder)
+
+
+def test_an_output_folder_that_cannot_be_made_is_named_in_one_line(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    target = tmp_path / "notes.txt" / "index"
+    done = run_module("ragdash", "index", "build", "--docs", str(docs), "-o", str(target))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
+    assert "notes.txt/index: cannot be written" in done.stderr
+    assert (tmp_path / "notes.txt").read_text() == "a file, not a folder"

@@ -232,19 +232,22 @@ def save_index(index: _Index, folder: str | Path, docs: str | Path | None = None
     that is neither new, empty nor a ragdash index; removes temporary folders killed builds
     left beside it."""
     folder = check_target(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with _building_in(folder.parent):
-        for leftover in _stale_temporaries(folder):
-            shutil.rmtree(leftover, ignore_errors=True)
-        prefix = f".{folder.name}.{os.getpid()}-"
-        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
-        try:
-            _write_json(tmp / MARKER, {"format": MARKER_FORMAT, "version": INDEX_FORMAT})
-            _write_files(index, tmp, docs)
-            _swap_in(tmp, folder)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with _building_in(folder.parent):
+            for leftover in _stale_temporaries(folder):
+                shutil.rmtree(leftover, ignore_errors=True)
+            prefix = f".{folder.name}.{os.getpid()}-"
+            tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
+            try:
+                _write_json(tmp / MARKER, {"format": MARKER_FORMAT, "version": INDEX_FORMAT})
+                _write_files(index, tmp, docs)
+                _swap_in(tmp, folder)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    except OSError as exc:  # a read-only parent, a full disk: named, not a traceback
+        raise IndexFileError(f"{folder}: cannot be written ({exc.strerror or exc})") from None
     return folder
 
 
