@@ -155,9 +155,13 @@ def check_target(folder: str | Path) -> Path:
     if not entries:
         return folder
     if MARKER not in entries or not _marked(folder):
+        older = (
+            " (an index built before the marker existed: delete it yourself if it is one)"
+            if MANIFEST in entries else ""
+        )  # fmt: skip
         raise IndexFileError(
             f"{folder}: is not empty and is not a ragdash index (no {MARKER} marker) — "
-            "ragdash will not replace it; choose a new or empty folder"
+            f"ragdash will not replace it; choose a new or empty folder{older}"
         )
     try:
         listed = set(json.loads((folder / MANIFEST).read_text("utf-8"))["files"])
