@@ -167,3 +167,20 @@ def test_the_documents_page_messages_download_holds_no_formula(app, tmp_path, mo
     assert live_formulas(text) == []
     sources = {row[0] for row in cells(text)[1:]}
     assert "'" + names[0] + "-0.md" in sources and "'@SUM(1,2)-3.md" in sources
+
+
+def test_the_workspace_metadata_csv_holds_no_formula_and_reads_back_exactly(tmp_path):
+    from ragdash.ingestion.workspace import Workspace
+
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    ws = Workspace(tmp_path / "ws")
+    corpus = ws.load(docs)
+    subjects = {"plans.pdf": FORMULA, "crm.md": "'=quoted", "inventory.md": "'tis the season"}
+    for source, subject in subjects.items():
+        doc = next(d for d in corpus.documents if d.source == source)
+        ws.save_edit(corpus, source, {"id": doc.doc_id, "subject": subject})
+    written = ws.edits_path.read_text()
+    assert live_formulas(written) == []
+    again = Workspace(tmp_path / "ws").load(docs)
+    assert {d.source: d.subject for d in again.documents if d.source in subjects} == subjects

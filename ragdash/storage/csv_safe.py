@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMULA_START", "csv_text", "frame_csv", "safe_cell"]
+__all__ = ["FORMULA_START", "csv_text", "escape_cell", "frame_csv", "safe_cell", "unescape_cell"]
 
 #: What a spreadsheet reads as the start of a formula (OWASP, CSV injection).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -70,3 +70,24 @@ def frame_csv(frame: pd.DataFrame) -> str:
             safe[column] = safe[column].map(safe_cell).astype(object)
     safe.columns = [safe_cell(str(c)) for c in safe.columns]
     return safe.to_csv(index=False)
+
+
+def escape_cell(text: str) -> str:
+    """``text`` made safe for a CSV ragdash also reads back (the workspace's
+    ``metadata.csv``), undone exactly by :func:`unescape_cell`: a ``'`` goes before a formula
+    character, and before a ``'`` that is followed by one or by another ``'``::
+
+        >>> [escape_cell(t) for t in ("=1+1", "'=1+1", "'tis", "plain")]
+        ["'=1+1", "''=1+1", "'tis", 'plain']
+        >>> all(unescape_cell(escape_cell(t)) == t for t in ("=x", "'=x", "''", "'", "'a", ""))
+        True
+    """
+    quoted = text[:1] == "'" and text[1:2] in (*FORMULA_START, "'") and text[1:2] != ""
+    return "'" + text if text.startswith(FORMULA_START) or quoted else text
+
+
+def unescape_cell(text: str) -> str:
+    """The text :func:`escape_cell` was given."""
+    if text[:1] == "'" and text[1:2] != "" and text[1:2] in (*FORMULA_START, "'"):
+        return text[1:]
+    return text
