@@ -215,3 +215,13 @@ def test_an_output_folder_that_cannot_be_made_is_named_in_one_line(tmp_path):
     assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
     assert "notes.txt/index: cannot be written" in done.stderr
     assert (tmp_path / "notes.txt").read_text() == "a file, not a folder"
+
+
+def test_a_damaged_manifest_is_named_not_an_internal_error(saved, tmp_path):
+    _, _, folder = saved
+    broken = copy(folder, tmp_path)
+    for damage in ("[" * 100_000, '{"format": ' + "9" * 5000 + "}"):
+        (broken / "manifest.json").write_text(damage)
+        done = run_module("ragdash", "query", "sync", "--index", str(broken))
+        assert done.returncode == 2, done.stderr
+        assert "manifest.json: unreadable" in done.stderr and "rebuild" in done.stderr

@@ -374,6 +374,10 @@ def _read_json(path: Path) -> Any:
         raise IndexFileError(f"{path}: missing (not a ragdash index, or corrupt)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IndexFileError(f"{path}: unreadable ({exc}): rebuild the index") from None
+    except RecursionError:
+        raise IndexFileError(f"{path}: unreadable (nested too deeply): rebuild the index") from None
+    except ValueError:  # a number of thousands of digits
+        raise IndexFileError(f"{path}: unreadable (a number too long): rebuild the index") from None
 
 
 def _day(value: str | None) -> date | None:
