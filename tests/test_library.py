@@ -296,3 +296,14 @@ def test_a_damaged_saved_run_is_named_in_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "saved run #1 cannot be read" in err
     assert main(["runs", "delete", "1", "--library", str(path)]) == 0
+
+
+def test_a_case_with_damaged_evidence_is_named_not_a_crash(library, sample_cases):
+    library.import_cases(sample_cases[:2])
+    with sqlite3.connect(library.path) as conn:
+        conn.execute("UPDATE cases SET evidence = ? WHERE name = ?",
+                     ("[" * 100_000, sample_cases[0].name))  # fmt: skip
+    with pytest.raises(LibraryError, match=f"{sample_cases[0].name}.*cannot be read"):
+        library.cases()
+    with pytest.raises(CaseFileError, match="cannot be read"):
+        load_cases(library.path)

@@ -637,4 +637,6 @@ def _library_case(row: tuple) -> LibraryCase:
         )
     except (json.JSONDecodeError, CaseFileError) as exc:
         raise LibraryError(f"library case {name!r} cannot be read: {exc}") from None
+    except (RecursionError, ValueError):  # deep JSON, a number of thousands of digits
+        raise LibraryError(f"library case {name!r} cannot be read: damaged evidence") from None
     return LibraryCase(case, status, created, updated)
