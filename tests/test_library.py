@@ -307,3 +307,6 @@ def test_a_case_with_damaged_evidence_is_named_not_a_crash(library, sample_cases
         library.cases()
     with pytest.raises(CaseFileError, match="cannot be read"):
         load_cases(library.path)
+    problems: list[str] = []  # what the dashboard and check --workspace read: the rest
+    assert [c.name for c in load_cases(library.path, problems)] == [sample_cases[1].name]
+    assert len(problems) == 1 and "cannot be read: damaged evidence; skipped" in problems[0]

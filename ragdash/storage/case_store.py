@@ -59,8 +59,9 @@ def load_cases(path: str | Path, problems: list[str] | None = None) -> list[Case
     header or its ``.sqlite`` name). Raises :class:`CaseFileError` with a one-line reason.
 
     A library holding more than :data:`~ragdash.checks.cases.MAX_CASES` cases (an older
-    ragdash imported any number) gives its oldest ``MAX_CASES`` and says so in ``problems``;
-    without a ``problems`` list it is refused like a cases file that long."""
+    ragdash imported any number) gives its oldest ``MAX_CASES`` and says so in ``problems``,
+    and a damaged case in it is left out and named there; without a ``problems`` list
+    either is refused like a bad cases file."""
     path = Path(path)
     try:
         with path.open("rb") as handle:
@@ -80,8 +81,8 @@ def load_cases(path: str | Path, problems: list[str] | None = None) -> list[Case
                 if problems is None:
                     raise CaseFileError(over)
                 problems.append(f"{over}: only the oldest {MAX_CASES:,} are used")
-                return library.cases(limit=MAX_CASES)
-            return library.cases()
+                return library.cases(limit=MAX_CASES, damaged=problems)
+            return library.cases(damaged=problems)  # (None: a damaged case raises)
         except LibraryError as exc:
             raise CaseFileError(str(exc)) from None
     return read_cases_file(path)

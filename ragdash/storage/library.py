@@ -339,9 +339,12 @@ class CaseLibrary:
         rows = self._read(f"SELECT {_CASE_COLUMNS} FROM cases WHERE name = ?", (name,))
         return _library_case(rows[0]) if rows else None
 
-    def list(self, status: str | None = None, limit: int = -1) -> list[LibraryCase]:
+    def list(
+        self, status: str | None = None, limit: int = -1, damaged: list[str] | None = None
+    ) -> list[LibraryCase]:
         """Every case, oldest first (optionally only those with ``status``; at most
-        ``limit`` of them when it is not -1)."""
+        ``limit`` of them when it is not -1). A case that cannot be read raises
+        :class:`LibraryError`, or with a ``damaged`` list is left out and named there."""
         if status is not None:
             _check_status(status)
             rows = self._read(
@@ -353,10 +356,18 @@ class CaseLibrary:
             rows = self._read(
                 f"SELECT {_CASE_COLUMNS} FROM cases ORDER BY created, rowid LIMIT ?", (limit,)
             )
-        return [_library_case(row) for row in rows]
+        if damaged is None:
+            return [_library_case(row) for row in rows]
+        entries = []
+        for row in rows:
+            try:
+                entries.append(_library_case(row))
+            except LibraryError as exc:
+                damaged.append(f"{exc}; skipped")
+        return entries
 
-    def cases(self, limit: int = -1) -> list[Case]:
-        return [entry.case for entry in self.list(limit=limit)]
+    def cases(self, limit: int = -1, damaged: list[str] | None = None) -> list[Case]:
+        return [entry.case for entry in self.list(limit=limit, damaged=damaged)]
 
     def update_status(self, name: str, status: str) -> None:
         _check_status(status)
