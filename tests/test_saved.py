@@ -197,9 +197,12 @@ def test_temporary_folders_of_a_killed_build_are_removed_by_the_next_build(saved
     (users / "thesis.tex").write_text("mine")
     other = tmp_path / ".other.abcdefgh.tmp"
     shutil.copytree(folder, other)
+    marked_but_mine = tmp_path / ".big.999998-zzzz9999.tmp"
+    shutil.copytree(folder, marked_but_mine)
+    (marked_but_mine / "draft.txt").write_text("mine")
     assert main(["index", "build", "--docs", str(docs), "-o", str(folder)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [".big.12345678.tmp", ".other.abcdefgh.tmp", "big"]
+        [".big.12345678.tmp", ".big.999998-zzzz9999.tmp", ".other.abcdefgh.tmp", "big"]
     )
     assert (users / "thesis.tex").read_text() == "mine"
     CorpusIndex.load(folder)

@@ -14,7 +14,7 @@ nothing but the files its manifest lists; anything else — a web app with its o
 ragdash never deletes what it did not write. A build works in a temporary folder beside the
 target (``.NAME.PID-XXXX.tmp``, marked first of all) and swaps it in; temporary folders left by a
 killed build are removed by the next build into the same parent, and only those (ragdash's own
-naming, and marked or holding only index files).
+naming, holding nothing but index files, and marked unless an older version made them).
 
 The manifest records the index format and the ragdash version that wrote it, the SHA-256
 and size of every file, and each docs file's size, modification time and SHA-256. Loading
@@ -209,21 +209,24 @@ def _building_in(parent: Path) -> Iterator[None]:
 
 def _stale_temporaries(folder: Path) -> list[Path]:
     """Temporary folders a killed build into ``folder`` left beside it: named as a build
-    names them (``.NAME.PID-XXXX.tmp``, ``.NAME.XXXXXXXX.tmp`` of older versions, the old
-    index moved aside as ``.NAME.old-PID``), real folders, and either marked or holding only
-    index files. Nothing else is touched."""
+    names them (``.NAME.PID-XXXX.tmp``; ``.NAME.XXXXXXXX.tmp`` of versions before the marker;
+    the old index moved aside, ``.NAME.old-PID``), real folders holding nothing but index
+    files — and, under today's naming, marked (or still empty: killed before its first
+    file). Nothing else is touched."""
     name = re.escape(folder.name)
-    pattern = re.compile(rf"\.{name}\.(\d+-[A-Za-z0-9_]+|[A-Za-z0-9_]{{8}})\.tmp|\.{name}\.old-\d+")
+    current = re.compile(rf"\.{name}\.\d+-[A-Za-z0-9_]+\.tmp")
+    older = re.compile(rf"\.{name}\.[A-Za-z0-9_]{{8}}\.tmp|\.{name}\.old-\d+")
     stale = []
     for path in folder.parent.iterdir():
-        if not pattern.fullmatch(path.name) or path.is_symlink() or not path.is_dir():
+        ours = current.fullmatch(path.name)
+        if not (ours or older.fullmatch(path.name)) or path.is_symlink() or not path.is_dir():
             continue
         names = [p.name for p in path.iterdir()]
-        only_ours = all(
+        only_index_files = all(
             _INDEX_FILES.fullmatch(n) and (path / n).is_file() and not (path / n).is_symlink()
             for n in names
         )
-        if only_ours or (_marked(path) and all(not (path / n).is_dir() for n in names)):
+        if only_index_files and (not ours or not names or _marked(path)):
             stale.append(path)
     return sorted(stale)
 
