@@ -44,7 +44,7 @@ CACHE_FORMAT = "ragdash-pdf-cache"
 CACHE_VERSION = 1
 #: An entry bigger than this once decompressed is ignored (a planted gzip bomb reads no
 #: further); a 500-page PDF's parse is a few megabytes.
-MAX_ENTRY_BYTES = 256 * 1024 * 1024
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
 
 @functools.cache
