@@ -49,6 +49,7 @@ from ragdash.ingestion.user_cache import CACHE_ENV, parse_cache
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
+from ragdash.retrieval.saved import check_target
 from ragdash.retrieval.wordlist import word_list_label, word_list_note
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
@@ -224,8 +225,11 @@ def _saved_index(args: argparse.Namespace) -> CorpusIndex:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    """``ragdash index build``: load the docs, build both passage sets' postings, save."""
+    """``ragdash index build``: load the docs, build both passage sets' postings, save. The
+    output folder is checked first: a folder that is neither new, empty nor a ragdash index
+    is refused before minutes of parsing, and left untouched."""
     args.workspace = None
+    check_target(args.output)
     index = _index(args)
     started = time.perf_counter()
     for tables in (False, True):
@@ -549,6 +553,30 @@ def _load_run(ref: str, args: argparse.Namespace):
         raise BadInput(str(exc)) from None
 
 
+def _delete_run(library, ref: str) -> int:
+    """``runs delete ID|latest``: by the run's summary, never its data, so a run too damaged
+    to read can still be deleted."""
+    from ragdash.errors import RunError
+
+    summaries = {r.id: r for r in library.run_summaries()}
+    text = ref.strip().lstrip("#").lower()
+    if text == "latest":
+        if not summaries:
+            raise BadInput(f"{library.path} holds no saved run yet")
+        text = str(max(summaries))
+    if not text.isdigit():
+        raise BadInput(f"run {ref!r} is not a run id (a number, or latest) nor a run file")
+    summary = summaries.get(int(text))
+    if summary is None:
+        raise BadInput(f"no run #{text} in {library.path} (ragdash runs list shows them)")
+    try:
+        library.delete_run(summary.id)
+    except RunError as exc:
+        raise BadInput(str(exc)) from None
+    say(f"deleted run #{summary.id}" + (f" {field(summary.name)!r}" if summary.name else ""))
+    return EXIT_OK
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     """``runs list|show|delete|export``: the runs kept in the library."""
     from ragdash.errors import RunError
@@ -575,6 +603,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.run:
         raise BadInput(f"runs {args.action} needs a run id (ragdash runs list shows them)")
+    if args.action == "delete" and not Path(args.run).is_file():
+        return _delete_run(library, args.run)  # without reading it: a damaged run goes too
     run = _load_run(args.run, args)
     if args.action == "show":
         if args.json:
@@ -1051,10 +1081,12 @@ def _passages_written(text: str, fmt: str) -> int:
 def cmd_import_cases(args: argparse.Namespace) -> int:
     """Import a CSV/JSONL of logged queries into the workspace's case library."""
     from ragdash.storage.case_store import open_library
-    from ragdash.storage.log_import import parse_log_cases
+    from ragdash.storage.log_import import MAX_LOG_BYTES, parse_log_cases
 
     path = Path(args.file)
     try:
+        if path.stat().st_size > MAX_LOG_BYTES:  # refused before it is read into memory
+            raise BadInput(f"{args.file}: is larger than {MAX_LOG_BYTES // 2**20} MiB; split it")
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
         raise BadInput(f"{args.file}: cannot be read ({exc.strerror or exc})") from None

@@ -59,3 +59,29 @@ def test_two_saved_runs_are_listed_compared_and_reported(tmp_path, monkeypatch, 
     # the CLI sees the same runs
     assert main(["diff", "1", "2", "--workspace", str(workspace)]) == 0
     assert "4 fail→pass" in capsys.readouterr().out
+
+
+def test_a_damaged_newest_saved_run_is_one_error_card_with_delete(tmp_path, monkeypatch):
+    import sqlite3
+
+    workspace = tmp_path / "workspace"
+    monkeypatch.setenv("RAGDASH_WORKSPACE", str(workspace))
+    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
+    at = suite("none")
+    save(at, "good")
+    save(at, "damaged")
+    with sqlite3.connect(workspace / "library.sqlite") as conn:  # deep JSON, as a bad disk
+        conn.execute("UPDATE saved_runs SET data = ?, metrics = ? WHERE id = 2",
+                     ("[" * 100_000, "[" * 100_000))  # fmt: skip
+    at = suite("none")
+    no_exception(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "Run #2 cannot be shown" in errors[0], errors
+    assert "nested too deeply" in errors[0]
+    assert list(table_with(at, "corpus")["name"]) == ["damaged", "good"]  # the list still draws
+    assert at.button(key="runs_delete")  # the way out
+    at.button(key="runs_delete").click().run()
+    no_exception(at)
+    assert not at.error
+    assert list(table_with(at, "corpus")["name"]) == ["good"]
+    assert {b.label for b in at.get("download_button")} >= {"Download HTML report"}

@@ -120,7 +120,8 @@ def test_every_error_ragdash_raises_on_purpose_sits_under_one_root():
 #: retrieval <- checks <- storage <- the interfaces (CLI, pages, the public API).
 LAYERS = (
     ("base", ("ragdash.settings", "ragdash.errors", "ragdash.text", "ragdash.case",
-              "ragdash.atomic", "ragdash.version", "ragdash.bundled", "ragdash.visible")),
+              "ragdash.atomic", "ragdash.version", "ragdash.bundled", "ragdash.visible",
+              "ragdash.csv_safe")),
     ("ingestion", ("ragdash.ingestion",)),
     ("retrieval", ("ragdash.retrieval",)),
     ("checks", ("ragdash.checks",)),

@@ -242,3 +242,72 @@ def test_a_locked_library_says_it_is_locked_and_writes_nothing(library, sample_c
 def test_parse_cases_still_reads_json(sample_cases):
     text = (SAMPLE_DOCS / "cases.json").read_text(encoding="utf-8")
     assert parse_cases(text) == sample_cases
+
+
+def test_an_empty_library_file_is_named_as_a_library_not_as_bad_json(tmp_path, capsys):
+    from ragdash.storage.case_store import workspace_cases
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "library.sqlite").write_bytes(b"")
+    found = workspace_cases(SAMPLE_DOCS, workspace)
+    assert len(found.problems) == 1
+    assert "library.sqlite" in found.problems[0] and "empty (0 bytes)" in found.problems[0]
+    assert "JSON" not in found.problems[0]
+    with pytest.raises(CaseFileError, match=r"case library .*empty \(0 bytes\)"):
+        load_cases(workspace / "library.sqlite")
+    main(["check", "--docs", str(SAMPLE_DOCS), "--workspace", str(workspace)])
+    err = capsys.readouterr().err
+    assert "empty (0 bytes)" in err and "JSON" not in err
+    assert (workspace / "library.sqlite").read_bytes() == b""  # left as it was
+
+
+def test_a_library_over_the_case_limit_gives_its_oldest_cases_and_says_so(
+    library, sample_cases, monkeypatch
+):
+    from ragdash.storage import case_store
+
+    library.import_cases(sample_cases)
+    monkeypatch.setattr(case_store, "MAX_CASES", 3)  # an older ragdash imported any number
+    problems: list[str] = []
+    cases = load_cases(library.path, problems)
+    assert [c.name for c in cases] == [c.name for c in sample_cases[:3]]
+    assert problems == [
+        f"case library {str(library.path)!r} holds {len(sample_cases)} cases; the limit is 3: "
+        "only the oldest 3 are used"
+    ]
+    with pytest.raises(CaseFileError, match="the limit is 3"):
+        load_cases(library.path)
+
+
+def test_a_damaged_saved_run_is_named_in_one_line(tmp_path, capsys):
+    path = tmp_path / "lib.sqlite"
+    lib = CaseLibrary(path)
+    assert main(["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_DOCS / "cases.json"),
+                 "--fixes", "all", "--library", str(path), "--save-run"]) == 0  # fmt: skip
+    capsys.readouterr()
+    for damage in ("[" * 100_000, '{"format": ' + "[" * 200 + "]" * 200 + "}",
+                   '{"x": ' + "9" * 5000 + "}"):  # fmt: skip
+        with sqlite3.connect(path) as conn:
+            conn.execute("UPDATE saved_runs SET data = ?, metrics = ?", (damage, damage))
+        with pytest.raises(Exception, match="saved run #1 cannot be read"):
+            lib.saved_run(1)
+        assert [r.id for r in lib.run_summaries()] == [1]  # still listed, to delete it
+        assert main(["runs", "show", "latest", "--library", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "saved run #1 cannot be read" in err
+    assert main(["runs", "delete", "1", "--library", str(path)]) == 0
+
+
+def test_a_case_with_damaged_evidence_is_named_not_a_crash(library, sample_cases):
+    library.import_cases(sample_cases[:2])
+    with sqlite3.connect(library.path) as conn:
+        conn.execute("UPDATE cases SET evidence = ? WHERE name = ?",
+                     ("[" * 100_000, sample_cases[0].name))  # fmt: skip
+    with pytest.raises(LibraryError, match=f"{sample_cases[0].name}.*cannot be read"):
+        library.cases()
+    with pytest.raises(CaseFileError, match="cannot be read"):
+        load_cases(library.path)
+    problems: list[str] = []  # what the dashboard and check --workspace read: the rest
+    assert [c.name for c in load_cases(library.path, problems)] == [sample_cases[1].name]
+    assert len(problems) == 1 and "cannot be read: damaged evidence; skipped" in problems[0]

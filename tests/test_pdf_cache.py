@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
+import os
+import pickle
+from pathlib import Path
+
 import pdfplumber
 import pytest
-from pdf_factory import inventory_rows, table_pdf
+from conftest import SAMPLE_DOCS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pdf_factory import (
+    inventory_rows,
+    letter_spaced_pdf,
+    report_pdf,
+    table_pdf,
+    text_then_scan_pdf,
+    two_column_prose_pdf,
+    wrapped_records_pdf,
+)
 
 from ragdash.ingestion import ingest, pdf_cache
-from ragdash.ingestion.ingest import read_pdf
+from ragdash.ingestion.ingest import PdfText, read_pdf
 from ragdash.ingestion.pdf_cache import PdfCache
+from ragdash.ingestion.pdf_layout import Line, PageLayout, TableRegion
+from ragdash.ingestion.scans import OcrPage, OcrWord, tesseract_missing
 from ragdash.ingestion.workspace import Workspace
 
 
@@ -160,3 +180,150 @@ def test_progress_shows_on_a_terminal_and_nothing_when_piped(pdf_docs, tmp_path)
     assert "parsed 1 PDF(s), 0 read from the parse cache" in first
     second = on_a_terminal()
     assert "page 1 of" not in second and "parsed" not in second  # read from the cache
+
+
+# --- entries are data, never code ------------------------------------------------------------
+
+
+class _Planted:
+    """A pickle that runs a shell command when it is loaded."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_planted_pickle_in_the_cache_is_never_run(data, tmp_path):
+    cache = PdfCache(tmp_path / "cache")
+    cache.folder.mkdir()
+    marker = tmp_path / "pwned"
+    bomb = pickle.dumps(_Planted(marker))
+    # where ragdash looks for the entry, and under the name old versions used
+    cache.path(data).write_bytes(bomb)
+    old_name = cache.path(data).name.removesuffix(".json.gz") + ".pickle"
+    (cache.folder / old_name).write_bytes(bomb)
+    parsed = read_pdf(data, cache=cache)
+    assert parsed.pages and not marker.exists()
+    assert (cache.folder / old_name).read_bytes() == bomb  # not ours: left alone
+    assert cache.get(data) == parsed  # the planted entry was replaced by a real one
+    assert not marker.exists()
+
+
+def _entry(cache, data):
+    raw = gzip.decompress(cache.path(data).read_bytes())
+    head, _, payload = raw.partition(b"\n")
+    return json.loads(head), payload
+
+
+def _store(cache, data, header, payload):
+    cache.path(data).write_bytes(gzip.compress(json.dumps(header).encode() + b"\n" + payload))
+
+
+def test_a_damaged_foreign_or_old_format_entry_is_ignored_and_rebuilt(data, tmp_path):
+    cache = PdfCache(tmp_path)
+    fresh = read_pdf(data, cache=cache)
+    header, payload = _entry(cache, data)
+    assert header["format"] == "ragdash-pdf-cache" and header["version"] == 1
+    assert header["sha256"] == hashlib.sha256(payload).hexdigest()
+
+    def ignored(header, payload):
+        _store(cache, data, header, payload)
+        assert cache.get(data) is None
+        assert read_pdf(data, cache=cache) == fresh  # parsed again ...
+        assert cache.get(data) == fresh  # ... and the entry rebuilt
+
+    ignored(header, payload.replace(b"Widget", b"Wodget"))  # changed: checksum fails
+    ignored({**header, "version": 0}, payload)  # an old format
+    ignored({**header, "source": "0" * 64}, payload)  # another PDF's entry
+    # a valid checksum over data that does not fit the schema (a type, a class, a field)
+    for bad in (b'{"@":"PdfText","pages":"x","warnings":[],"layouts":[]}',
+                b'{"@":"os.system","pages":[],"warnings":[],"layouts":[]}',
+                b'{"@":"PdfText","pages":[],"warnings":[],"layouts":[],"extra":1}',
+                b"[" * 100_000 + b"]" * 100_000):  # fmt: skip
+        ignored({**header, "sha256": hashlib.sha256(bad).hexdigest()}, bad)
+    cache.path(data).write_bytes(cache.path(data).read_bytes()[:-20])  # cut short
+    assert cache.get(data) is None
+
+
+SAMPLES = {
+    "plans.pdf": lambda: (SAMPLE_DOCS / "plans.pdf").read_bytes(),
+    "report": lambda: report_pdf(inventory_rows(40)),
+    "letter-spaced": lambda: letter_spaced_pdf("Quarterly warehouse report"),
+    "two-columns": two_column_prose_pdf,
+    "wrapped-records": wrapped_records_pdf,
+    "text-then-scan": text_then_scan_pdf,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_every_field_of_a_cached_parse_equals_the_fresh_parse(name, tmp_path):
+    pdf = SAMPLES[name]()
+    fresh = read_pdf(pdf)
+    cache = PdfCache(tmp_path)
+    cache.put(pdf, fresh)
+    cached = cache.get(pdf)
+    assert _entry(cache, pdf)[0]["format"] == "ragdash-pdf-cache"  # JSON on disk, no pickle
+    assert cached == fresh  # frozen dataclasses: every field, every page, every line
+    assert cached.layouts == fresh.layouts and cached.table_pages == fresh.table_pages
+    assert [type(x) for x in _leaves(cached)] == [type(x) for x in _leaves(fresh)]
+
+
+def _leaves(value):
+    if isinstance(value, tuple):
+        for v in value:
+            yield from _leaves(v)
+    elif hasattr(value, "__dataclass_fields__"):
+        yield type(value)
+        for name in value.__dataclass_fields__:
+            yield from _leaves(getattr(value, name))
+    else:
+        yield value
+
+
+@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+def test_an_ocr_parse_round_trips_with_its_words(tmp_path):
+    from test_scans import POLICY, scan_of
+
+    pdf = scan_of(POLICY)
+    fresh = read_pdf(pdf)
+    assert fresh.layouts[0].ocr is not None and fresh.layouts[0].ocr.words
+    cache = PdfCache(tmp_path)
+    cache.put(pdf, fresh, "ocr")
+    assert json.loads(gzip.decompress(cache.path(pdf, "ocr").read_bytes()).partition(b"\n")[2])
+    assert cache.get(pdf, "ocr") == fresh
+
+
+_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
+_num = st.one_of(st.floats(allow_nan=False), st.integers(-10**6, 10**6))
+_words = st.builds(OcrWord, _text, _num, _num, _num, _num, _num, st.integers(), st.integers())
+_ocr = st.builds(OcrPage, st.integers(), _num, st.tuples(_words) | st.just(()), _num, _num, _text)
+_lines = st.builds(Line, _text, _num, _num, _num, _num,
+                   st.lists(st.tuples(_num, _num, _text), max_size=3).map(tuple), st.booleans())
+_tables = st.builds(
+    TableRegion, st.tuples(_num, _num, _num, _num), _text,
+    st.lists(st.lists(_text, max_size=3).map(tuple), max_size=3).map(tuple), st.integers(),
+    st.lists(_text, max_size=3).map(tuple), st.lists(st.integers(), max_size=3).map(tuple),
+    st.lists(_num, max_size=3).map(tuple), _text, st.booleans(),
+)  # fmt: skip
+_layouts = st.builds(
+    PageLayout, st.integers(), st.lists(_lines, max_size=3).map(tuple),
+    st.lists(_tables, max_size=2).map(tuple), _num, _num, st.lists(_text, max_size=2).map(tuple),
+    st.none() | _ocr,
+)  # fmt: skip
+_parses = st.builds(PdfText, st.lists(_text, max_size=3).map(tuple),
+                    st.lists(_text, max_size=2).map(tuple),
+                    st.lists(_layouts, max_size=2).map(tuple))  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(parsed=_parses)
+def test_any_parse_round_trips_exactly(parsed, tmp_path):
+    cache = PdfCache(tmp_path)
+    cache.put(b"%PDF-any", parsed)
+    cached = cache.get(b"%PDF-any")
+    assert _entry(cache, b"%PDF-any")[0]["version"] == 1
+    assert cached == parsed
+    assert [type(x) for x in _leaves(cached)] == [type(x) for x in _leaves(parsed)]

@@ -132,3 +132,99 @@ def test_cli_refuses_a_corrupt_index_in_one_line_without_a_traceback(tmp_path):
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0
     assert "vocabulary-plain.json" in done.stderr and "rebuild" in done.stderr
+
+
+# --- never delete what ragdash did not write ------------------------------------------------
+
+
+def _tree(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_folder_with_its_own_manifest_json_is_refused_and_left_untouched(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    app = tmp_path / "webapp"
+    (app / "src").mkdir(parents=True)
+    (app / "manifest.json").write_text('{"name": "my extension", "files": {}}')
+    (app / "README.md").write_text("# my web app\n")
+    (app / "src" / "main.py").write_text("print('hello')\n")
+    before = _tree(app)
+    done = run_module("ragdash", "index", "build", "--docs", str(docs), "-o", str(app))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
+    assert str(app) in done.stderr and "not a ragdash index" in done.stderr
+    assert _tree(app) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "webapp"]  # no temp left
+    # the library call refuses too
+    with pytest.raises(IndexFileError, match="not a ragdash index"):
+        CorpusIndex(load_folder(docs)).save(app, docs)
+    assert _tree(app) == before
+
+
+def test_a_ragdash_index_is_rebuilt_over_but_not_one_holding_a_users_file(saved, tmp_path):
+    docs, index, _ = saved
+    folder = index.save(tmp_path / "index", docs)
+    assert (folder / ".ragdash-index").is_file()
+    index.save(folder, docs)  # over its own index: replaced
+    CorpusIndex.load(folder)
+    (folder / "my notes.txt").write_text("mine")
+    with pytest.raises(IndexFileError, match="did not write.*my notes.txt"):
+        index.save(folder, docs)
+    assert (folder / "my notes.txt").read_text() == "mine"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    index.save(empty, docs)  # an empty folder is fine
+    CorpusIndex.load(empty)
+
+
+def test_temporary_folders_of_a_killed_build_are_removed_by_the_next_build(saved, tmp_path):
+    docs, index, _ = saved
+    folder = index.save(tmp_path / "big", docs)
+    # what a build killed mid-write leaves: its temporary folder (marked, partly written),
+    # one from an older version (unmarked, index files only) and an old index moved aside
+    killed = tmp_path / ".big.999999-abcd1234.tmp"
+    shutil.copytree(folder, killed)
+    (killed / "manifest.json").unlink()
+    older = tmp_path / ".big.k3j4h5g6.tmp"
+    older.mkdir()
+    (older / "corpus.json").write_text("{")
+    aside = tmp_path / ".big.old-999999"
+    shutil.copytree(folder, aside)
+    # look-alikes that are not ragdash's: kept
+    users = tmp_path / ".big.12345678.tmp"
+    users.mkdir()
+    (users / "thesis.tex").write_text("mine")
+    other = tmp_path / ".other.abcdefgh.tmp"
+    shutil.copytree(folder, other)
+    marked_but_mine = tmp_path / ".big.999998-zzzz9999.tmp"
+    shutil.copytree(folder, marked_but_mine)
+    (marked_but_mine / "draft.txt").write_text("mine")
+    assert main(["index", "build", "--docs", str(docs), "-o", str(folder)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".big.12345678.tmp", ".big.999998-zzzz9999.tmp", ".other.abcdefgh.tmp", "big"]
+    )
+    assert (users / "thesis.tex").read_text() == "mine"
+    CorpusIndex.load(folder)
+
+
+def test_an_output_folder_that_cannot_be_made_is_named_in_one_line(tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE_DOCS, docs)
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    target = tmp_path / "notes.txt" / "index"
+    done = run_module("ragdash", "index", "build", "--docs", str(docs), "-o", str(target))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
+    assert "notes.txt/index: cannot be written" in done.stderr
+    assert (tmp_path / "notes.txt").read_text() == "a file, not a folder"
+
+
+def test_a_damaged_manifest_is_named_not_an_internal_error(saved, tmp_path):
+    _, _, folder = saved
+    broken = copy(folder, tmp_path)
+    for damage in ("[" * 100_000, '{"format": ' + "9" * 5000 + "}"):
+        (broken / "manifest.json").write_text(damage)
+        done = run_module("ragdash", "query", "sync", "--index", str(broken))
+        assert done.returncode == 2, done.stderr
+        assert "manifest.json: unreadable" in done.stderr and "rebuild" in done.stderr

@@ -8,7 +8,6 @@ import csv
 import io
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from ragdash.ingestion.bounded import run_in_child
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
+from ragdash.ingestion.pdf_text import PdfText
 from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings, ocr_pages_of, ocr_variant
 
 TEXT_SUFFIXES = (".txt", ".md")
@@ -31,24 +31,6 @@ READ_OPTION_FIELDS = ("ocr",)
 MAX_PDF_PAGES = 500
 
 Progress = Callable[[float, str], None]
-
-
-@dataclass(frozen=True)
-class PdfText:
-    """The text layer of a PDF, page by page, with warnings about pages that have none.
-
-    ``layouts`` holds each page's detected tables and structured text (tables as pipe rows),
-    which the ``tables`` fix segments instead of the plain text.
-    """
-
-    pages: tuple[str, ...]
-    warnings: tuple[str, ...]
-    layouts: tuple[PageLayout, ...] = ()
-
-    @property
-    def table_pages(self) -> tuple[str, ...] | None:
-        """The structured text of every page, or None if layouts were not computed."""
-        return tuple(layout.text for layout in self.layouts) if self.layouts else None
 
 
 def decode_text(data: bytes) -> tuple[str, str | None]:

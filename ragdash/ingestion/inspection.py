@@ -19,7 +19,11 @@ from ragdash.ingestion.documents import Document, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.ingest import MAX_PDF_PAGES, PdfText, Progress, read_pdf
 from ragdash.ingestion.joins import JoinDecision, bands_of, column_names
-from ragdash.ingestion.page_image import MAX_RENDER_PIXELS, render_resolution  # noqa: F401
+from ragdash.ingestion.page_image import (  # noqa: F401
+    MAX_RENDER_PIXELS,
+    render_resolution,
+    shown,
+)
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import BBox, TableRegion, page_layout
 from ragdash.ingestion.segmentation import (
@@ -304,7 +308,7 @@ def render_page_with_tables(pdf_bytes: bytes, page_number: int, resolution: int 
     png = run_in_child(
         "render", {"data": pdf_bytes, "page": page_number, "resolution": resolution}
     )
-    return Image.open(io.BytesIO(png)).convert("RGB")
+    return shown(Image.open(io.BytesIO(png)).convert("RGB"))  # a thin page stays visible
 
 
 def _render_page(pdf_bytes: bytes, page_number: int, resolution: int) -> Any:

@@ -418,7 +418,7 @@ def render_ocr_page(
     page."""
     import pdfplumber
 
-    from ragdash.ingestion.page_image import render_resolution
+    from ragdash.ingestion.page_image import render_resolution, shown
     from ragdash.text import tokenize
 
     def draw(page: Any) -> Any:
@@ -441,4 +441,4 @@ def render_ocr_page(
     with pdf:
         if not 1 <= ocr.page <= len(pdf.pages):
             raise IngestError(f"has no page {ocr.page} (it has {len(pdf.pages)} pages)")
-        return draw(pdf.pages[ocr.page - 1])
+        return shown(draw(pdf.pages[ocr.page - 1]))  # a thin page stays visible

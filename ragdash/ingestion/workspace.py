@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ragdash.atomic import atomic_write, file_lock
+from ragdash.csv_safe import escape_cell, unescape_cell
 from ragdash.errors import WorkspaceError
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
 from ragdash.ingestion.ingest import (
@@ -259,6 +260,10 @@ class Workspace:
         if not self.edits_path.is_file():
             return {}, []
         rows, messages = read_metadata_csv(self.edits_path)
+        rows = [  # written with escape_cell (safe in a spreadsheet): read back exactly
+            (unescape_cell(name), {k: unescape_cell(v) for k, v in fields.items()})
+            for name, fields in rows
+        ]
         return dict(rows), [
             IngestMessage(f"workspace/{m.source}", m.level, m.message) for m in messages
         ]
@@ -268,7 +273,8 @@ class Workspace:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["file", *METADATA_FIELDS])
         for name in sorted(edits):
-            writer.writerow([name, *(edits[name].get(f, "") for f in METADATA_FIELDS)])
+            row = [name, *(edits[name].get(f, "") for f in METADATA_FIELDS)]
+            writer.writerow([escape_cell(v) for v in row])  # no formula once opened in Excel
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write(self.edits_path, buffer.getvalue().encode("utf-8"))
 

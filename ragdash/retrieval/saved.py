@@ -6,6 +6,16 @@ index/`` does it once: the folder holds the documents and both passage sets (tab
 and on) as JSON, each passage set's postings as ``.npy`` arrays (read memory-mapped, so a
 loaded index shares pages with the OS cache instead of copying them), and a manifest.
 
+The folder also holds :data:`MARKER` (``.ragdash-index``: a small JSON file naming the format),
+the one thing that tells a ragdash index from a user's folder. Building over a folder
+(:func:`check_target`) is allowed only when it is new, empty, or a marked ragdash index holding
+nothing but the files its manifest lists; anything else — a web app with its own
+``manifest.json``, a folder with a stray note — is refused in one line and left untouched:
+ragdash never deletes what it did not write. A build works in a temporary folder beside the
+target (``.NAME.PID-XXXX.tmp``, marked first of all) and swaps it in; temporary folders left by a
+killed build are removed by the next build into the same parent, and only those (ragdash's own
+naming, holding nothing but index files, and marked unless an older version made them).
+
 The manifest records the index format and the ragdash version that wrote it, the SHA-256
 and size of every file, and each docs file's size, modification time and SHA-256. Loading
 refuses, with a message naming the file and what to do:
@@ -21,12 +31,15 @@ fix configuration on the testbed).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,11 +52,25 @@ from ragdash.ingestion.ingest import DOC_SUFFIXES, METADATA_FILE
 from ragdash.retrieval.inverted import InvertedIndex, Postings
 from ragdash.version import VERSION
 
-__all__ = ["INDEX_FORMAT", "MANIFEST", "Parts", "docs_listing", "read_index", "save_index"]
+__all__ = [
+    "INDEX_FORMAT", "MANIFEST", "MARKER", "Parts", "check_target", "docs_listing", "read_index",
+    "save_index",
+]  # fmt: skip
 
 #: Bumped whenever what the folder holds, or how it is read, changes.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 MANIFEST = "manifest.json"
+#: The file that marks a folder as a ragdash index (and a build's temporary folder as
+#: ragdash's): ``{"format": "ragdash-index", "version": INDEX_FORMAT}``. A generic name such as
+#: ``manifest.json`` is no proof: web apps and browser extensions have one too.
+MARKER = ".ragdash-index"
+MARKER_FORMAT = "ragdash-index"
+#: Every name an index folder can hold (what a build writes); a temporary folder holding
+#: only these is a build's leftover even when it was killed before its marker was written.
+_INDEX_FILES = re.compile(
+    r"(manifest|corpus|(passages|vocabulary)-(plain|tables))\.json|(offsets|ids)-(plain|tables)"
+    r"\.npy|\.ragdash-index"
+)
 _SETS = {False: "plain", True: "tables"}
 
 
@@ -107,54 +134,163 @@ class _Index(Protocol):
 Parts = tuple[Corpus, dict[bool, tuple[Passage, ...]], dict[tuple[bool, bool], InvertedIndex]]
 
 
+def check_target(folder: str | Path) -> Path:
+    """``folder`` if an index may be written there: it does not exist, is an empty folder, or
+    is a ragdash index (:data:`MARKER`) holding only the files its manifest lists. Anything
+    else raises :class:`IndexFileError` in one line naming the folder and why — before any
+    work, and again just before the swap. Nothing is ever deleted that a build did not
+    write."""
+    folder = Path(folder)
+    if folder.is_symlink():
+        raise IndexFileError(
+            f"{folder}: is a symbolic link; give the real folder (ragdash writes an index only "
+            "into a new, empty or ragdash index folder)"
+        )
+    if not folder.exists():
+        return folder
+    if not folder.is_dir():
+        raise IndexFileError(f"{folder}: exists and is not a folder; choose a new or empty folder")
+    entries = sorted(p.name for p in folder.iterdir())
+    if not entries:
+        return folder
+    if MARKER not in entries or not _marked(folder):
+        older = (
+            " (an index built before the marker existed: delete it yourself if it is one)"
+            if MANIFEST in entries else ""
+        )  # fmt: skip
+        raise IndexFileError(
+            f"{folder}: is not empty and is not a ragdash index (no {MARKER} marker) — "
+            f"ragdash will not replace it; choose a new or empty folder{older}"
+        )
+    try:
+        listed = set(json.loads((folder / MANIFEST).read_text("utf-8"))["files"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        listed = {n for n in entries if _INDEX_FILES.fullmatch(n)}  # a build cut short
+    foreign = [
+        n for n in entries
+        if n not in listed | {MANIFEST, MARKER} or not (folder / n).is_file()
+        or (folder / n).is_symlink()
+    ]  # fmt: skip
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        shown = ", ".join(repr(n) for n in foreign[:3]) + more
+        raise IndexFileError(
+            f"{folder}: is a ragdash index but also holds files ragdash did not write "
+            f"({shown}); move them out or choose another folder"
+        )
+    return folder
+
+
+def _marked(folder: Path) -> bool:
+    """Whether ``folder`` holds a ragdash marker file (any index format version)."""
+    marker = folder / MARKER
+    if marker.is_symlink() or not marker.is_file() or marker.stat().st_size > 4096:
+        return False
+    try:
+        data = json.loads(marker.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("format") == MARKER_FORMAT
+
+
+@contextlib.contextmanager
+def _building_in(parent: Path) -> Iterator[None]:
+    """One build at a time in ``parent`` (an advisory lock on the folder itself, so no lock
+    file is left behind): a build then knows every temporary folder it finds there is a
+    leftover of a killed build, not the work of one running beside it."""
+    fd = os.open(parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _stale_temporaries(folder: Path) -> list[Path]:
+    """Temporary folders a killed build into ``folder`` left beside it: named as a build
+    names them (``.NAME.PID-XXXX.tmp``; ``.NAME.XXXXXXXX.tmp`` of versions before the marker;
+    the old index moved aside, ``.NAME.old-PID``), real folders holding nothing but index
+    files — and, under today's naming, marked (or still empty: killed before its first
+    file). Nothing else is touched."""
+    name = re.escape(folder.name)
+    current = re.compile(rf"\.{name}\.\d+-[A-Za-z0-9_]+\.tmp")
+    older = re.compile(rf"\.{name}\.[A-Za-z0-9_]{{8}}\.tmp|\.{name}\.old-\d+")
+    stale = []
+    for path in folder.parent.iterdir():
+        ours = current.fullmatch(path.name)
+        if not (ours or older.fullmatch(path.name)) or path.is_symlink() or not path.is_dir():
+            continue
+        names = [p.name for p in path.iterdir()]
+        only_index_files = all(
+            _INDEX_FILES.fullmatch(n) and (path / n).is_file() and not (path / n).is_symlink()
+            for n in names
+        )
+        if only_index_files and (not ours or not names or _marked(path)):
+            stale.append(path)
+    return sorted(stale)
+
+
 def save_index(index: _Index, folder: str | Path, docs: str | Path | None = None) -> Path:
     """Write ``index`` (both passage sets and their postings) to ``folder``, atomically: it
     is built in a temporary folder beside it and renamed into place, so a reader sees the
     old index or the new one, never half of one. ``docs``: the folder it was loaded from,
-    whose files are recorded to tell a stale index."""
-    folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
+    whose files are recorded to tell a stale index. Refuses (:func:`check_target`) a folder
+    that is neither new, empty nor a ragdash index; removes temporary folders killed builds
+    left beside it."""
+    folder = check_target(folder)
     try:
-        corpus = index.corpus
-        _write_json(tmp / "corpus.json", {
-            "documents": [_document(d) for d in corpus.documents],
-            "messages": [[m.source, m.level, m.message] for m in corpus.messages],
-        })  # fmt: skip
-        shared = index.passages(False) is index.passages(True)
-        for tables, name in _SETS.items():
-            if tables and shared:
-                continue
-            inverted = index.inverted(tables)
-            _write_json(tmp / f"passages-{name}.json", [_passage(p) for p in inverted.passages])
-            _write_json(tmp / f"vocabulary-{name}.json", list(inverted.postings.vocabulary))
-            np.save(tmp / f"offsets-{name}.npy", inverted.postings.offsets)
-            np.save(tmp / f"ids-{name}.npy", inverted.postings.passage_ids)
-        files = {
-            p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
-            for p in sorted(tmp.iterdir())
-        }
-        manifest = {
-            "format": INDEX_FORMAT,
-            "ragdash": _version(),
-            "fingerprint": index.fingerprint,
-            "tables_shared": shared,
-            "passages": len(index.passages(False)),
-            "docs": {
-                "folder": str(Path(docs).resolve()) if docs else None,
-                "files": docs_listing(docs) if docs else [],
-            },
-            "files": files,
-        }
-        _write_json(tmp / MANIFEST, manifest)
-        for path in tmp.iterdir():
-            with path.open("rb") as handle:
-                os.fsync(handle.fileno())
-        _swap_in(tmp, folder)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with _building_in(folder.parent):
+            for leftover in _stale_temporaries(folder):
+                shutil.rmtree(leftover, ignore_errors=True)
+            prefix = f".{folder.name}.{os.getpid()}-"
+            tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
+            try:
+                _write_json(tmp / MARKER, {"format": MARKER_FORMAT, "version": INDEX_FORMAT})
+                _write_files(index, tmp, docs)
+                _swap_in(tmp, folder)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    except OSError as exc:  # a read-only parent, a full disk: named, not a traceback
+        raise IndexFileError(f"{folder}: cannot be written ({exc.strerror or exc})") from None
     return folder
+
+
+def _write_files(index: _Index, tmp: Path, docs: str | Path | None) -> None:
+    corpus = index.corpus
+    _write_json(tmp / "corpus.json", {
+        "documents": [_document(d) for d in corpus.documents],
+        "messages": [[m.source, m.level, m.message] for m in corpus.messages],
+    })  # fmt: skip
+    shared = index.passages(False) is index.passages(True)
+    for tables, name in _SETS.items():
+        if tables and shared:
+            continue
+        inverted = index.inverted(tables)
+        _write_json(tmp / f"passages-{name}.json", [_passage(p) for p in inverted.passages])
+        _write_json(tmp / f"vocabulary-{name}.json", list(inverted.postings.vocabulary))
+        np.save(tmp / f"offsets-{name}.npy", inverted.postings.offsets)
+        np.save(tmp / f"ids-{name}.npy", inverted.postings.passage_ids)
+    files = {
+        p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)} for p in sorted(tmp.iterdir())
+    }
+    manifest = {
+        "format": INDEX_FORMAT,
+        "ragdash": _version(),
+        "fingerprint": index.fingerprint,
+        "tables_shared": shared,
+        "passages": len(index.passages(False)),
+        "docs": {
+            "folder": str(Path(docs).resolve()) if docs else None,
+            "files": docs_listing(docs) if docs else [],
+        },
+        "files": files,
+    }
+    _write_json(tmp / MANIFEST, manifest)
+    for path in tmp.iterdir():
+        with path.open("rb") as handle:
+            os.fsync(handle.fileno())
 
 
 def _write_json(path: Path, data: object) -> None:
@@ -162,20 +298,17 @@ def _write_json(path: Path, data: object) -> None:
 
 
 def _swap_in(tmp: Path, folder: Path) -> None:
-    """Rename the finished ``tmp`` over ``folder`` (an old index is moved aside first, then
-    removed)."""
-    if folder.exists():
-        if not (folder / MANIFEST).is_file() and any(folder.iterdir()):
-            raise IndexFileError(
-                f"{folder}: exists and is not a ragdash index (no {MANIFEST}); "
-                "choose an empty or new folder"
-            )
+    """Rename the finished ``tmp`` over ``folder``: a new or empty folder is simply replaced;
+    an old index (checked again: it may have changed during the build) is moved aside first,
+    then removed."""
+    check_target(folder)
+    if folder.exists() and any(folder.iterdir()):
         old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
         os.replace(folder, old)
         os.replace(tmp, folder)
         shutil.rmtree(old, ignore_errors=True)
     else:
-        os.replace(tmp, folder)
+        os.replace(tmp, folder)  # rename(2) replaces an empty folder
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -243,6 +376,10 @@ def _read_json(path: Path) -> Any:
         raise IndexFileError(f"{path}: missing (not a ragdash index, or corrupt)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IndexFileError(f"{path}: unreadable ({exc}): rebuild the index") from None
+    except RecursionError:
+        raise IndexFileError(f"{path}: unreadable (nested too deeply): rebuild the index") from None
+    except ValueError:  # a number of thousands of digits
+        raise IndexFileError(f"{path}: unreadable (a number too long): rebuild the index") from None
 
 
 def _day(value: str | None) -> date | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragdash.case import Case
-from ragdash.checks.cases import read_cases_file
+from ragdash.checks.cases import MAX_CASES, read_cases_file
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.storage.library import SQLITE_HEADER, CaseLibrary
 
@@ -49,9 +49,19 @@ class CaseSet:
     problems: tuple[str, ...] = ()
 
 
-def load_cases(path: str | Path) -> list[Case]:
+#: File names read as a case library even when they do not start with SQLite's header: an
+#: empty or damaged ``library.sqlite`` is named as the library it was, not as bad JSON.
+LIBRARY_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def load_cases(path: str | Path, problems: list[str] | None = None) -> list[Case]:
     """Read a cases file — ``cases.json``, or a SQLite case library (recognized by its
-    header). Raises :class:`CaseFileError` with a one-line reason."""
+    header or its ``.sqlite`` name). Raises :class:`CaseFileError` with a one-line reason.
+
+    A library holding more than :data:`~ragdash.checks.cases.MAX_CASES` cases (an older
+    ragdash imported any number) gives its oldest ``MAX_CASES`` and says so in ``problems``,
+    and a damaged case in it is left out and named there; without a ``problems`` list
+    either is refused like a bad cases file."""
     path = Path(path)
     try:
         with path.open("rb") as handle:
@@ -59,9 +69,20 @@ def load_cases(path: str | Path) -> list[Case]:
     except OSError as exc:
         reason = exc.strerror or exc
         raise CaseFileError(f"cannot read cases file {str(path)!r}: {reason}") from None
-    if header == SQLITE_HEADER:
+    if header == SQLITE_HEADER or path.suffix.lower() in LIBRARY_SUFFIXES:
         try:
-            return CaseLibrary(path, read_only=True).cases()
+            library = CaseLibrary(path, read_only=True)
+            count = library.count()
+            if count > MAX_CASES:
+                over = (
+                    f"case library {str(path)!r} holds {count:,} cases; the limit is "
+                    f"{MAX_CASES:,}"
+                )
+                if problems is None:
+                    raise CaseFileError(over)
+                problems.append(f"{over}: only the oldest {MAX_CASES:,} are used")
+                return library.cases(limit=MAX_CASES, damaged=problems)
+            return library.cases(damaged=problems)  # (None: a damaged case raises)
         except LibraryError as exc:
             raise CaseFileError(str(exc)) from None
     return read_cases_file(path)
@@ -122,7 +143,7 @@ def workspace_cases(docs: str | Path, workspace: str | Path | None) -> CaseSet:
         if not path.is_file():
             continue
         try:
-            loaded = load_cases(path)
+            loaded = load_cases(path, problems)
         except CaseFileError as exc:
             problems.append(str(exc))
             continue

@@ -24,6 +24,13 @@ Safety rules:
 * Every write is one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on error);
   the database runs in WAL mode with a busy timeout, so two processes can write at once.
 * A database still locked after the timeout raises ``LibraryError`` saying it is locked.
+* The limits of a cases file hold here too (:mod:`ragdash.checks.cases`): every case added
+  or imported is checked field by field, and the library holds at most
+  :data:`~ragdash.checks.cases.MAX_CASES` cases — an import that would pass it is refused
+  whole.
+* A damaged saved run (cut-short or deeply nested JSON, a number too long to read) is a
+  :class:`RunError` naming it, never an exception that takes the page down; it can still be
+  deleted.
 
 A connection is opened per operation, so one :class:`CaseLibrary` can be shared by threads.
 """
@@ -40,7 +47,7 @@ from pathlib import Path
 
 from ragdash.atomic import file_lock
 from ragdash.case import Case, ProofCheck
-from ragdash.checks.cases import case_from_dict, case_to_dict
+from ragdash.checks.cases import MAX_CASES, case_from_dict, case_to_dict
 from ragdash.checks.proof import check_case
 from ragdash.checks.snapshot import SavedRun
 from ragdash.errors import CaseFileError, LibraryError, RunError
@@ -320,10 +327,12 @@ class CaseLibrary:
     def add(self, case: Case, status: str = "open") -> LibraryCase:
         """Add a new case; a name already in the library raises :class:`LibraryError`."""
         _check_status(status)
+        case = _checked(case)
         stamp = now_iso()
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM cases WHERE name = ?", (case.name,)).fetchone():
                 raise LibraryError(f"a case named {case.name!r} is already in the library")
+            self._check_room(conn, 1)
             _insert(conn, case, status, stamp, stamp)
         return LibraryCase(case, status, stamp, stamp)
 
@@ -331,20 +340,35 @@ class CaseLibrary:
         rows = self._read(f"SELECT {_CASE_COLUMNS} FROM cases WHERE name = ?", (name,))
         return _library_case(rows[0]) if rows else None
 
-    def list(self, status: str | None = None) -> list[LibraryCase]:
-        """Every case, oldest first (optionally only those with ``status``)."""
+    def list(
+        self, status: str | None = None, limit: int = -1, damaged: list[str] | None = None
+    ) -> list[LibraryCase]:
+        """Every case, oldest first (optionally only those with ``status``; at most
+        ``limit`` of them when it is not -1). A case that cannot be read raises
+        :class:`LibraryError`, or with a ``damaged`` list is left out and named there."""
         if status is not None:
             _check_status(status)
             rows = self._read(
-                f"SELECT {_CASE_COLUMNS} FROM cases WHERE status = ? ORDER BY created, rowid",
-                (status,),
+                f"SELECT {_CASE_COLUMNS} FROM cases WHERE status = ? ORDER BY created, rowid "
+                "LIMIT ?",
+                (status, limit),
             )
         else:
-            rows = self._read(f"SELECT {_CASE_COLUMNS} FROM cases ORDER BY created, rowid")
-        return [_library_case(row) for row in rows]
+            rows = self._read(
+                f"SELECT {_CASE_COLUMNS} FROM cases ORDER BY created, rowid LIMIT ?", (limit,)
+            )
+        if damaged is None:
+            return [_library_case(row) for row in rows]
+        entries = []
+        for row in rows:
+            try:
+                entries.append(_library_case(row))
+            except LibraryError as exc:
+                damaged.append(f"{exc}; skipped")
+        return entries
 
-    def cases(self) -> list[Case]:
-        return [entry.case for entry in self.list()]
+    def cases(self, limit: int = -1, damaged: list[str] | None = None) -> list[Case]:
+        return [entry.case for entry in self.list(limit=limit, damaged=damaged)]
 
     def update_status(self, name: str, status: str) -> None:
         _check_status(status)
@@ -443,7 +467,9 @@ class CaseLibrary:
         for *head, metrics in rows:
             try:
                 values = json.loads(metrics)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # damaged: the run itself says so when read
+                values = {}
+            if not isinstance(values, dict) or _depth(values) > 2:
                 values = {}
             summaries.append(RunSummary(*head, metrics=tuple(values.items())))
         return summaries
@@ -496,10 +522,14 @@ class CaseLibrary:
         updated: list[str] = []
         skipped: list[str] = []
         stamp = now_iso()
+        checked = [_checked(case) for case in cases]
         with self._write() as conn:
-            for case in cases:
+            room = MAX_CASES - conn.execute("SELECT count(*) FROM cases").fetchone()[0]
+            for case in checked:
                 exists = conn.execute("SELECT 1 FROM cases WHERE name = ?", (case.name,)).fetchone()
                 if not exists:
+                    if len(added) == room:  # one over: refused whole (rolled back)
+                        self._check_room(conn, 1, importing=len(checked))
                     _insert(conn, case, "open", stamp, stamp)
                     added.append(case.name)
                 elif replace:
@@ -513,14 +543,64 @@ class CaseLibrary:
                     skipped.append(case.name)
         return ImportResult(tuple(added), tuple(updated), tuple(skipped))
 
+    def _check_room(self, conn: sqlite3.Connection, more: int, importing: int = 0) -> None:
+        """Refuse (:class:`LibraryError`) a write that leaves more than
+        :data:`~ragdash.checks.cases.MAX_CASES` cases once ``more`` are added."""
+        total = conn.execute("SELECT count(*) FROM cases").fetchone()[0] + more
+        if total > MAX_CASES:
+            what = f"importing {importing:,} case(s)" if importing else "one more case"
+            raise LibraryError(
+                f"{self._where()}: {what} would take it past the limit of {MAX_CASES:,} "
+                "cases — nothing was added (delete cases you no longer need, or import fewer)"
+            )
+
+    def count(self) -> int:
+        """How many cases the library holds."""
+        return int(self._read("SELECT count(*) FROM cases")[0][0])
+
+
+
+#: How deep a saved run's JSON goes (run → cases → case → passages → passage → kinds →
+#: kind is 7); anything much deeper is damage, refused before any code walks it.
+MAX_RUN_DEPTH = 32
+
+
+def _depth(value: object) -> int:
+    """How deeply ``value`` (parsed JSON) nests lists and objects, counted without
+    recursion (so a damaged value cannot exhaust the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item)
+    return deepest
 
 
 def _saved_run(run_id: int, data: str) -> SavedRun:
+    where = f"saved run #{run_id}"
     try:
         loaded = json.loads(data)
     except json.JSONDecodeError as exc:
-        raise RunError(f"saved run #{run_id} cannot be read: {exc}") from None
-    return SavedRun.from_dict(loaded, f"saved run #{run_id}").with_id(run_id)
+        raise RunError(f"{where} cannot be read: {exc} (damaged: delete it)") from None
+    except RecursionError:
+        raise RunError(f"{where} cannot be read: nested too deeply (damaged: delete it)") from None
+    except ValueError:  # a number of thousands of digits
+        raise RunError(f"{where} cannot be read: a number too long (damaged: delete it)") from None
+    if _depth(loaded) > MAX_RUN_DEPTH:
+        raise RunError(f"{where} cannot be read: nested too deeply (damaged: delete it)")
+    return SavedRun.from_dict(loaded, where).with_id(run_id)
+
+
+def _checked(case: Case) -> Case:
+    """``case`` after the checks a cases file gets (field lengths, evidence, top_k), however
+    it was made; raises :class:`LibraryError` naming the case."""
+    try:
+        return case_from_dict(case_to_dict(case), f"case {case.name[:80]!r}")
+    except CaseFileError as exc:
+        raise LibraryError(f"not saved: {exc}") from None
 
 
 _CASE_COLUMNS = "name, query, expected_id, evidence, top_k, kind, note, status, created, updated"
@@ -569,6 +649,8 @@ def _library_case(row: tuple) -> LibraryCase:
         )
     except (json.JSONDecodeError, CaseFileError) as exc:
         raise LibraryError(f"library case {name!r} cannot be read: {exc}") from None
+    except (RecursionError, ValueError):  # deep JSON, a number of thousands of digits
+        raise LibraryError(f"library case {name!r} cannot be read: damaged evidence") from None
     return LibraryCase(case, status, created, updated)
 
 

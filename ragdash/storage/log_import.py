@@ -12,7 +12,12 @@ Accepted column names (case-insensitive): ``query`` / ``question`` / ``q``; ``ex
 / ``expected`` / ``expected_doc`` / ``doc_id`` / ``document``; ``evidence`` (several strings
 separated by ``;`` in CSV, a list or a string in JSONL); ``name`` / ``id`` (default:
 ``<file stem>-<row>``); ``top_k``. A bad row never stops the import: it is reported by row
-number (the header is row 1 of a CSV; JSONL rows are lines) and the good rows are kept::
+number (the header is row 1 of a CSV; JSONL rows are lines) and the good rows are kept — a
+JSONL line nested 100,000 deep or holding a number of 5,000 digits is one bad row too. The
+limits of a cases file hold here as well (:mod:`ragdash.checks.cases`): each field, the
+evidence list and ``top_k`` per row, at most :data:`MAX_LOG_BYTES` of text and
+:data:`~ragdash.checks.cases.MAX_CASES` rows per file (a longer file is refused whole, before
+any row is imported: split it)::
 
     >>> result = parse_log_cases("query,expected_id\\nreturn policy,returns-2026\\n,plans\\n",
     ...                          "log.csv")
@@ -31,12 +36,17 @@ from pathlib import Path
 from typing import Any
 
 from ragdash.case import Case
-from ragdash.checks.cases import case_from_dict
+from ragdash.checks.cases import MAX_CASES, case_from_dict
 from ragdash.errors import CaseFileError
 
-__all__ = ["LOG_FORMATS", "LogImport", "RowProblem", "log_format", "parse_log_cases"]
+__all__ = [
+    "LOG_FORMATS", "LogImport", "MAX_LOG_BYTES", "RowProblem", "log_format", "parse_log_cases",
+]  # fmt: skip
 
 LOG_FORMATS = ("csv", "jsonl")
+#: The largest log read (the dashboard's upload limit too): 100,000 rows of a query and a
+#: few evidence strings fit many times over.
+MAX_LOG_BYTES = 50 * 1024 * 1024
 ALIASES = {
     "query": ("query", "question", "q"),
     "expected_id": ("expected_id", "expected", "expected_doc", "doc_id", "document"),
@@ -89,10 +99,20 @@ def parse_log_cases(
 ) -> LogImport:
     """Read cases from ``text`` (a file called ``name``). With ``known_ids`` a row whose
     expected document is not in the corpus is an error; a name in ``taken`` or used twice
-    in the file is an error."""
+    in the file is an error. Raises :class:`CaseFileError` naming the file when it is larger
+    than :data:`MAX_LOG_BYTES` or holds more than :data:`MAX_CASES` rows."""
     fmt = log_format(name, fmt)
+    if len(text) > MAX_LOG_BYTES:
+        raise CaseFileError(
+            f"{name} is larger than {MAX_LOG_BYTES // 2**20} MiB; split it into smaller files"
+        )
     stem = Path(name).stem or "log"
     rows = _csv_rows(text) if fmt == "csv" else _jsonl_rows(text)
+    if len(rows) > MAX_CASES:
+        raise CaseFileError(
+            f"{name} holds more than {MAX_CASES:,} rows; the limit is {MAX_CASES:,} cases per "
+            "file — split it (nothing was imported)"
+        )
     cases: list[Case] = []
     errors: list[RowProblem] = []
     names = set(taken)
@@ -140,6 +160,8 @@ def _csv_rows(text: str) -> list[tuple[int, dict[str, Any] | str]]:
         number = reader.line_num
         if not any(v.strip() for v in values):
             continue
+        if len(rows) > MAX_CASES:
+            break  # one over the limit is enough to refuse the file
         if len(values) > len(columns):
             rows.append((number, f"{len(values)} values for {len(columns)} columns"))
             continue
@@ -152,10 +174,18 @@ def _jsonl_rows(text: str) -> list[tuple[int, dict[str, Any] | str]]:
     for number, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
         if not line.strip():
             continue
+        if len(rows) > MAX_CASES:
+            break  # one over the limit is enough to refuse the file
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
             rows.append((number, f"not valid JSON ({exc.msg}, column {exc.colno})"))
+            continue
+        except RecursionError:
+            rows.append((number, "JSON nested too deeply to be a case"))
+            continue
+        except ValueError:  # an integer of thousands of digits
+            rows.append((number, "holds a number too long to read"))
             continue
         if not isinstance(value, dict):
             rows.append((number, f"a JSON {type(value).__name__}, not an object"))
@@ -172,6 +202,10 @@ def _pick(row: Mapping[str, Any], field: str) -> Any:
 
 
 def _case(row: Mapping[str, Any], default_name: str, fmt: str) -> Case:
+    for field in ("query", "expected_id", "name"):
+        value = _pick(row, field)
+        if isinstance(value, (dict, list)):  # JSONL: text or a number, never a structure
+            raise CaseFileError(f"{field} must be text, not a JSON {type(value).__name__}")
     query = _pick(row, "query")
     expected = _pick(row, "expected_id")
     if query is None or not str(query).strip():

@@ -23,13 +23,12 @@ is always exported).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ragdash.csv_safe import csv_text
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import repairs_for
@@ -114,18 +113,17 @@ def passage_records(index: CorpusIndex, fixes: Fixes) -> Iterator[dict[str, Any]
 
 
 def export_passages(index: CorpusIndex, fixes: Fixes, fmt: str = "jsonl") -> str:
-    """The passages as JSON lines or CSV (``metadata`` flattened to columns)."""
+    """The passages as JSON lines or CSV (``metadata`` flattened to columns). The CSV is for
+    people and spreadsheets: text cells starting with ``=``, ``+``, ``-`` or ``@`` get a
+    leading ``'`` (:mod:`ragdash.csv_safe`); index the JSON lines, which keep every
+    passage exactly."""
     if fmt not in PASSAGE_FORMATS:
         raise ValueError(f"format {fmt!r} is not one of {', '.join(PASSAGE_FORMATS)}")
     records = list(passage_records(index, fixes))
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    out = io.StringIO()
     columns = ["id", "doc_id", "text", "page_start", "page_end", "kind", "subject", "updated",
                "status"]  # fmt: skip
-    writer = csv.DictWriter(out, columns, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    for r in records:
-        meta = r.pop("metadata")
-        writer.writerow({**r, **meta})
-    return out.getvalue()
+    # safe to open in a spreadsheet: a passage or subject starting with = + - @ gets a '
+    rows = ({**r, **r["metadata"]} for r in records)
+    return csv_text(([row[c] for c in columns] for row in rows), columns, lineterminator="\n")

@@ -8,8 +8,6 @@ does not grow with the folder: a table of message kinds with their counts, at mo
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from typing import TypeVar
 import pandas as pd
 import streamlit as st
 
+from ragdash.csv_safe import csv_text
 from ragdash.ingestion.documents import IngestMessage
 from ragdash.ui.text import grid, literal
 
@@ -75,12 +74,10 @@ def group_messages(messages: Sequence[IngestMessage]) -> list[MessageGroup]:
 
 
 def messages_csv(messages: Sequence[IngestMessage]) -> str:
-    """Every message as CSV (file, level, message), for the download."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["file", "level", "message"])
-    writer.writerows((m.source, m.level, m.message) for m in messages)
-    return out.getvalue()
+    """Every message as CSV (file, level, message), for the download; safe to open in a
+    spreadsheet (a file named ``=HYPERLINK(…)`` is text there, :mod:`ragdash.csv_safe`)."""
+    rows = ((m.source, m.level, m.message) for m in messages)
+    return csv_text(rows, ["file", "level", "message"])
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

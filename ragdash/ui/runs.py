@@ -161,19 +161,26 @@ def render_saved_runs(
     labels = {r.label: r for r in reversed(saved)}
     c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
     picked = labels[c1.selectbox("Run", list(labels), key="runs_pick", format_func=plain)]
+    damaged = False
     try:
         chosen = library.saved_run(picked.id)
-    except (LibraryError, RunError) as exc:
-        st.error(error_text(exc))
-        return
-    c2.download_button(
-        "Download HTML report",
-        run_report(chosen),
-        f"ragdash-run-{chosen.id}.html",
-        "text/html",
-        key="runs_report",
-        width="stretch",
-    )
+        report = run_report(chosen)
+    except (LibraryError, RunError, RecursionError, MemoryError) as exc:
+        # one damaged run is one error card; its Delete button below still clears it
+        reason = error_text(exc) if isinstance(exc, LibraryError | RunError) else (
+            "it is too large or nested too deeply to show"
+        )  # fmt: skip
+        st.error(f"Run #{picked.id:d} cannot be shown: {reason}", icon=":material/error:")
+        damaged = True
+    else:
+        c2.download_button(
+            "Download HTML report",
+            report,
+            f"ragdash-run-{chosen.id}.html",
+            "text/html",
+            key="runs_report",
+            width="stretch",
+        )
     if c3.button("Delete", key="runs_delete", width="stretch"):
         try:
             library.delete_run(picked.id)
@@ -181,6 +188,6 @@ def render_saved_runs(
             st.error(error_text(exc))
             return
         st.rerun()
-    if len(saved) >= 2:
+    if len(saved) >= 2 and not damaged:  # (pick another run to compare)
         st.markdown("**Compare two runs**")
         _diff_view(library, saved)

@@ -15,6 +15,7 @@ from ragdash.checks.cases import case_from_dict
 from ragdash.checks.metrics import DEFAULT_METRIC_K
 from ragdash.checks.report import run_record
 from ragdash.checks.runs import CaseRun
+from ragdash.csv_safe import frame_csv
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
@@ -226,7 +227,7 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
                     help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)
     d1.download_button(
-        "Download ablation (CSV)", table.to_csv(index=False), "ragdash-ablation.csv", "text/csv"
+        "Download ablation (CSV)", frame_csv(table), "ragdash-ablation.csv", "text/csv"
     )
     report = {
         "retriever": retriever.spec.label,
