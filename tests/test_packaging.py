@@ -303,9 +303,12 @@ def test_the_installed_dashboard_opens_every_page_clean_in_chromium(installed, t
 
 
 def runnable_blocks(path: Path) -> list[str]:
-    """The ```bash blocks of a doc page marked ``<!-- runnable -->``, in order."""
+    """The ```bash blocks of a doc page marked ``<!-- runnable in a team repository … -->``,
+    in order: they install packages and commit, so they run here in a temporary repository,
+    never from the checkout (tests/test_docs.py runs the plain ``<!-- runnable -->`` ones)."""
     text = path.read_text(encoding="utf-8")
-    return re.findall(r"^<!-- runnable -->\n```bash\n(.*?)^```", text, re.S | re.M)
+    marker = r"^<!-- runnable in a team repository[^\n]*-->\n```bash\n(.*?)^```"
+    return re.findall(marker, text, re.S | re.M)
 
 
 def test_the_ci_gate_recipe_runs_as_written_in_a_fresh_repository(wheel, tmp_path):
