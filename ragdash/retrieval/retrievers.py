@@ -113,6 +113,7 @@ class ExternalRetriever:
         notes = []
         if repaired.changes:
             notes.append(f"query repaired: {', '.join(repaired.changes)}")
+        notes.extend(repaired.notes)
         known = self._documents
         unknown = [f"{h.id!r} (rank {n})" for n, h in enumerate(hits, 1) if h.id not in known]
         if unknown:
