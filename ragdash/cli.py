@@ -966,7 +966,7 @@ def _retriever(args: argparse.Namespace, index: CorpusIndex):
     from ragdash.retrieval.retrievers import make_retriever
 
     spec = _retriever_spec(args)
-    if spec.kind == "python" and "" not in sys.path and os.getcwd() not in sys.path:
+    if spec.kind in ("python", "langchain") and "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
     try:
         return make_retriever(spec, index)

@@ -13,6 +13,7 @@ from hostile_service import hostile_service
 pytest.importorskip("bm25s")
 
 from bm25_service import running  # noqa: E402 - needs bm25s
+from es_service import running_es  # noqa: E402 - needs bm25s
 
 from ragdash.case import Case  # noqa: E402
 from ragdash.checks.runs import metrics_of, run_cases  # noqa: E402
@@ -55,7 +56,9 @@ def test_query_side_fixes_reach_the_service_and_corpus_side_ones_need_the_export
         retriever = http(sample_index, service.url + "/search")
         run = run_cases(retriever, [by_name["ocr-noise"]], Fixes.all())[0]
         typo = run_cases(retriever, [by_name["typo"]], Fixes(fuzzy=True))[0]
-    assert run.diagnosis == "ranking"  # the OCR damage is in the service's index
+    # the OCR damage is in the service's index; the query asks for the corpus's spelling, as
+    # the seed's OCR fix matches it ('sso' → the scan's 'SS0')
+    assert run.passed and "query repaired: sso → ss0" in run.notes
     assert typo.query_sent == "warehouse sync" and typo.passed
     repaired = list(passage_records(sample_index, Fixes.all()))
     with running(repaired) as service:  # the team re-indexed `ragdash passages --fixes all`
@@ -63,13 +66,60 @@ def test_query_side_fixes_reach_the_service_and_corpus_side_ones_need_the_export
     assert {r.case.name: r.verdict for r in runs if not r.passed} == {}
 
 
-def test_elasticsearch_shaped_answers_are_read_with_the_shape_setting(sample_index, plain_passages):
-    with running(plain_passages) as service:
-        hits = http(sample_index, service.url + "/es", shape="elasticsearch").top(
-            "warehouse sync", Fixes(), 2
-        )
-    assert [h.doc_id for h in hits][:1] == ["inventory"]
-    assert hits[0].score > hits[1].score
+def _exported(*fixes: str) -> list[dict]:
+    """What `ragdash passages` prints, as the team would index it (one record a line)."""
+    args = ["passages", "--docs", str(SAMPLE_DOCS), *(["--fixes", *fixes] if fixes else [])]
+    result = run_module("ragdash", *args)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_the_elasticsearch_shape_passes_the_testbed_against_a_strict_search_emulation():
+    """Done-when of issue 25: a real `_search` body, the document id from `_source.doc_id`,
+    no extra flags — against an emulation that refuses what a real cluster refuses."""
+    with running_es(_exported("all")) as es:
+        url = es.url + "/passages/_search"
+        args = ["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
+                "--fixes", "all", "--retriever", "http", "--url", url]  # fmt: skip
+        result = run_module("ragdash", *args, "--shape", "elasticsearch")
+        sent = es.requests[0][1]
+        opensearch = run_module("ragdash", *args, "--shape", "opensearch", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "8 of 8 cases passed" in result.stdout
+    assert sent == {"query": {"multi_match": {"query": "return policy days",
+                                              "fields": ["text"]}}, "size": 5}  # fmt: skip
+    assert json.loads(opensearch.stdout)["passed"] == 8
+
+
+def test_a_body_the_service_refuses_names_the_body_as_the_cause(sample_index, sample_cases):
+    with running_es(_exported()) as es:
+        runs = run_cases(http(sample_index, es.url + "/passages/_search"), sample_cases[:1],
+                         Fixes())  # fmt: skip
+    assert runs[0].error == (
+        f"{es.url}/passages/_search: the service refused the request body (HTTP 400 Bad "
+        "Request): check --shape / --body-template"
+    )
+
+
+def test_a_body_template_is_filled_on_the_parsed_json_so_a_query_cannot_break_it(
+    sample_index, tmp_path
+):
+    template = tmp_path / "body.json"
+    template.write_text(json.dumps({
+        "query": {"match": {"text": {"query": "{query}"}}}, "size": "{k}", "_source": True,
+    }))  # fmt: skip
+    hostile = 'warehouse" } , "size": 1000, "x": {"y'
+    with running_es(_exported()) as es:
+        retriever = http(sample_index, es.url + "/passages/_search", shape="elasticsearch",
+                         body_template=str(template))  # fmt: skip
+        ranked = retriever.top(hostile, Fixes(), 2)
+        sent = es.requests[-1][1]
+    assert sent == {"query": {"match": {"text": {"query": hostile}}}, "size": 2, "_source": True}
+    assert ranked[0].doc_id == "inventory"
+    (tmp_path / "bad.json").write_text('{"query": {"match": {"text": "{query}"}}')
+    for name, problem in (("no.json", "cannot be read"), ("bad.json", "not JSON")):
+        with pytest.raises(RetrieverError, match=f"body template .*{name}: {problem}"):
+            http(sample_index, "http://127.0.0.1:9/x", body_template=str(tmp_path / name))
 
 
 @pytest.mark.parametrize(

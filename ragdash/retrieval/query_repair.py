@@ -17,6 +17,12 @@ the one code path :class:`CorpusIndex` ranks with — so every guard holds for e
   swap of adjacent letters, and with ``ocr`` on a token is read through the OCR map first
   (``wareh0sue`` → ``warehosue`` → ``warehouse``).
 
+A token is sent as the corpus spells the word the seed matches it to — the clean word when
+the corpus has it (``wareh0sue`` → ``warehouse``), else the passage's own spelling: when the
+only ``sso`` in the corpus is a scan's ``SS0`` the query asks for ``ss0``, because that is
+what a service indexing the exported text can find (``ragdash passages`` keeps the text as
+extracted and lists the reading in ``metadata.ocr_readings``).
+
 A token left alone for a reason (an English word, a code) carries the seed's note, which
 the retrieval shows.
 
