@@ -233,20 +233,49 @@ def test_ragdash_check_runs_the_proof_checks_against_a_live_service(plain_passag
     assert "none           5/8" in table.stdout and "fuzzy          5/8" in table.stdout
 
 
-def test_ragdash_check_reports_a_dead_service_once_naming_the_cases_and_finishes(tmp_path):
+def test_ragdash_check_reports_a_dead_service_once_stops_asking_and_exits_4(tmp_path):
     with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
         url = service.url + "/search"
     args = ["--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES), "--retries", "0"]
     result = run_module("ragdash", "check", *args, "--retriever", "http", "--url", url)
-    assert result.returncode == 1
+    assert result.returncode == 4  # the documented retriever-error code: not 0, not 1
     assert "0 of 8 cases passed; 8 could not be run" in result.stdout
-    # one line per cause, not the same line once per case
-    refused = [line for line in result.stdout.splitlines() if "connection refused" in line]
-    assert refused == [
-        "all 8 cases (stale-version, stale-version-control, ocr-noise, ocr-noise-control, typo "
-        f"and 3 more): {url}: connection refused (is the service running?) (1 attempt)"
+    # one line per cause, not the same line once per case; asked 3 times, then stopped
+    cause = f"{url}: connection refused (is the service running?) (1 attempt)"
+    lines = [line for line in result.stdout.splitlines() if "connection refused" in line]
+    assert lines == [
+        f"3 cases (stale-version, stale-version-control, ocr-noise): {cause}",
+        "5 cases (ocr-noise-control, typo, typo-control, split-table, split-table-control): "
+        f"stopped after 3 connection failures in a row: {cause}",
     ]
     assert "Traceback" not in result.stderr
+    never = run_module("ragdash", "check", *args, "--retriever", "http", "--url", url,
+                       "--max-failures", "0", "--json")  # fmt: skip
+    assert never.returncode == 4
+    assert {c["error"] for c in json.loads(never.stdout)["cases"]} == {cause}
+
+
+def test_ragdash_ablate_asks_only_the_configurations_that_can_differ_and_keeps_metrics(
+    plain_passages,
+):
+    args = ["ablate", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
+            "--retriever", "http", "--metrics"]  # fmt: skip
+    with running(plain_passages) as service:
+        result = run_module("ragdash", *args, "--url", service.url + "/search", "--json")
+        asked = len(service.requests)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert asked == 4 * 8  # none, ocr, fuzzy, ocr+fuzzy: not 16 configurations per case
+    assert len(report["rows"]) == 16 * 8 and len(report["metrics"]) == 16
+    by_name = {m["configuration"]: m for m in report["metrics"]}
+    assert by_name["tables"] == {**by_name["none"], "configuration": "tables"}
+    assert by_name["all"]["passed"] == 6 and 0 < by_name["all"]["mrr"] <= 1
+    assert report["identical"]["all-but-tables"] == {"same_as": "all",
+                                                     "reason": "tables does not reach http"}
+    dead = run_module("ragdash", *args, "--url", service.url + "/search", "--retries", "0")
+    assert dead.returncode == 4
+    assert "all-but-unicode: identical to all — unicode does not reach http" in dead.stdout
+    assert dead.stdout.count("connection refused") == 2  # once per cause, not per row
 
 
 def test_ragdash_check_compares_a_service_before_and_after_re_indexing(sample_index):
@@ -347,8 +376,34 @@ def test_ragdash_check_fails_each_junk_answer_on_its_case_and_never_shows_a_secr
             for path in ("/huge-number", "/deep", "/secret")
         }  # fmt: skip
     for path, result in results.items():
-        assert result.returncode == 1, (path, result.stderr)  # cases failed; not 2 or 3
+        assert result.returncode == 4, (path, result.stderr)  # the retriever erred: not 1-3
         assert "0 of 8 cases passed; 8 could not be run" in result.stdout, path
         assert result.stderr == "" and "Traceback" not in result.stdout
     assert "db_password" not in results["/secret"].stdout
     assert "answered HTTP 500 Internal Server Error" in results["/secret"].stdout
+
+
+@pytest.mark.parametrize(("signal_name", "code", "word"),
+                         [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_a_run_killed_mid_way_exits_non_zero_with_a_line(plain_passages, signal_name, code, word):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    with running(plain_passages, slow=60) as service:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ragdash", "ablate", "--docs", str(SAMPLE_DOCS), "--cases",
+             str(SAMPLE_CASES), "--retriever", "http", "--url", service.url + "/slow",
+             "--timeout", "120"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        )  # fmt: skip
+        while not service.requests and process.poll() is None:  # the run is asking now
+            time.sleep(0.05)
+        process.send_signal(getattr(signal, signal_name))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert f"ragdash: {word} ({signal_name})" in err and "Traceback" not in err

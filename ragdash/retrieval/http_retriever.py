@@ -62,7 +62,7 @@ from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 import numpy as np
 
-from ragdash.errors import RetrieverError
+from ragdash.errors import RetrieverError, RetrieverUnreachable
 from ragdash.retrieval.hits import SCHEMA_VERSION, Hit, parse_hits
 from ragdash.retrieval.spec import SEARCH_BODY_SHAPES, RetrieverSpec, redact_url
 
@@ -364,7 +364,9 @@ class HttpBackend:
                 continue
             return self._decode(raw, kind)
         tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
-        raise RetrieverError(f"{self.name}: {failure} ({tries})")
+        if failure.startswith("answered HTTP 5"):  # it answers: not a connection failure
+            raise RetrieverError(f"{self.name}: {failure} ({tries})")
+        raise RetrieverUnreachable(f"{self.name}: {failure} ({tries})")
 
     def _attempt(self, body: bytes, headers: dict[str, str], deadline: _Deadline):
         """One attempt, redirects included, within ``deadline``: the answer's bytes and
