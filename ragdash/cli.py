@@ -1,18 +1,18 @@
 """``ragdash`` (or ``python -m ragdash``): check cases, run a query, ablate, inspect a PDF,
 export cases, list what the OCR fix rewrites, or start the dashboard.
 
-Exit codes — each error is one line on stderr, never a traceback:
+Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input, 3 an
+internal error (a ragdash bug), 4 the retriever failed (check and ablate could not run a case
+against it), 130 interrupted (SIGINT), 143 terminated (SIGTERM) — each error is one line on
+stderr, never a traceback.
 
-* 0 — all passed (or the command succeeded);
-* 1 — a case failed (or ``--fail-on`` / ``--min-*`` gate failed);
-* 2 — bad input (an option, a file, a retriever setting ragdash cannot use);
-* 3 — an internal error (a ragdash bug: please report it);
-* 4 — the retriever failed: ``check`` / ``ablate`` could not run at least one case
-  because the retriever errored (a service down, timing out, answering junk; a callable
-  raising). The causes are printed once each; after ``--max-failures`` connection failures
-  in a row (default 3) the run stops asking and says so. This outranks 1: a run that could
-  not ask its retriever has not shown that the retriever is fine *or* broken;
-* 130 / 143 — interrupted (Ctrl-C, SIGINT) / terminated (SIGTERM) mid-run, with a line.
+Exit code 4 in detail: a service down, timing out or answering junk, or a callable raising,
+left at least one case without an answer. The causes are printed once each; after
+``--max-failures`` connection failures in a row (default 3) the run stops asking and says
+``stopped after 3 connection failures in a row: <cause>``. It outranks 1: a run that could
+not ask its retriever has not shown that the retriever is fine *or* broken. Killed mid-run,
+ragdash prints ``ragdash: terminated (SIGTERM): stopped before the end; nothing more is
+written`` and exits 143 (130 for Ctrl-C).
 
 ``--workspace DIR`` makes a command see exactly what the dashboard started with the same
 folders sees: the docs folder, the uploads and metadata edits of the workspace, and (for

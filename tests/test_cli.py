@@ -422,6 +422,15 @@ def test_samples_names_the_bundled_samples_from_any_folder(tmp_path):
           "elasticsearch", "--timeout", "2.5", "--retries", "0", "--auth-env", "SEARCH_TOKEN"],
          {"kind": "http", "url": "http://127.0.0.1:8000/search", "shape": "elasticsearch",
           "timeout": 2.5, "retries": 0, "auth_env": "SEARCH_TOKEN"}),
+        (["--retriever", "http", "--url", "http://127.0.0.1:8000/s", "--shape", "chroma",
+          "--id-field", "metadata.source", "--text-field", "text", "--body-template",
+          "body.json", "--lower-is-better"],
+         {"kind": "http", "url": "http://127.0.0.1:8000/s", "shape": "chroma",
+          "id_field": "metadata.source", "text_field": "text", "body_template": "body.json",
+          "lower_is_better": True}),
+        (["--retriever", "langchain", "--callable", "mypkg.rag:retriever", "--id-field",
+          "source"],
+         {"kind": "langchain", "callable": "mypkg.rag:retriever", "id_field": "source"}),
     ],
 )  # fmt: skip
 def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, spec):
@@ -445,7 +454,11 @@ def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, s
                "RAGDASH_URL": spec.get("url", ""), "RAGDASH_SHAPE": spec.get("shape", ""),
                "RAGDASH_TIMEOUT": str(spec.get("timeout", "")),
                "RAGDASH_RETRIES": str(spec.get("retries", "")),
-               "RAGDASH_AUTH_ENV": spec.get("auth_env", "")}  # fmt: skip
+               "RAGDASH_AUTH_ENV": spec.get("auth_env", ""),
+               "RAGDASH_ID_FIELD": spec.get("id_field", ""),
+               "RAGDASH_TEXT_FIELD": spec.get("text_field", ""),
+               "RAGDASH_BODY_TEMPLATE": spec.get("body_template", ""),
+               "RAGDASH_LOWER_IS_BETTER": str(spec.get("lower_is_better", ""))}  # fmt: skip
     assert settings_from([], environ).retriever == RetrieverSpec(**spec)
 
 

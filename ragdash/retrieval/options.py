@@ -13,6 +13,7 @@ these environment variables, read by the dashboard when no ``--retriever`` optio
     RAGDASH_ID_FIELD    dotted path of a hit's document id
     RAGDASH_TEXT_FIELD  dotted path of a hit's text
     RAGDASH_BODY_TEMPLATE  http: a JSON file, the request body with "{query}"/"{k}"
+    RAGDASH_LOWER_IS_BETTER  1 / true: the score field is a distance
     RAGDASH_TIMEOUT     http: seconds for one whole request (connect and every read)
     RAGDASH_RETRIES     http: extra attempts after a timeout, refused connection or 5xx
     RAGDASH_AUTH_ENV    http: the variable whose value is the Authorization header
@@ -63,7 +64,9 @@ ENVIRONMENT = {
     "id_field": "RAGDASH_ID_FIELD",
     "text_field": "RAGDASH_TEXT_FIELD",
     "body_template": "RAGDASH_BODY_TEMPLATE",
+    "lower_is_better": "RAGDASH_LOWER_IS_BETTER",
 }
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Spec field → its command-line option (``kind`` is ``--retriever``).
 _OPTIONS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RetrieverSpec)}
 _OPTIONS["kind"] = "--retriever"
@@ -140,7 +143,11 @@ def spec_from_environ(environ: Mapping[str, str]) -> RetrieverSpec:
         text = environ.get(variable, "").strip()
         if not text:
             continue
-        if name in ("timeout", "retries"):
+        if name == "lower_is_better":
+            if text.lower() not in _TRUE + _FALSE:
+                raise SettingsError(f"{variable}={text[:20]!r} is not 1/true or 0/false")
+            values[name] = text.lower() in _TRUE
+        elif name in ("timeout", "retries"):
             try:
                 values[name] = float(text) if name == "timeout" else int(text)
             except ValueError:
