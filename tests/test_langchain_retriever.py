@@ -149,3 +149,18 @@ def test_chroma_columns_and_distances_are_read_through_the_python_retriever(
         assert [r.doc_id for r in chroma.top(case.query, Fixes(), 5)] == [
             r.doc_id for r in bm25.top(case.query, Fixes(), 5)
         ]
+
+
+def test_hits_without_scores_rank_by_position_and_distances_count_lower_as_better():
+    from ragdash.retrieval.hits import parse_hits
+    from ragdash.retrieval.spec import SHAPES
+
+    ragdash = SHAPES["ragdash"]
+    plain = parse_hits([{"id": "a", "text": "t"}, {"id": "b", "text": "u"}], ragdash, "s", 5)
+    assert [(h.id, h.score) for h in plain] == [("a", 1.0), ("b", 0.5)]
+    near = parse_hits([{"id": "a", "text": "t", "distance": 0.2}], ragdash, "s", 5)
+    assert near[0].score == -0.2
+    flagged = RetrieverSpec("http", url="http://h/s", lower_is_better=True).response_shape
+    assert parse_hits([{"id": "a", "text": "t", "score": 3}], flagged, "s", 5)[0].score == -3
+    with pytest.raises(RetrieverError, match="s: 1 documents values for 2 ids"):
+        parse_hits({"ids": [["a", "b"]], "documents": [["t"]]}, SHAPES["chroma"], "s", 5)

@@ -107,3 +107,13 @@ def test_the_adversarial_fuzzy_real_word_case_is_not_broken_by_fuzzy_for_any_ret
         assert [r.doc_id for r in runs[1].retrieved] == [r.doc_id for r in runs[0].retrieved]
         if kind == "python":
             assert runs[1].passed
+
+
+def test_ragdash_query_with_bm25_keeps_login_and_says_why():
+    from conftest import run_module
+
+    result = run_module("ragdash", "query", "--docs", "samples", "login password",
+                        "--retriever", "bm25", "--fixes", "fuzzy")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "logic" not in result.stdout + result.stderr
+    assert "'login' is an English word: not fuzzed" in result.stderr
