@@ -179,9 +179,9 @@ def column_rows(answer: Any, source: str) -> list[dict[str, Any]]:
     if "id" not in columns:
         raise RetrieverError(f"{source}: the answer has no 'ids' (it has: {_fields_of(answer)})")
     n = len(columns["id"])
-    for name, value in columns.items():
-        if len(value) != n:
-            raise RetrieverError(f"{source}: {len(value)} {name} values for {n} ids")
+    for key, name in _COLUMNS:
+        if name in columns and len(columns[name]) != n:
+            raise RetrieverError(f"{source}: {len(columns[name])} {key} values for {n} ids")
     return [{name: value[i] for name, value in columns.items()} for i in range(n)]
 
 
