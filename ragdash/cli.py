@@ -1560,6 +1560,16 @@ def dashboard_command(args: argparse.Namespace) -> list[str]:
     if not docs.is_dir():
         raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
     spec = _retriever_spec(args)
+    if spec.body_template:  # read now: a bad file is one line here, not an error per page
+        from dataclasses import replace as _replace
+
+        from ragdash.retrieval.http_retriever import load_template
+
+        try:
+            load_template(spec.body_template)
+        except RetrieverError as exc:
+            raise BadInput(str(exc)) from None
+        spec = _replace(spec, body_template=str(Path(spec.body_template).resolve()))
     check_address(args.address, args.port)
     flags = streamlit_flags(server_port=args.port, server_address=args.address)
     return [

@@ -446,6 +446,11 @@ def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, s
         ["dashboard", *DOCS, "--workspace", str(tmp_path / "ws"), "--port", str(free_port()),
          *options]
     )  # fmt: skip
+    if "body_template" in spec:  # read before Streamlit starts: missing, then written
+        with pytest.raises(Exception, match="body template body.json: cannot be read"):
+            dashboard_command(args)
+        (tmp_path / "body.json").write_text('{"query_texts": ["{query}"], "n_results": "{k}"}')
+        args.body_template = spec["body_template"] = str(tmp_path / "body.json")
     command = dashboard_command(args)
     app_argv = command[command.index("--") + 1 :]
     assert settings_from(app_argv, {}).retriever == RetrieverSpec(**spec)
