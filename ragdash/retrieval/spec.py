@@ -53,7 +53,8 @@ RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "langchain")
 RETRIEVER_DESCRIPTIONS = {
     "seed": "ragdash's own scorer: 1 point per distinct query token, every fix built in",
     "bm25": "Okapi BM25 over the same passages and tokens (k1, b settable)",
-    "http": "your search service: POST {query, top_k} as JSON, read ranked hits back",
+    "http": "your search service: POST the query as JSON (ragdash schema v1, an "
+    "Elasticsearch/OpenSearch _search body or your --body-template), read ranked hits back",
     "python": "your function package.module:function(query, top_k) returning ranked hits",
     "langchain": "your LangChain BaseRetriever package.module:object (or a zero-argument "
     "factory returning one): .invoke(query), list order is the ranking",
