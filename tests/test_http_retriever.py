@@ -407,3 +407,15 @@ def test_a_run_killed_mid_way_exits_non_zero_with_a_line(plain_passages, signal_
         out, err = process.communicate(timeout=60)
     assert process.returncode == code, err
     assert f"ragdash: {word} ({signal_name})" in err and "Traceback" not in err
+
+
+def test_search_shape_fields_without_an_underscore_are_source_fields():
+    def shape(**fields):
+        return RetrieverSpec("http", url="http://h/_search", shape="opensearch", **fields)
+
+    chunked = shape(id_field="source", text_field="body")
+    assert (chunked.response_shape.id, chunked.response_shape.text) == ("_source.source",
+                                                                        "_source.body")
+    assert chunked.search_field == "body"  # the multi_match field
+    assert shape(id_field="_id").response_shape.id == "_id"
+    assert shape().response_shape.id == "_source.doc_id" and shape().search_field == "text"
