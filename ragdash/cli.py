@@ -2,7 +2,17 @@
 export cases, list what the OCR fix rewrites, or start the dashboard.
 
 Exit codes: 0 all passed (or the command succeeded), 1 a case failed, 2 bad input, 3 an
-internal error (a ragdash bug) — each error is one line on stderr, never a traceback.
+internal error (a ragdash bug), 4 the retriever failed (check and ablate could not run a case
+against it), 130 interrupted (SIGINT), 143 terminated (SIGTERM) — each error is one line on
+stderr, never a traceback.
+
+Exit code 4 in detail: a service down, timing out or answering junk, or a callable raising,
+left at least one case without an answer. The causes are printed once each; after
+``--max-failures`` connection failures in a row (default 3) the run stops asking and says
+``stopped after 3 connection failures in a row: <cause>``. It outranks 1: a run that could
+not ask its retriever has not shown that the retriever is fine *or* broken. Killed mid-run,
+ragdash prints ``ragdash: terminated (SIGTERM): stopped before the end; nothing more is
+written`` and exits 143 (130 for Ctrl-C).
 
 ``--workspace DIR`` makes a command see exactly what the dashboard started with the same
 folders sees: the docs folder, the uploads and metadata edits of the workspace, and (for
@@ -64,7 +74,8 @@ from ragdash.settings import (
 from ragdash.storage.case_store import load_cases, workspace_cases
 from ragdash.visible import visible_controls
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_RETRIEVER = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 #: Longest run of one word an error line repeats (a 5,000-digit --top-k is cut; a long
 #: path the user typed is not).
 MAX_WORD_SHOWN = 240
@@ -356,6 +367,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             say(_comparison_text(before[0], before[1], runs, args.metrics_k))
         if kept is not None:
             say(kept.text())
+    if metrics.errors:
+        return EXIT_RETRIEVER
     if kept is not None and kept.gated:
         return EXIT_FAILED if kept.reasons else EXIT_OK
     return EXIT_OK if all(r.passed for r in runs) else EXIT_FAILED
@@ -782,6 +795,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     fixes = _fixes(args)
     retriever = _retriever(args, index)
     metrics = None
+    identical: dict[str, tuple[str, str]] = {}
     try:
         if retriever.spec.kind == "seed" and not args.metrics:
             from ragdash.checks.parallel import parallel_ablation
@@ -791,15 +805,26 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             from ragdash.checks.ablation import configurations
             from ragdash.checks.runs import run_configurations
 
-            table, metrics = run_configurations(
-                retriever, _cases(args, index), configurations(fixes), args.metrics_k
-            )
+            configs = configurations(fixes)
+            run, identical = _distinct_configurations(retriever.spec.kind, configs)
+            table, metrics = run_configurations(retriever, _cases(args, index), run,
+                                                args.metrics_k)  # fmt: skip
+            table, metrics = _expand_identical(configs, identical, table, metrics)
     except QueryError as exc:
         raise BadInput(str(exc)) from None
     if args.json:
         from ragdash.frames import records
 
-        emit(json.dumps(records(table), indent=2))
+        if args.metrics and metrics is not None:
+            emit(json.dumps({
+                "retriever": retriever.spec.label,
+                "rows": records(table),
+                "metrics": records(metrics),
+                "identical": {label: {"same_as": same, "reason": why}
+                              for label, (same, why) in identical.items()},
+            }, indent=2))  # fmt: skip
+        else:
+            emit(json.dumps(records(table), indent=2))
     else:
         import pandas as pd
 
@@ -812,7 +837,88 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             if args.metrics and metrics is not None:
                 say(f"\nmetrics at k={args.metrics_k} ({retriever.spec.label}):")
                 say(metrics_table(metrics).to_string(index=False))
-    return EXIT_OK
+        if identical:
+            say(f"\nnot asked again ({len(identical)} configurations cannot differ for "
+                  f"{retriever.spec.kind}):")  # fmt: skip
+            for label, (same, why) in identical.items():
+                say(f"  {label}: identical to {same} — {why}")
+            from ragdash.retrieval.spec import fix_support
+
+            for name in FIX_NAMES:
+                applies, how = fix_support(retriever.spec.kind, name)
+                if not applies:
+                    say(f"  ({name}: {how})")
+        for line in _messages_by_cause(_error_rows(table)):
+            say(line)
+    errors = sum(getattr(r, "diagnosis", "") == "error" for r in table)
+    return EXIT_RETRIEVER if errors else EXIT_OK
+
+
+@dataclass(frozen=True)
+class _ErrorRow:
+    """An ablation row's error, shaped for :func:`_messages_by_cause`."""
+
+    case: object
+    message: str
+
+
+@dataclass(frozen=True)
+class _Named:
+    name: str
+
+
+def _error_rows(table) -> list[_ErrorRow]:
+    """One row per case, with the first error it got in any configuration ("" when none:
+    later configurations repeat the cause), so an outage prints its cause once, not 16
+    times per case."""
+    seen: dict[str, _ErrorRow] = {}
+    for r in table:
+        errored = getattr(r, "diagnosis", "") == "error"
+        if r.case not in seen or (errored and not seen[r.case].message):
+            seen[r.case] = _ErrorRow(_Named(r.case), r.message if errored else "")
+    return list(seen.values())
+
+
+def _distinct_configurations(kind: str, configs):
+    """The configurations worth running against retriever ``kind`` — a fix that does not
+    reach it (:func:`ragdash.retrieval.spec.fix_support`) cannot change what it returns, so
+    two configurations differing only in such fixes rank alike — and, for each one left
+    out, (the configuration it is identical to, why)."""
+    from ragdash.retrieval.spec import fix_support
+
+    reaching = {name for name in FIX_NAMES if fix_support(kind, name)[0]}
+    run: dict[str, Fixes] = {}
+    identical: dict[str, tuple[str, str]] = {}
+    seen: dict[Fixes, str] = {}
+    for label, config in configs.items():
+        effective = config.with_only(set(config.enabled) & reaching)
+        if effective not in seen:
+            seen[effective] = label
+            run[label] = config
+            continue
+        same = seen[effective]
+        differ = [n for n in FIX_NAMES if n in set(config.enabled) ^ set(configs[same].enabled)]
+        verb = "does" if len(differ) == 1 else "do"
+        identical[label] = (same, f"{', '.join(differ)} {verb} not reach {kind}")
+    return run, identical
+
+
+def _expand_identical(configs, identical, table, metrics):
+    """``table`` and ``metrics`` with a copy of the run configuration's rows for each
+    configuration left out as identical, in ``configs`` order."""
+    from dataclasses import replace as _replace
+
+    rows_by: dict[str, list] = {}
+    for row in table:
+        rows_by.setdefault(row.configuration, []).append(row)
+    metrics_by = {m.configuration: m for m in metrics}
+    rows, out_metrics = [], []
+    for label in configs:
+        source = identical[label][0] if label in identical else label
+        rows += [_replace(r, configuration=label) for r in rows_by.get(source, [])]
+        if source in metrics_by:
+            out_metrics.append(_replace(metrics_by[source], configuration=label))
+    return tuple(rows), tuple(out_metrics)
 
 
 def cmd_fragility(args: argparse.Namespace) -> int:
@@ -998,12 +1104,20 @@ def _retriever(args: argparse.Namespace, index: CorpusIndex):
     from ragdash.retrieval.retrievers import make_retriever
 
     spec = _retriever_spec(args)
-    if spec.kind == "python" and "" not in sys.path and os.getcwd() not in sys.path:
+    if spec.kind in ("python", "langchain") and "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
     try:
-        return make_retriever(spec, index)
+        retriever = make_retriever(spec, index)
     except RetrieverError as exc:
         raise BadInput(str(exc)) from None
+    limit = getattr(args, "max_failures", None)
+    if spec.external:
+        from ragdash.retrieval.breaker import DEFAULT_MAX_FAILURES, FailureBreaker
+
+        if limit is not None and limit < 0:
+            raise BadInput(f"--max-failures {limit} must be 0 (never stop) or more")
+        return FailureBreaker(retriever, DEFAULT_MAX_FAILURES if limit is None else limit)
+    return retriever
 
 
 def _retriever_spec(args: argparse.Namespace):
@@ -1045,6 +1159,10 @@ def _retriever_options(p: argparse.ArgumentParser) -> None:
     from ragdash.retrieval.options import add_retriever_options
 
     add_retriever_options(p)
+    p.add_argument("--max-failures", type=int, default=None, metavar="N",
+                   help="stop asking an http/python/langchain retriever after N connection "
+                   "failures in a row; later cases fail at once with the cause (default 3; "
+                   "0 never stops)")
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
@@ -1501,6 +1619,16 @@ def dashboard_command(args: argparse.Namespace) -> list[str]:
     if not docs.is_dir():
         raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
     spec = _retriever_spec(args)
+    if spec.body_template:  # read now: a bad file is one line here, not an error per page
+        from dataclasses import replace as _replace
+
+        from ragdash.retrieval.http_retriever import load_template
+
+        try:
+            load_template(spec.body_template)
+        except RetrieverError as exc:
+            raise BadInput(str(exc)) from None
+        spec = _replace(spec, body_template=str(Path(spec.body_template).resolve()))
     check_address(args.address, args.port)
     flags = streamlit_flags(server_port=args.port, server_address=args.address)
     return [
@@ -1683,6 +1811,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code. Every error prints one line, never a traceback:
     exit 2 for input ragdash cannot use, 3 for a ragdash bug (with the error's type, to
     report)."""
+    previous = _on_sigterm()
     try:
         _refuse_nul(sys.argv[1:] if argv is None else argv)
         args = build_parser().parse_args(argv)
@@ -1704,8 +1833,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:
-        say("ragdash: interrupted", file=sys.stderr)
-        return 130
+        say("ragdash: interrupted (SIGINT): stopped before the end; nothing more is "
+              "written", file=sys.stderr)  # fmt: skip
+        return EXIT_INTERRUPTED
+    except _Terminated:
+        say("ragdash: terminated (SIGTERM): stopped before the end; nothing more is "
+              "written", file=sys.stderr)  # fmt: skip
+        return EXIT_TERMINATED
     except MemoryError:
         say("ragdash: error: out of memory (the input is too large)", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -1721,6 +1855,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("RAGDASH_TRACEBACK") == "1":
             raise
         return EXIT_INTERNAL
+    finally:
+        _restore_sigterm(previous)
+
+
+class _Terminated(BaseException):  # noqa: N818 - like KeyboardInterrupt, not an Exception
+    """SIGTERM arrived: unwind (closing files and connections) and exit 143."""
+
+
+def _on_sigterm():
+    """Turn SIGTERM into :class:`_Terminated` while :func:`main` runs (the default action
+    kills the process with no line and no chance to say the run is incomplete). Only the
+    main thread may set a handler; elsewhere nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum, frame):
+        raise _Terminated()
+
+    return signal.signal(signal.SIGTERM, stop)
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main_exit() -> None:

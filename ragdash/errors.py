@@ -19,6 +19,7 @@ __all__ = [
     "QueryError",
     "RagdashError",
     "RetrieverError",
+    "RetrieverUnreachable",
     "RunError",
     "SettingsError",
     "WorkspaceError",
@@ -77,6 +78,13 @@ class RetrieverError(RagdashError):
     times out or returns junk; a callable that cannot be imported or raises). The message
     names the retriever (its URL or ``package.module:function``) and what went wrong, e.g.
     ``http://127.0.0.1:8000/search: timed out after 2 s (2 attempts)``."""
+
+
+
+class RetrieverUnreachable(RetrieverError):
+    """The retriever could not be reached at all, after its retries (refused, timed out,
+    unknown host, dropped connection): a run stops asking after a few of these in a row
+    (:mod:`ragdash.retrieval.breaker`) instead of waiting out every case."""
 
 
 class RunError(RagdashError, ValueError):

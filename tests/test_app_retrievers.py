@@ -261,3 +261,65 @@ def test_a_hostile_services_answer_is_one_message_on_each_page_never_its_body(
         assert set(table["verdict"]) == {"ERROR"} and shown in table["message"].iloc[0]
         page = all_text(at)
     assert shown in page and "db_password" not in page and SECRET not in page
+
+
+def test_the_operators_service_shows_its_field_paths_and_auth_variable_never_the_secret(
+    app, monkeypatch
+):
+    from es_service import running_es
+    from test_app import DOCUMENTS
+
+
+    monkeypatch.setenv("SEARCH_TOKEN", "Bearer s3cr3t-value")
+    monkeypatch.setenv("RAGDASH_RETRIEVER", "http")
+    monkeypatch.setenv("RAGDASH_SHAPE", "elasticsearch")
+    monkeypatch.setenv("RAGDASH_AUTH_ENV", "SEARCH_TOKEN")
+    monkeypatch.setenv("RAGDASH_RETRIES", "2")
+    records = [{"id": "inventory#1", "doc_id": "inventory", "page_start": 1,
+                "text": "Warehouse sync runs every 15 minutes."}]  # fmt: skip
+    with running_es(records) as es:
+        monkeypatch.setenv("RAGDASH_URL", es.url + "/passages/_search")
+        at = app(q="warehouse sync", fixes="none", retriever="http")
+        at.run()
+        no_exception(at)
+        shown = captions(at)
+        assert results(at)[0] == "inventory", (shown, texts(at.error), texts(at.warning))
+        assert es.requests, (shown, texts(at.error), texts(at.warning))
+        assert es.requests[0][1]["query"] == {"multi_match": {"query": "warehouse sync",
+                                                              "fields": ["text"]}}  # fmt: skip
+    assert "shape `elasticsearch`; hits at `hits.hits`" in shown
+    assert "id `_source.doc_id`; text `_source.text`" in shown
+    assert "Authorization from the variable `SEARCH_TOKEN`" in shown
+    assert "10 s in all, 2 retries" in shown
+    assert "s3cr3t" not in all_text(at)
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+    tries = [t for t in at.text_input if (t.key or "").startswith("try_")]
+    tries[0].set_value("warehouse").run()
+    no_exception(at)
+    assert "searches its own whole index, so it cannot be asked about one document" in (
+        captions(at)
+    )
+
+
+def test_the_operators_langchain_retriever_is_offered_read_only_with_its_fields(
+    app, monkeypatch, tmp_path
+):
+    pytest.importorskip("langchain_core")
+    from conftest import SAMPLE_DOCS
+    from test_langchain_retriever import RAG_MODULE
+
+    package = tmp_path / "lcapp"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "rag.py").write_text(RAG_MODULE.format(docs=str(SAMPLE_DOCS)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("RAGDASH_RETRIEVER", "langchain")
+    monkeypatch.setenv("RAGDASH_CALLABLE", "lcapp.rag:retriever")
+    at = app(q="warehouse sync", fixes="none", retriever="langchain")
+    at.run()
+    no_exception(at)
+    assert at.selectbox(key="w_retriever").options[-1] == "LangChain retriever"
+    assert results(at)[0] == "inventory"
+    assert "id `metadata.doc_id`; text `page_content`" in captions(at)
+    assert "lcapp.rag:retriever" in captions(at) and "read-only" in captions(at)

@@ -422,6 +422,15 @@ def test_samples_names_the_bundled_samples_from_any_folder(tmp_path):
           "elasticsearch", "--timeout", "2.5", "--retries", "0", "--auth-env", "SEARCH_TOKEN"],
          {"kind": "http", "url": "http://127.0.0.1:8000/search", "shape": "elasticsearch",
           "timeout": 2.5, "retries": 0, "auth_env": "SEARCH_TOKEN"}),
+        (["--retriever", "http", "--url", "http://127.0.0.1:8000/s", "--shape", "chroma",
+          "--id-field", "metadata.source", "--text-field", "text", "--body-template",
+          "body.json", "--lower-is-better"],
+         {"kind": "http", "url": "http://127.0.0.1:8000/s", "shape": "chroma",
+          "id_field": "metadata.source", "text_field": "text", "body_template": "body.json",
+          "lower_is_better": True}),
+        (["--retriever", "langchain", "--callable", "mypkg.rag:retriever", "--id-field",
+          "source"],
+         {"kind": "langchain", "callable": "mypkg.rag:retriever", "id_field": "source"}),
     ],
 )  # fmt: skip
 def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, spec):
@@ -437,6 +446,11 @@ def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, s
         ["dashboard", *DOCS, "--workspace", str(tmp_path / "ws"), "--port", str(free_port()),
          *options]
     )  # fmt: skip
+    if "body_template" in spec:  # read before Streamlit starts: missing, then written
+        with pytest.raises(Exception, match="body template body.json: cannot be read"):
+            dashboard_command(args)
+        (tmp_path / "body.json").write_text('{"query_texts": ["{query}"], "n_results": "{k}"}')
+        args.body_template = spec["body_template"] = str(tmp_path / "body.json")
     command = dashboard_command(args)
     app_argv = command[command.index("--") + 1 :]
     assert settings_from(app_argv, {}).retriever == RetrieverSpec(**spec)
@@ -445,7 +459,11 @@ def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, s
                "RAGDASH_URL": spec.get("url", ""), "RAGDASH_SHAPE": spec.get("shape", ""),
                "RAGDASH_TIMEOUT": str(spec.get("timeout", "")),
                "RAGDASH_RETRIES": str(spec.get("retries", "")),
-               "RAGDASH_AUTH_ENV": spec.get("auth_env", "")}  # fmt: skip
+               "RAGDASH_AUTH_ENV": spec.get("auth_env", ""),
+               "RAGDASH_ID_FIELD": spec.get("id_field", ""),
+               "RAGDASH_TEXT_FIELD": spec.get("text_field", ""),
+               "RAGDASH_BODY_TEMPLATE": spec.get("body_template", ""),
+               "RAGDASH_LOWER_IS_BETTER": str(spec.get("lower_is_better", ""))}  # fmt: skip
     assert settings_from([], environ).retriever == RetrieverSpec(**spec)
 
 

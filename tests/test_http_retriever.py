@@ -13,6 +13,7 @@ from hostile_service import hostile_service
 pytest.importorskip("bm25s")
 
 from bm25_service import running  # noqa: E402 - needs bm25s
+from es_service import running_es  # noqa: E402 - needs bm25s
 
 from ragdash.case import Case  # noqa: E402
 from ragdash.checks.runs import metrics_of, run_cases  # noqa: E402
@@ -55,7 +56,9 @@ def test_query_side_fixes_reach_the_service_and_corpus_side_ones_need_the_export
         retriever = http(sample_index, service.url + "/search")
         run = run_cases(retriever, [by_name["ocr-noise"]], Fixes.all())[0]
         typo = run_cases(retriever, [by_name["typo"]], Fixes(fuzzy=True))[0]
-    assert run.diagnosis == "ranking"  # the OCR damage is in the service's index
+    # the OCR damage is in the service's index; the query asks for the corpus's spelling, as
+    # the seed's OCR fix matches it ('sso' → the scan's 'SS0')
+    assert run.passed and "query repaired: sso → ss0" in run.notes
     assert typo.query_sent == "warehouse sync" and typo.passed
     repaired = list(passage_records(sample_index, Fixes.all()))
     with running(repaired) as service:  # the team re-indexed `ragdash passages --fixes all`
@@ -63,13 +66,60 @@ def test_query_side_fixes_reach_the_service_and_corpus_side_ones_need_the_export
     assert {r.case.name: r.verdict for r in runs if not r.passed} == {}
 
 
-def test_elasticsearch_shaped_answers_are_read_with_the_shape_setting(sample_index, plain_passages):
-    with running(plain_passages) as service:
-        hits = http(sample_index, service.url + "/es", shape="elasticsearch").top(
-            "warehouse sync", Fixes(), 2
-        )
-    assert [h.doc_id for h in hits][:1] == ["inventory"]
-    assert hits[0].score > hits[1].score
+def _exported(*fixes: str) -> list[dict]:
+    """What `ragdash passages` prints, as the team would index it (one record a line)."""
+    args = ["passages", "--docs", str(SAMPLE_DOCS), *(["--fixes", *fixes] if fixes else [])]
+    result = run_module("ragdash", *args)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_the_elasticsearch_shape_passes_the_testbed_against_a_strict_search_emulation():
+    """Done-when of issue 25: a real `_search` body, the document id from `_source.doc_id`,
+    no extra flags — against an emulation that refuses what a real cluster refuses."""
+    with running_es(_exported("all")) as es:
+        url = es.url + "/passages/_search"
+        args = ["check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
+                "--fixes", "all", "--retriever", "http", "--url", url]  # fmt: skip
+        result = run_module("ragdash", *args, "--shape", "elasticsearch")
+        sent = es.requests[0][1]
+        opensearch = run_module("ragdash", *args, "--shape", "opensearch", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "8 of 8 cases passed" in result.stdout
+    assert sent == {"query": {"multi_match": {"query": "return policy days",
+                                              "fields": ["text"]}}, "size": 5}  # fmt: skip
+    assert json.loads(opensearch.stdout)["passed"] == 8
+
+
+def test_a_body_the_service_refuses_names_the_body_as_the_cause(sample_index, sample_cases):
+    with running_es(_exported()) as es:
+        runs = run_cases(http(sample_index, es.url + "/passages/_search"), sample_cases[:1],
+                         Fixes())  # fmt: skip
+    assert runs[0].error == (
+        f"{es.url}/passages/_search: the service refused the request body (HTTP 400 Bad "
+        "Request): check --shape / --body-template"
+    )
+
+
+def test_a_body_template_is_filled_on_the_parsed_json_so_a_query_cannot_break_it(
+    sample_index, tmp_path
+):
+    template = tmp_path / "body.json"
+    template.write_text(json.dumps({
+        "query": {"match": {"text": {"query": "{query}"}}}, "size": "{k}", "_source": True,
+    }))  # fmt: skip
+    hostile = 'warehouse" } , "size": 1000, "x": {"y'
+    with running_es(_exported()) as es:
+        retriever = http(sample_index, es.url + "/passages/_search", shape="elasticsearch",
+                         body_template=str(template))  # fmt: skip
+        ranked = retriever.top(hostile, Fixes(), 2)
+        sent = es.requests[-1][1]
+    assert sent == {"query": {"match": {"text": {"query": hostile}}}, "size": 2, "_source": True}
+    assert ranked[0].doc_id == "inventory"
+    (tmp_path / "bad.json").write_text('{"query": {"match": {"text": "{query}"}}')
+    for name, problem in (("no.json", "cannot be read"), ("bad.json", "not JSON")):
+        with pytest.raises(RetrieverError, match=f"body template .*{name}: {problem}"):
+            http(sample_index, "http://127.0.0.1:9/x", body_template=str(tmp_path / name))
 
 
 @pytest.mark.parametrize(
@@ -183,20 +233,49 @@ def test_ragdash_check_runs_the_proof_checks_against_a_live_service(plain_passag
     assert "none           5/8" in table.stdout and "fuzzy          5/8" in table.stdout
 
 
-def test_ragdash_check_reports_a_dead_service_once_naming_the_cases_and_finishes(tmp_path):
+def test_ragdash_check_reports_a_dead_service_once_stops_asking_and_exits_4(tmp_path):
     with running([{"doc_id": "x", "text": "x", "page_start": 1}]) as service:
         url = service.url + "/search"
     args = ["--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES), "--retries", "0"]
     result = run_module("ragdash", "check", *args, "--retriever", "http", "--url", url)
-    assert result.returncode == 1
+    assert result.returncode == 4  # the documented retriever-error code: not 0, not 1
     assert "0 of 8 cases passed; 8 could not be run" in result.stdout
-    # one line per cause, not the same line once per case
-    refused = [line for line in result.stdout.splitlines() if "connection refused" in line]
-    assert refused == [
-        "all 8 cases (stale-version, stale-version-control, ocr-noise, ocr-noise-control, typo "
-        f"and 3 more): {url}: connection refused (is the service running?) (1 attempt)"
+    # one line per cause, not the same line once per case; asked 3 times, then stopped
+    cause = f"{url}: connection refused (is the service running?) (1 attempt)"
+    lines = [line for line in result.stdout.splitlines() if "connection refused" in line]
+    assert lines == [
+        f"3 cases (stale-version, stale-version-control, ocr-noise): {cause}",
+        "5 cases (ocr-noise-control, typo, typo-control, split-table, split-table-control): "
+        f"stopped after 3 connection failures in a row: {cause}",
     ]
     assert "Traceback" not in result.stderr
+    never = run_module("ragdash", "check", *args, "--retriever", "http", "--url", url,
+                       "--max-failures", "0", "--json")  # fmt: skip
+    assert never.returncode == 4
+    assert {c["error"] for c in json.loads(never.stdout)["cases"]} == {cause}
+
+
+def test_ragdash_ablate_asks_only_the_configurations_that_can_differ_and_keeps_metrics(
+    plain_passages,
+):
+    args = ["ablate", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
+            "--retriever", "http", "--metrics"]  # fmt: skip
+    with running(plain_passages) as service:
+        result = run_module("ragdash", *args, "--url", service.url + "/search", "--json")
+        asked = len(service.requests)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert asked == 4 * 8  # none, ocr, fuzzy, ocr+fuzzy: not 16 configurations per case
+    assert len(report["rows"]) == 16 * 8 and len(report["metrics"]) == 16
+    by_name = {m["configuration"]: m for m in report["metrics"]}
+    assert by_name["tables"] == {**by_name["none"], "configuration": "tables"}
+    assert by_name["all"]["passed"] == 6 and 0 < by_name["all"]["mrr"] <= 1
+    assert report["identical"]["all-but-tables"] == {"same_as": "all",
+                                                     "reason": "tables does not reach http"}
+    dead = run_module("ragdash", *args, "--url", service.url + "/search", "--retries", "0")
+    assert dead.returncode == 4
+    assert "all-but-unicode: identical to all — unicode does not reach http" in dead.stdout
+    assert dead.stdout.count("connection refused") == 2  # once per cause, not per row
 
 
 def test_ragdash_check_compares_a_service_before_and_after_re_indexing(sample_index):
@@ -297,8 +376,46 @@ def test_ragdash_check_fails_each_junk_answer_on_its_case_and_never_shows_a_secr
             for path in ("/huge-number", "/deep", "/secret")
         }  # fmt: skip
     for path, result in results.items():
-        assert result.returncode == 1, (path, result.stderr)  # cases failed; not 2 or 3
+        assert result.returncode == 4, (path, result.stderr)  # the retriever erred: not 1-3
         assert "0 of 8 cases passed; 8 could not be run" in result.stdout, path
         assert result.stderr == "" and "Traceback" not in result.stdout
     assert "db_password" not in results["/secret"].stdout
     assert "answered HTTP 500 Internal Server Error" in results["/secret"].stdout
+
+
+@pytest.mark.parametrize(("signal_name", "code", "word"),
+                         [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_a_run_killed_mid_way_exits_non_zero_with_a_line(plain_passages, signal_name, code, word):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    with running(plain_passages, slow=60) as service:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ragdash", "ablate", "--docs", str(SAMPLE_DOCS), "--cases",
+             str(SAMPLE_CASES), "--retriever", "http", "--url", service.url + "/slow",
+             "--timeout", "120"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        )  # fmt: skip
+        while not service.requests and process.poll() is None:  # the run is asking now
+            time.sleep(0.05)
+        process.send_signal(getattr(signal, signal_name))
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert f"ragdash: {word} ({signal_name})" in err and "Traceback" not in err
+
+
+def test_search_shape_fields_without_an_underscore_are_source_fields():
+    def shape(**fields):
+        return RetrieverSpec("http", url="http://h/_search", shape="opensearch", **fields)
+
+    chunked = shape(id_field="source", text_field="body")
+    assert (chunked.response_shape.id, chunked.response_shape.text) == ("_source.source",
+                                                                        "_source.body")
+    assert chunked.search_field == "body"  # the multi_match field
+    assert shape(id_field="_id").response_shape.id == "_id"
+    assert shape().response_shape.id == "_source.doc_id" and shape().search_field == "text"

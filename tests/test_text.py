@@ -124,7 +124,8 @@ FIRST_ARG_MARKDOWN = {
 MARKDOWN_KEYWORDS = {"label", "text", "help", "body", "format_func"}
 #: Calls that make any value safe to draw: the escaping path, and ones that return numbers.
 SAFE_CALLS = {
-    "literal", "label", "code", "error_text", "len", "fmt_score", "int", "round", "verdict_word"
+    "literal", "label", "code", "error_text", "len", "fmt_score", "int", "round", "verdict_word",
+    "operator_details",  # every field through code(): test_operator_details_escape_every_field
 }
 #: Calls that keep constant text constant: ``list(FUZZY_RULES)``.
 COPY_CALLS = {"list", "tuple", "sorted"}
@@ -476,3 +477,18 @@ def test_the_routing_check_tells_escaped_from_raw(tmp_path, snippet, ok):
         assert (unrouted(module) == []) is ok, unrouted(module)
     finally:
         ROOT = saved
+
+
+def test_operator_details_escape_every_field():
+    """The sidebar's description of the operator's retriever shows the template path (any
+    file name), the field paths and the auth variable's name through ``code()``: Markdown,
+    HTML and bidi controls in them stay text."""
+    from ragdash.retrieval.spec import RetrieverSpec
+    from ragdash.ui.retriever_picker import operator_details
+
+    hostile = "**bold** <b>x</b> [l](http://e.x) \u202e"
+    spec = RetrieverSpec(kind="http", url="http://127.0.0.1:9/s", body_template=hostile)
+    shown = operator_details(spec)
+    outside_code = re.sub(r"(`+).*?\1", "", shown)
+    assert "\u202e" not in shown and "⟨U+202E⟩" in shown
+    assert "<b>" not in outside_code and "](http" not in outside_code and "**" not in outside_code

@@ -216,6 +216,7 @@ class Bm25Retriever:
             for rank, i in enumerate(order, start=1)
         )
         notes = (f"query repaired: {', '.join(repaired.changes)}",) if repaired.changes else ()
+        notes += repaired.notes
         return Retrieval(ranked, repaired.text, notes)
 
     def breakdown(

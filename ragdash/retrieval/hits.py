@@ -16,9 +16,17 @@ and the list's place can be remapped for other shapes (:data:`ragdash.retrieval.
 e.g. an Elasticsearch ``_search`` answer), so::
 
     >>> from ragdash.retrieval.spec import SHAPES
-    >>> parse_hits({"hits": {"hits": [{"_id": "plans", "_score": 2.0,
-    ...     "_source": {"text": "Pro | 100 Go"}}]}}, SHAPES["elasticsearch"], "es", 5)
+    >>> parse_hits({"hits": {"hits": [{"_id": "plans#1", "_score": 2.0,
+    ...     "_source": {"doc_id": "plans", "text": "Pro | 100 Go"}}]}},
+    ...     SHAPES["elasticsearch"], "es", 5)
     [Hit(id='plans', text='Pro | 100 Go', score=2.0, page=None)]
+
+A hit without a score (a LangChain ``Document`` has none) is ranked by its position: it
+gets the score ``1/rank``. A ``distance`` (or any score with ``lower_is_better``: Chroma,
+a vector store) is turned into ``-distance``, so a higher score is better everywhere in
+ragdash; the list order stays the ranking. Chroma's column-wise answer
+(``{"ids": [[...]], "documents": [[...]], "metadatas": [[...]], "distances": [[...]]}``) is
+read as one row per hit (:func:`column_rows`).
 
 An answer that does not fit raises :class:`ragdash.errors.RetrieverError` naming the source
 and the first bad hit, e.g. ``es: hit 2 has no 'text' (it has: id, score)``.
@@ -42,6 +50,7 @@ __all__ = [
     "Hit",
     "Retrieval",
     "Retriever",
+    "column_rows",
     "field_value",
     "parse_hits",
 ]
@@ -144,24 +153,66 @@ def hit_list(answer: Any, shape: ResponseShape, source: str) -> Sequence[Any]:
     return answer
 
 
+_COLUMNS = (("ids", "id"), ("documents", "text"), ("metadatas", "metadata"),
+            ("distances", "distance"))  # fmt: skip
+
+
+def column_rows(answer: Any, source: str) -> list[dict[str, Any]]:
+    """Chroma's column-wise ``query()`` answer for one query as one dict per hit (``id``,
+    ``text``, ``metadata``, ``distance``). Raises :class:`RetrieverError` naming the column
+    that does not fit."""
+    if not isinstance(answer, Mapping):
+        raise RetrieverError(
+            f"{source}: expected Chroma's column-wise object (ids, documents, ...), got "
+            f"{type(answer).__name__}"
+        )
+    columns: dict[str, Sequence[Any]] = {}
+    for key, name in _COLUMNS:
+        value = answer.get(key)
+        if value is None:
+            continue
+        if isinstance(value, list | tuple) and value and isinstance(value[0], list | tuple):
+            value = value[0]  # one list per query: ragdash sends one query
+        if not isinstance(value, list | tuple):
+            raise RetrieverError(f"{source}: {key!r} must be a list, got {type(value).__name__}")
+        columns[name] = value
+    if "id" not in columns:
+        raise RetrieverError(f"{source}: the answer has no 'ids' (it has: {_fields_of(answer)})")
+    n = len(columns["id"])
+    for key, name in _COLUMNS:
+        if name in columns and len(columns[name]) != n:
+            raise RetrieverError(f"{source}: {len(columns[name])} {key} values for {n} ids")
+    return [{name: value[i] for name, value in columns.items()} for i in range(n)]
+
+
 def parse_hits(answer: Any, shape: ResponseShape, source: str, k: int) -> list[Hit]:
     """Read up to ``k`` hits from a decoded answer, checking each one."""
+    if shape.columns:
+        answer = column_rows(answer, source)
     hits = []
     for n, item in enumerate(hit_list(answer, shape, source)[:k], start=1):
-        hits.append(_hit(item, shape, f"{source}: hit {n}"))
+        hits.append(_hit(item, shape, f"{source}: hit {n}", n))
     return hits
 
 
-def _hit(item: Any, shape: ResponseShape, where: str) -> Hit:
+def _hit(item: Any, shape: ResponseShape, where: str, rank: int = 1) -> Hit:
     if item is None or isinstance(item, str | int | float | bool | list):
         raise RetrieverError(f"{where} is {type(item).__name__}, not an object with fields")
     values = {}
-    for name, path in (("id", shape.id), ("text", shape.text), ("score", shape.score)):
+    for name, path in (("id", shape.id), ("text", shape.text)):
         value = field_value(item, path)
         if value is _MISSING or value is None:
             raise RetrieverError(f"{where} has no {path!r} (it has: {_fields_of(item)})")
         values[name] = value
-    doc_id, text, score = values["id"], values["text"], values["score"]
+    doc_id, text = values["id"], values["text"]
+    score = field_value(item, shape.score)
+    lower = shape.lower_is_better
+    if score is _MISSING or score is None:
+        distance = field_value(item, "distance")
+        if distance is not _MISSING and distance is not None:
+            score, lower = distance, True
+        else:
+            score = 1.0 / rank  # no score: the list order is the ranking
     if isinstance(doc_id, int) and not isinstance(doc_id, bool):
         doc_id = str(doc_id)
     if not isinstance(doc_id, str) or not doc_id.strip():
@@ -170,6 +221,8 @@ def _hit(item: Any, shape: ResponseShape, where: str) -> Hit:
         raise RetrieverError(f"{where}: {shape.text!r} must be text, got {type(text).__name__}")
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         raise RetrieverError(f"{where}: {shape.score!r} must be a finite number, got {score!r}")
+    if lower:
+        score = -score
     page = field_value(item, shape.page)
     if page is _MISSING or page is None:
         page = None

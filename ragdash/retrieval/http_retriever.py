@@ -8,6 +8,13 @@ The request and answer follow ragdash retriever schema v1 (see :mod:`ragdash.ret
 
     {"query": "return policy days", "top_k": 5}
 
+Other shapes send what their service expects (:func:`request_body`): ``elasticsearch`` /
+``opensearch`` a real ``_search`` body, ``{"query": {"multi_match": {"query": Q, "fields":
+[TEXT_FIELD]}}, "size": K}``; ``chroma`` ``{"query_texts": [Q], "n_results": K}``; and a
+``body_template`` JSON file replaces the body, its ``"{query}"`` / ``"{k}"`` placeholders
+filled in on the parsed JSON (never by pasting text into JSON, so a query holding quotes or
+braces cannot change the body's structure). A 400 answer names the body as the likely cause.
+
 The service is untrusted: it may be slow, broken, or hostile. Why each rule:
 
 * **timeout** is a *total* deadline per attempt — connecting, TLS, sending and every read
@@ -55,12 +62,13 @@ from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 import numpy as np
 
-from ragdash.errors import RetrieverError
+from ragdash.errors import RetrieverError, RetrieverUnreachable
 from ragdash.retrieval.hits import SCHEMA_VERSION, Hit, parse_hits
-from ragdash.retrieval.spec import RetrieverSpec, redact_url
+from ragdash.retrieval.spec import SEARCH_BODY_SHAPES, RetrieverSpec, redact_url
 
-__all__ = ["MAX_ANSWER_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_REDIRECTS", "HttpBackend",
-           "json_depth"]  # fmt: skip
+__all__ = ["MAX_ANSWER_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_REDIRECTS", "MAX_TEMPLATE_BYTES",
+           "HttpBackend", "fill_template", "json_depth", "load_template",
+           "request_body"]  # fmt: skip
 
 #: A bigger answer is refused (a service sending a whole index by mistake).
 MAX_ANSWER_BYTES = 20 * 1024 * 1024
@@ -73,6 +81,8 @@ MAX_DIGITS = 30
 MAX_REDIRECTS = 3
 #: Pause before retry n: RETRY_PAUSE * n seconds.
 RETRY_PAUSE = 0.2
+#: A bigger body template file is refused (a request body is a few hundred bytes).
+MAX_TEMPLATE_BYTES = 64 * 1024
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 _CHUNK = 64 * 1024
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -250,6 +260,61 @@ def _shown_origin(location: str) -> str:
     return text[:80] + ("…" if len(text) > 80 else "")
 
 
+def load_template(path: str) -> Any:
+    """The parsed JSON of a body template file. Raises :class:`RetrieverError` naming the
+    file and the problem (missing, too big, not JSON, no ``{query}`` placeholder)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_TEMPLATE_BYTES + 1)
+    except OSError as exc:
+        raise RetrieverError(f"body template {path}: cannot be read ({exc.strerror})") from None
+    if len(raw) > MAX_TEMPLATE_BYTES:
+        raise RetrieverError(f"body template {path}: over {MAX_TEMPLATE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+        if json_depth(text) > MAX_DEPTH:
+            raise ValueError(f"nested over {MAX_DEPTH} deep")
+        template = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise RetrieverError(f"body template {path}: not JSON ({exc})") from None
+    if "{query}" not in json.dumps(template, ensure_ascii=False):
+        raise RetrieverError(f'body template {path}: has no "{{query}}" placeholder')
+    return template
+
+
+def fill_template(template: Any, query: str, k: int) -> Any:
+    """``template`` with each string ``"{k}"`` replaced by the number ``k``, each string
+    ``"{query}"`` by the query, and ``{query}``/``{k}`` inside longer strings by their text —
+    on the parsed structure, so the query is JSON-escaped when the body is written::
+
+        >>> fill_template({"q": {"match": {"text": "{query}"}}, "size": "{k}"}, 'a" b', 3)
+        {'q': {'match': {'text': 'a" b'}}, 'size': 3}
+    """
+    if isinstance(template, dict):
+        return {key: fill_template(value, query, k) for key, value in template.items()}
+    if isinstance(template, list):
+        return [fill_template(value, query, k) for value in template]
+    if isinstance(template, str):
+        if template == "{k}":
+            return k
+        if template == "{query}":
+            return query
+        return template.replace("{query}", query).replace("{k}", str(k))
+    return template
+
+
+def request_body(spec: RetrieverSpec, query: str, k: int, template: Any = None) -> Any:
+    """What is POSTed for ``query``: the template filled in, else the shape's own body."""
+    if template is not None:
+        return fill_template(template, query, k)
+    if spec.shape in SEARCH_BODY_SHAPES:
+        return {"query": {"multi_match": {"query": query, "fields": [spec.search_field]}},
+                "size": k}  # fmt: skip
+    if spec.shape == "chroma":
+        return {"query_texts": [query], "n_results": k}
+    return {"query": query, "top_k": k}
+
+
 class _Retry(Exception):  # noqa: N818 - not an error ragdash raises: "try again, because…"
     """A failure worth another attempt (timeout, refused or dropped connection, 5xx)."""
 class HttpBackend:
@@ -260,6 +325,7 @@ class HttpBackend:
             raise ValueError(f"HttpBackend needs an http spec, not {spec.kind!r}")
         self.spec = spec
         self.name = spec.safe_url
+        self.template = load_template(spec.body_template) if spec.body_template else None
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -280,7 +346,7 @@ class HttpBackend:
 
     def fetch(self, query: str, k: int) -> list[Hit]:
         """The service's top ``k`` hits for ``query``. Raises :class:`RetrieverError`."""
-        body = json.dumps({"query": query, "top_k": k}).encode("utf-8")
+        body = json.dumps(request_body(self.spec, query, k, self.template)).encode("utf-8")
         answer = self._post(body)
         return parse_hits(answer, self.spec.response_shape, self.name, k)
 
@@ -298,7 +364,9 @@ class HttpBackend:
                 continue
             return self._decode(raw, kind)
         tries = f"{attempts} attempt{'s' if attempts > 1 else ''}"
-        raise RetrieverError(f"{self.name}: {failure} ({tries})")
+        if failure.startswith("answered HTTP 5"):  # it answers: not a connection failure
+            raise RetrieverError(f"{self.name}: {failure} ({tries})")
+        raise RetrieverUnreachable(f"{self.name}: {failure} ({tries})")
 
     def _attempt(self, body: bytes, headers: dict[str, str], deadline: _Deadline):
         """One attempt, redirects included, within ``deadline``: the answer's bytes and
@@ -353,6 +421,11 @@ class HttpBackend:
                 failure = f"answered {_status(code)}"
                 if code >= 500:
                     raise _Retry(failure)
+                if code == 400:
+                    raise RetrieverError(
+                        f"{self.name}: the service refused the request body ({_status(code)}): "
+                        "check --shape / --body-template"
+                    )
                 raise RetrieverError(f"{self.name}: {failure}")
             kind = response.headers.get_content_type()
             length = response.getheader("Content-Length", "")

@@ -6,13 +6,20 @@ service (``http``) — runs the team's code or sends queries to a host. So only 
 …`` (handed to the Streamlit process as options after ``--``, see :func:`spec_argv`), or
 these environment variables, read by the dashboard when no ``--retriever`` option is given::
 
-    RAGDASH_RETRIEVER   seed | bm25 | http | python
-    RAGDASH_CALLABLE    python: package.module:function
+    RAGDASH_RETRIEVER   seed | bm25 | http | python | langchain
+    RAGDASH_CALLABLE    python / langchain: package.module:function (or :object)
     RAGDASH_URL         http: the service's search URL
-    RAGDASH_SHAPE       http: ragdash | elasticsearch
+    RAGDASH_SHAPE       ragdash | elasticsearch | opensearch | chroma
+    RAGDASH_ID_FIELD    dotted path of a hit's document id
+    RAGDASH_TEXT_FIELD  dotted path of a hit's text
+    RAGDASH_BODY_TEMPLATE  http: a JSON file, the request body with "{query}"/"{k}"
+    RAGDASH_LOWER_IS_BETTER  1 / true: the score field is a distance
     RAGDASH_TIMEOUT     http: seconds for one whole request (connect and every read)
     RAGDASH_RETRIES     http: extra attempts after a timeout, refused connection or 5xx
     RAGDASH_AUTH_ENV    http: the variable whose value is the Authorization header
+
+A ``langchain`` retriever (a LangChain ``BaseRetriever`` object) is operator-only like
+``python``: it runs the team's code. So is a body template: ragdash reads that file.
 
 A page visitor never names one: the dashboard offers ragdash's scorers plus the one named
 here, shown read-only (:mod:`ragdash.ui.retriever_picker`).
@@ -54,7 +61,12 @@ ENVIRONMENT = {
     "timeout": "RAGDASH_TIMEOUT",
     "retries": "RAGDASH_RETRIES",
     "auth_env": "RAGDASH_AUTH_ENV",
+    "id_field": "RAGDASH_ID_FIELD",
+    "text_field": "RAGDASH_TEXT_FIELD",
+    "body_template": "RAGDASH_BODY_TEMPLATE",
+    "lower_is_better": "RAGDASH_LOWER_IS_BETTER",
 }
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Spec field → its command-line option (``kind`` is ``--retriever``).
 _OPTIONS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RetrieverSpec)}
 _OPTIONS["kind"] = "--retriever"
@@ -70,10 +82,12 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
     apply, and :func:`spec_from_options` can tell "not given" from "given")."""
     g = p.add_argument_group("retriever (default: seed, ragdash's own scorer)")
     g.add_argument("--retriever", choices=RETRIEVER_KINDS, default=None,
-                   help="seed, bm25, http (--url) or python (--callable)")
+                   help="seed, bm25, http (--url), python or langchain (--callable)")
     g.add_argument("--url", default=None, help="http: the service's search URL")
     g.add_argument("--callable", default=None,
-                   help="python: package.module:function(query, top_k) returning hits")
+                   help="python: package.module:function(query, top_k) returning hits; "
+                   "langchain: package.module:object, a BaseRetriever or a zero-argument "
+                   "factory returning one")
     g.add_argument("--k1", type=float, default=None,
                    help=f"bm25 term-frequency saturation (default {DEFAULT_K1:g})")
     g.add_argument("--b", type=float, default=None,
@@ -85,7 +99,9 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
                    help=f"http: extra attempts after a timeout, refused connection or 5xx "
                    f"(default {DEFAULT_RETRIES})")
     g.add_argument("--shape", choices=list(SHAPES), default=None,
-                   help="where the answer keeps hits and fields (default ragdash schema v1)")
+                   help="the request sent and where the answer keeps hits and fields "
+                   "(default ragdash schema v1; elasticsearch/opensearch send a _search "
+                   "body and read _source.doc_id; chroma reads a column-wise answer)")
     for name, what in (
         ("results-path", "dotted path to the list of hits"),
         ("id-field", "dotted path of a hit's document id"),
@@ -94,6 +110,11 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
         ("page-field", "dotted path of a hit's page"),
     ):
         g.add_argument(f"--{name}", default=None, help=f"{what} (overrides --shape)")
+    g.add_argument("--body-template", default=None, metavar="FILE",
+                   help='http: a JSON file sent as the request body, "{query}" and "{k}" '
+                   "filled in (e.g. an Elasticsearch bool query)")
+    g.add_argument("--lower-is-better", action="store_true", default=None,
+                   help="the score field is a distance: lower means closer")
     g.add_argument("--auth-env", default=None,
                    help="http: environment variable whose value is sent as the "
                    "Authorization header (the secret never goes on the command line)")
@@ -122,7 +143,11 @@ def spec_from_environ(environ: Mapping[str, str]) -> RetrieverSpec:
         text = environ.get(variable, "").strip()
         if not text:
             continue
-        if name in ("timeout", "retries"):
+        if name == "lower_is_better":
+            if text.lower() not in _TRUE + _FALSE:
+                raise SettingsError(f"{variable}={text[:20]!r} is not 1/true or 0/false")
+            values[name] = text.lower() in _TRUE
+        elif name in ("timeout", "retries"):
             try:
                 values[name] = float(text) if name == "timeout" else int(text)
             except ValueError:
@@ -144,6 +169,9 @@ def spec_argv(spec: RetrieverSpec) -> list[str]:
     for name, option in _OPTIONS.items():
         value = getattr(spec, name)
         if value != getattr(default, name):
+            if isinstance(value, bool):
+                argv.append(option)  # a flag: only True differs from the default
+                continue
             argv += [option, repr(value) if isinstance(value, float) else str(value)]
     return argv
 

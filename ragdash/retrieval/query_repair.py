@@ -5,17 +5,31 @@ passage word it is not equal to). A retriever ragdash does not own — BM25, a t
 service — only sees the query string, so the same two fixes are applied to the string
 before it is sent:
 
-* ``ocr``: a token that looks like a word with a digit misread for a letter is normalized
-  (``enterpr1se`` → ``enterprise``) when the corpus has the repaired word and not the token
-  itself — corpus evidence, as the seed's OCR fix asks — and the token is neither protected
-  nor code-shaped (``sha1``, ``t1d`` stay);
-* ``fuzzy``: a word found nowhere in the corpus is replaced by its closest corpus word
-  under the fuzzy rule (``warehuse`` → ``warehouse``); a word the corpus has is kept.
+Both go through the seed's own decision — :func:`ragdash.retrieval.matching.plan_with_lexicon`,
+the one code path :class:`CorpusIndex` ranks with — so every guard holds for every retriever:
+
+* ``ocr``: a token that looks like a word with a digit misread for a letter is read through
+  the OCR map when the corpus evidence supports it (``enterpr1se`` → ``enterprise``);
+  protected and code-shaped tokens (``sha1``, ``t1d``) stay;
+* ``fuzzy``: a word found nowhere in the corpus may become its most typo-like close corpus
+  word (``warehuse`` → ``warehouse``), but never when it is a word of the corpus or of the
+  English word list (``login`` stays ``login``, not ``logic``), a short token gets only a
+  swap of adjacent letters, and with ``ocr`` on a token is read through the OCR map first
+  (``wareh0sue`` → ``warehosue`` → ``warehouse``).
+
+A token is sent as the corpus spells the word the seed matches it to — the clean word when
+the corpus has it (``wareh0sue`` → ``warehouse``), else the passage's own spelling: when the
+only ``sso`` in the corpus is a scan's ``SS0`` the query asks for ``ss0``, because that is
+what a service indexing the exported text can find (``ragdash passages`` keeps the text as
+extracted and lists the reading in ``metadata.ocr_readings``).
+
+A token left alone for a reason (an English word, a code) carries the seed's note, which
+the retrieval shows.
 
 ::
 
     >>> repair_query("warehuse sync", Fixes(fuzzy=True), {"warehouse", "sync"})
-    RepairedQuery(text='warehouse sync', changes=('warehuse → warehouse',))
+    RepairedQuery(text='warehouse sync', changes=('warehuse → warehouse',), notes=())
 
 An unrepaired query is sent exactly as typed; a repaired one is sent as its tokens joined by
 spaces (case and punctuation carry no meaning for a ``[a-z0-9]+`` tokenizer).
@@ -26,20 +40,23 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from ragdash.retrieval.matching import Lexicon, SetLexicon, fuzzy_eligible, fuzzy_lookup
+from ragdash.retrieval.matching import Lexicon, QueryPlan, SetLexicon, plan_with_lexicon
 from ragdash.retrieval.ranking import query_tokens
 from ragdash.settings import Fixes
-from ragdash.text import is_code_like, normalize_ocr, tokenizer
+from ragdash.text import tokenizer
 
 __all__ = ["RepairedQuery", "repair_query"]
 
 
 @dataclass(frozen=True)
 class RepairedQuery:
-    """The query to send, and each change made (``old → new``)."""
+    """The query to send, each change made (``old → new``) and why a token that matches
+    nothing was left alone (``notes``, the seed's words: "'login' is an English word: not
+    fuzzed")."""
 
     text: str
     changes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 def repair_query(
@@ -52,22 +69,40 @@ def repair_query(
     if not (fixes.ocr or fixes.fuzzy):
         return RepairedQuery(query)
     lexicon = vocabulary if hasattr(vocabulary, "fuzzy_matches") else SetLexicon(vocabulary)
-    subs = fixes.substitutions
+    tokens = tokenizer(fixes.unicode)(query)
+    plan = plan_with_lexicon(tokens, lexicon, fixes)  # type: ignore[arg-type]
     out: list[str] = []
     changes: list[str] = []
-    for token in tokenizer(fixes.unicode)(query):
-        new = token
-        if fixes.ocr and token not in lexicon and token not in fixes.protected:
-            reading = normalize_ocr(token, subs)
-            if reading != token and reading in lexicon and not is_code_like(token):
-                new = reading
-        if fixes.fuzzy and new not in lexicon and fuzzy_eligible(new, fixes.fuzzy_rule):
-            found = fuzzy_lookup(lexicon, new, fixes)  # type: ignore[arg-type]
-            if found:
-                new = max(found, key=lambda item: (item[1], [-ord(c) for c in item[0]]))[0]
+    kept: list[str] = []
+    for token in tokens:
+        new = _replacement(plan, token, lexicon)  # type: ignore[arg-type]
         if new != token:
             changes.append(f"{token} → {new}")
+        elif token in plan.notes:
+            kept.append(plan.notes[token])
         out.append(new)
+    notes = tuple(dict.fromkeys(kept))
     if not changes:
-        return RepairedQuery(query)
-    return RepairedQuery(" ".join(out), tuple(dict.fromkeys(changes)))
+        return RepairedQuery(query, (), notes)
+    return RepairedQuery(" ".join(out), tuple(dict.fromkeys(changes)), notes)
+
+
+def _replacement(plan: QueryPlan, token: str, lexicon: Lexicon) -> str:
+    """The corpus spelling the seed would match ``token`` to: the token itself when the corpus
+    has it (or nothing matches), else the passage token of its strongest repair — a clean
+    word before a damaged spelling, then the one more documents use."""
+    if token in lexicon:
+        return token
+    options = plan.candidates.get(token, {})
+    if not options:
+        return token
+    best = max(
+        options.values(),
+        key=lambda m: (
+            m.points,
+            (m.passage_token or "").isalpha(),
+            lexicon.documents(m.passage_token or ""),
+            [-ord(c) for c in m.passage_token or ""],
+        ),
+    )
+    return best.passage_token or token

@@ -12,9 +12,10 @@ each::
 
 * ``seed`` — :class:`SeedRetriever`: ragdash's scorer with all its fixes (the default);
 * ``bm25`` — :class:`ragdash.retrieval.bm25.Bm25Retriever`;
-* ``http`` / ``python`` — :class:`ExternalRetriever` over
-  :class:`ragdash.retrieval.http_retriever.HttpBackend` or
-  :class:`ragdash.retrieval.python_retriever.PythonBackend`.
+* ``http`` / ``python`` / ``langchain`` — :class:`ExternalRetriever` over
+  :class:`ragdash.retrieval.http_retriever.HttpBackend`,
+  :class:`ragdash.retrieval.python_retriever.PythonBackend` or
+  :class:`ragdash.retrieval.langchain_retriever.LangChainBackend`.
 
 An external retriever only sees the query, so only the query-side fixes reach it
 (:data:`ragdash.retrieval.spec.FIX_SUPPORT`): ``ocr`` and ``fuzzy`` rewrite the query against
@@ -34,6 +35,7 @@ from ragdash.retrieval.bm25 import Bm25Retriever
 from ragdash.retrieval.hits import Hit, Retrieval, Retriever
 from ragdash.retrieval.http_retriever import HttpBackend
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.langchain_retriever import LangChainBackend
 from ragdash.retrieval.python_retriever import PythonBackend
 from ragdash.retrieval.query_repair import repair_query
 from ragdash.retrieval.ranking import RankedPassage
@@ -113,6 +115,7 @@ class ExternalRetriever:
         notes = []
         if repaired.changes:
             notes.append(f"query repaired: {', '.join(repaired.changes)}")
+        notes.extend(repaired.notes)
         known = self._documents
         unknown = [f"{h.id!r} (rank {n})" for n, h in enumerate(hits, 1) if h.id not in known]
         if unknown:
@@ -150,6 +153,7 @@ class ExternalRetriever:
 _BACKENDS: dict[str, Callable[[RetrieverSpec], Backend]] = {
     "http": HttpBackend,
     "python": PythonBackend,
+    "langchain": LangChainBackend,
 }
 
 

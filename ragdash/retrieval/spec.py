@@ -42,18 +42,22 @@ __all__ = [
     "FIX_SUPPORT",
     "RETRIEVER_DESCRIPTIONS",
     "RETRIEVER_KINDS",
+    "SEARCH_BODY_SHAPES",
     "SHAPES",
     "ResponseShape",
     "RetrieverSpec",
     "fix_support",
 ]
 
-RETRIEVER_KINDS = ("seed", "bm25", "http", "python")
+RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "langchain")
 RETRIEVER_DESCRIPTIONS = {
     "seed": "ragdash's own scorer: 1 point per distinct query token, every fix built in",
     "bm25": "Okapi BM25 over the same passages and tokens (k1, b settable)",
-    "http": "your search service: POST {query, top_k} as JSON, read ranked hits back",
+    "http": "your search service: POST the query as JSON (ragdash schema v1, an "
+    "Elasticsearch/OpenSearch _search body or your --body-template), read ranked hits back",
     "python": "your function package.module:function(query, top_k) returning ranked hits",
+    "langchain": "your LangChain BaseRetriever package.module:object (or a zero-argument "
+    "factory returning one): .invoke(query), list order is the ranking",
 }
 DEFAULT_K1, DEFAULT_B = 1.2, 0.75
 DEFAULT_TIMEOUT = 10.0
@@ -79,14 +83,32 @@ class ResponseShape:
     text: str
     score: str
     page: str
+    lower_is_better: bool = False  # the score is a distance: smaller means closer
+    columns: bool = False  # Chroma's column-wise answer: {"ids": [[...]], "documents": ...}
 
 
-#: Response shapes a team is likely to have already: ragdash's own schema v1 and an
-#: Elasticsearch / OpenSearch ``_search`` answer (``hits.hits[]._id``, ``_source.text``).
+#: Response shapes a team is likely to have already: ragdash's own schema v1, an
+#: Elasticsearch / OpenSearch ``_search`` answer (``hits.hits[]._source.doc_id``, the
+#: document id ``ragdash passages`` exports — ``_id`` is a chunk's id in a chunked index —
+#: and ``_source.text``), and Chroma's column-wise ``collection.query()`` answer (one row
+#: per hit is made of ``ids``/``documents``/``metadatas``/``distances``: ``id``, ``text``,
+#: ``metadata``, ``distance``; the document id is ``metadata.doc_id``, lower distance is
+#: better). In the ``elasticsearch``/``opensearch`` shapes a field given without a leading
+#: ``_`` is a ``_source`` field (``--id-field doc_id`` = ``_source.doc_id``; ``_id`` stays).
 SHAPES: Mapping[str, ResponseShape] = {
     "ragdash": ResponseShape("", "id", "text", "score", "page"),
-    "elasticsearch": ResponseShape("hits.hits", "_id", "_source.text", "_score", "_source.page"),
+    "elasticsearch": ResponseShape(
+        "hits.hits", "_source.doc_id", "_source.text", "_score", "_source.page_start"
+    ),
+    "opensearch": ResponseShape(
+        "hits.hits", "_source.doc_id", "_source.text", "_score", "_source.page_start"
+    ),
+    "chroma": ResponseShape(
+        "", "metadata.doc_id", "text", "distance", "metadata.page_start", True, True
+    ),
 }
+#: Shapes whose request is an Elasticsearch ``_search`` body.
+SEARCH_BODY_SHAPES = ("elasticsearch", "opensearch")
 
 #: How each fix reaches each retriever kind: ``native`` (built into the ranking),
 #: ``query`` (ragdash rewrites the query before sending it), or ``reindex`` (it changes the
@@ -121,7 +143,7 @@ _EXTERNAL = {
                  "version in its answer"),
     "unicode": (False, "the service tokenizes on its own; ragdash sends the query as typed"),
 }
-FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL}
+FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL, "langchain": _EXTERNAL}
 
 
 def fix_support(kind: str, fix: str) -> tuple[bool, str]:
@@ -162,6 +184,8 @@ class RetrieverSpec:
     score_field: str = ""
     page_field: str = ""
     auth_env: str = ""
+    body_template: str = ""
+    lower_is_better: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in RETRIEVER_KINDS:
@@ -189,17 +213,22 @@ class RetrieverSpec:
             object.__setattr__(self, name, value.strip())
             if value.strip() and not _FIELD.match(value.strip()):
                 raise SettingsError(f"{name} {value!r} is not a field name or dotted path")
+        if not isinstance(self.lower_is_better, bool):
+            raise SettingsError(f"lower_is_better {self.lower_is_better!r} is not true/false")
+        if not isinstance(self.body_template, str):
+            raise SettingsError(f"body_template {self.body_template!r} is not a file path")
+        object.__setattr__(self, "body_template", self.body_template.strip())
         if self.auth_env and not _ENV.match(self.auth_env):
             raise SettingsError(f"auth_env {self.auth_env!r} is not an environment variable name")
         object.__setattr__(self, "url", self.url.strip())
         object.__setattr__(self, "callable", self.callable.strip())
         if self.kind == "http":
             _check_url(self.url)
-        if self.kind == "python" and not _CALLABLE.match(self.callable):
+        if self.kind in ("python", "langchain") and not _CALLABLE.match(self.callable):
             raise SettingsError(
                 f"callable {self.callable!r} is not of the form package.module:function"
                 if self.callable
-                else "the python retriever needs a callable: package.module:function"
+                else f"the {self.kind} retriever needs a callable: package.module:function"
             )
 
     # -- construction -----------------------------------------------------------------
@@ -228,19 +257,37 @@ class RetrieverSpec:
     def external(self) -> bool:
         """True for the team's retrievers (``http``, ``python``): ragdash sees only their
         answers, not their index."""
-        return self.kind in ("http", "python")
+        return self.kind in ("http", "python", "langchain")
 
     @property
     def response_shape(self) -> ResponseShape:
-        """The shape with this spec's single-field overrides applied."""
+        """The shape with this spec's single-field overrides applied (in a ``_search`` shape
+        a field without a leading ``_`` is read from ``_source``)."""
         base = SHAPES[self.shape]
+
+        def path(value: str, default: str) -> str:
+            if not value:
+                return default
+            if self.shape in SEARCH_BODY_SHAPES and not value.startswith("_"):
+                return "_source." + value
+            return value
+
         return ResponseShape(
             self.results_path or base.results,
-            self.id_field or base.id,
-            self.text_field or base.text,
-            self.score_field or base.score,
-            self.page_field or base.page,
+            path(self.id_field, base.id),
+            path(self.text_field, base.text),
+            path(self.score_field, base.score),
+            path(self.page_field, base.page),
+            self.lower_is_better or base.lower_is_better,
+            base.columns,
         )
+
+    @property
+    def search_field(self) -> str:
+        """The ``_source`` field a ``_search`` body's ``multi_match`` searches: the text
+        field without its ``_source.`` prefix (default ``text``)."""
+        text = self.response_shape.text
+        return text.removeprefix("_source.")
 
     @property
     def safe_url(self) -> str:
@@ -268,6 +315,10 @@ class RetrieverSpec:
             return "seed"
         target = self.safe_url if self.kind == "http" else self.callable
         details = [] if self.shape == "ragdash" else [f"shape {self.shape}"]
+        if self.body_template:
+            details.append(f"body template {self.body_template}")
+        if self.lower_is_better:
+            details.append("lower is better")
         base = SHAPES[self.shape]
         for name, default in (
             ("results_path", base.results),

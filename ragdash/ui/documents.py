@@ -268,14 +268,24 @@ def _inspection(doc: Document) -> None:
 
 
 def _try_query(doc: Document) -> None:
-    """A box to try a query against this document alone, tables fix off and on."""
+    """A box to try a query against this document alone, tables fix off and on — with the
+    sidebar's retriever when it can rank one document (seed, bm25); an external one
+    searches its own whole index, so the seed scorer ranks and a caption says why."""
     query = st.text_input("Try a query against this document", key=f"try_{widget_id(doc)}")
     if not query.strip():
         return
     from ragdash.ingestion.documents import Corpus
+    from ragdash.retrieval.bm25 import Bm25Retriever
     from ragdash.retrieval.ranking import Fixes
 
+    chosen = st.session_state[VIEW_KEY].retriever
     alone = CorpusIndex(Corpus((doc,)))
+    if chosen.kind == "bm25":
+        alone = Bm25Retriever(alone, chosen)  # type: ignore[assignment]
+        st.caption(f"Ranked by {literal(chosen.label)} over this document alone.")
+    elif chosen.external:
+        st.caption(f"Ranked by the seed scorer: {literal(chosen.label)} searches its own "
+                   "whole index, so it cannot be asked about one document.")  # fmt: skip
     cols = st.columns(2)
     for col, fixes, state in zip(
         cols, (Fixes(), Fixes().with_only(["tables"])), ("off", "on"), strict=True

@@ -44,6 +44,7 @@ __all__ = [
     "bm25_frame",
     "checks_source",
     "offered_kinds",
+    "operator_details",
     "operator_retriever",
     "searches_here",
     "page_retriever",
@@ -54,7 +55,7 @@ __all__ = [
 EXTERNAL_TTL = 30
 RETRIEVER_WIDGET_KEYS = ("w_retriever", "w_k1", "w_b")
 LABELS = {"seed": "seed (ragdash scorer)", "bm25": "bm25", "http": "HTTP service",
-          "python": "Python function"}  # fmt: skip
+          "python": "Python function", "langchain": "LangChain retriever"}  # fmt: skip
 BUILTIN_KINDS = ("seed", "bm25")
 
 
@@ -110,13 +111,43 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         except SettingsError as exc:
             bar.caption(f"Using the seed scorer: {literal(str(exc))}.")
             return RetrieverSpec()
-    target = operator.callable if kind == "python" else operator.safe_url
+    target = operator.safe_url if kind == "http" else operator.callable
     bar.caption(f"{LABELS[kind]} {code(target)} — set where the dashboard was started "
                 "(read-only here).")  # fmt: skip
-    if kind == "http":
-        bar.caption(f"Each request may take {operator.timeout:g} s in all, "
-                    f"{operator.retries:d} retr{'y' if operator.retries == 1 else 'ies'}.")
+    bar.caption(operator_details(operator))
     return operator
+
+
+def operator_details(spec: RetrieverSpec) -> str:
+    """What the operator's retriever is read with, for the sidebar: the shape and the field
+    paths (where the document id and text come from — the first thing to check when every
+    case fails), how scores count, and for ``http`` the auth variable's *name* (never its
+    value), the body template file, the deadline and retries."""
+    if spec.kind == "langchain":
+        from ragdash.retrieval.langchain_retriever import document_shape
+
+        shape = document_shape(spec)
+        parts = ["`.invoke(query)` Documents, list order as the rank"]
+    else:
+        shape = spec.response_shape
+        parts = [f"shape {code(spec.shape)}"]
+        if shape.results:
+            parts.append(f"hits at {code(shape.results)}")
+    parts += [f"id {code(shape.id)}", f"text {code(shape.text)}"]
+    score = f"score {code(shape.score)}" + (" (lower is better)" if shape.lower_is_better
+                                             else "")  # fmt: skip
+    if spec.kind != "langchain":
+        parts.append(score + ", by position when missing")
+    if spec.kind == "http":
+        if spec.body_template:
+            parts.append(f"request body from {code(spec.body_template)}")
+        if spec.auth_env:
+            parts.append(f"Authorization from the variable {code(spec.auth_env)}")
+        else:
+            parts.append("no Authorization header")
+        retries = f"{spec.retries} retr{'y' if spec.retries == 1 else 'ies'}"
+        parts.append(f"each request may take {spec.timeout:g} s in all, {retries}")
+    return "; ".join(parts) + "."
 
 
 def fix_note(spec: RetrieverSpec, name: str) -> tuple[bool, str]:
@@ -130,7 +161,7 @@ def _retriever(_index: CorpusIndex, corpus: str, spec: tuple) -> Retriever:
     built = RetrieverSpec(*spec)
     if built.external and built != operator_retriever():  # page_retriever checks it too
         raise RetrieverError("only the retriever set where the dashboard was started is called")
-    if built.kind == "python" and os.getcwd() not in sys.path:
+    if built.kind in ("python", "langchain") and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())  # as `ragdash check`: mypkg in the folder it started in
     return make_retriever(built, _index)
 

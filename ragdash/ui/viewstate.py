@@ -205,10 +205,11 @@ def retriever_from_params(
     if "retriever" not in params:
         return default, problems
     kind = params["retriever"]
-    if kind in ("http", "python"):
+    if kind in ("http", "python", "langchain"):
         if operator is not None and operator.kind == kind:
             return operator, problems
-        what = "an HTTP service" if kind == "http" else "a Python function"
+        what = {"http": "an HTTP service", "python": "a Python function",
+                "langchain": "a LangChain retriever"}[kind]  # fmt: skip
         return RetrieverSpec(), [*problems, (
             f"retriever={kind}: this dashboard was started without {what}, so the seed "
             "scorer is used (only whoever starts it names one)"
