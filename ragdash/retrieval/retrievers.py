@@ -31,12 +31,14 @@ from typing import Protocol
 
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.retrieval.bm25 import Bm25Retriever
+from ragdash.retrieval.families import VersionFamilies, families_of
 from ragdash.retrieval.hits import Hit, Retrieval, Retriever
 from ragdash.retrieval.http_retriever import HttpBackend
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.post_fixes import apply_post_fixes, fetch_depth
 from ragdash.retrieval.python_retriever import PythonBackend
 from ragdash.retrieval.query_repair import repair_query
-from ragdash.retrieval.ranking import RankedPassage
+from ragdash.retrieval.ranking import RankedPassage, query_tokens
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import Fixes
 
@@ -102,14 +104,27 @@ class ExternalRetriever:
     def _documents(self) -> dict[str, Document]:
         return {doc.doc_id: doc for doc in self.index.corpus.documents}
 
+    @cached_property
+    def families(self) -> VersionFamilies:
+        """The corpus's version families (the ``versions``/``recency`` post-fixes)."""
+        return families_of(self.index.passages(False))
+
+    def fetch(self, query: str, k: int, fixes: Fixes) -> list[Hit]:
+        """The team's hits for the (repaired) query; a factory retriever overrides it."""
+        return self.backend.fetch(query, k)
+
     def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
         """Repair the query (query-side fixes), ask the team's retriever for ``k`` hits
-        (:data:`SEARCH_DEPTH` when ``k`` is None). Raises ``QueryError`` /
-        :class:`ragdash.errors.RetrieverError`."""
+        (:data:`SEARCH_DEPTH` when ``k`` is None; more when a ranking-side fix is on, see
+        :func:`ragdash.retrieval.post_fixes.fetch_depth`), then apply the ranking-side fixes
+        to them. Raises ``QueryError`` / :class:`ragdash.errors.RetrieverError`."""
         k = SEARCH_DEPTH if k is None else max(k, 0)
         repaired = repair_query(query, fixes, self.index.inverted(False).view(False))
-        hits = self.backend.fetch(repaired.text, k) if k else []
-        ranked = tuple(self._ranked(rank, hit) for rank, hit in enumerate(hits, start=1))
+        hits = self.fetch(repaired.text, fetch_depth(k, fixes), fixes) if k else []
+        ranked, fixed = apply_post_fixes(
+            [self._ranked(rank, hit) for rank, hit in enumerate(hits, start=1)], fixes,
+            self.families, query_tokens(repaired.text, fixes.unicode), k,
+        )  # fmt: skip
         notes = []
         if repaired.changes:
             notes.append(f"query repaired: {', '.join(repaired.changes)}")
@@ -121,7 +136,7 @@ class ExternalRetriever:
                 + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
                 + " — ids must be document ids (the doc_id of `ragdash passages`)"
             )
-        return Retrieval(ranked, repaired.text, tuple(notes))
+        return Retrieval(ranked, repaired.text, tuple(notes) + fixed)
 
     def _ranked(self, rank: int, hit: Hit) -> RankedPassage:
         doc = self._documents.get(hit.id)
@@ -162,4 +177,15 @@ def make_retriever(spec: RetrieverSpec | str | None, index: CorpusIndex) -> Retr
         return SeedRetriever(index, spec)
     if spec.kind == "bm25":
         return Bm25Retriever(index, spec)
+    if spec.kind in ("dense", "hybrid"):
+        from ragdash.retrieval.dense import DenseRetriever, HybridRetriever
+
+        return (DenseRetriever if spec.kind == "dense" else HybridRetriever)(index, spec)
+    if spec.kind == "python":
+        from ragdash.retrieval.factory import FactoryRetriever, is_factory
+        from ragdash.retrieval.python_retriever import load_callable
+
+        function = load_callable(spec.callable)
+        if spec.factory or is_factory(function):
+            return FactoryRetriever(index, spec, function)
     return ExternalRetriever(index, spec, _BACKENDS[spec.kind](spec))
