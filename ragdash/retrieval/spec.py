@@ -124,8 +124,8 @@ _POST = {
 }
 _EXTERNAL = {
     **_POST,
-    "ocr": (True, "query side only: the query is OCR-normalized before it is sent; the "
-            "passage side needs `ragdash passages --fixes ocr` and a re-index (or a factory)"),
+    "ocr": (False, "the damage is in the passages: it needs `ragdash passages --fixes ocr` "
+            "and a re-index (or a python factory); only a damaged query is OCR-normalized"),
     "fuzzy": (True, "query typo repair: a misspelled word is replaced by the closest corpus "
               "word before the query is sent"),
     "tables": (False, "corpus-side: export with `ragdash passages --fixes tables` and "
