@@ -281,3 +281,11 @@ def test_every_kind_has_a_row_for_every_fix():
         for fix in FIX_NAMES:
             applies, how = fix_support(kind, fix)
             assert how and "not wired" not in how, (kind, fix)
+
+
+def test_the_docs_table_is_the_generated_one():
+    from ragdash.retrieval.spec import fix_support_table
+
+    docs = (ROOT / "docs" / "retrievers.md").read_text("utf-8")
+    shown = docs.split("<!-- fix-support-table:start -->\n", 1)[1].split("<!--", 1)[0]
+    assert shown == fix_support_table()

@@ -47,6 +47,7 @@ __all__ = [
     "ResponseShape",
     "RetrieverSpec",
     "fix_support",
+    "fix_support_table",
 ]
 
 RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "dense", "hybrid")
@@ -134,8 +135,8 @@ _EXTERNAL = {
 }
 _DENSE = {
     **_POST,
-    "recency": (False, "no effect: it is applied to the hits, but it only acts on exact score "
-                "ties and cosine scores practically never tie (versions acts on near-ties)"),
+    "recency": (False, "applied to the hits, but it acts only on exact score ties and cosine "
+                "scores practically never tie (versions acts on near-ties)"),
     "ocr": (True, "the passages are re-embedded with the OCR repairs, and the query is "
             "OCR-normalized"),
     "fuzzy": (True, "query typo repair before the query is embedded"),
@@ -150,6 +151,21 @@ _HYBRID = {
 }
 FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL, "dense": _DENSE,
                "hybrid": _HYBRID}  # fmt: skip
+
+
+def fix_support_table(kinds: tuple[str, ...] = ("bm25", "dense", "hybrid", "http",
+                                                   "python")) -> str:
+    """The "which fix reaches which retriever" table in Markdown, from :data:`FIX_SUPPORT`
+    (whose claims ``tests/test_dense.py`` checks against behaviour); docs/retrievers.md
+    carries it verbatim (a test compares)."""
+    rows = ["| fix | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for fix in FIX_NAMES:
+        cells = []
+        for kind in kinds:
+            applies, how = fix_support(kind, fix)
+            cells.append(f"{'**yes**' if applies else 'no'}: {how}".replace("|", "\\|"))
+        rows.append(f"| `{fix}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
 
 
 def fix_support(kind: str, fix: str) -> tuple[bool, str]:
