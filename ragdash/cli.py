@@ -334,7 +334,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         if retriever.spec.kind != "seed":
             print(f"retriever: {retriever.spec.label}")
-            _print_fix_support(retriever.spec, fixes)
+            _print_fix_support(retriever.spec, fixes, getattr(retriever, "support_kind", None))
         print(f"fixes: {fixes.label}")
         _print_word_list(fixes)
         print(_table(rows))
@@ -983,12 +983,12 @@ def _retriever_spec(args: argparse.Namespace):
         raise BadInput(f"retriever settings: {exc}") from None
 
 
-def _print_fix_support(spec, fixes: Fixes) -> None:
+def _print_fix_support(spec, fixes: Fixes, kind: str | None = None) -> None:
     """Say which of the fixes that are on reach this retriever, and which do not."""
     from ragdash.retrieval.spec import fix_support
 
     for name in fixes.enabled:
-        applies, how = fix_support(spec.kind, name)
+        applies, how = fix_support(kind or spec.kind, name)
         print(f"  {name}: {'applied' if applies else 'NOT applied'} — {how}")
 
 

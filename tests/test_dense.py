@@ -250,7 +250,7 @@ def _seen(retriever, query: str, fixes: Fixes) -> tuple:
                                  for r in got.ranked)  # fmt: skip
 
 
-@pytest.mark.parametrize("kind", ["bm25", "python", "dense", "hybrid"])
+@pytest.mark.parametrize("kind", ["bm25", "python", "factory", "dense", "hybrid"])
 def test_the_fix_support_table_says_what_each_retriever_really_does(
     kind, corpora, embedder, monkeypatch
 ):
@@ -262,6 +262,9 @@ def test_the_fix_support_table_says_what_each_retriever_really_does(
             if kind == "python":  # the team's index of this corpus's raw passages
                 monkeypatch.setenv("TEAM_STACK_DOCS", str(folder))
                 retriever = make_retriever(RetrieverSpec("python", callable="team_stack:search"),
+                                           index)  # fmt: skip
+            elif kind == "factory":
+                retriever = make_retriever(RetrieverSpec("python", callable="team_stack:build"),
                                            index)  # fmt: skip
             elif kind in ("dense", "hybrid"):
                 dense = DenseRetriever(index, RetrieverSpec("dense"), embedder)
@@ -277,7 +280,7 @@ def test_the_fix_support_table_says_what_each_retriever_really_does(
 
 
 def test_every_kind_has_a_row_for_every_fix():
-    for kind in ("bm25", "http", "python", "dense", "hybrid"):
+    for kind in ("bm25", "http", "python", "factory", "dense", "hybrid"):
         for fix in FIX_NAMES:
             applies, how = fix_support(kind, fix)
             assert how and "not wired" not in how, (kind, fix)

@@ -39,11 +39,10 @@ from ragdash.errors import RetrieverError
 from ragdash.retrieval.hits import Hit, parse_hits
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.reindex import index_key, indexed_texts, passage_dicts
-from ragdash.retrieval.retrievers import ExternalRetriever
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import Fixes
 
-__all__ = ["MAX_BUILT", "FactoryRetriever", "built_count", "is_factory"]
+__all__ = ["MAX_BUILT", "FactoryBackend", "built_count", "is_factory"]
 
 #: Built search functions kept per process.
 MAX_BUILT = 16
@@ -65,27 +64,28 @@ def built_count(name: str) -> int:
     return _BUILDS.get(name, 0)
 
 
-class _Backend:
-    def __init__(self, name: str) -> None:
-        self.name = name
+class FactoryBackend:
+    """The backend of an :class:`~ragdash.retrieval.retrievers.ExternalRetriever` whose
+    search function the team's factory builds from ragdash's passages, once per corpus and
+    fixes (:meth:`fetch_for`: the retriever hands it the corpus and the fixes)."""
 
+    #: Its row of :data:`ragdash.retrieval.spec.FIX_SUPPORT`.
+    support_kind = "factory"
 
-class FactoryRetriever(ExternalRetriever):
-    """An :class:`~ragdash.retrieval.retrievers.ExternalRetriever` whose search function is
-    built by the team's factory from ragdash's passages, once per corpus and fixes."""
-
-    def __init__(
-        self, index: CorpusIndex, spec: RetrieverSpec, factory: Callable[..., Any]
-    ) -> None:
-        super().__init__(index, spec, _Backend(spec.callable))
+    def __init__(self, spec: RetrieverSpec, factory: Callable[..., Any]) -> None:
+        self.spec = spec
+        self.name = spec.callable
         self.factory = factory
 
-    def search_function(self, fixes: Fixes) -> Callable[..., Any]:
-        key = (self.spec.callable, id(self.factory), self.index.fingerprint, index_key(fixes))
+    def fetch(self, query: str, k: int) -> list[Hit]:
+        raise RetrieverError(f"{self.name} is a factory: it needs the corpus (fetch_for)")
+
+    def search_function(self, index: CorpusIndex, fixes: Fixes) -> Callable[..., Any]:
+        key = (self.spec.callable, id(self.factory), index.fingerprint, index_key(fixes))
         if key not in _BUILT:
-            passages, texts = indexed_texts(self.index, fixes)
+            passages, texts = indexed_texts(index, fixes)
             options = {"fixes": list(fixes.enabled), "tables": fixes.tables, "ocr": fixes.ocr,
-                       "corpus": self.index.fingerprint}  # fmt: skip
+                       "corpus": index.fingerprint}  # fmt: skip
             try:
                 search = self.factory(passage_dicts(passages, texts), options)
             except Exception as exc:  # the team's code
@@ -101,8 +101,8 @@ class FactoryRetriever(ExternalRetriever):
             _BUILDS[self.spec.callable] = _BUILDS.get(self.spec.callable, 0) + 1
         return _BUILT[key]
 
-    def fetch(self, query: str, k: int, fixes: Fixes) -> list[Hit]:
-        search = self.search_function(fixes)
+    def fetch_for(self, query: str, k: int, fixes: Fixes, index: CorpusIndex) -> list[Hit]:
+        search = self.search_function(index, fixes)
         try:
             answer = search(query, k)
         except Exception as exc:  # the team's code: report it for this query, go on

@@ -12,15 +12,22 @@ each::
 
 * ``seed`` — :class:`SeedRetriever`: ragdash's scorer with all its fixes (the default);
 * ``bm25`` — :class:`ragdash.retrieval.bm25.Bm25Retriever`;
+* ``dense`` / ``hybrid`` — :class:`ragdash.retrieval.dense.DenseRetriever` /
+  :class:`ragdash.retrieval.dense.HybridRetriever`: embeddings (and BM25) over the passages
+  ragdash indexes itself;
 * ``http`` / ``python`` — :class:`ExternalRetriever` over
-  :class:`ragdash.retrieval.http_retriever.HttpBackend` or
-  :class:`ragdash.retrieval.python_retriever.PythonBackend`.
+  :class:`ragdash.retrieval.http_retriever.HttpBackend`,
+  :class:`ragdash.retrieval.python_retriever.PythonBackend` or, for a python *factory*
+  ``build(passages, options)``, :class:`ragdash.retrieval.factory.FactoryBackend`.
 
-An external retriever only sees the query, so only the query-side fixes reach it
-(:data:`ragdash.retrieval.spec.FIX_SUPPORT`): ``ocr`` and ``fuzzy`` rewrite the query against
-the corpus vocabulary before it is sent. Its hits become ranked passages carrying the
-document's metadata from the corpus when the id is known; an id the corpus does not have is
-kept (it still counts as "the wrong document first") and named in the retrieval's notes.
+An external retriever sees the query, so the query-side fixes reach it (``ocr`` and ``fuzzy``
+rewrite the query against the corpus vocabulary before it is sent); and ragdash knows the
+corpus, so ``status``, ``versions`` and ``recency`` are applied to the hits it returns
+(:mod:`ragdash.retrieval.post_fixes`; it is asked for a few more hits than ``k`` then). What
+reaches which kind: :data:`ragdash.retrieval.spec.FIX_SUPPORT`. Its hits become ranked
+passages carrying the document's metadata from the corpus when the id is known; an id the
+corpus does not have is kept (it still counts as "the wrong document first") and named in the
+retrieval's notes.
 """
 
 from __future__ import annotations
@@ -109,8 +116,18 @@ class ExternalRetriever:
         """The corpus's version families (the ``versions``/``recency`` post-fixes)."""
         return families_of(self.index.passages(False))
 
+    @property
+    def support_kind(self) -> str:
+        """Its row of :data:`ragdash.retrieval.spec.FIX_SUPPORT` (``factory`` for a python
+        factory)."""
+        return getattr(self.backend, "support_kind", self.spec.kind)
+
     def fetch(self, query: str, k: int, fixes: Fixes) -> list[Hit]:
-        """The team's hits for the (repaired) query; a factory retriever overrides it."""
+        """The team's hits for the (repaired) query; a factory backend also gets the corpus
+        and the fixes (it indexes the passages they leave)."""
+        fetch_for = getattr(self.backend, "fetch_for", None)
+        if fetch_for is not None:
+            return fetch_for(query, k, fixes, self.index)
         return self.backend.fetch(query, k)
 
     def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
@@ -182,10 +199,10 @@ def make_retriever(spec: RetrieverSpec | str | None, index: CorpusIndex) -> Retr
 
         return (DenseRetriever if spec.kind == "dense" else HybridRetriever)(index, spec)
     if spec.kind == "python":
-        from ragdash.retrieval.factory import FactoryRetriever, is_factory
+        from ragdash.retrieval.factory import FactoryBackend, is_factory
         from ragdash.retrieval.python_retriever import load_callable
 
         function = load_callable(spec.callable)
         if spec.factory or is_factory(function):
-            return FactoryRetriever(index, spec, function)
+            return ExternalRetriever(index, spec, FactoryBackend(spec, function))
     return ExternalRetriever(index, spec, _BACKENDS[spec.kind](spec))

@@ -2,7 +2,9 @@
 
 :class:`ragdash.settings.Fixes` says which repairs are on; a ``RetrieverSpec`` says whose
 ranking they repair — ragdash's own scorer (``seed``), Okapi BM25 over the same passages
-(``bm25``), a team's search service (``http``) or a team's Python function (``python``). Like
+(``bm25``), embeddings over them (``dense``, a sentence-transformers model or an embeddings
+endpoint) or both fused (``hybrid``), a team's search service (``http``) or a team's Python
+function or factory (``python``). Like
 ``Fixes`` it is frozen, validates itself when created and has a ``label`` naming every
 setting that changes results, so two equal specs rank alike and hash alike::
 
@@ -149,12 +151,18 @@ _HYBRID = {
                 "go newest first"),
     "unicode": (True, "the BM25 half tokenizes passages and query with the unicode tokenizer"),
 }
+#: A python factory (build(passages, options) -> search) indexes ragdash's passages.
+_FACTORY = {
+    **_EXTERNAL,
+    "ocr": (True, "the factory indexes the passages with the OCR repairs"),
+    "tables": (True, "the factory indexes the passages with table fragments joined"),
+}
 FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL, "dense": _DENSE,
-               "hybrid": _HYBRID}  # fmt: skip
+               "hybrid": _HYBRID, "factory": _FACTORY}  # fmt: skip
 
 
-def fix_support_table(kinds: tuple[str, ...] = ("bm25", "dense", "hybrid", "http",
-                                                   "python")) -> str:
+def fix_support_table(kinds: tuple[str, ...] = ("bm25", "dense", "hybrid", "http", "python",
+                                                   "factory")) -> str:
     """The "which fix reaches which retriever" table in Markdown, from :data:`FIX_SUPPORT`
     (whose claims ``tests/test_dense.py`` checks against behaviour); docs/retrievers.md
     carries it verbatim (a test compares)."""
@@ -169,7 +177,8 @@ def fix_support_table(kinds: tuple[str, ...] = ("bm25", "dense", "hybrid", "http
 
 
 def fix_support(kind: str, fix: str) -> tuple[bool, str]:
-    """Whether ``fix`` changes what retriever ``kind`` returns, and how (or why not)::
+    """Whether ``fix`` changes what retriever ``kind`` returns, and how (or why not);
+    ``factory`` is the python retriever's factory form::
 
     >>> fix_support("http", "tables")[0]
     False
