@@ -19,8 +19,10 @@ it), e.g. ``versions: returns-2026 (2026-…) ranks above its older version retu
 
 A retriever that should be repaired this way asks for :func:`fetch_depth` hits, not ``k``:
 a withdrawn hit dropped or a newer version that ranked just below the cut-off must still be
-there to take the freed place. The seed scorer and ``bm25`` do the same inside their ranking
-(their results equal this step's; ``tests/test_post_fixes.py`` checks it).
+there to take the freed place. The seed scorer and ``bm25`` apply the same fixes inside their
+ranking (``status`` before scoring: withdrawn passages are not indexed; ``versions`` and
+``recency`` through the same :func:`ragdash.retrieval.families.reorder`), so they do not run
+this step again.
 """
 
 from __future__ import annotations
