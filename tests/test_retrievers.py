@@ -119,7 +119,8 @@ def test_ragdash_check_with_a_python_callable_from_the_current_folder(mypkg):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"kind": "solr"}, "unknown retriever 'solr'; choose from seed, bm25, http, python"),
+        ({"kind": "solr"}, "unknown retriever 'solr'; choose from seed, bm25, http, python, "
+                           "dense, hybrid"),
         ({"kind": "http"}, "the http retriever needs a URL"),
         ({"kind": "http", "url": "ftp://x/y"}, "must start with http:// or https://"),
         ({"kind": "python", "callable": "mypkg.mod"}, "is not of the form package.module"),

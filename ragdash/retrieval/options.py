@@ -6,7 +6,7 @@ service (``http``) — runs the team's code or sends queries to a host. So only 
 …`` (handed to the Streamlit process as options after ``--``, see :func:`spec_argv`), or
 these environment variables, read by the dashboard when no ``--retriever`` option is given::
 
-    RAGDASH_RETRIEVER   seed | bm25 | http | python
+    RAGDASH_RETRIEVER   seed | bm25 | http | python | dense | hybrid
     RAGDASH_CALLABLE    python: package.module:function
     RAGDASH_URL         http: the service's search URL
     RAGDASH_SHAPE       http: ragdash | elasticsearch
