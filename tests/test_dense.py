@@ -292,3 +292,15 @@ def test_the_docs_table_is_the_generated_one():
     docs = (ROOT / "docs" / "retrievers.md").read_text("utf-8")
     shown = docs.split("<!-- fix-support-table:start -->\n", 1)[1].split("<!--", 1)[0]
     assert shown == fix_support_table()
+
+
+def test_the_factory_flag_names_a_factory_whose_parameter_has_another_name(samples, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    plain = make_retriever(RetrieverSpec("python", callable="team_stack:make_index"), samples)
+    with pytest.raises(RetrieverError):  # called as search(query, top_k): not a factory
+        plain.top("basic plan storage", Fixes(tables=True), 1)
+    spec = RetrieverSpec("python", callable="team_stack:make_index", factory=True)
+    assert spec.label == "python team_stack:make_index (factory)"
+    factory = make_retriever(spec, samples)
+    assert "split-table" not in failing(factory, Fixes(tables=True))
+    assert "split-table" in failing(factory, Fixes())
