@@ -25,7 +25,8 @@ passage-changing fixes decide: ``tables`` (another passage set) and ``ocr`` (rep
 change a dense index. Encoding is batched, with a progress bar on stderr when it is a terminal.
 
 **Hybrid** fuses ``bm25`` (only passages it matches) and ``dense`` by reciprocal rank fusion,
-``score = Σ 1/(rrf_k + rank)`` (rrf_k 60 by default, as in Cormack et al. 2009). Tie rule:
+``score = Σ 1/(rrf_k + rank)`` (rrf_k 60 by default, as in Cormack et al. 2009), over each
+ranking's top :data:`FUSION_DEPTH` (100) when only the top k is asked. Tie rule:
 equal fused scores (rounded to 9 decimals) go to the passage with the better *best single*
 rank, then the better BM25 rank (unranked last), then list order — never list order alone,
 which made RRF lose to dense alone when a dense-only and a bm25-only passage tied.
@@ -65,6 +66,7 @@ from ragdash.settings import Fixes
 
 __all__ = [
     "BATCH_SIZE",
+    "FUSION_DEPTH",
     "DenseIndex",
     "DenseRetriever",
     "Embedder",
@@ -78,6 +80,8 @@ __all__ = [
 ]
 
 BATCH_SIZE = 32
+#: How deep each of hybrid's two rankings goes into the fusion when only the top k is asked.
+FUSION_DEPTH = 100
 #: Texts per request to an embeddings endpoint.
 HTTP_BATCH = 64
 #: Largest embedding accepted from an endpoint.
@@ -456,9 +460,12 @@ class HybridRetriever:
         """The fused ranking (the first ``k`` if given). Raises ``QueryError`` /
         :class:`RetrieverError`."""
         inner = replace(fixes, status=False, versions=False, recency=False)
-        lexical = self.bm25.retrieve(query, inner)
         dense_index = self.dense.dense_index(fixes)
-        semantic, sent, dense_notes = self.dense.ranked(query, inner, None)
+        depth = None
+        if k is not None:  # fuse each list's top FUSION_DEPTH, as search engines do
+            depth = max(FUSION_DEPTH, k + EXTRA_DEPTH + dense_index.withdrawn)
+        lexical = self.bm25.retrieve(query, inner, depth)
+        semantic, sent, dense_notes = self.dense.ranked(query, inner, depth)
         matched = [r.passage for r in lexical.ranked if r.matched]
         tie = dense_index.tie_rank
         position = {_key(p): i for i, p in enumerate(dense_index.passages)}
