@@ -29,6 +29,7 @@ load; piped, nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -351,7 +352,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         if retriever.spec.kind != "seed":
             say(f"retriever: {retriever.spec.label}")
-            _print_fix_support(retriever.spec, fixes)
+            _print_fix_support(retriever.spec, fixes, getattr(retriever, "support_kind", None))
         say(f"fixes: {fixes.label}")
         _print_word_list(fixes)
         say(_table(rows))
@@ -807,8 +808,10 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
             configs = configurations(fixes)
             run, identical = _distinct_configurations(retriever.spec.kind, configs)
-            table, metrics = run_configurations(retriever, _cases(args, index), run,
-                                                args.metrics_k)  # fmt: skip
+            shared = getattr(retriever, "answers_shared", None)
+            with shared() if shared is not None else contextlib.nullcontext():
+                table, metrics = run_configurations(retriever, _cases(args, index), run,
+                                                    args.metrics_k)  # fmt: skip
             table, metrics = _expand_identical(configs, identical, table, metrics)
     except QueryError as exc:
         raise BadInput(str(exc)) from None
@@ -1129,12 +1132,12 @@ def _retriever_spec(args: argparse.Namespace):
         raise BadInput(f"retriever settings: {exc}") from None
 
 
-def _print_fix_support(spec, fixes: Fixes) -> None:
+def _print_fix_support(spec, fixes: Fixes, kind: str | None = None) -> None:
     """Say which of the fixes that are on reach this retriever, and which do not."""
     from ragdash.retrieval.spec import fix_support
 
     for name in fixes.enabled:
-        applies, how = fix_support(spec.kind, name)
+        applies, how = fix_support(kind or spec.kind, name)
         say(f"  {name}: {'applied' if applies else 'NOT applied'} — {how}")
 
 

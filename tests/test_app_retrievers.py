@@ -135,10 +135,13 @@ def test_the_operators_service_is_called_and_a_link_cannot_point_elsewhere(
         assert results(at)[0] == "inventory"
         assert "url" not in at.query_params
         assert "url: a link never names a service URL" in texts(at.warning)
-        for name in ("recency", "status", "tables"):
+        # the passage-side fixes need a re-index; status, versions and recency are applied
+        # to the service's hits (ragdash/retrieval/post_fixes.py), fuzzy and ocr to the query
+        for name in ("tables", "unicode"):
             assert at.toggle(key=f"w_fix_{name}").disabled
-        assert not at.toggle(key="w_fix_fuzzy").disabled
-        assert "Not applied with http: corpus-side" in captions(at)
+        for name in ("recency", "status", "versions", "fuzzy", "ocr"):
+            assert not at.toggle(key=f"w_fix_{name}").disabled
+        assert "Not applied with http:" in captions(at) and "corpus-side" in captions(at)
         assert "own: an external retriever reports no per-token breakdown" in captions(at)
     monkeypatch.delenv("RAGDASH_RETRIEVER")
     at = app(q="warehouse sync", retriever="http", url=other.url + "/search")

@@ -33,6 +33,16 @@ def test_requirements_txt_and_pyproject_list_the_same_dependencies():
     assert any(dep.startswith("numpy") for dep in listed)  # the core imports numpy
 
 
+def test_the_dense_extra_is_in_the_dev_requirements_with_torch_pinned_first():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["dense"]
+    dev = requirement_lines((ROOT / "requirements-dev.txt").read_text())
+    assert set(extra) <= set(dev)
+    assert "torch==2.13.0" in extra  # unpinned, pip pulls a multi-GB CUDA build
+    assert dev.index("torch==2.13.0") < next(
+        i for i, line in enumerate(dev) if line.startswith("sentence-transformers"))
+
+
 def readme_snippet() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Use it from Python", 1)[1]

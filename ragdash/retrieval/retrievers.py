@@ -12,33 +12,43 @@ each::
 
 * ``seed`` — :class:`SeedRetriever`: ragdash's scorer with all its fixes (the default);
 * ``bm25`` — :class:`ragdash.retrieval.bm25.Bm25Retriever`;
+* ``dense`` / ``hybrid`` — :class:`ragdash.retrieval.dense.DenseRetriever` /
+  :class:`ragdash.retrieval.dense.HybridRetriever`: embeddings (and BM25) over the passages
+  ragdash indexes itself;
 * ``http`` / ``python`` / ``langchain`` — :class:`ExternalRetriever` over
   :class:`ragdash.retrieval.http_retriever.HttpBackend`,
-  :class:`ragdash.retrieval.python_retriever.PythonBackend` or
+  :class:`ragdash.retrieval.python_retriever.PythonBackend` (or, for a python *factory*
+  ``build(passages, options)``, :class:`ragdash.retrieval.factory.FactoryBackend`) or
   :class:`ragdash.retrieval.langchain_retriever.LangChainBackend`.
 
-An external retriever only sees the query, so only the query-side fixes reach it
-(:data:`ragdash.retrieval.spec.FIX_SUPPORT`): ``ocr`` and ``fuzzy`` rewrite the query against
-the corpus vocabulary before it is sent. Its hits become ranked passages carrying the
-document's metadata from the corpus when the id is known; an id the corpus does not have is
-kept (it still counts as "the wrong document first") and named in the retrieval's notes.
+An external retriever sees the query, so the query-side fixes reach it (``ocr`` and ``fuzzy``
+rewrite the query against the corpus vocabulary before it is sent); and ragdash knows the
+corpus, so ``status``, ``versions`` and ``recency`` are applied to the hits it returns
+(:mod:`ragdash.retrieval.post_fixes`; it is asked for a few more hits than ``k`` then). What
+reaches which kind: :data:`ragdash.retrieval.spec.FIX_SUPPORT`. Its hits become ranked
+passages carrying the document's metadata from the corpus when the id is known; an id the
+corpus does not have is kept (it still counts as "the wrong document first") and named in the
+retrieval's notes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Protocol
 
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.retrieval.bm25 import Bm25Retriever
+from ragdash.retrieval.families import VersionFamilies, families_of
 from ragdash.retrieval.hits import Hit, Retrieval, Retriever
 from ragdash.retrieval.http_retriever import HttpBackend
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.langchain_retriever import LangChainBackend
+from ragdash.retrieval.post_fixes import EXTRA_DEPTH, apply_post_fixes, fetch_depth
 from ragdash.retrieval.python_retriever import PythonBackend
 from ragdash.retrieval.query_repair import repair_query
-from ragdash.retrieval.ranking import RankedPassage
+from ragdash.retrieval.ranking import RankedPassage, query_tokens
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import Fixes
 
@@ -95,6 +105,7 @@ class ExternalRetriever:
         self.index = index
         self.spec = spec
         self.backend = backend
+        self._shared: dict[tuple, list[Hit]] | None = None
 
     @property
     def corpus(self) -> Corpus:
@@ -104,14 +115,64 @@ class ExternalRetriever:
     def _documents(self) -> dict[str, Document]:
         return {doc.doc_id: doc for doc in self.index.corpus.documents}
 
+    @cached_property
+    def families(self) -> VersionFamilies:
+        """The corpus's version families (the ``versions``/``recency`` post-fixes)."""
+        return families_of(self.index.passages(False))
+
+    @property
+    def support_kind(self) -> str:
+        """Its row of :data:`ragdash.retrieval.spec.FIX_SUPPORT` (``factory`` for a python
+        factory)."""
+        return getattr(self.backend, "support_kind", self.spec.kind)
+
+    @contextmanager
+    def answers_shared(self) -> Iterator[None]:
+        """Within the block, one request per query sent (and, for a factory, per set of
+        passage-changing fixes): configurations that differ only in ranking-side fixes
+        (status, versions, recency, applied here to the hits) re-rank the same answer instead
+        of asking the service again, so ``ablate`` asks an external retriever at most 4 times
+        a case (none, ocr, fuzzy, both), not 16. Each shared request asks
+        :data:`EXTRA_DEPTH` more hits than ``k`` and a shallower configuration reads its top.
+        Failures are never shared: the next configuration asks again."""
+        self._shared = {}
+        try:
+            yield
+        finally:
+            self._shared = None
+
+    def fetch(self, query: str, k: int, fixes: Fixes) -> list[Hit]:
+        """The team's hits for the (repaired) query; a factory backend also gets the corpus
+        and the fixes (it indexes the passages they leave)."""
+        fetch_for = getattr(self.backend, "fetch_for", None)
+        if fetch_for is not None:
+            return fetch_for(query, k, fixes, self.index)
+        return self.backend.fetch(query, k)
+
+    def _hits(self, query: str, k: int, fixes: Fixes) -> list[Hit]:
+        """:meth:`fetch` at the depth ``fixes`` need, through :meth:`answers_shared`'s
+        answers when it is on."""
+        depth = fetch_depth(k, fixes)
+        if self._shared is None:
+            return self.fetch(query, depth, fixes)
+        factory = getattr(self.backend, "fetch_for", None) is not None
+        key = (query, k, (fixes.tables, fixes.ocr, fixes.unicode) if factory else None)
+        if key not in self._shared:
+            self._shared[key] = self.fetch(query, k + EXTRA_DEPTH, fixes)
+        return self._shared[key][:depth]
+
     def retrieve(self, query: str, fixes: Fixes, k: int | None = None) -> Retrieval:
         """Repair the query (query-side fixes), ask the team's retriever for ``k`` hits
-        (:data:`SEARCH_DEPTH` when ``k`` is None). Raises ``QueryError`` /
-        :class:`ragdash.errors.RetrieverError`."""
+        (:data:`SEARCH_DEPTH` when ``k`` is None; more when a ranking-side fix is on, see
+        :func:`ragdash.retrieval.post_fixes.fetch_depth`), then apply the ranking-side fixes
+        to them. Raises ``QueryError`` / :class:`ragdash.errors.RetrieverError`."""
         k = SEARCH_DEPTH if k is None else max(k, 0)
         repaired = repair_query(query, fixes, self.index.inverted(False).view(False))
-        hits = self.backend.fetch(repaired.text, k) if k else []
-        ranked = tuple(self._ranked(rank, hit) for rank, hit in enumerate(hits, start=1))
+        hits = self._hits(repaired.text, k, fixes) if k else []
+        ranked, fixed = apply_post_fixes(
+            [self._ranked(rank, hit) for rank, hit in enumerate(hits, start=1)], fixes,
+            self.families, query_tokens(repaired.text, fixes.unicode), k,
+        )  # fmt: skip
         notes = []
         if repaired.changes:
             notes.append(f"query repaired: {', '.join(repaired.changes)}")
@@ -124,7 +185,7 @@ class ExternalRetriever:
                 + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
                 + " — ids must be document ids (the doc_id of `ragdash passages`)"
             )
-        return Retrieval(ranked, repaired.text, tuple(notes))
+        return Retrieval(ranked, repaired.text, tuple(notes) + fixed)
 
     def _ranked(self, rank: int, hit: Hit) -> RankedPassage:
         doc = self._documents.get(hit.id)
@@ -166,4 +227,15 @@ def make_retriever(spec: RetrieverSpec | str | None, index: CorpusIndex) -> Retr
         return SeedRetriever(index, spec)
     if spec.kind == "bm25":
         return Bm25Retriever(index, spec)
+    if spec.kind in ("dense", "hybrid"):
+        from ragdash.retrieval.dense import DenseRetriever, HybridRetriever
+
+        return (DenseRetriever if spec.kind == "dense" else HybridRetriever)(index, spec)
+    if spec.kind == "python":
+        from ragdash.retrieval.factory import FactoryBackend, is_factory
+        from ragdash.retrieval.python_retriever import load_callable
+
+        function = load_callable(spec.callable)
+        if spec.factory or is_factory(function):
+            return ExternalRetriever(index, spec, FactoryBackend(spec, function))
     return ExternalRetriever(index, spec, _BACKENDS[spec.kind](spec))

@@ -2,7 +2,9 @@
 
 :class:`ragdash.settings.Fixes` says which repairs are on; a ``RetrieverSpec`` says whose
 ranking they repair — ragdash's own scorer (``seed``), Okapi BM25 over the same passages
-(``bm25``), a team's search service (``http``) or a team's Python function (``python``). Like
+(``bm25``), embeddings over them (``dense``, a sentence-transformers model or an embeddings
+endpoint) or both fused (``hybrid``), a team's search service (``http``) or a team's Python
+function or factory (``python``). Like
 ``Fixes`` it is frozen, validates itself when created and has a ``label`` naming every
 setting that changes results, so two equal specs rank alike and hash alike::
 
@@ -38,8 +40,10 @@ __all__ = [
     "DEFAULT_B",
     "DEFAULT_K1",
     "DEFAULT_RETRIES",
+    "DEFAULT_RRF_K",
     "DEFAULT_TIMEOUT",
     "FIX_SUPPORT",
+    "OPERATOR_KINDS",
     "RETRIEVER_DESCRIPTIONS",
     "RETRIEVER_KINDS",
     "SEARCH_BODY_SHAPES",
@@ -47,9 +51,12 @@ __all__ = [
     "ResponseShape",
     "RetrieverSpec",
     "fix_support",
+    "fix_support_table",
 ]
 
-RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "langchain")
+RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "langchain", "dense", "hybrid")
+#: The kinds only whoever starts ragdash may name (see :attr:`RetrieverSpec.operator_only`).
+OPERATOR_KINDS = ("http", "python", "langchain", "dense", "hybrid")
 RETRIEVER_DESCRIPTIONS = {
     "seed": "ragdash's own scorer: 1 point per distinct query token, every fix built in",
     "bm25": "Okapi BM25 over the same passages and tokens (k1, b settable)",
@@ -58,7 +65,11 @@ RETRIEVER_DESCRIPTIONS = {
     "python": "your function package.module:function(query, top_k) returning ranked hits",
     "langchain": "your LangChain BaseRetriever package.module:object (or a zero-argument "
     "factory returning one): .invoke(query), list order is the ranking",
+    "dense": "embeddings (a sentence-transformers model or an embeddings URL) over the "
+    "passages ragdash indexes, cosine similarity",
+    "hybrid": "bm25 + dense fused by reciprocal rank (rrf-k settable)",
 }
+DEFAULT_RRF_K = 60.0
 DEFAULT_K1, DEFAULT_B = 1.2, 0.75
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_RETRIES = 1
@@ -129,25 +140,71 @@ FIX_SUPPORT: Mapping[str, Mapping[str, tuple[bool, str]]] = {
         "unicode": (True, "passages and query tokenized by the unicode tokenizer"),
     },
 }
+# The ranking-side fixes reach every retriever: ragdash applies them to the hits it gets
+# back (ragdash/retrieval/post_fixes.py). tests/test_fix_support.py runs each fix's case
+# with the fix off and on for every kind and checks these claims against what changes.
+_POST = {
+    "recency": (True, "applied to the returned hits: hits of one version family with equal "
+                "scores are put newest first"),
+    "status": (True, "applied to the returned hits: hits of withdrawn documents are dropped"),
+    "versions": (True, "applied to the returned hits: the newer of a detected version pair "
+                 "takes the older one's place"),
+}
 _EXTERNAL = {
-    "recency": (False, "the service ranks on its own; ragdash cannot re-break its ties"),
-    "status": (False, "corpus-side: export with `ragdash passages --fixes status` and "
-               "re-index to leave withdrawn documents out"),
-    "ocr": (True, "query side only: the query is OCR-normalized before it is sent; the "
-            "passage side needs `ragdash passages --fixes ocr` and a re-index"),
+    **_POST,
+    "ocr": (True, "query side only: a query word is sent as the corpus spells it (a "
+            "damaged query word read as a letter, `sso` as the scan's `ss0`); the damaged "
+            "passages need `ragdash passages --fixes ocr` and a re-index (or a python factory)"),
     "fuzzy": (True, "query typo repair: a misspelled word is replaced by the closest corpus "
               "word before the query is sent"),
     "tables": (False, "corpus-side: export with `ragdash passages --fixes tables` and "
-               "re-index to join split tables"),
-    "versions": (False, "the service ranks on its own; ragdash cannot demote an older "
-                 "version in its answer"),
+               "re-index to join split tables (a python factory gets the joined passages)"),
     "unicode": (False, "the service tokenizes on its own; ragdash sends the query as typed"),
 }
-FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL, "langchain": _EXTERNAL}
+_DENSE = {
+    **_POST,
+    "recency": (False, "applied to the hits, but it acts only on exact score ties and cosine "
+                "scores practically never tie (versions acts on near-ties)"),
+    "ocr": (True, "the passages are re-embedded with the OCR repairs, and the query is "
+            "OCR-normalized"),
+    "fuzzy": (True, "query typo repair before the query is embedded"),
+    "tables": (True, "the passages with table fragments joined are embedded"),
+    "unicode": (False, "the model tokenizes on its own: the unicode fix changes no text"),
+}
+_HYBRID = {
+    **_DENSE,
+    "recency": (True, "applied to the fused hits: equal RRF scores within a version family "
+                "go newest first"),
+    "unicode": (True, "the BM25 half tokenizes passages and query with the unicode tokenizer"),
+}
+#: A python factory (build(passages, options) -> search) indexes ragdash's passages.
+_FACTORY = {
+    **_EXTERNAL,
+    "ocr": (True, "the factory indexes the passages with the OCR repairs"),
+    "tables": (True, "the factory indexes the passages with table fragments joined"),
+}
+FIX_SUPPORT = {**FIX_SUPPORT, "http": _EXTERNAL, "python": _EXTERNAL, "langchain": _EXTERNAL,
+               "dense": _DENSE, "hybrid": _HYBRID, "factory": _FACTORY}  # fmt: skip
+
+
+def fix_support_table(kinds: tuple[str, ...] = ("bm25", "dense", "hybrid", "http", "python",
+                                                   "langchain", "factory")) -> str:
+    """The "which fix reaches which retriever" table in Markdown, from :data:`FIX_SUPPORT`
+    (whose claims ``tests/test_dense.py`` checks against behaviour); docs/retrievers.md
+    carries it verbatim (a test compares)."""
+    rows = ["| fix | " + " | ".join(kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for fix in FIX_NAMES:
+        cells = []
+        for kind in kinds:
+            applies, how = fix_support(kind, fix)
+            cells.append(f"{'**yes**' if applies else 'no'}: {how}".replace("|", "\\|"))
+        rows.append(f"| `{fix}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
 
 
 def fix_support(kind: str, fix: str) -> tuple[bool, str]:
-    """Whether ``fix`` changes what retriever ``kind`` returns, and how (or why not)::
+    """Whether ``fix`` changes what retriever ``kind`` returns, and how (or why not);
+    ``factory`` is the python retriever's factory form::
 
     >>> fix_support("http", "tables")[0]
     False
@@ -186,6 +243,14 @@ class RetrieverSpec:
     auth_env: str = ""
     body_template: str = ""
     lower_is_better: bool = False
+    #: dense/hybrid: a sentence-transformers model name or local folder ("" = the default,
+    #: :func:`ragdash.retrieval.dense.default_model`), or an OpenAI-compatible embeddings URL.
+    model: str = ""
+    embeddings_url: str = ""
+    #: hybrid: the k of reciprocal rank fusion, 1/(k + rank).
+    rrf_k: float = DEFAULT_RRF_K
+    #: python: the callable is a factory build(passages, options) -> search(query, k).
+    factory: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in RETRIEVER_KINDS:
@@ -220,6 +285,15 @@ class RetrieverSpec:
         object.__setattr__(self, "body_template", self.body_template.strip())
         if self.auth_env and not _ENV.match(self.auth_env):
             raise SettingsError(f"auth_env {self.auth_env!r} is not an environment variable name")
+        object.__setattr__(self, "rrf_k", _number("rrf k", self.rrf_k, 0, 10_000))
+        if not isinstance(self.factory, bool):
+            raise SettingsError(f"factory {self.factory!r} must be true or false")
+        for name in ("model", "embeddings_url"):
+            if not isinstance(getattr(self, name), str):
+                raise SettingsError(f"{name} {getattr(self, name)!r} is not text")
+            object.__setattr__(self, name, getattr(self, name).strip())
+        if self.embeddings_url:
+            _check_url(self.embeddings_url)
         object.__setattr__(self, "url", self.url.strip())
         object.__setattr__(self, "callable", self.callable.strip())
         if self.kind == "http":
@@ -254,10 +328,25 @@ class RetrieverSpec:
     # -- reading ------------------------------------------------------------------------
 
     @property
+    def operator_only(self) -> bool:
+        """True for the retrievers only whoever starts ragdash may name: a team's code or
+        service (``external``) and the embedding retrievers (``dense``, ``hybrid``: they load
+        a model, minutes of CPU for a large corpus) — never a page visitor or a link."""
+        return self.kind in OPERATOR_KINDS
+
+    @property
     def external(self) -> bool:
         """True for the team's retrievers (``http``, ``python``): ragdash sees only their
         answers, not their index."""
         return self.kind in ("http", "python", "langchain")
+
+    @property
+    def embedder_label(self) -> str:
+        """The embedding model of ``dense``/``hybrid`` as labels name it."""
+        if self.embeddings_url:
+            return f"embeddings {redact_url(self.embeddings_url)}" + (
+                f" model {self.model}" if self.model else "")
+        return self.model or "all-MiniLM-L6-v2"
 
     @property
     def response_shape(self) -> ResponseShape:
@@ -313,12 +402,19 @@ class RetrieverSpec:
             return f"bm25 (k1={self.k1:g}, b={self.b:g})"
         if self.kind == "seed":
             return "seed"
+        if self.kind == "dense":
+            return f"dense ({self.embedder_label})"
+        if self.kind == "hybrid":
+            return (f"hybrid (bm25 k1={self.k1:g}, b={self.b:g} + dense {self.embedder_label}, "
+                    f"rrf k={self.rrf_k:g})")
         target = self.safe_url if self.kind == "http" else self.callable
         details = [] if self.shape == "ragdash" else [f"shape {self.shape}"]
         if self.body_template:
             details.append(f"body template {self.body_template}")
         if self.lower_is_better:
             details.append("lower is better")
+        if self.factory:
+            details.append("factory")
         base = SHAPES[self.shape]
         for name, default in (
             ("results_path", base.results),
@@ -340,6 +436,7 @@ class RetrieverSpec:
         redacted: a report never carries a secret)."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["url"] = self.safe_url
+        data["embeddings_url"] = redact_url(self.embeddings_url)
         return data
 
 

@@ -65,8 +65,9 @@ def operator_retriever() -> RetrieverSpec:
 
 
 def offered_kinds(operator: RetrieverSpec) -> tuple[str, ...]:
-    """ragdash's scorers, then the operator's external retriever if there is one."""
-    return BUILTIN_KINDS + ((operator.kind,) if operator.external else ())
+    """ragdash's scorers, then the retriever the operator started the dashboard with (a
+    team's service or code, or a dense/hybrid model) if there is one."""
+    return BUILTIN_KINDS + ((operator.kind,) if operator.operator_only else ())
 
 
 def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
@@ -92,7 +93,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         + "; a team's function or service is named where the dashboard is started "
         "(`ragdash dashboard --retriever python --callable …`), never in the page",
     )
-    if kind in BUILTIN_KINDS and operator.external:
+    if kind in BUILTIN_KINDS and operator.operator_only:
         bar.caption(f"Also offered: {literal(operator.label)}, set where the dashboard "
                     "was started.")  # fmt: skip
     if kind == "seed":
@@ -159,7 +160,7 @@ def fix_note(spec: RetrieverSpec, name: str) -> tuple[bool, str]:
 def _retriever(_index: CorpusIndex, corpus: str, spec: tuple) -> Retriever:
     # spec is astuple(RetrieverSpec): hashable, and rebuilt to the same spec
     built = RetrieverSpec(*spec)
-    if built.external and built != operator_retriever():  # page_retriever checks it too
+    if built.operator_only and built != operator_retriever():  # page_retriever checks it too
         raise RetrieverError("only the retriever set where the dashboard was started is called")
     if built.kind in ("python", "langchain") and os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())  # as `ragdash check`: mypkg in the folder it started in
@@ -170,7 +171,7 @@ def page_retriever(index: CorpusIndex, spec: RetrieverSpec) -> Retriever:
     """The retriever pages rank with: ``spec``'s when usable, else the seed scorer (with
     the reason in the sidebar). An external spec is used only when it is the operator's:
     whatever a session holds, the page never imports or calls anything else."""
-    if spec.external and spec != operator_retriever():
+    if spec.operator_only and spec != operator_retriever():
         st.sidebar.warning("Only the retriever set where the dashboard was started is called "
                            "— ranking with the seed scorer.")  # fmt: skip
         spec = RetrieverSpec()
@@ -195,7 +196,7 @@ def searches_here(retriever: Retriever, what: str) -> bool:
     """True when the dashboard runs ``what`` (a search of thousands of queries) against
     ``retriever``: ragdash's own scorers yes; an external one is pointed to the CLI, whose
     ``--max-evaluations`` bounds the requests sent to the team's service."""
-    if not retriever.spec.external:
+    if not retriever.spec.operator_only:
         return True
     st.caption(
         f"The {literal(what)} asks the retriever thousands of queries, so the dashboard runs it "

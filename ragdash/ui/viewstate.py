@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from ragdash.errors import SettingsError
-from ragdash.retrieval.spec import DEFAULT_B, DEFAULT_K1, RetrieverSpec
+from ragdash.retrieval.spec import DEFAULT_B, DEFAULT_K1, OPERATOR_KINDS, RetrieverSpec
 from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     DEFAULT_OCR_MAP,
@@ -205,11 +205,12 @@ def retriever_from_params(
     if "retriever" not in params:
         return default, problems
     kind = params["retriever"]
-    if kind in ("http", "python", "langchain"):
+    if kind in OPERATOR_KINDS:
         if operator is not None and operator.kind == kind:
             return operator, problems
         what = {"http": "an HTTP service", "python": "a Python function",
-                "langchain": "a LangChain retriever"}[kind]  # fmt: skip
+                "langchain": "a LangChain retriever", "dense": "a dense (embedding) model",
+                "hybrid": "a hybrid (bm25 + dense) retriever"}[kind]  # fmt: skip
         return RetrieverSpec(), [*problems, (
             f"retriever={kind}: this dashboard was started without {what}, so the seed "
             "scorer is used (only whoever starts it names one)"
