@@ -28,3 +28,20 @@ def test_html_tables_escape_every_cell_and_show_no_none():
     html = html_table([{"a": "<script>x</script>", "b": None}], ["a", "b"], "t<")
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "None" not in html and "—" in html and 'aria-label="t&lt;"' in html
+
+
+def test_the_score_chart_reads_at_a_glance(sample_index):
+    """Issue 29 #5: whole-number ticks for whole scores, ties marked, a legend of the kinds
+    present only, the full passage name in the tooltip."""
+    ranked = sample_index.search("return policy days", Fixes.parse("none"))[:6]
+    spec = breakdown_chart(ranked).to_dict()
+    x_axis = spec["encoding"]["x"]["axis"]
+    assert x_axis["format"] == "d" and x_axis["tickMinStep"] == 1
+    labels = spec["encoding"]["y"]["sort"]
+    assert sum("(tie)" in label for label in labels) >= 2, labels  # 2024 and 2026 tie
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["exact"]  # no OCR, no fuzzy
+    assert any(t.get("field") == "full name" for t in spec["encoding"]["tooltip"])
+    fuzzy = breakdown_chart(sample_index.search("warehuse sync", Fixes.parse("fuzzy"))[:6])
+    fuzzy_spec = fuzzy.to_dict()
+    assert fuzzy_spec["encoding"]["color"]["scale"]["domain"] == ["exact", "fuzzy"]
+    assert "format" not in fuzzy_spec["encoding"]["x"]["axis"]  # 1.94 is not whole
