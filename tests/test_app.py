@@ -285,6 +285,61 @@ def test_suite_page_shows_every_case_and_the_ablation(app):
 
 
 
+def vega_specs(at: AppTest) -> list[dict]:
+    """The Vega-Lite specs of the charts the page drew (AppTest has no accessor for them)."""
+    import json
+
+    found, todo = [], [at._tree]
+    while todo:
+        node = todo.pop()
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            todo.extend(children.values())
+        if getattr(node, "type", "") == "vega_lite_chart":
+            found.append(json.loads(node.proto.spec))
+    return found
+
+
+def test_the_suite_heatmap_says_pass_or_fail_in_its_cells_and_filters_failures(app):
+    """Issue 29 #6: 16×8 colored cells with no text, labels ~9 px, no click-through, no
+    failures-only filter."""
+    at = app(fixes="none")
+    at.run()
+    at.switch_page(SUITE).run()
+    no_exception(at)
+    spec = next(s for s in vega_specs(at) if "params" in s)
+    cells, words = spec["layer"]
+    assert words["mark"]["type"] == "text" and words["encoding"]["text"]["field"] == "verdict"
+    for axis in ("x", "y"):
+        assert cells["encoding"][axis]["axis"]["labelFontSize"] >= 11
+    assert spec["params"][0]["select"]["type"] == "point"  # a click selects a cell
+    all_cases = cells["encoding"]["x"]["sort"]
+    at.toggle(key="suite_failures_only").set_value(True).run()
+    no_exception(at)
+    spec = next(s for s in vega_specs(at) if "params" in s)
+    shown = spec["layer"][0]["encoding"]["x"]["sort"]
+    assert set(CASE_FIX) <= set(shown) < set(all_cases)
+    assert "none" in spec["layer"][0]["encoding"]["y"]["sort"]
+
+
+def test_heatmap_cells_carry_their_word_and_a_click_names_its_cell():
+    from types import SimpleNamespace
+
+    from ragdash.ui.suite import clicked_cell, heatmap
+
+    table = pd.DataFrame({"case": ["a", "a", "b"], "configuration": ["none", "ocr", "none"],
+                          "diagnosis": ["ranking", "pass", "extraction"],
+                          "first_id": "x", "missing_evidence": ""})  # fmt: skip
+    spec = heatmap(table).to_dict()
+    words = [r["verdict"] for r in next(iter(spec["datasets"].values()))]
+    assert words == ["FAIL", "PASS", "FAIL"]
+
+    event = SimpleNamespace(selection={"cell": [{"case": "typo", "configuration": "none"}]})
+    assert clicked_cell(event) == ("typo", "none")
+    assert clicked_cell(SimpleNamespace(selection={"cell": []})) is None
+    assert clicked_cell(None) is None
+
+
 def test_suite_searches_how_close_each_case_is_to_breaking(app):
     from ragdash.checks.fragility import compared_configurations, find_breaking_perturbation
     from ragdash.ingestion.ingest import load_folder

@@ -525,23 +525,43 @@ def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_pa
     )
     chart = page.locator('[data-testid="stVegaLiteChart"] svg').first
     chart.wait_for()
-    labels = page.evaluate(
-        """() => {
-            const axes = [...document.querySelectorAll(
-                '[data-testid="stVegaLiteChart"] svg g[aria-label^="X-axis"]')];
-            return axes.flatMap(axis => [...axis.querySelectorAll('.role-axis-label text')].map(
-                t => { const r = t.getBoundingClientRect();
-                       return [t.textContent, r.left, r.right, r.top, r.bottom]; }));
-        }"""
-    )
-    assert sorted(label[0] for label in labels) == sorted(configurations()), labels
+
+    def axis_labels(axis: str) -> list:
+        return page.evaluate(
+            """(axis) => {
+                const axes = [...document.querySelectorAll(
+                    `[data-testid="stVegaLiteChart"] svg g[aria-label^="${axis}-axis"]`)];
+                return axes.slice(0, 1).flatMap(a => [...a.querySelectorAll(
+                    '.role-axis-label text')].map(t => { const r = t.getBoundingClientRect();
+                    return [t.textContent, r.left, r.right, r.top, r.bottom,
+                            parseFloat(getComputedStyle(t).fontSize)]; }));
+            }""",
+            axis,
+        )
+
+    from ragdash.storage.case_store import load_cases
+
+    rows, columns = axis_labels("Y"), axis_labels("X")
+    # issue 29: configurations are the rows (read across), cases the columns, all >= 11 px
+    assert sorted(label[0] for label in rows) == sorted(configurations()), rows
+    assert sorted(label[0] for label in columns) == sorted(
+        c.name for c in load_cases(SAMPLE_DOCS / "cases.json")
+    ), columns
     viewport = page.evaluate("() => document.documentElement.clientWidth")
-    boxes = sorted(labels, key=lambda label: label[1])
-    for text, left, right, top, bottom in boxes:
+    for text, left, right, top, bottom, size in rows + columns:
         assert "…" not in text and left >= 0 and right <= viewport, text
         assert bottom > top and right > left, text
-    for a, b in zip(boxes, boxes[1:], strict=False):
-        assert a[2] <= b[1] + 0.5, f"{a[0]} overlaps {b[0]}"
+        assert size >= 11, (text, size)
+    for labels, (start, end) in ((rows, (3, 4)), (columns, (1, 2))):
+        boxes = sorted(labels, key=lambda label: label[start])
+        for a, b in zip(boxes, boxes[1:], strict=False):
+            assert a[end] <= b[start] + 0.5, f"{a[0]} overlaps {b[0]}"
+    # the cells say their verdict
+    cell_words = page.evaluate(
+        """() => [...document.querySelectorAll(
+            '[data-testid="stVegaLiteChart"] svg g.mark-text text')].map(t => t.textContent)"""
+    )
+    assert {"PASS", "FAIL"} <= set(cell_words)
     # Buttons say their whole label.
     assert visible_untruncated(page, BUTTON_LABELS, shown_only=True) == []
     no_exception_shown(page)
