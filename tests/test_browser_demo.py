@@ -189,3 +189,28 @@ def test_at_800_px_no_table_chart_or_button_of_any_page_is_cut(app_url, sized_pa
         page.wait_for_timeout(1500)  # charts size themselves after the first paint
         assert overflowing(page) == [], name
         shot(page, f"fit-{name}-{width}")
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_a_click_on_a_heatmap_cell_opens_its_case_in_explore(app_url, sized_page):
+    """Issue 29 #6: the heatmap had no click-through (Altair selection + on_select)."""
+    page, width = sized_page
+    open_view(page, app_url + "/suite?fixes=none")
+    page.locator('[data-testid="stVegaLiteChart"] svg').first.wait_for()
+    page.locator('[data-testid="stVegaLiteChart"]').first.scroll_into_view_if_needed()
+    where = page.evaluate(
+        """() => {
+            const find = (axis, text) => [...document.querySelectorAll(
+                `[data-testid="stVegaLiteChart"] svg g[aria-label^="${axis}-axis"] `
+                + '.role-axis-label text')].find(t => t.textContent === text)
+                .getBoundingClientRect();
+            const x = find('X', 'typo'), y = find('Y', 'none');
+            return [(x.left + x.right) / 2, (y.top + y.bottom) / 2];
+        }"""
+    )
+    page.mouse.click(*where)
+    page.locator('[data-testid="stMain"] h1', has_text="Explore").wait_for()
+    wait_for_app(page)
+    assert page.get_by_label("Query", exact=True).input_value() == CASES["typo"].query
+    assert eventually(lambda: [v.split()[0] for v in verdicts(page)][:1], ["FAIL"]) == ["FAIL"]
+    shot(page, f"suite-click-explore-{width}")
