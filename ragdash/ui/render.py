@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import altair as alt
 import pandas as pd
@@ -48,6 +49,26 @@ _LONG_DECIMAL = re.compile(r"\b\d+\.\d{3,}\b")
 def round_numbers(text: str) -> str:
     """Scores inside a sentence rounded for display: ``1.9412`` → ``1.94``."""
     return _LONG_DECIMAL.sub(lambda m: fmt_score(float(m.group())), text)
+
+
+def human_time(stamp: str) -> str:
+    """A stored ISO timestamp as people read it: ``2026-12-03T17:49:13+00:00`` →
+    ``3 Dec 2026, 17:49 UTC`` (shown in UTC, as stored; seconds left out). Anything that is
+    not a timestamp is shown as it is.
+
+    >>> human_time("2026-12-03T17:49:13+00:00")
+    '3 Dec 2026, 17:49 UTC'
+    >>> human_time("yesterday")
+    'yesterday'
+    """
+    try:
+        moment = datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    zone = " UTC" if moment.tzinfo is not None else ""
+    return f"{moment.day} {moment:%b %Y, %H:%M}{zone}"
 
 
 def verdict_word(passed: bool) -> str:
