@@ -914,3 +914,29 @@ def test_a_hostile_upload_name_is_saved_safely_and_shown_as_text(app, tmp_path):
     texts = [s.value for s in at.success]
     assert texts and all("![" not in t for t in texts)
     assert "hostile-name" in list(at.dataframe[0].value["id"])
+
+
+def test_the_documents_page_draws_a_long_pdfs_pages_ten_at_a_time(app, tmp_path, monkeypatch):
+    """Issue 29 #8: the Pages tab drew all 400 pages of a long PDF at once."""
+    from pdf_factory import many_pages_pdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "long.pdf").write_bytes(many_pages_pdf(25, lines_per_page=3))
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+
+    def pages_drawn() -> list[int]:
+        found = [re.match(r"Page (\d+) · \d+ characters", c.value) for c in at.caption]
+        return [int(m.group(1)) for m in found if m]
+
+    assert pages_drawn() == list(range(1, 11))
+    picker = next(s for s in at.selectbox if s.label.startswith("Pages (25 in all)"))
+    picker.set_value(21).run()
+    no_exception(at)
+    assert pages_drawn() == list(range(21, 26))
+    # jargon explained where it is shown
+    assert any(m.label == "Rows re-assembled" and m.proto.help for m in at.metric)
