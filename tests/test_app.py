@@ -940,3 +940,17 @@ def test_the_documents_page_draws_a_long_pdfs_pages_ten_at_a_time(app, tmp_path,
     assert pages_drawn() == list(range(21, 26))
     # jargon explained where it is shown
     assert any(m.label == "Rows re-assembled" and m.proto.help for m in at.metric)
+
+
+def test_an_uploads_warning_is_shown_once(app, tmp_path):
+    """Issue 29 #8: every upload warning was shown twice (upload outcome and ingestion
+    messages)."""
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    body = b"---\nid: gifts\n---\nGift cards never expire.\n"
+    at.file_uploader(key="upload").upload("gifts.md", body, "text/markdown").run()
+    no_exception(at)
+    said = [unescaped(w.value) for w in at.warning if "has no 'updated' date" in unescaped(w.value)]
+    assert len(said) == 1, said
+    assert any("gifts.md added to the workspace" in unescaped(s.value) for s in at.success)
