@@ -287,8 +287,10 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
 
 
 def fix_names(fixes: Fixes) -> str:
-    """The fixes that are on, by the names the sidebar gives them (``Fuzzy matching``)."""
-    return ", ".join(FIX_LABELS[n] for n in FIX_NAMES if getattr(fixes, n)) or "none"
+    """The fixes that are on, by the names the sidebar gives them (``Fuzzy matching``);
+    ``all fixes`` when every one is on (seven names made a heading of three lines)."""
+    on = [FIX_LABELS[n] for n in FIX_NAMES if getattr(fixes, n)]
+    return "all fixes" if len(on) == len(FIX_NAMES) else ", ".join(on) or "none"
 
 
 def boundary_decided(check: ProofCheck) -> bool:
@@ -580,7 +582,14 @@ def render(index: CorpusIndex, view: ViewState) -> None:
         ranked, notes = retriever_search(retriever, index, query, view.fixes, depth)
         baseline = _baseline(index, query, view, retriever)
     except QueryError as exc:
-        st.info(literal(str(exc)).capitalize())
+        if not view.q:  # the first screen: one hint, no error
+            st.info(
+                "Type a query above — or click one of the four flaws to see it fail with no "
+                "fix and pass with its fix.",
+                icon=":material/keyboard:",
+            )
+        else:
+            st.info(literal(str(exc)).capitalize())
         return
     except RetrieverError as exc:
         st.error(f"The retriever did not answer usably: {literal(str(exc))}")
@@ -606,5 +615,5 @@ def render(index: CorpusIndex, view: ViewState) -> None:
         if left_out:
             st.caption(f"Withdrawn version left out: {literal(left_out)}")
     _what_moved(view, baseline, ranked)
-    st.subheader(f"Ranked passages — current fixes: {literal(fix_names(view.fixes))}")
+    st.subheader("Ranked passages (current fixes)")
     _results(ranked, view, retriever, query)
