@@ -956,3 +956,22 @@ def test_an_uploads_warning_is_shown_once(app, tmp_path):
     said = [unescaped(w.value) for w in at.warning if "has no 'updated' date" in unescaped(w.value)]
     assert len(said) == 1, said
     assert any("gifts.md added to the workspace" in unescaped(s.value) for s in at.success)
+
+
+def test_after_a_metadata_edit_the_documents_page_says_which_cases_it_moved(app, tmp_path):
+    """Issue 29 #9: a change to the documents made a bundled case fail and nothing said why
+    results moved. Here the 2026 return policy is re-dated 2023 and withdrawn: under recency
+    the 2024 policy (withdrawn too, but newer) now wins the tie."""
+    at = app(fixes="recency")
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    assert not any("moved these cases" in w.value for w in at.warning)
+    updated = [t for t in at.text_input if t.label.startswith("Updated")]
+    updated[1].set_value("2023-01-01")  # list order: the second document is returns-2026
+    [t for t in at.selectbox if t.label == "Status"][1].set_value("withdrawn")
+    at.button(key=SAVE_RETURNS_2026).click().run()
+    no_exception(at)
+    [moved] = [unescaped(w.value) for w in at.warning if "moved these cases" in w.value]
+    assert "stale-version**: PASS → FAIL" in moved
+    assert "now first: returns-2024 p1 #1 (was returns-2026 p1 #1)" in moved
+    assert "typo" not in moved  # unchanged cases are not listed

@@ -27,6 +27,7 @@ from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
+from ragdash.ui.moved import render_moved
 from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
@@ -574,6 +575,8 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     if notice:
         st.success(literal(notice))
     _upload(index)
+    cases, _ = case_library()
+    render_moved(index, corpus_key, cases, st.session_state[VIEW_KEY].fixes)
     render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
@@ -585,7 +588,6 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     _versions(index, corpus_key)
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
-    cases, _ = case_library()
     # one bad document shows an error card; the rest draws
     shown = paginate(corpus.documents, "docs", lambda d: f"{d.doc_id} {d.subject} {d.source}")
     for doc in shown:
