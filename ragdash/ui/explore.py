@@ -303,36 +303,32 @@ def boundary_decided(check: ProofCheck) -> bool:
     return any(" ".join(e.split()).casefold() in sent for e in check.missing_evidence)
 
 
-def verdict_text(check: ProofCheck) -> str:
-    """One proof check in one sentence, Markdown-escaped: PASS, or FAIL with what went
-    wrong in plain words."""
+def _verdict_box(check: ProofCheck) -> None:
+    """One proof check in one sentence: PASS, or FAIL with what went wrong in plain words
+    (the whole-word rule only when it decided the verdict)."""
     k = check.case.top_k
     sent = "the passage sent to the model" if k == 1 else f"the top {k:d} passages sent"
     expected = code(check.case.expected_id)
-    if check.no_match:
-        return "**FAIL** — no passage matched the query: every score is 0, so nothing is retrieved."
     first = code(check.first_id or "nothing")
-    if check.passed:
-        needs = " and every evidence string is in " + sent if check.case.evidence else ""
-        return f"**PASS** — {expected} is ranked first{needs}."
-    if check.diagnosis is Diagnosis.RANKING:
+    missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
+    needs = " and every evidence string is in " + sent if check.case.evidence else ""
+    if check.no_match:
+        text = "**FAIL** — no passage matched the query: every score is 0, so nothing is retrieved."
+    elif check.passed:
+        text = f"**PASS** — {expected} is ranked first{needs}."
+    elif check.diagnosis is Diagnosis.RANKING:
         text = f"**FAIL** — ranking problem: {first} is ranked first, not {expected}."
     else:
-        missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
         text = (
             f"**FAIL** — extraction problem: {expected} is first, but {missing} is not in "
             f"{sent}."
         )
     if boundary_decided(check):
         text += f" Note: {literal(EVIDENCE_RULE)}."
-    return text
-
-
-def _verdict_box(check: ProofCheck) -> None:
     if check.passed:
-        st.success(verdict_text(check), icon=":material/check_circle:")
+        st.success(text, icon=":material/check_circle:")
     else:
-        st.error(verdict_text(check), icon=":material/cancel:")
+        st.error(text, icon=":material/cancel:")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -535,10 +531,10 @@ def _hero(cases: list[Case]) -> None:
     row = box.container(horizontal=True, gap="small")
     for step, case in shown:
         row.button(
-            step.flaw,
+            label(step.flaw),
             key=f"hero_{step.case_name}",
             icon=":material/play_arrow:",
-            help=f"{step.failure} Fix: {FIX_LABELS[step.fix]}.",
+            help=f"{label(step.failure)} Fix: {FIX_LABELS[step.fix]}.",
             on_click=_open_flaw,
             args=(case, step.fix),
         )

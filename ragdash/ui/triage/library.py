@@ -84,8 +84,17 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         help="The cases, where their documents live (docs folder and workspace) and each "
         "case's repairing fix.",
     )
+    # The button says the fixes the file runs under: "(fixes: none)" wrote a file whose typo
+    # case ran under fuzzy, its repairing fix.
+    own = sorted({f.names for f in case_fixes.values()})
+    export = f"Export as a pytest file (fixes: {label(view.fixes.names)})"
+    if own:
+        export = (
+            f"Export as a pytest file (fixes: {label(', '.join(own))} where they repair; "
+            f"{label(view.fixes.names)} for the rest)"
+        )
     d2.download_button(
-        export_label(view.fixes, case_fixes),
+        export,
         pytest_module(
             saved,
             docs=config.docs,
@@ -140,18 +149,6 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         ),
         hide_index=True,
         width="stretch",
-    )
-
-
-def export_label(fixes: Fixes, case_fixes: dict[str, Fixes]) -> str:
-    """The pytest export's button says the fixes the file runs under: "(fixes: none)" wrote
-    a file whose typo case ran under fuzzy, its repairing fix."""
-    own = sorted({f.names for f in case_fixes.values()})
-    if not own:
-        return f"Export as a pytest file (fixes: {label(fixes.names)})"
-    return (
-        f"Export as a pytest file (fixes: {label(', '.join(own))} where they repair; "
-        f"{label(fixes.names)} for the rest)"
     )
 
 
