@@ -149,14 +149,8 @@ def _expectation_follows_query(view: ViewState, q: str, cases: list[Case]) -> Vi
 
 def _inputs(view: ViewState, doc_ids: tuple[str, ...], cases: list[Case]) -> ViewState:
     seed_widget("w_q", view.q)
-    q = st.text_input(
-        "Query",
-        key="w_q",
-        placeholder="e.g. warehuse sync",
-        max_chars=1000,
-        help="A bundled or library case's query brings its expected document and evidence "
-        "with it; any other query is ranked with no expectation.",
-    )
+    # No help= here: its "Help for Query" button would share the label "Query" with the box.
+    q = st.text_input("Query", key="w_q", placeholder="e.g. warehuse sync", max_chars=1000)
     view = _expectation_follows_query(view, q, cases)
     with st.expander("Corrupt this query", expanded=view.fault != "none"):
         seed_widget("w_fault", view.fault)
