@@ -45,3 +45,20 @@ def test_the_score_chart_reads_at_a_glance(sample_index):
     fuzzy_spec = fuzzy.to_dict()
     assert fuzzy_spec["encoding"]["color"]["scale"]["domain"] == ["exact", "fuzzy"]
     assert "format" not in fuzzy_spec["encoding"]["x"]["axis"]  # 1.94 is not whole
+
+
+def test_the_robustness_chart_lists_every_configuration_and_stays_within_0_to_1():
+    """Issue 29 #7: the legend listed 7 of 9 configurations and a line plotted above 1.0."""
+    import pandas as pd
+
+    from ragdash.ui.triage.robustness import robustness_chart
+
+    names = [f"config-{i}" for i in range(9)]
+    table = pd.DataFrame([{"fault": "typo", "configuration": n, "rate": r, "passed": 1,
+                           "total": 1, "pass_rate": 1.0} for n in names for r in (0.0, 0.1)])
+    spec = robustness_chart(table, "typo").to_dict()
+    legend = spec["encoding"]["color"]["legend"]
+    assert legend["orient"] == "bottom" and legend["symbolLimit"] == 0
+    assert spec["encoding"]["y"]["scale"]["clamp"] is True
+    assert spec["mark"]["clip"] is True
+    assert spec["encoding"]["strokeDash"]["field"] == "configuration"
