@@ -36,6 +36,10 @@ PAGES = [
     ("documents", "/documents"),
     ("triage", "/triage"),
 ]
+#: Tables still wider than their column at 800 px (issue 29, left open): the Test suite's
+#: metrics table and the Documents list scroll sideways. Listed so that anything else cut
+#: fails the test; remove an entry once its table fits.
+KNOWN_CUT = {("suite", "table columns cut ("), ("documents", "table columns cut (")}
 #: Buttons to click first: charts a page draws only on request.
 CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
 #: What must fit in the window: charts, tables and buttons (and a chart's drawing inside).
@@ -158,7 +162,8 @@ def test_typing_a_corrupted_cases_query_gives_its_fail_then_pass_with_its_fix(
 
 def overflowing(page) -> list[str]:
     """Charts, tables and buttons whose right edge is past the window's (or whose drawing is
-    wider than the chart's box), as ``testid: right edge``."""
+    wider than the chart's box), as ``testid: right edge``, and tables whose columns do not
+    all fit (the grid scrolls sideways)."""
     return page.evaluate(
         """(selector) => {
             const width = document.documentElement.clientWidth;
@@ -171,6 +176,16 @@ def overflowing(page) -> list[str]:
                     bad.push(`${id} ${el.textContent.trim().slice(0, 40)}: ${r.left}-${r.right}`);
                 }
             }
+            for (const grid of document.querySelectorAll(
+                    '[data-testid="stMain"] [data-testid="stDataFrame"] .dvn-scroller')) {
+                const r = grid.getBoundingClientRect();
+                if (r.width === 0 && r.height === 0) continue;
+                if (grid.scrollWidth > grid.clientWidth + 1) {  // a column scrolled out of view
+                    const head = grid.closest('[data-testid="stDataFrame"]').textContent;
+                    bad.push(`table columns cut (${grid.scrollWidth} > ${grid.clientWidth}): `
+                             + head.trim().slice(0, 40));
+                }
+            }
             return bad;
         }""",
         BOXES,
@@ -180,6 +195,7 @@ def overflowing(page) -> list[str]:
 @pytest.mark.parametrize("sized_page", [800], indirect=True, ids=lambda w: f"{w}px")
 def test_at_800_px_no_table_chart_or_button_of_any_page_is_cut(app_url, sized_page):
     page, width = sized_page
+    problems: list[str] = []
     for name, path in PAGES:
         open_view(page, app_url + path)
         for label in CLICKS.get(name, ()):
@@ -187,8 +203,10 @@ def test_at_800_px_no_table_chart_or_button_of_any_page_is_cut(app_url, sized_pa
             page.wait_for_timeout(1000)
             wait_for_app(page)
         page.wait_for_timeout(1500)  # charts size themselves after the first paint
-        assert overflowing(page) == [], name
+        found = overflowing(page)
+        problems.extend(f"{name}: {p}" for p in found if (name, p[:19]) not in KNOWN_CUT)
         shot(page, f"fit-{name}-{width}")
+    assert problems == [], "\n".join(problems)
 
 
 @pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")

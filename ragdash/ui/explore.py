@@ -366,25 +366,25 @@ def _suggest_fix(index: CorpusIndex, case: Case, view: ViewState) -> None:
 
 
 def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
+    """The top-k of one side: three columns (the passage's name holds its document), so
+    both sides fit side by side at 800 px; as tall as its rows."""
     st.dataframe(
         pd.DataFrame(
             [
-                {
-                    "rank": r.rank,
-                    "document": r.doc_id,
-                    "score": fmt_score(r.score),
-                    "passage": r.passage.label,
-                }
+                {"rank": r.rank, "passage": r.passage.label, "score": fmt_score(r.score)}
                 for r in results[: view.k]
             ],
-            columns=["rank", "document", "score", "passage"],
+            columns=["rank", "passage", "score"],
         ),
         hide_index=True,
         width="stretch",
         height="content",
         column_config={
-            "rank": st.column_config.NumberColumn(width="small", pinned=True),
-            "document": st.column_config.TextColumn(pinned=True),
+            "rank": st.column_config.NumberColumn(width=44),
+            "passage": st.column_config.TextColumn(
+                help="document, page(s) and position of the passage in the document"
+            ),
+            "score": st.column_config.TextColumn(width=52),
         },
     )
 
