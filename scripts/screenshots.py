@@ -12,6 +12,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from browser_harness import browser_page, running_app, wait_for_app  # noqa: E402
 
 SHOTS = {
+    "start": "/",
     "tour": "/tour",
     "explore-none": "/?q=return+policy+days&fixes=none&expect=returns-2026&evidence=30+days&k=1",
     "explore-all": "/?q=warehuse+sync&fixes=all&expect=inventory&evidence=15+minutes&k=2",

@@ -322,3 +322,36 @@ def test_triage_on_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path,
     # "Compare with" does not default to the lucky fix when something else passes.
     compare = at.selectbox(key="tr_compare").value
     assert compare != "recency"
+
+
+def test_the_headline_says_the_diagnosis_once_and_dates_read_as_dates(page):
+    """Issue 29 #7: "Ranking or filtering problem. With no fix this is a ranking or filtering
+    problem…"; raw timestamps (2026-12-03T17:49:13+00:00) in the library."""
+    submit_report(page, "warehuse sync", "inventory", "15 minutes")
+    shown = [a.replace("**", "") for a in alerts(page)]
+    headline = next(a for a in shown if a.startswith("Ranking or filtering problem."))
+    assert headline.lower().count("ranking or filtering problem") == 1, headline
+    assert "With no fix, crm is ranked first, not inventory." in headline
+    page.button(key="tr_save").click().run()
+    no_exception(page)
+    import re
+
+    stamp = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+    for df in page.dataframe:
+        for column in ("updated", "when"):
+            if column in df.value.columns:
+                values = df.value[column].astype(str).tolist()
+                assert values and not any(stamp.search(v) for v in values), values
+                assert all(re.match(r"\d{1,2} \w{3} \d{4}, \d\d:\d\d", v) for v in values)
+
+
+def test_the_pytest_export_says_the_fixes_its_file_runs_under(page):
+    """Issue 29 #7: "Export as a pytest file (fixes: none)" wrote a file that ran the typo
+    case under fuzzy."""
+    submit_report(page, "warehuse sync", "inventory", "15 minutes")
+    page.button(key="tr_save").click().run()
+    no_exception(page)
+    labels = [b.label for b in page.get("download_button") if "pytest" in b.label]
+    assert labels and "fuzzy" in labels[0] and labels[0] != "Export as a pytest file (fixes: none)"
+    body = next(b for b in page.get("download_button") if "pytest" in b.label)
+    assert body is not None

@@ -98,12 +98,21 @@ def highlight_spans(
 def highlight_html(text: str, token_kinds: Mapping[str, str], evidence: Sequence[str] = ()) -> str:
     """Escaped HTML of ``text`` with hits and evidence wrapped in ``<mark class=...>``."""
     out = []
+    in_evidence = False
     for chunk, classes in highlight_spans(text, token_kinds, evidence):
         escaped = escape_text(chunk)
-        if classes:
-            out.append(f'<mark class="{" ".join(classes)}">{escaped}</mark>')
+        # One evidence string is one outlined box, whatever hits lie inside it: the hits
+        # are marked within it (a "30 days" whose "days" matched the query was two boxes).
+        if ("evidence" in classes) != in_evidence:
+            out.append('<mark class="evidence">' if not in_evidence else "</mark>")
+            in_evidence = not in_evidence
+        hits = [c for c in classes if c != "evidence"]
+        if hits:
+            out.append(f'<mark class="{" ".join(hits)}">{escaped}</mark>')
         else:
             out.append(escaped)
+    if in_evidence:
+        out.append("</mark>")
     return "".join(out)
 
 

@@ -38,7 +38,8 @@ def run() -> None:
     navigation = st.navigation(pages().navigation())
     index = current_index()
     cases, _ = case_library()
-    view = render_sidebar(current_view(cases), index)
+    on_tour = navigation.url_path == pages().tour.url_path
+    view = render_sidebar(current_view(cases), index, toggles=not on_tour)
     if index is not None:
         ensure_index(index, view.fixes)
         corpus_link_warning(index.fingerprint)

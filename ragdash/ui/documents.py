@@ -27,6 +27,7 @@ from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
+from ragdash.ui.moved import render_moved
 from ragdash.ui.render import text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
@@ -111,7 +112,12 @@ def _upload(index: CorpusIndex) -> None:
         st.session_state.pop(INGESTING_KEY, None)
         st.session_state["upload_outcome"] = outcome
         st.rerun()
+    # A file's warnings are also corpus messages, listed under "Ingestion messages" below:
+    # said once, there (each upload warning was shown twice).
+    listed = {f"{m.source}: {m.message}" for m in index.corpus.messages}
     for level, message in st.session_state.get("upload_outcome", []):
+        if level == "warning" and message in listed:
+            continue
         getattr(st, level)(literal(message))
 
 
@@ -173,8 +179,17 @@ def _inspection(doc: Document) -> None:
     c = st.columns(4)
     c[0].metric("Pages", report.pages)
     c[1].metric("Tables detected", len(report.tables))
-    c[2].metric("Page breaks joined", report.fragments_joined)
-    c[3].metric("Rows re-assembled", report.rows_joined)
+    c[2].metric(
+        "Page breaks joined",
+        report.fragments_joined,
+        help="Text cut by a page break that the tables fix glues back into one passage.",
+    )
+    c[3].metric(
+        "Rows re-assembled",
+        report.rows_joined,
+        help="Table rows split across a page break (label on one page, value on the next) "
+        "put back together by the tables fix.",
+    )
     sizes = pd.DataFrame(
         [
             {
@@ -188,7 +203,19 @@ def _inspection(doc: Document) -> None:
             for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
         ]
     )
-    st.dataframe(grid(sizes), hide_index=True, width="stretch")
+    st.dataframe(
+        grid(sizes),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "p90 chars": st.column_config.NumberColumn(
+                help="90 % of passages are this long or shorter (the 90th percentile)."
+            ),
+            "tables fix": st.column_config.TextColumn(
+                help="The passages as cut with the Join split tables fix off and on."
+            ),
+        },
+    )
     for warning in report.warnings:
         st.warning(literal(warning))
     if report.tables:
@@ -208,6 +235,15 @@ def _inspection(doc: Document) -> None:
             )),
             hide_index=True,
             width="stretch",
+            column_config={
+                "side-by-side bands": st.column_config.NumberColumn(
+                    help="How many tables sit side by side on the page (columns of tables "
+                    "read as one band each)."
+                ),
+                "rows joined": st.column_config.NumberColumn(
+                    help="Rows of this table put back together across a page break."
+                ),
+            },
         )
     if report.decisions:
         st.markdown("**Join decisions at page breaks**")
@@ -477,6 +513,26 @@ def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFra
     )
 
 
+#: Pages of a document drawn at once on its Pages tab: a 400-page PDF drew every page (347 KB
+#: of text) and the page took 16-37 s to settle after an upload.
+PAGES_SHOWN = 10
+
+
+def page_window(count: int, key: str) -> tuple[int, int]:
+    """The first and last page to draw (1-based): all of a short document, else the
+    :data:`PAGES_SHOWN` pages from the one the reader picks."""
+    if count <= PAGES_SHOWN:
+        return 1, count
+    starts = list(range(1, count + 1, PAGES_SHOWN))
+    first = st.selectbox(
+        f"Pages ({count:,} in all)",
+        starts,
+        key=f"pages_from_{key}",
+        format_func=lambda n: f"{n:,}–{min(n + PAGES_SHOWN - 1, count):,}",
+    )
+    return int(first), min(int(first) + PAGES_SHOWN - 1, count)
+
+
 def _document(
     doc: Document, index: CorpusIndex, uploads: set[str], cases: list[Case], corpus_key: tuple
 ) -> None:
@@ -498,7 +554,9 @@ def _document(
             with tabs[2]:
                 _inspection(doc)
         with pages_tab:
-            for number, page in enumerate(doc.pages, start=1):
+            first, last = page_window(len(doc.pages), widget_id(doc))
+            for number in range(first, last + 1):
+                page = doc.pages[number - 1]
                 st.caption(f"Page {number:d} · {len(page):d} characters")
                 text_block(page or "(no text on this page)")
         with passages_tab:
@@ -529,6 +587,8 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     if notice:
         st.success(literal(notice))
     _upload(index)
+    cases, _ = case_library()
+    render_moved(index, corpus_key, cases, st.session_state[VIEW_KEY].fixes)
     render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
@@ -540,7 +600,6 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     _versions(index, corpus_key)
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)
     uploads = set(workspace().upload_names())
-    cases, _ = case_library()
     # one bad document shows an error card; the rest draws
     shown = paginate(corpus.documents, "docs", lambda d: f"{d.doc_id} {d.subject} {d.source}")
     for doc in shown:

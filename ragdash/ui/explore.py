@@ -9,9 +9,11 @@ from urllib.parse import quote_plus
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import Case, Diagnosis
+from ragdash.case import EVIDENCE_RULE, Case, Diagnosis, ProofCheck
 from ragdash.checks.faults import corrupt_query
 from ragdash.checks.proof import judge
+from ragdash.checks.tour import TOUR
+from ragdash.checks.triage import repairing_fix
 from ragdash.errors import QueryError, RetrieverError
 from ragdash.retrieval.compare import (
     Movement,
@@ -21,7 +23,7 @@ from ragdash.retrieval.compare import (
 )
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.settings import Fixes
+from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.ui.context import case_library
 from ragdash.ui.guard import document_guard, document_source
 from ragdash.ui.navigation import pages
@@ -37,9 +39,10 @@ from ragdash.ui.render import (
 )
 from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_search
 from ragdash.ui.shell import empty_corpus_notice
+from ragdash.ui.sidebar import FIX_LABELS
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
 from ragdash.ui.state import PENDING_KEY as PENDING
-from ragdash.ui.state import open_case, seed_widget, set_view
+from ragdash.ui.state import VIEW_KEY, case_for_query, open_case, seed_widget, set_view
 from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
@@ -104,13 +107,30 @@ def _keep_expectation(q: str) -> None:
     st.session_state[EXPECT_FOR] = q
 
 
-def _expectation_follows_query(view: ViewState, q: str) -> ViewState:
+def _expectation_follows_query(view: ViewState, q: str, cases: list[Case]) -> ViewState:
     """The proof check's expectation belongs to the query it was set for. When the query is
-    edited, it is set aside (never judged against another query: no stale red verdict) and
-    the page asks whether to keep it; typing the old query back restores it."""
+    edited to a known case's query (bundled or library, compared casefolded with whitespace
+    collapsed), that case's expectation is picked up — typing "warehuse sync" is the typo
+    case, whether or not it was picked. Edited to another query, the expectation is set
+    aside (never judged against another query: no stale red verdict) and the page asks
+    whether to keep it; typing the old query back restores it."""
     expect_for = st.session_state.setdefault(EXPECT_FOR, view.q)
     if q == expect_for:
         return view
+    known = case_for_query(cases, q, prefer=st.session_state.get("w_case"))
+    if known is not None:
+        st.session_state.pop(PENDING, None)
+        st.session_state["w_expect"] = known.expected_id
+        st.session_state["w_evidence"] = "; ".join(known.evidence)
+        st.session_state[EXPECT_FOR] = q
+        new = replace(
+            view, q=q, expect=known.expected_id, evidence=known.evidence, k=max(known.top_k, 1)
+        )
+        if new.k != view.k:  # top-k is the sidebar's widget, already drawn: draw it again
+            set_view(new)
+            st.session_state.pop("w_k", None)
+            st.rerun()
+        return new
     pending = st.session_state.get(PENDING)
     if pending and pending[0] == q:  # back to the query the expectation was made for
         st.session_state.pop(PENDING)
@@ -127,10 +147,11 @@ def _expectation_follows_query(view: ViewState, q: str) -> ViewState:
     return replace(view, expect="", evidence=())
 
 
-def _inputs(view: ViewState, doc_ids: tuple[str, ...]) -> ViewState:
+def _inputs(view: ViewState, doc_ids: tuple[str, ...], cases: list[Case]) -> ViewState:
     seed_widget("w_q", view.q)
-    q = st.text_input("Query", key="w_q", placeholder="e.g. return policy days", max_chars=1000)
-    view = _expectation_follows_query(view, q)
+    # No help= here: its "Help for Query" button would share the label "Query" with the box.
+    q = st.text_input("Query", key="w_q", placeholder="e.g. warehuse sync", max_chars=1000)
+    view = _expectation_follows_query(view, q, cases)
     with st.expander("Corrupt this query", expanded=view.fault != "none"):
         seed_widget("w_fault", view.fault)
         seed_widget("w_rate", float(view.rate))
@@ -171,23 +192,6 @@ def _inputs(view: ViewState, doc_ids: tuple[str, ...]) -> ViewState:
     return new_view
 
 
-def _verdict(view: ViewState, ranked: list[RankedPassage]) -> None:
-    if not view.expect:
-        _no_expectation(view)
-        return
-    check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), ranked, view.fixes)
-    first = code(check.first_id or "nothing")
-    text = f"**{literal(check.diagnosis.value.upper())}** — {literal(check.reason)}."
-    if check.diagnosis is Diagnosis.PASS:
-        st.success(text, icon=":material/check_circle:")
-        return
-    detail = f" Ranked first: {first}, expected {code(view.expect)}."
-    if check.missing_evidence:
-        missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
-        detail += f" Missing from the top {view.k:d}: {missing}."
-    st.error(text + detail, icon=":material/error:")
-
-
 def _no_expectation(view: ViewState) -> None:
     """The neutral state: nothing to judge this query against — and, when the query was
     edited after picking a case, an offer to keep that case's expectation."""
@@ -211,8 +215,8 @@ def _no_expectation(view: ViewState) -> None:
         )
         return
     st.info(
-        "**No expectation set.** Pick a case above, or name the expected document under "
-        "*Proof check*, to see whether this query hands the model the evidence.",
+        "**No expectation set for this query.** Type a known case's query, pick a case "
+        "above, or name the expected document under *Proof check* to get a PASS or FAIL.",
         icon=":material/help:",
     )
 
@@ -243,10 +247,14 @@ def _results(
 def _result(r: RankedPassage, view: ViewState, retriever=None, query: str = "") -> None:
     p = r.passage
     date = p.updated.isoformat() if p.updated else "undated"
+    pages_text = (
+        f"page {p.page_start:d}"
+        if p.page_start == p.page_end
+        else f"pages {p.page_start:d}–{p.page_end:d}"
+    )
     heading = (
         f"**#{r.rank:d} · {literal(p.doc_id)}** · score **{fmt_score(r.score)}** · "
-        f"pages {p.page_start:d}–{p.page_end:d} · {literal(p.kind)} · updated {literal(date)}"
-        f" · {literal(p.status)}"
+        f"{pages_text} · {literal(p.kind)} · updated {literal(date)} · {literal(p.status)}"
     )
     if retriever is None or retriever.spec.kind == "seed":
         ranked_passage(r, view.evidence, heading, note=r.moved or "")
@@ -272,71 +280,180 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
         st.dataframe(grid(breakdown_frame(r)), hide_index=True, width="stretch")
 
 
-def _side_verdict(column, view: ViewState, results: list[RankedPassage], fixes: Fixes) -> None:
-    """The proof check of one side of the comparison, in one line (nothing to say without an
-    expectation)."""
-    if not view.expect:
-        return
-    check = judge(Case("explore", view.q, view.expect, view.evidence, view.k), results, fixes)
-    text = f"**{verdict_word(check.passed)}** — {literal(check.diagnosis.value)}"
-    if check.passed:
-        column.success(text, icon=":material/check_circle:")
+def fix_names(fixes: Fixes) -> str:
+    """The fixes that are on, by the names the sidebar gives them (``Fuzzy matching``);
+    ``all fixes`` when every one is on (seven names made a heading of three lines)."""
+    on = [FIX_LABELS[n] for n in FIX_NAMES if getattr(fixes, n)]
+    return "all fixes" if len(on) == len(FIX_NAMES) else ", ".join(on) or "none"
+
+
+def boundary_decided(check: ProofCheck) -> bool:
+    """Whether whole-word matching decided this verdict: an evidence string counted missing
+    is inside the text sent to the model as a part of a longer word or number ('4 disks'
+    in '24 disks'). Only then is the rule worth a sentence."""
+    if not check.missing_evidence:
+        return False
+    sent = " ".join(" ".join(r.passage.text.split()) for r in check.ranked).casefold()
+    return any(" ".join(e.split()).casefold() in sent for e in check.missing_evidence)
+
+
+def _verdict_box(check: ProofCheck) -> None:
+    """One proof check in one sentence: PASS, or FAIL with what went wrong in plain words
+    (the whole-word rule only when it decided the verdict)."""
+    k = check.case.top_k
+    sent = "the passage sent to the model" if k == 1 else f"the top {k:d} passages sent"
+    expected = code(check.case.expected_id)
+    first = code(check.first_id or "nothing")
+    missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
+    needs = " and every evidence string is in " + sent if check.case.evidence else ""
+    if check.no_match:
+        text = "**FAIL** — no passage matched the query: every score is 0, so nothing is retrieved."
+    elif check.passed:
+        text = f"**PASS** — {expected} is ranked first{needs}."
+    elif check.diagnosis is Diagnosis.RANKING:
+        text = f"**FAIL** — ranking problem: {first} is ranked first, not {expected}."
     else:
-        column.error(text, icon=":material/cancel:")
+        text = (
+            f"**FAIL** — extraction problem: {expected} is first, but {missing} is not in "
+            f"{sent}."
+        )
+    if boundary_decided(check):
+        text += f" Note: {literal(EVIDENCE_RULE)}."
+    if check.passed:
+        st.success(text, icon=":material/check_circle:")
+    else:
+        st.error(text, icon=":material/cancel:")
 
 
-def _comparison(
-    index: CorpusIndex, query: str, view: ViewState, ranked: list[RankedPassage], retriever=None
-) -> None:
+@st.cache_data(show_spinner=False, max_entries=64)
+def _repair_name(_index: CorpusIndex, key: tuple, _case: Case, _base: Fixes) -> str | None:
+    """The one fix that repairs the case on its own (:func:`repairing_fix`), by name; cached
+    on the corpus, the case and the settings (``key``): it runs the case under every fix."""
+    del key
+    fixes = repairing_fix(_index, _case, _base)
+    if fixes is None:
+        return None
+    return next((n for n in FIX_NAMES if getattr(fixes, n)), None)
+
+
+def _turn_on(name: str) -> None:
+    """Add one fix to the view and show it in the sidebar's toggle."""
+    view = st.session_state[VIEW_KEY]
+    on = [n for n in FIX_NAMES if getattr(view.fixes, n) or n == name]
+    set_view(replace(view, fixes=view.fixes.with_only(on)))
+    for n in FIX_NAMES:
+        st.session_state.pop(f"w_fix_{n}", None)
+
+
+def _suggest_fix(index: CorpusIndex, case: Case, view: ViewState) -> None:
+    """Name the fix that repairs a FAIL, with a button that turns it on."""
+    key = (index.fingerprint, case, view.fixes.label, view.fixes.names)
+    name = _repair_name(index, key, case, view.fixes)
+    if name is None or getattr(view.fixes, name):
+        st.caption("No single fix repairs this query on its own.")
+        return
+    st.info(
+        f"**{FIX_LABELS[name]} would repair this** — turn it on.", icon=":material/build:"
+    )
+    st.button(
+        f"Turn on {FIX_LABELS[name]}",
+        key="explore_repair",
+        type="primary",
+        icon=":material/toggle_on:",
+        on_click=_turn_on,
+        args=(name,),
+    )
+
+
+def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
+    """The top-k of one side: three columns (the passage's name holds its document), so
+    both sides fit side by side at 800 px; as tall as its rows."""
+    st.dataframe(
+        grid(pd.DataFrame(
+            [
+                {"rank": r.rank, "passage": r.passage.label, "score": fmt_score(r.score)}
+                for r in results[: view.k]
+            ],
+            columns=["rank", "passage", "score"],
+        )),
+        hide_index=True,
+        width="stretch",
+        height="content",
+        column_config={
+            "rank": st.column_config.NumberColumn(width=44),
+            "passage": st.column_config.TextColumn(
+                help="document, page(s) and position of the passage in the document"
+            ),
+            "score": st.column_config.TextColumn(width=52),
+        },
+    )
+
+
+def _baseline(
+    index: CorpusIndex, query: str, view: ViewState, retriever=None
+) -> list[RankedPassage]:
     no_fixes = view.fixes.with_only(())
     if retriever is None or retriever.spec.kind == "seed":
-        baseline = index.top(query, no_fixes, EXPLORE_DEPTH)
-    else:
-        depth = None if retriever.spec.external else EXPLORE_DEPTH
-        baseline, _ = retriever_search(retriever, index, query, no_fixes, depth)
-    if view.expect:
-        case = Case("x", view.q, view.expect, view.evidence, view.k)
-        before = judge(case, baseline, no_fixes)
-        after = judge(case, ranked, view.fixes)
+        return index.top(query, no_fixes, EXPLORE_DEPTH)
+    depth = None if retriever.spec.external else EXPLORE_DEPTH
+    baseline, _ = retriever_search(retriever, index, query, no_fixes, depth)
+    return baseline
+
+
+def _side_by_side(
+    index: CorpusIndex,
+    view: ViewState,
+    baseline: list[RankedPassage],
+    ranked: list[RankedPassage],
+    seed: bool,
+) -> None:
+    """The first screen's answer: no fix beside the current fixes, a verdict on each, and
+    on a FAIL the fix that repairs it, one click away."""
+    no_fixes = view.fixes.with_only(())
+    case = Case("explore", view.q, view.expect, view.evidence, view.k) if view.expect else None
+    before = judge(case, baseline, no_fixes) if case else None
+    after = judge(case, ranked, view.fixes) if case else None
+    if before is None or after is None:
+        _no_expectation(view)
+    elif view.fixes.enabled:
         st.markdown(
             f"**Proof check: {verdict_word(before.passed)} → {verdict_word(after.passed)}** "
-            "(no fixes → current fixes)"
+            "(no fix → current fixes)"
         )
+    else:
+        st.markdown(f"**Proof check: {verdict_word(before.passed)}** with no fix")
     left, right = st.columns(2)
-    current = f"Current fixes ({view.fixes.label if view.fixes.enabled else 'none'})"
-    for column, title, results, fixes in (
-        (left, "No fixes", baseline, view.fixes.with_only(())),
-        (right, current, ranked, view.fixes),
-    ):
-        column.markdown(f"**{literal(title)}**")
-        _side_verdict(column, view, results, fixes)
-        column.dataframe(
-            grid(pd.DataFrame(
-                [
-                    {
-                        "rank": r.rank,
-                        "document": r.doc_id,
-                        "score": fmt_score(r.score),
-                        "passage": r.passage.label,
-                    }
-                    for r in results[: view.k]
-                ],
-                columns=["rank", "document", "score", "passage"],
-            )),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "rank": st.column_config.NumberColumn(width="small", pinned=True),
-                "document": st.column_config.TextColumn(pinned=True),
-            },
-        )
-        why = tie_explanation(results, fixes)
+    with left:
+        st.markdown("**No fix**")
+        if before is not None:
+            _verdict_box(before)
+        _ranking_table(baseline, view)
+        why = tie_explanation(baseline, no_fixes)
         if why:
-            column.caption(literal(why))
+            st.caption(literal(why))
+    with right:
+        if view.fixes.enabled:
+            st.markdown(f"**Current fixes: {literal(fix_names(view.fixes))}**")
+            if after is not None:
+                _verdict_box(after)
+            _ranking_table(ranked, view)
+            why = tie_explanation(ranked, view.fixes)
+            if why:
+                st.caption(literal(why))
+            if case is not None and after is not None and not after.passed and seed:
+                _suggest_fix(index, case, view)
+            return
+        st.markdown("**With a fix**")
+        if case is not None and before is not None and not before.passed and seed:
+            _suggest_fix(index, case, view)
+        elif before is not None and before.passed:
+            st.caption("This query passes with no fix.")
+        else:
+            st.caption("No fix is on: turn one on in the sidebar to see it beside no fix.")
+
+
+def _what_moved(view: ViewState, baseline: list[RankedPassage], ranked: list[RankedPassage]):
     if not view.fixes.enabled:
-        st.caption(
-            "No fix is on, so both sides are the same ranking: turn a fix on in the sidebar."
-        )
         return
     moves = compare_rankings(baseline, ranked, view.k, view.fixes)
     st.markdown("**What moved, and why**")
@@ -384,6 +501,47 @@ def _share_link(view: ViewState, corpus: str) -> None:
         st.code(plain(f"{base}?{query}"), language=None, wrap_lines=True)
 
 
+def _open_flaw(case: Case, fix: str) -> None:
+    """Open a flaw's case with its fix on: no fix (FAIL) beside the fix (PASS)."""
+    open_case(case)
+    view = st.session_state[VIEW_KEY]
+    set_view(replace(view, fixes=view.fixes.with_only([fix])))
+    for n in FIX_NAMES:
+        st.session_state.pop(f"w_fix_{n}", None)
+
+
+def _hero(cases: list[Case]) -> None:
+    """The four flaws, each one click from FAIL → PASS (when the cases include the bundled
+    testbed's: another docs folder has other cases)."""
+    steps = [(step, next((c for c in cases if c.name == step.case_name), None)) for step in TOUR]
+    shown = [(step, case) for step, case in steps if case is not None]
+    if not shown:
+        return
+    box = st.container(border=True)
+    box.markdown(
+        "**Four flaws, each one click from FAIL → PASS.** Each button opens a bundled case: "
+        "no fix on the left, the fix that repairs it on the right."
+    )
+    row = box.container(horizontal=True, gap="small")
+    for step, case in shown:
+        row.button(
+            label(step.flaw),
+            key=f"hero_{step.case_name}",
+            icon=":material/play_arrow:",
+            help=f"{label(step.failure)} Fix: {FIX_LABELS[step.fix]}.",
+            on_click=_open_flaw,
+            args=(case, step.fix),
+        )
+
+
+def _picker_follows_query(cases: list[Case], view: ViewState) -> None:
+    """The case picker shows the case whose query is in the query box, or nothing: after
+    the query was edited it kept showing the old case."""
+    typed = str(st.session_state.get("w_q", view.q))
+    match = case_for_query(cases, typed, prefer=st.session_state.get("w_case"))
+    st.session_state["w_case"] = match.name if match else None
+
+
 def render(index: CorpusIndex, view: ViewState) -> None:
     """The Explore page."""
     st.title("Explore")
@@ -397,8 +555,10 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     if empty_corpus_notice(index):
         return
     cases, _ = case_library()
+    _hero(cases)
+    _picker_follows_query(cases, view)
     _case_picker(cases)
-    view = _inputs(view, index.corpus.doc_ids)
+    view = _inputs(view, index.corpus.doc_ids, cases)
     with links:  # filled in once the inputs are read, so the link is this run's view
         _share_link(view, index.fingerprint)
     query = effective_query(view)
@@ -410,8 +570,16 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     depth = None if retriever.spec.external else EXPLORE_DEPTH
     try:
         ranked, notes = retriever_search(retriever, index, query, view.fixes, depth)
+        baseline = _baseline(index, query, view, retriever)
     except QueryError as exc:
-        st.info(literal(str(exc)).capitalize())
+        if not view.q:  # the first screen: one hint, no error
+            st.info(
+                "Type a query above — or click one of the four flaws to see it fail with no "
+                "fix and pass with its fix.",
+                icon=":material/keyboard:",
+            )
+        else:
+            st.info(literal(str(exc)).capitalize())
         return
     except RetrieverError as exc:
         st.error(f"The retriever did not answer usably: {literal(str(exc))}")
@@ -426,7 +594,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
             "is withdrawn and the status fix is on."
         )
         return
-    _verdict(view, ranked)
+    _side_by_side(index, view, baseline, ranked, seed)
     why = tie_explanation(ranked, view.fixes) if seed else None
     if why:
         # one line: an id with blank lines must not break the caption into paragraphs
@@ -436,8 +604,6 @@ def render(index: CorpusIndex, view: ViewState) -> None:
         left_out = withdrawn_explanation(unfiltered, ranked, view.fixes)
         if left_out:
             st.caption(f"Withdrawn version left out: {literal(left_out)}")
-    results_tab, compare_tab = st.tabs(["Ranked passages", "No fixes vs current fixes"])
-    with results_tab:
-        _results(ranked, view, retriever, query)
-    with compare_tab:
-        _comparison(index, query, view, ranked, retriever)
+    _what_moved(view, baseline, ranked)
+    st.subheader("Ranked passages (current fixes)")
+    _results(ranked, view, retriever, query)

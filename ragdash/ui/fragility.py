@@ -95,13 +95,20 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
-    """Edits to break each case, no fixes vs current fixes, one panel per fault kind; pale
-    bars are cases that survived the whole search."""
-    data = grid(chart_frame(table))  # case names as axis labels and in tooltips
+def fragility_chart(table: pd.DataFrame, fault: str | None = None) -> alt.LayerChart:
+    """Edits to break each case, no fixes vs current fixes, for one fault kind (``fault``:
+    its title; None for all rows); pale bars are cases that survived the whole search.
+
+    One chart per fault, each as wide as its column: a faceted chart had a fixed width per
+    panel (1,010 px in a 468 px column at 800 px). The outcome is shown by opacity with no
+    legend of its own — its swatches were black and grey under orange and blue bars — and
+    said in words under the chart instead."""
+    data = chart_frame(table)
+    if fault is not None:
+        data = data[data["fault"] == fault]
     cases = list(dict.fromkeys(data["case"]))
     configurations = list(dict.fromkeys(data["configuration"]))
-    base = alt.Chart(data).encode(
+    base = alt.Chart(grid(data)).encode(  # case names as axis labels and in tooltips
         y=alt.Y("case:N", sort=cases, title=None, axis=alt.Axis(labelLimit=220)),
         yOffset=alt.YOffset("configuration:N"),
         x=alt.X(
@@ -117,6 +124,7 @@ def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
             scale=alt.Scale(
                 domain=configurations, range=CONFIGURATION_COLORS[: len(configurations)]
             ),
+            legend=alt.Legend(orient="bottom"),
         ),
         tooltip=["case", "fault", "configuration", "result", "corrupted query", "failure"],
     )
@@ -124,16 +132,14 @@ def fragility_chart(table: pd.DataFrame) -> alt.FacetChart:
         opacity=alt.Opacity(
             "breaks:N",
             scale=alt.Scale(domain=["breaks", "survives"], range=[1.0, 0.35]),
-            title="outcome",
+            legend=None,
         )
     )
     labels = base.mark_text(align="left", dx=3, fontSize=11).encode(
         text="label:N", color=alt.value("#333")
     )
-    return (
-        alt.layer(bars, labels, data=data)
-        .properties(height=max(90, 34 * len(cases)), width=330)
-        .facet(column=alt.Column("fault:N", title=None))
+    return alt.layer(bars, labels, data=data).properties(
+        height=max(90, 34 * len(cases)), title=fault or ""
     )
 
 
@@ -167,7 +173,12 @@ def render_fragility(
         return None
     rows = fragility_rows(index, corpus_key, cases, configurations, seed, max_edits)
     table = frame(rows, FragilityRow)
-    st.altair_chart(fragility_chart(table))
+    for fault in dict.fromkeys(chart_frame(table)["fault"]):
+        st.altair_chart(fragility_chart(table, fault), width="stretch")
+    st.caption(
+        "Bar length: the fewest edits that broke the case (0: it already fails). Pale "
+        "bars: the case survived every edit tried (the label says how many)."
+    )
     for case in dict.fromkeys(table["case"]):
         st.markdown(f"**{literal(case)}** — {literal(case_summary(rows, case))}")
     columns = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import altair as alt
 import pandas as pd
@@ -48,6 +49,26 @@ _LONG_DECIMAL = re.compile(r"\b\d+\.\d{3,}\b")
 def round_numbers(text: str) -> str:
     """Scores inside a sentence rounded for display: ``1.9412`` → ``1.94``."""
     return _LONG_DECIMAL.sub(lambda m: fmt_score(float(m.group())), text)
+
+
+def human_time(stamp: str) -> str:
+    """A stored ISO timestamp as people read it: ``2026-12-03T17:49:13+00:00`` →
+    ``3 Dec 2026, 17:49 UTC`` (shown in UTC, as stored; seconds left out). Anything that is
+    not a timestamp is shown as it is.
+
+    >>> human_time("2026-12-03T17:49:13+00:00")
+    '3 Dec 2026, 17:49 UTC'
+    >>> human_time("yesterday")
+    'yesterday'
+    """
+    try:
+        moment = datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    zone = " UTC" if moment.tzinfo is not None else ""
+    return f"{moment.day} {moment:%b %Y, %H:%M}{zone}"
 
 
 def verdict_word(passed: bool) -> str:
@@ -107,11 +128,21 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
 
 
 def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
-    """Stacked bars: each passage's score split by match kind (exact / OCR / fuzzy)."""
+    """Stacked bars: each passage's score split by match kind (exact / OCR / fuzzy), #1 on
+    top. Read at a glance: whole-number ticks when every score is whole (0.05 steps for
+    scores of 1, 2, 3 were 21 ticks of noise), a tie marked in the label (identical bars
+    said nothing), a legend of the kinds present only, the passage's full name in the
+    tooltip (the label is ``#rank document``, short enough to show whole)."""
+    totals = {r.rank: sum(m.points for m in r.breakdown if m.points > 0) for r in ranked}
+    tied = {rank for rank, total in totals.items()
+            if total > 0 and sum(t == total for t in totals.values()) > 1}  # fmt: skip
     rows = [
         {
             # axis labels show bidi controls as code points, as every label does
-            "passage": plain(f"#{r.rank} {r.passage.label}"),
+            "passage": plain(
+                f"#{r.rank} {r.passage.doc_id}" + (" (tie)" if r.rank in tied else "")
+            ),
+            "full name": plain(r.passage.label),
             "rank": r.rank,
             "kind": m.kind,
             "points": m.points,
@@ -127,19 +158,22 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     # An explicit order: #1 on top whatever the number of matches per passage (sorting by a
     # field sums it over a passage's stacked rows, which could put #1 below #2).
     order = list(dict.fromkeys(row["passage"] for row in sorted(rows, key=lambda r: r["rank"])))
+    whole = all(float(row["points"]).is_integer() for row in rows)
+    x_axis = alt.Axis(format="d", tickMinStep=1) if whole else alt.Axis()
+    present = [kind for kind in KIND_COLORS if kind in set(data["kind"])]
     return (
         alt.Chart(grid(data))
         .mark_bar()
         .encode(
             y=alt.Y("passage:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
-            x=alt.X("sum(points):Q", title="score (points)"),
+            x=alt.X("sum(points):Q", title="score (points)", axis=x_axis),
             color=alt.Color(
                 "kind:N",
-                scale=alt.Scale(domain=list(KIND_COLORS), range=list(KIND_COLORS.values())),
+                scale=alt.Scale(domain=present, range=[KIND_COLORS[k] for k in present]),
                 title="match",
                 legend=alt.Legend(orient="bottom"),
             ),
-            tooltip=["passage", "token", "kind", "points"],
+            tooltip=["full name", "token", "kind", "points"],
         )
         # Streamlit fits the whole chart, axis, title and legend included, into this height:
         # keep about 75 px for the x axis and 60 px for the legend below, so a bar shows.

@@ -28,6 +28,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
 from ragdash.ui.context import error_text, settings
+from ragdash.ui.render import human_time
 from ragdash.ui.text import grid, literal, plain
 
 __all__ = ["render_saved_runs", "runs_frame"]
@@ -39,7 +40,7 @@ def runs_frame(runs: Sequence[RunSummary]) -> pd.DataFrame:
         [
             {
                 "run": r.id,
-                "when": r.at,
+                "when": human_time(r.at),
                 "name": r.name,
                 "retriever": r.retriever_label,
                 "fixes": r.fixes_label,

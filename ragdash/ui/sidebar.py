@@ -38,18 +38,28 @@ FIX_LABELS = {
 }
 
 
-def render_sidebar(view: ViewState, index: CorpusIndex | None) -> ViewState:
-    """Draw the fix controls and return the view with their current values."""
+def render_sidebar(
+    view: ViewState, index: CorpusIndex | None, toggles: bool = True
+) -> ViewState:
+    """Draw the fix controls and return the view with their current values. With
+    ``toggles`` False (the Guided tour, where each step turns its own fix on and off) the
+    fix toggles are left out, saying so: there they looked live but changed nothing."""
     bar = st.sidebar
     retriever = render_retriever_picker(view.retriever)
     bar.markdown("### Fixes")
-    bar.caption(
-        "One toggle per fix; stale versions have three (recency, skip withdrawn, demote older "
-        "versions). The Guided tour shows which flaw each fix repairs."
-    )
     for name in FIX_NAMES:
         seed_widget(f"w_fix_{name}", getattr(view.fixes, name))
-    for name in FIX_NAMES:
+    if not toggles:
+        bar.caption(
+            "On the Guided tour each step runs its case with no fix and with the fix that "
+            "repairs it, so the fix toggles are hidden here; they are back on every other page."
+        )
+    else:
+        bar.caption(
+            "One toggle per fix; stale versions have three (recency, skip withdrawn, demote "
+            "older versions). The Guided tour shows which flaw each fix repairs."
+        )
+    for name in FIX_NAMES if toggles else ():
         applies, how = fix_note(retriever, name)
         bar.toggle(
             FIX_LABELS[name],

@@ -40,20 +40,40 @@ WIDGET_KEYS = (
     "w_fix_ocr",
     "w_fix_fuzzy",
     "w_fix_tables",
+    "w_fix_versions",
+    "w_fix_unicode",
+    "w_protect",
 )
 
 
 def default_view(cases: list[Case], retriever: RetrieverSpec | None = None) -> ViewState:
-    """With no URL parameters, open on the first case of the library (if any), ranked by
-    ``retriever`` (the one the dashboard was started with; seed by default)."""
-    view = ViewState(retriever=retriever or RetrieverSpec())
-    if not cases:
-        return view
-    first = cases[0]
-    return replace(
-        view, q=first.query, expect=first.expected_id, evidence=first.evidence,
-        k=max(first.top_k, 1),
-    )  # fmt: skip
+    """With no URL parameters, open on an empty query ranked by ``retriever`` (the one the
+    dashboard was started with; seed by default). It used to open on the first case of the
+    library, with no fix: a demo's first screen was a red FAIL box nobody had asked for. The
+    cases are one click away on Explore's four-flaw hero and its case picker instead."""
+    del cases  # kept in the signature: callers pass the library
+    return ViewState(retriever=retriever or RetrieverSpec())
+
+
+def normalised_query(query: str) -> str:
+    """A query as two people typing it would agree it is the same: casefolded, runs of
+    whitespace collapsed, ends trimmed.
+
+    >>> normalised_query("  Warehuse   SYNC ")
+    'warehuse sync'
+    """
+    return " ".join(query.casefold().split())
+
+
+def case_for_query(cases: list[Case], query: str, prefer: str | None = None) -> Case | None:
+    """The known case whose query ``query`` is (compared by :func:`normalised_query`), so
+    typing a bundled or library case's query picks up its expectation; ``prefer`` (the case
+    already picked) wins when several cases share the query. None for an unknown query."""
+    wanted = normalised_query(query)
+    if not wanted:
+        return None
+    found = [c for c in cases if normalised_query(c.query) == wanted]
+    return next((c for c in found if c.name == prefer), found[0] if found else None)
 
 
 def current_view(cases: list[Case]) -> ViewState:

@@ -58,43 +58,80 @@ def _ablation(
     return frame(run_ablation(_index, cases, fixes), AblationRow)
 
 
-def heatmap(table: pd.DataFrame) -> alt.Chart:
-    """Cases × configurations, colored by diagnosis."""
+#: The words in a heatmap cell: the verdict, short enough for eight columns at 800 px; the
+#: diagnosis is the cell's color (legend below) and its tooltip.
+CELL_WORDS = {"pass": "PASS", "ranking": "FAIL", "extraction": "FAIL", "error": "ERROR"}
+#: Axis labels and cell text at a size people read (the vertical labels were ~9 px).
+LABEL_PX = 11
+HEATMAP_SELECTION = "cell"
+
+
+def failures_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The cases that fail under some configuration, and the configurations under which
+    some case fails: what is left to look at once the all-green rows and columns go."""
+    failing = table["diagnosis"] != "pass"
+    cases = set(table.loc[failing, "case"])
+    configurations = set(table.loc[failing, "configuration"])
+    return table[table["case"].isin(cases) & table["configuration"].isin(configurations)]
+
+
+def heatmap(table: pd.DataFrame) -> alt.LayerChart:
+    """Configurations × cases, each cell saying PASS or FAIL on its diagnosis's color.
+
+    Configurations are the rows (16 labels read across, never rotated) and cases the
+    columns, so at 800 px each cell is wide enough for its word; a click on a cell selects
+    its case (:data:`HEATMAP_SELECTION`), which the page opens in Explore."""
     shown = grid(table)  # case names drawn as axis labels: a raw U+202E reverses one
     order = list(dict.fromkeys(shown["configuration"]))
     cases = list(dict.fromkeys(shown["case"]))
     colors = dict(DIAGNOSIS_COLORS)
     if (shown["diagnosis"] == "error").any():  # the retriever failed on a case
         colors["error"] = "#868e96"
-    return (
-        alt.Chart(shown)
-        .mark_rect(stroke="white", strokeWidth=1)
+    data = shown.assign(verdict=shown["diagnosis"].map(CELL_WORDS).fillna("FAIL"))
+    pick = alt.selection_point(
+        name=HEATMAP_SELECTION, fields=["case", "configuration"], on="click"
+    )
+    base = alt.Chart(grid(data)).encode(
+        x=alt.X(
+            "case:N",
+            sort=cases,
+            title=None,
+            axis=alt.Axis(
+                orient="top",
+                labelAngle=-90,
+                labelOverlap=False,
+                labelLimit=0,
+                labelPadding=4,
+                labelFontSize=LABEL_PX,
+            ),
+        ),
+        y=alt.Y(
+            "configuration:N",
+            sort=order,
+            title=None,
+            axis=alt.Axis(labelOverlap=False, labelLimit=0, labelFontSize=LABEL_PX),
+        ),
+    )
+    cells = (
+        base.mark_rect(stroke="white", strokeWidth=1, cursor="pointer")
         .encode(
-            x=alt.X(
-                "configuration:N",
-                sort=order,
-                title=None,
-                # Vertical and never dropped or cut: every label readable at 800 px.
-                axis=alt.Axis(
-                    labelAngle=-90,
-                    orient="top",
-                    labelOverlap=False,
-                    labelLimit=0,
-                    labelPadding=4,
-                    labelFontSize=10,  # 16 columns stay apart at 800 px
-                ),
-            ),
-            y=alt.Y(
-                "case:N", sort=cases, title=None, axis=alt.Axis(labelOverlap=False, labelLimit=200)
-            ),
             color=alt.Color(
                 "diagnosis:N",
                 scale=alt.Scale(domain=list(colors), range=list(colors.values())),
+                legend=alt.Legend(orient="bottom", title="diagnosis", labelFontSize=LABEL_PX),
             ),
             tooltip=["case", "configuration", "diagnosis", "first_id", "missing_evidence"],
         )
-        .properties(height=max(120, 30 * len(cases)))
+        .add_params(pick)
     )
+    words = base.mark_text(fontSize=LABEL_PX, fontWeight="bold", color="white").encode(
+        text="verdict:N",
+        tooltip=["case", "configuration", "diagnosis", "first_id", "missing_evidence"],
+    )
+    # Streamlit fits the whole chart — the case names standing on top and the legend below
+    # included — into this height: room for both, so each row keeps its 26 px.
+    longest = max((len(c) for c in cases), default=0)
+    return alt.layer(cells, words).properties(height=26 * len(order) + 7 * longest + 90)
 
 
 #: The Test suite table's columns, key ones first; few and short enough to wrap into an
@@ -158,6 +195,28 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
         st.rerun()
 
 
+def clicked_cell(event: object) -> tuple[str, str] | None:
+    """The (case, configuration) of the heatmap cell clicked, from the chart's event."""
+    selection = getattr(event, "selection", None) or {}
+    points = selection.get(HEATMAP_SELECTION) or []
+    point = next((p for p in points if isinstance(p, dict) and "case" in p), None)
+    return (str(point["case"]), str(point.get("configuration", ""))) if point else None
+
+
+def _open_clicked_case(event: object, cases: list[Case]) -> None:
+    """Open a clicked cell's case in Explore — once per click: the chart keeps its selection
+    when the page is opened again, which must not send the visitor straight back."""
+    cell = clicked_cell(event)
+    if cell == st.session_state.get("suite_heatmap_opened"):
+        return
+    st.session_state["suite_heatmap_opened"] = cell
+    case = next((c for c in cases if cell and c.name == cell[0]), None)
+    if case is None:
+        return
+    open_case(case)
+    st.switch_page(pages().explore)
+
+
 def _workspace():
     return settings().workspace
 
@@ -214,15 +273,30 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     settings = (f.threshold, f.ocr_map, f.fuzzy_rule, f.protected)
     ablation_table, metrics = configuration_runs(retriever, corpus_key, cases, view.fixes, metric_k)
     table = _ablation(index, corpus_key, tuple(cases), *settings) if seed else ablation_table
-    # Full width: with 16 configurations a narrower column overlaps the labels at 800 px.
-    st.altair_chart(heatmap(table), width="stretch")
+    only = st.toggle(
+        "Failures only",
+        key="suite_failures_only",
+        help="Hide the cases that pass under every configuration and the configurations "
+        "under which every case passes.",
+    )
+    shown = failures_only(table) if only else table
+    if shown.empty:
+        st.success("Every case passes under every configuration.")
+    else:
+        event = st.altair_chart(
+            heatmap(shown), width="stretch", on_select="rerun", key="suite_heatmap"
+        )
+        _open_clicked_case(event, cases)
     st.caption(
-        "Columns: no fixes (none), each fix alone, all fixes (all), and all fixes but one "
+        "Rows: no fixes (none), each fix alone, all fixes (all), and all fixes but one "
         f"(all-but-…). {len(configurations())} configurations × {len(cases)} cases; green "
-        "passes, red is a ranking failure, orange an extraction failure."
+        "passes, red is a ranking failure, orange an extraction failure. Click a cell to "
+        "open its case in Explore."
     )
     st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
-    st.dataframe(grid(metrics_frame(metrics, len(cases))), hide_index=True, width="stretch")
+    st.dataframe(
+        grid(metrics_frame(metrics, len(cases))), hide_index=True, width="stretch", height="content"
+    )
     st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
                     help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)

@@ -15,6 +15,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
+from ragdash.ui.render import human_time
 from ragdash.ui.text import code, grid, label, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
@@ -52,7 +53,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                     f"last run ({view.fixes.label})": (
                         ("pass" if last[e.name].passed else "FAIL") if e.name in last else "—"
                     ),
-                    "updated": e.updated,
+                    "updated": human_time(e.updated),
                 }
                 for e in entries
             ]
@@ -83,8 +84,17 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         help="The cases, where their documents live (docs folder and workspace) and each "
         "case's repairing fix.",
     )
+    # The button says the fixes the file runs under: "(fixes: none)" wrote a file whose typo
+    # case ran under fuzzy, its repairing fix.
+    own = sorted({f.names for f in case_fixes.values()})
+    export = f"Export as a pytest file (fixes: {label(view.fixes.names)})"
+    if own:
+        export = (
+            f"Export as a pytest file (fixes: {label(', '.join(own))} where they repair; "
+            f"{label(view.fixes.names)} for the rest)"
+        )
     d2.download_button(
-        f"Export as a pytest file (fixes: {label(view.fixes.names)})",
+        export,
         pytest_module(
             saved,
             docs=config.docs,
@@ -128,7 +138,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         grid(pd.DataFrame(
             [
                 {
-                    "when": r.at,
+                    "when": human_time(r.at),
                     "configuration": r.configuration,
                     "verdict": "pass" if r.passed else "FAIL",
                     "diagnosis": r.diagnosis,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -68,9 +69,23 @@ def _report_form(index: CorpusIndex, view: ViewState) -> None:
             st.session_state.pop("tr_name", None)
 
 
+_DIAGNOSIS_LEAD = re.compile(r"With no fix this is (?:an? )?[^:.]+: ")
+
+
+def headline_detail(summary: str) -> str:
+    """The summary under its title without saying the diagnosis twice: "Ranking or filtering
+    problem. With no fix this is a ranking or filtering problem: crm …" → "… With no fix,
+    crm …".
+
+    >>> headline_detail("With no fix this is a ranking or filtering problem: crm is first.")
+    'With no fix, crm is first.'
+    """
+    return _DIAGNOSIS_LEAD.sub("With no fix, ", summary, count=1)
+
+
 def _headline(result: Triage) -> None:
     title = DIAGNOSIS_TITLES[result.diagnosis]
-    text = f"**{title}.** {literal(result.summary)}"
+    text = f"**{title}.** {literal(headline_detail(result.summary))}"
     if result.diagnosis is Diagnosis.PASS:
         st.success(text, icon=":material/check_circle:")
     elif result.repaired:
@@ -107,6 +122,7 @@ def _configuration_table(result: Triage) -> None:
         )),
         hide_index=True,
         width="stretch",
+        height="content",
         column_config={"configuration": st.column_config.TextColumn(pinned=True)},
     )
 

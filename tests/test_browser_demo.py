@@ -1,0 +1,234 @@
+"""Issue 29 in headless Debian Chromium, at 1400 and 800 px: the first screen shows no error
+and the four flaws; typing each bundled corrupted case's query into Explore, with no case
+picked, gives its FAIL with no fix and PASS with its fix; and at 800 px no table, chart or
+button of any page reaches past the window.
+
+Needs /usr/bin/chromium and python playwright (never `playwright install`); skips without
+them unless RAGDASH_REQUIRE_BROWSER is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from browser_harness import CHROMIUM, chromium_browser, eventually, running_app, wait_for_app
+
+from ragdash.checks.tour import TOUR
+from ragdash.storage.case_store import load_cases
+from ragdash.ui.sidebar import FIX_LABELS
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DOCS = ROOT / "ragdash" / "samples"
+SCREENSHOTS = ROOT / "screenshots"
+WIDTHS = [1400, 800]
+CASES = {c.name: c for c in load_cases(SAMPLE_DOCS / "cases.json")}
+#: Every page, as a visitor opens it (Explore also on a case with a fix, both columns full).
+PAGES = [
+    ("explore-start", "/"),
+    ("explore-case", "/?q=warehuse+sync&fixes=fuzzy&expect=inventory&evidence=15+minutes"),
+    ("tour", "/tour"),
+    ("suite", "/suite?fixes=none"),
+    ("documents", "/documents"),
+    ("triage", "/triage"),
+]
+#: Tables still wider than their column at 800 px (issue 29, left open): the Test suite's
+#: metrics table and the Documents list scroll sideways. Listed so that anything else cut
+#: fails the test; remove an entry once its table fits.
+KNOWN_CUT = {("suite", "table columns cut ("), ("documents", "table columns cut (")}
+#: Buttons to click first: charts a page draws only on request.
+CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
+#: What must fit in the window: charts, tables and buttons (and a chart's drawing inside).
+BOXES = (
+    '[data-testid="stMain"] [data-testid="stVegaLiteChart"], '
+    '[data-testid="stMain"] [data-testid="stVegaLiteChart"] canvas, '
+    '[data-testid="stMain"] [data-testid="stVegaLiteChart"] svg, '
+    '[data-testid="stMain"] [data-testid="stDataFrame"], '
+    '[data-testid="stMain"] [data-testid="stButton"], '
+    '[data-testid="stMain"] [data-testid="stDownloadButton"], '
+    '[data-testid="stMain"] table'
+)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        if os.environ.get("RAGDASH_REQUIRE_BROWSER"):
+            pytest.fail(f"{CHROMIUM} is missing", pytrace=False)
+        pytest.skip(f"browser tests need Debian chromium: {CHROMIUM} is missing")
+    with chromium_browser() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def app_url(browser, tmp_path_factory) -> str:
+    with running_app(workspace=tmp_path_factory.mktemp("ws")) as url:
+        yield url
+
+
+@pytest.fixture
+def sized_page(browser, request):
+    width = request.param
+    page = browser.new_page(viewport={"width": width, "height": 1100})
+    page.set_default_timeout(30_000)
+    yield page, width
+    page.close()
+
+
+def open_view(page, url: str) -> None:
+    page.goto(url)
+    wait_for_app(page)
+
+
+def shot(page, name: str) -> None:
+    """A screenshot for a person to look at (screenshots/ is git-ignored)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    # Streamlit scrolls inside its main element: make the window as tall as the page first.
+    size = page.viewport_size
+    tall = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stAppViewContainer\"]')].map(e => e.scrollHeight), 0)"
+    )
+    page.set_viewport_size({"width": size["width"], "height": min(max(tall, size["height"]), 8000)})
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.set_viewport_size(size)
+
+
+def alerts(page, kind: str = "") -> list[str]:
+    """Texts of the main area's alerts (``kind``: Error, Success, Info, Warning; '' = all)."""
+    boxes = page.locator(
+        f'[data-testid="stMain"] [data-testid^="stAlertContent{kind}"] '
+        '[data-testid="stMarkdownContainer"]'
+    )
+    return [t.strip() for t in boxes.all_inner_texts()]
+
+
+def verdicts(page) -> list[str]:
+    return [a for a in alerts(page) if re.match(r"^(PASS|FAIL)\b", a)]
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_the_first_screen_shows_no_error_and_the_four_flaws(app_url, sized_page):
+    page, width = sized_page
+    open_view(page, app_url + "/")
+    assert alerts(page, "Error") == [] and alerts(page, "Warning") == []
+    assert page.locator('[data-testid="stException"]').count() == 0
+    for step in TOUR:
+        assert page.get_by_role("button", name=step.flaw).is_visible(), step.flaw
+    shot(page, f"first-screen-{width}")
+    # one click: FAIL with no fix beside PASS with the fix
+    page.get_by_role("button", name=TOUR[2].flaw).click()
+    assert eventually(lambda: [v.split()[0] for v in verdicts(page)], ["FAIL", "PASS"]) == [
+        "FAIL",
+        "PASS",
+    ]
+    assert "Proof check: FAIL → PASS" in page.locator('[data-testid="stMain"]').inner_text()
+
+
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.kind == "corrupted"])
+def test_typing_a_corrupted_cases_query_gives_its_fail_then_pass_with_its_fix(
+    app_url, browser, name
+):
+    case = CASES[name]
+    fix = next(step.fix for step in TOUR if step.case_name == name)
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    try:
+        open_view(page, app_url + "/")
+        box = page.get_by_label("Query", exact=True)
+        box.fill(case.query)
+        box.press("Enter")
+        page.wait_for_function(
+            "q => new URLSearchParams(location.search).get('q') === q", arg=case.query
+        )
+        wait_for_app(page)
+        assert eventually(lambda: [v.split()[0] for v in verdicts(page)], ["FAIL"]) == ["FAIL"]
+        assert page.get_by_label("Query", exact=True).input_value() == case.query
+        # no case was picked: the picker shows the case only because the query is its query
+        picker = page.locator('[data-testid="stSelectbox"]', has_text="Start from a case")
+        assert picker.locator("input").input_value().startswith(f"{name} — ")
+        page.locator('[data-testid="stSidebar"] [data-testid="stCheckbox"]',
+                     has_text=FIX_LABELS[fix]).locator("label").click()  # fmt: skip
+        wait_for_app(page)
+        got = eventually(lambda: [v.split()[0] for v in verdicts(page)], ["FAIL", "PASS"])
+        assert got == ["FAIL", "PASS"], alerts(page)
+    finally:
+        page.close()
+
+
+def overflowing(page) -> list[str]:
+    """Charts, tables and buttons whose right edge is past the window's (or whose drawing is
+    wider than the chart's box), as ``testid: right edge``, and tables whose columns do not
+    all fit (the grid scrolls sideways)."""
+    return page.evaluate(
+        """(selector) => {
+            const width = document.documentElement.clientWidth;
+            const bad = [];
+            for (const el of document.querySelectorAll(selector)) {
+                const r = el.getBoundingClientRect();
+                if (r.width === 0 && r.height === 0) continue;  // in a closed expander
+                if (r.right > width + 0.5 || r.left < -0.5) {
+                    const id = el.dataset.testid || el.tagName;
+                    bad.push(`${id} ${el.textContent.trim().slice(0, 40)}: ${r.left}-${r.right}`);
+                }
+            }
+            for (const grid of document.querySelectorAll(
+                    '[data-testid="stMain"] [data-testid="stDataFrame"] .dvn-scroller')) {
+                const r = grid.getBoundingClientRect();
+                if (r.width === 0 && r.height === 0) continue;
+                if (grid.scrollWidth > grid.clientWidth + 1) {  // a column scrolled out of view
+                    const head = grid.closest('[data-testid="stDataFrame"]').textContent;
+                    bad.push(`table columns cut (${grid.scrollWidth} > ${grid.clientWidth}): `
+                             + head.trim().slice(0, 40));
+                }
+            }
+            return bad;
+        }""",
+        BOXES,
+    )
+
+
+@pytest.mark.parametrize("sized_page", [800], indirect=True, ids=lambda w: f"{w}px")
+def test_at_800_px_no_table_chart_or_button_of_any_page_is_cut(app_url, sized_page):
+    page, width = sized_page
+    problems: list[str] = []
+    for name, path in PAGES:
+        open_view(page, app_url + path)
+        for label in CLICKS.get(name, ()):
+            page.get_by_role("button", name=label).click()
+            page.wait_for_timeout(1000)
+            wait_for_app(page)
+        page.wait_for_timeout(1500)  # charts size themselves after the first paint
+        found = overflowing(page)
+        problems.extend(f"{name}: {p}" for p in found if (name, p[:19]) not in KNOWN_CUT)
+        shot(page, f"fit-{name}-{width}")
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_a_click_on_a_heatmap_cell_opens_its_case_in_explore(app_url, sized_page):
+    """Issue 29 #6: the heatmap had no click-through (Altair selection + on_select)."""
+    page, width = sized_page
+    open_view(page, app_url + "/suite?fixes=none")
+    page.locator('[data-testid="stVegaLiteChart"] svg').first.wait_for()
+    page.locator('[data-testid="stVegaLiteChart"]').first.scroll_into_view_if_needed()
+    where = page.evaluate(
+        """() => {
+            const find = (axis, text) => [...document.querySelectorAll(
+                `[data-testid="stVegaLiteChart"] svg g[aria-label^="${axis}-axis"] `
+                + '.role-axis-label text')].find(t => t.textContent === text)
+                .getBoundingClientRect();
+            const x = find('X', 'typo'), y = find('Y', 'none');
+            return [(x.left + x.right) / 2, (y.top + y.bottom) / 2];
+        }"""
+    )
+    page.mouse.click(*where)
+    page.locator('[data-testid="stMain"] h1', has_text="Explore").wait_for()
+    wait_for_app(page)
+    assert page.get_by_label("Query", exact=True).input_value() == CASES["typo"].query
+    assert eventually(lambda: [v.split()[0] for v in verdicts(page)][:1], ["FAIL"]) == ["FAIL"]
+    shot(page, f"suite-click-explore-{width}")
