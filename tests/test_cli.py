@@ -438,7 +438,8 @@ def test_dashboard_hands_the_operators_retriever_to_the_app(tmp_path, options, s
     function or service is named: the app reads it from the command line it is given."""
     from browser_harness import free_port
 
-    from ragdash.cli import build_parser, dashboard_command
+    from ragdash.cli import build_parser
+    from ragdash.cli.dashboard import dashboard_command
     from ragdash.retrieval.spec import RetrieverSpec
     from ragdash.ui.context import settings_from
 

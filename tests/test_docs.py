@@ -157,7 +157,7 @@ def test_every_relative_link_points_at_a_file_that_exists(path):
 
 @pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_repository_path_the_docs_name_exists(path):
-    """`ragdash/cli.py`, `tests/test_bm25.py`, `ragdash/samples/plans.pdf`: a path written in
+    """`ragdash/cli/checks.py`, `tests/test_bm25.py`, `ragdash/samples/plans.pdf`: a path written in
     code style is a promise to a reader looking for it (globs such as `ui/pages/*` skipped)."""
     text = path.read_text(encoding="utf-8")
     named = re.findall(r"`((?:ragdash|tests|scripts|benchmarks|docs)/[^`\s]*)`", text)

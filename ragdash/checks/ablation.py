@@ -10,6 +10,8 @@ from ragdash.checks.proof import check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes
 
+__all__ = ["ABLATION_COLUMNS", "AblationRow", "ablation_row", "configurations", "run_ablation"]
+
 BASELINE, ALL = "none", "all"
 
 

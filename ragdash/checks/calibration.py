@@ -36,6 +36,27 @@ from ragdash.retrieval.matching import MatchKind
 from ragdash.settings import EDIT_RULES, FUZZY_RULES, RATIO, Fixes
 from ragdash.text import tokenize
 
+__all__ = [
+    "CLEAN_KINDS",
+    "DEFAULT_THRESHOLDS",
+    "FuzzyCounts",
+    "LabeledQuery",
+    "MIN_CALIBRATION_QUERIES",
+    "PRESET_COLUMNS",
+    "PresetRow",
+    "QuerySet",
+    "SWEEP_COLUMNS",
+    "SweepRow",
+    "VARIANT_KIND",
+    "calibration_queries",
+    "choose_threshold",
+    "evaluate_presets",
+    "false_matches",
+    "recommend_threshold",
+    "sweep_thresholds",
+    "typo_variants",
+]
+
 CLEAN_KINDS = ("control", "clean")
 VARIANT_KIND = "typo-variant"
 DEFAULT_THRESHOLDS = tuple(50.0 + 2.5 * i for i in range(21))  # 50, 52.5, …, 100

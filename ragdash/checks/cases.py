@@ -19,6 +19,20 @@ from ragdash.atomic import atomic_write
 from ragdash.case import Case
 from ragdash.errors import CaseFileError
 
+__all__ = [
+    "MAX_CASES",
+    "MAX_CASES_BYTES",
+    "MAX_CASE_TOP_K",
+    "MAX_EVIDENCE",
+    "MAX_FIELD_CHARS",
+    "case_from_dict",
+    "case_to_dict",
+    "dump_cases",
+    "parse_cases",
+    "read_cases_file",
+    "save_cases",
+]
+
 MAX_CASES_BYTES = 20 * 1024 * 1024
 MAX_CASES = 100_000
 MAX_FIELD_CHARS = 10_000

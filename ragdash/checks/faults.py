@@ -13,6 +13,21 @@ from ragdash.ingestion.tables import cells, is_table_line
 from ragdash.retrieval.typos import KEY_NEIGHBOURS
 from ragdash.text import DEFAULT_SUBSTITUTIONS
 
+__all__ = [
+    "KEYBOARD_NEIGHBOURS",
+    "QUERY_FAULTS",
+    "TYPO_EDITS",
+    "add_stale_version",
+    "apply_typo",
+    "corrupt_query",
+    "neighbour_keys",
+    "ocr_noise",
+    "ocr_noise_document",
+    "split_table",
+    "typo_noise",
+    "typo_variants",
+]
+
 QUERY_FAULTS = ("ocr", "typo")
 TYPO_EDITS = ("deletion", "insertion", "substitution", "transposition")
 

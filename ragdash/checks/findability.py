@@ -16,6 +16,18 @@ from ragdash.checks.proof import collapse
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.index import CorpusIndex
 
+__all__ = [
+    "BECAME_FINDABLE",
+    "EITHER_WAY",
+    "EvidenceFinding",
+    "LOST",
+    "NOT_FINDABLE",
+    "PASSAGE_DIFF_COLUMNS",
+    "PassageChange",
+    "evidence_findability",
+    "passage_diff",
+]
+
 BECAME_FINDABLE = "became findable"
 LOST = "lost"
 EITHER_WAY = "findable either way"

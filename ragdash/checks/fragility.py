@@ -48,6 +48,32 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 
+__all__ = [
+    "ALREADY_FAILS",
+    "BROKEN",
+    "DEFAULT_BEAM",
+    "DEFAULT_MAX_EDITS",
+    "DEFAULT_MAX_EVALUATIONS",
+    "DEFAULT_SAMPLE",
+    "FRAGILITY_COLUMNS",
+    "Fragility",
+    "FragilityRow",
+    "KIND_TITLES",
+    "KIND_WORDS",
+    "MAX_EDITS",
+    "MAX_EVALUATIONS",
+    "NO_EDITS",
+    "case_summary",
+    "compared_configurations",
+    "find_breaking_perturbation",
+    "fixes_phrase",
+    "fragility_table",
+    "ocr_edits",
+    "result_phrase",
+    "reverse_ocr_map",
+    "single_edits",
+]
+
 DEFAULT_MAX_EDITS = 6
 DEFAULT_BEAM = 4
 DEFAULT_MAX_EVALUATIONS = 3000

@@ -27,6 +27,16 @@ from ragdash.text import (
     tokenize,
 )
 
+__all__ = [
+    "ANY_DIGIT",
+    "OcrSignal",
+    "add_substitutions",
+    "code_pieces",
+    "damaged_tokens",
+    "ocr_signals",
+    "substitutions_to",
+]
+
 # A run of letters/digits pieces joined by code punctuation: "2274-COL-AC2-26", "v1.2/b3".
 _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 

@@ -23,6 +23,8 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 
+__all__ = ["check_case", "collapse", "context_text", "evidence_found", "judge", "missing_evidence"]
+
 
 def collapse(text: str) -> str:
     """Lowercase with runs of whitespace folded to one space — how evidence is shown."""

@@ -10,6 +10,8 @@ from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.matching import TokenMatch
 from ragdash.retrieval.ranking import RankedPassage
 
+__all__ = ["check_record", "match_record", "passage_record", "ranked_record", "run_record"]
+
 
 def _fields(obj: object, names: str) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in names.split()}

@@ -19,6 +19,15 @@ from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes
 
+__all__ = [
+    "DEFAULT_RATES",
+    "ROBUSTNESS_COLUMNS",
+    "RobustnessRow",
+    "noisy_queries",
+    "robustness_sweep",
+    "sweep_configurations",
+]
+
 DEFAULT_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 
 

@@ -12,6 +12,8 @@ from ragdash.checks.proof import check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 
+__all__ = ["TOUR", "TourOutcome", "TourStep", "run_step"]
+
 
 @dataclass(frozen=True)
 class TourStep:

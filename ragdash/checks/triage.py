@@ -15,6 +15,19 @@ from ragdash.checks.proof import check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
 
+__all__ = [
+    "Repair",
+    "RepairKind",
+    "Report",
+    "Triage",
+    "case_name",
+    "classify_repair",
+    "repairing_fix",
+    "summarize",
+    "triage",
+    "triage_report",
+]
+
 
 @dataclass(frozen=True)
 class Report:

@@ -9,6 +9,8 @@ from typing import Any
 
 from ragdash.text import tokenize, tokenize_unicode
 
+__all__ = ["Corpus", "Document", "IngestMessage", "Passage", "STATUSES"]
+
 STATUSES = ("current", "withdrawn")
 
 

@@ -8,6 +8,8 @@ import json
 
 from ragdash.ingestion.documents import Corpus
 
+__all__ = ["FINGERPRINT_CHARS", "corpus_fingerprint"]
+
 FINGERPRINT_CHARS = 10
 
 

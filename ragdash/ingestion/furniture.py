@@ -20,6 +20,15 @@ from collections.abc import Sequence
 
 from ragdash.ingestion.pdf_layout import ANCHOR_TOLERANCE, Line, PageLayout, TableRegion
 
+__all__ = [
+    "BAND_SHARE",
+    "MARGIN_SHARE",
+    "SAME_PLACE",
+    "WINDOW",
+    "find_furniture",
+    "is_page_number",
+]
+
 #: Pages on either side compared with each page.
 WINDOW = 2
 #: Two lines are at the same place if their tops (or bottoms, from the page bottom) are

@@ -19,6 +19,27 @@ from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 from ragdash.ingestion.pdf_text import PdfText
 from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings, ocr_pages_of, ocr_variant
 
+__all__ = [
+    "DOC_SUFFIXES",
+    "FOLLOW_LINKS_ENV",
+    "MAX_PDF_PAGES",
+    "METADATA_FIELDS",
+    "METADATA_FILE",
+    "PDF_SUFFIX",
+    "Progress",
+    "READ_OPTION_FIELDS",
+    "TEXT_SUFFIXES",
+    "decode_text",
+    "link_refusal",
+    "list_order",
+    "load_document",
+    "load_folder",
+    "parse_date",
+    "read_metadata_csv",
+    "read_pdf",
+    "split_front_matter",
+]
+
 TEXT_SUFFIXES = (".txt", ".md")
 PDF_SUFFIX = ".pdf"
 DOC_SUFFIXES = (*TEXT_SUFFIXES, PDF_SUFFIX)

@@ -32,6 +32,20 @@ from ragdash.ingestion.segmentation import (
     document_tables,
 )
 
+__all__ = [
+    "BOX_COLORS",
+    "DOUBTFUL_REASONS",
+    "DetectedTable",
+    "IngestionReport",
+    "PageTable",
+    "SizeStats",
+    "as_document",
+    "inspect_pdf",
+    "render_page_with_tables",
+    "sizes",
+    "verdict",
+]
+
 #: Outline and fill (RGBA) of table boxes drawn on a page image, by detection method.
 BOX_COLORS = {"ruled": (220, 38, 38), "aligned": (37, 99, 235)}
 

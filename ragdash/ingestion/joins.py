@@ -32,6 +32,29 @@ from dataclasses import dataclass, field, replace
 
 from ragdash.ingestion.pdf_layout import CAPTION, MARKER, PageLayout, TableRegion
 
+__all__ = [
+    "CAPTION_LINES",
+    "COLUMN_AGREEMENT",
+    "COLUMN_TOLERANCE",
+    "JoinDecision",
+    "JoinedTable",
+    "LABEL_WORDS",
+    "MAX_LABELS",
+    "NOTE_WORDS",
+    "Row",
+    "SAME_HEADER",
+    "SAME_TEXT",
+    "bands_of",
+    "column_names",
+    "decide",
+    "decide_same_page",
+    "has_marker",
+    "join_tables",
+    "similarity",
+    "title_lines",
+    "without_furniture",
+]
+
 #: Two lines are "the same caption or header" at this token overlap (Jaccard).
 SAME_TEXT = 0.6
 #: A header row of B is A's header repeated at this token overlap.

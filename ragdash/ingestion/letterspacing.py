@@ -17,6 +17,18 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+__all__ = [
+    "MAX_GAP_SHARE",
+    "MIN_GAP",
+    "MIN_RUN",
+    "SPACE_EXTRA",
+    "UNIFORM",
+    "WORD_GAPS",
+    "X_TOLERANCE",
+    "looks_letter_spaced",
+    "repair_line",
+]
+
 #: pdfplumber's default word tolerance: a wider gap between two characters is a space.
 X_TOLERANCE = 3.0
 MIN_RUN = 5

@@ -29,6 +29,32 @@ from typing import Any
 
 from ragdash.ingestion.letterspacing import repair_line
 
+__all__ = [
+    "ANCHOR_TOLERANCE",
+    "BBox",
+    "CAPTION",
+    "CELL_SEPARATOR",
+    "COLUMN_GAP",
+    "LINE_TOLERANCE",
+    "Line",
+    "MARKER",
+    "MAX_HEADER_LINES",
+    "MIN_ALIGNED_ROWS",
+    "PageLayout",
+    "ROW_GAP",
+    "RUNNING_TEXT_WORDS",
+    "SHORT_CELL_WORDS",
+    "SHORT_COLUMN_SHARE",
+    "TableRegion",
+    "Word",
+    "aligned_tables",
+    "is_caption",
+    "page_layout",
+    "page_lines",
+    "ruled_tables",
+    "text_tables",
+]
+
 BBox = tuple[float, float, float, float]  # x0, top, x1, bottom in PDF points, top-down
 Word = dict[str, Any]
 

@@ -14,6 +14,26 @@ from ragdash.ingestion.pdf_layout import PageLayout
 from ragdash.ingestion.tables import chunk_table, join_page_tables, page_blocks
 from ragdash.text import tokenize
 
+__all__ = [
+    "DEFAULT_MAX_PASSAGES",
+    "LONG_TEXT_CHARS",
+    "MAX_PASSAGES_ENV",
+    "MIN_PARAGRAPH_CHARS",
+    "PASSAGE_MAX_CHARS",
+    "SEAM_ROWS",
+    "TABLE_CHUNK_ROWS",
+    "cap_passages",
+    "chunk_rows",
+    "corpus_passages",
+    "current_layouts",
+    "document_passages",
+    "document_tables",
+    "max_passages",
+    "paragraphs",
+    "passage_count",
+    "segment_pages",
+]
+
 #: A text document longer than this is split into paragraphs; shorter ones stay whole.
 LONG_TEXT_CHARS = 1200
 #: A paragraph shorter than this (a heading, a one-liner) is kept with the next one.

@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "Block",
+    "CELL_SEPARATOR",
+    "cells",
+    "chunk_table",
+    "continues_row",
+    "is_table_line",
+    "join_page_tables",
+    "page_blocks",
+]
+
 CELL_SEPARATOR = "|"
 
 

@@ -46,6 +46,19 @@ from ragdash.ingestion.ingest import (
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.segmentation import cap_passages, max_passages, passage_count
 
+__all__ = [
+    "EDITS_FILE",
+    "MAX_NAME_CHARS",
+    "MAX_UPLOAD_BYTES",
+    "SavedUpload",
+    "Workspace",
+    "apply_edit",
+    "check_document",
+    "merge_corpora",
+    "safe_file_name",
+    "upload_label",
+]
+
 EDITS_FILE = "metadata.csv"
 #: Largest upload accepted, matching ``server.maxUploadSize`` in .streamlit/config.toml.
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024

@@ -11,6 +11,8 @@ from ragdash.retrieval.matching import MatchKind, TokenMatch
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 
+__all__ = ["Movement", "compare_rankings", "tie_explanation", "withdrawn_explanation"]
+
 
 @dataclass(frozen=True)
 class Movement:

@@ -13,6 +13,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from ragdash.retrieval.matching import MatchKind, TokenMatch
 from ragdash.visible import visible_controls
 
+__all__ = [
+    "HIGHLIGHT_CSS",
+    "escape_text",
+    "evidence_pattern",
+    "highlight_html",
+    "highlight_spans",
+    "match_kinds",
+]
+
 _TOKEN_SPAN = re.compile(r"[A-Za-z0-9]+")
 #: Tokens as the unicode fix reads them (letters of any script), so ``café`` is marked too.
 _UNICODE_SPAN = re.compile(r"[^\W_]+")

@@ -13,6 +13,8 @@ from ragdash.retrieval.ranking import RankedPassage
 from ragdash.retrieval.saved import read_index, save_index
 from ragdash.settings import Fixes
 
+__all__ = ["CorpusIndex", "tables_neutral"]
+
 
 class CorpusIndex:
     """Holds a corpus, its two passage sets (``tables`` off / on) and an inverted index over

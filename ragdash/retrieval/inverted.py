@@ -48,6 +48,20 @@ from ragdash.retrieval.topk import FamilyArrays, names_a_version, top_moving
 from ragdash.settings import Fixes
 from ragdash.text import tokenizer
 
+__all__ = [
+    "DENSE_SHARE",
+    "FUZZY_CACHE_SIZE",
+    "FuzzyPool",
+    "InvertedIndex",
+    "Postings",
+    "UNITS_PER_POINT",
+    "VocabularyView",
+    "build_postings",
+    "letter_mask",
+    "letter_masks",
+    "tie_order",
+]
+
 #: Fuzzy look-ups kept per vocabulary view (query token and rule settings); cleared when full.
 FUZZY_CACHE_SIZE = 4096
 #: A query whose postings cover more than this share of the passages is summed in a dense

@@ -47,6 +47,33 @@ from ragdash.settings import (
 )
 from ragdash.text import is_code_like, letters_by_digit, ocr_readings
 
+__all__ = [
+    "ACRONYM_LENGTH",
+    "FUZZY_MAX_LENGTH",
+    "FUZZY_MIN_LENGTH",
+    "Lexicon",
+    "MatchKind",
+    "OCR_POINTS",
+    "QueryPlan",
+    "SetLexicon",
+    "TokenMatch",
+    "check_fuzzy_rule",
+    "extract_edits",
+    "extract_fuzzy",
+    "fuzzy_eligible",
+    "fuzzy_forms",
+    "fuzzy_lookup",
+    "fuzzy_min_length",
+    "fuzzy_similarity",
+    "fuzzy_word",
+    "max_edits",
+    "plan_query",
+    "plan_with_lexicon",
+    "repair_key",
+    "repaired_words",
+    "repairs_for",
+]
+
 
 class MatchKind(StrEnum):
     """How a query token matched a passage token — the one preference order, strongest

@@ -21,6 +21,19 @@ from ragdash.retrieval.matching import Lexicon, QueryPlan, TokenMatch, plan_quer
 from ragdash.settings import Fixes
 from ragdash.text import tokenizer
 
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "RankedPassage",
+    "breakdown_score",
+    "document_frequencies",
+    "eligible_passages",
+    "plan_for",
+    "query_tokens",
+    "rank_passages",
+    "score_passage",
+    "sort_key",
+]
+
 MAX_QUERY_CHARS = 1000
 
 

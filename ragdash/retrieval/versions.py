@@ -45,6 +45,16 @@ from rapidfuzz import fuzz
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.text import tokenize
 
+__all__ = [
+    "BLOCK_LIMIT",
+    "DEFAULT_MIN_OVERLAP",
+    "DEFAULT_MIN_SUBJECT",
+    "VersionPair",
+    "find_version_pairs",
+    "name_pieces",
+    "strip_versions",
+]
+
 DEFAULT_MIN_OVERLAP = 0.5
 DEFAULT_MIN_SUBJECT = 80.0
 #: A subject key shared by more documents than this is not expanded into all its pairs: the

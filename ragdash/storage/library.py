@@ -54,6 +54,23 @@ from ragdash.errors import CaseFileError, LibraryError, RunError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 
+__all__ = [
+    "CaseLibrary",
+    "DEFAULT_TIMEOUT",
+    "ImportResult",
+    "LibraryCase",
+    "MAX_RUN_DEPTH",
+    "Run",
+    "RunSummary",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "SQLITE_HEADER",
+    "STATUSES",
+    "is_sqlite_file",
+    "now_iso",
+    "rerun_and_record",
+]
+
 SQLITE_HEADER = b"SQLite format 3\x00"
 STATUSES = ("open", "diagnosed", "fixed")
 SCHEMA_VERSION = 2

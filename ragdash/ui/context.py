@@ -28,6 +28,23 @@ from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.storage.case_store import library_path, workspace_cases
 from ragdash.ui.text import literal
 
+__all__ = [
+    "DEFAULT_DOCS",
+    "Settings",
+    "case_library",
+    "current_index",
+    "ensure_index",
+    "error_text",
+    "fingerprint_key",
+    "hide_paths",
+    "library_file",
+    "once_per_run",
+    "settings",
+    "settings_from",
+    "source_path",
+    "workspace",
+]
+
 T = TypeVar("T")
 #: (session context id, name) → (the run's marker, value): see :func:`once_per_run`.
 _PER_RUN: dict[tuple[int, str], tuple[object, object]] = {}

@@ -34,6 +34,16 @@ from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
 from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
 
+__all__ = [
+    "DIFF_ROWS_SHOWN",
+    "INGESTING_KEY",
+    "PAGES_SHOWN",
+    "UPLOAD_TYPES",
+    "page_window",
+    "render",
+    "widget_id",
+]
+
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20

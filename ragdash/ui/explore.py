@@ -46,6 +46,17 @@ from ragdash.ui.state import VIEW_KEY, case_for_query, open_case, seed_widget, s
 from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
+__all__ = [
+    "CHART_RESULTS",
+    "EXPLORE_DEPTH",
+    "FAULT_LABELS",
+    "INTRO",
+    "boundary_decided",
+    "effective_query",
+    "fix_names",
+    "render",
+]
+
 FAULT_LABELS = {"none": "no corruption", "ocr": "OCR noise (o→0, i→1)", "typo": "typos"}
 #: How deep Explore ranks each side (its top-k, the comparison's ranks): ranking all of a
 #: 100,000-passage corpus made a list of 100,000 results on every rerun (1.5 s each, twice)

@@ -22,6 +22,15 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.ui.text import grid, label, literal
 
+__all__ = [
+    "CONFIGURATION_COLORS",
+    "MAX_EDITS_CHOICES",
+    "chart_frame",
+    "fragility_chart",
+    "fragility_rows",
+    "render_fragility",
+]
+
 #: Bounds of the search as the dashboard runs it (the CLI exposes all of them).
 MAX_EDITS_CHOICES = (2, 4, 6, 8)
 #: No fixes in orange, the current fixes in blue, other configurations after them.

@@ -17,6 +17,24 @@ from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.ui.text import grid, literal, plain
 
+__all__ = [
+    "DIAGNOSIS_COLORS",
+    "KIND_COLORS",
+    "TABLE_CSS",
+    "breakdown_chart",
+    "breakdown_frame",
+    "fmt_score",
+    "html_table",
+    "human_time",
+    "inject_css",
+    "legend",
+    "passage_html",
+    "ranked_passage",
+    "round_numbers",
+    "text_block",
+    "verdict_word",
+]
+
 #: One color per match kind, in the kinds' preference order (strongest first).
 KIND_COLORS = dict(zip(MatchKind.matched(), ("#4caf50", "#f59f00", "#4c6ef5"), strict=True))
 DIAGNOSIS_COLORS = {"pass": "#2f9e44", "ranking": "#e03131", "extraction": "#f08c00"}

@@ -11,6 +11,8 @@ from ragdash.ui.state import VIEW_KEY
 from ragdash.ui.text import code
 from ragdash.ui.viewstate import ViewState
 
+__all__ = ["empty_corpus_notice", "page_context"]
+
 
 def page_context() -> tuple[CorpusIndex | None, ViewState, tuple]:
     """The shared index (cached), the current view (set by the sidebar) and the corpus key:

@@ -27,6 +27,8 @@ from ragdash.ui.state import seed_widget, set_view
 from ragdash.ui.text import literal
 from ragdash.ui.viewstate import MAX_TOP_K, ViewState
 
+__all__ = ["FIX_LABELS", "corpus_caption", "render_sidebar"]
+
 FIX_LABELS = {
     "recency": "Recency tie-break",
     "status": "Skip withdrawn",

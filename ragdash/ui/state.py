@@ -13,6 +13,24 @@ from ragdash.ui.context import settings
 from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState, from_params
 
+__all__ = [
+    "EXPECT_FOR_KEY",
+    "LINK_CORPUS_KEY",
+    "PAGE_PARAMS_KEY",
+    "PENDING_KEY",
+    "VIEW_KEY",
+    "WIDGET_KEYS",
+    "case_for_query",
+    "corpus_link_warning",
+    "current_view",
+    "default_view",
+    "normalised_query",
+    "open_case",
+    "seed_widget",
+    "set_view",
+    "sync_url",
+]
+
 VIEW_KEY = "view"
 #: URL parameters of the page itself (the tour's ``step``), set by the page on each run and
 #: written beside the view's.

@@ -40,6 +40,18 @@ from ragdash.ui.suite_metrics import (
 from ragdash.ui.text import grid, literal, plain
 from ragdash.ui.viewstate import ViewState, split_evidence
 
+__all__ = [
+    "CELL_WORDS",
+    "HEATMAP_SELECTION",
+    "LABEL_PX",
+    "SUITE_COLUMNS",
+    "clicked_cell",
+    "failures_only",
+    "heatmap",
+    "render",
+    "suite_rows",
+]
+
 
 @st.cache_data(show_spinner="Running every case under every configuration…", max_entries=16)
 def _ablation(

@@ -22,6 +22,8 @@ from ragdash.ui.state import PAGE_PARAMS_KEY, VIEW_KEY, open_case, set_view
 from ragdash.ui.text import code, literal
 from ragdash.ui.viewstate import ViewState
 
+__all__ = ["STEP_KEY", "render"]
+
 STEP_KEY = "tour_step"
 
 

@@ -35,6 +35,17 @@ from ragdash.settings import (
     split_fix_names,
 )
 
+__all__ = [
+    "DEFAULT_TOP_K",
+    "FAULTS",
+    "MAX_TOP_K",
+    "ViewState",
+    "from_params",
+    "retriever_from_params",
+    "retriever_params",
+    "split_evidence",
+]
+
 FAULTS = ("none", "ocr", "typo")
 #: What a link without ``k`` means — the same top-k a fresh app opens with (a case's default
 #: ``top_k``, the first case's when it leaves it out), so a link and the app agree.

@@ -26,6 +26,8 @@ from ragdash.settings import RATIO, Fixes
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
+__all__ = ["METRIC_COLORS", "calibration_chart", "calibration_tab"]
+
 METRIC_COLORS = {
     "repaired": "#2f9e44",
     "broken": "#e03131",

@@ -9,6 +9,8 @@ from ragdash.storage import case_store
 from ragdash.storage.library import CaseLibrary
 from ragdash.ui.context import error_text, settings
 
+__all__ = ["open_library"]
+
 
 def open_library(create: bool = False) -> CaseLibrary | None:
     """The workspace's case library (:func:`ragdash.storage.case_store.open_library`); None

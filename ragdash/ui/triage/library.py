@@ -8,7 +8,7 @@ import streamlit as st
 from ragdash.case import Case
 from ragdash.checks.cases import parse_cases
 from ragdash.checks.triage import repairing_fix
-from ragdash.cli import check_command
+from ragdash.cli.common import check_command
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
@@ -19,6 +19,8 @@ from ragdash.ui.render import human_time
 from ragdash.ui.text import code, grid, label, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
+
+__all__ = ["library_tab"]
 
 
 def library_tab(index: CorpusIndex, view: ViewState) -> None:

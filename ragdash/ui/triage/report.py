@@ -11,7 +11,7 @@ import streamlit as st
 from ragdash.case import Case, Diagnosis, ProofCheck
 from ragdash.checks.ablation import ALL
 from ragdash.checks.triage import Report, Triage, case_name, triage
-from ragdash.cli import check_command
+from ragdash.cli.common import check_command
 from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import settings
@@ -27,6 +27,8 @@ from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_
 from ragdash.ui.text import code, grid, literal, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState, split_evidence
+
+__all__ = ["DIAGNOSIS_TITLES", "REPORT_KEY", "SAVED_KEY", "headline_detail", "report_tab"]
 
 REPORT_KEY = "triage_report"
 SAVED_KEY = "triage_saved"

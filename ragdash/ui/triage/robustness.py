@@ -17,6 +17,8 @@ from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
+__all__ = ["ROBUSTNESS_RATES", "robustness_chart", "robustness_tab"]
+
 ROBUSTNESS_RATES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
 
 

@@ -1,0 +1,95 @@
+"""``dashboard``: start the Streamlit dashboard."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ragdash.cli.common import _HOST_LABEL, EXIT_OK, BadInput, _docs, _retriever_spec, one_line
+from ragdash.errors import (
+    RetrieverError,
+)
+
+__all__ = ["check_address", "cmd_dashboard", "dashboard_command"]
+
+
+def check_address(address: str, port: int) -> None:
+    """Refuse, in one line, an address or port the server could not listen on (Streamlit
+    would print a traceback): not an IP address or host name, a name that does not resolve,
+    an address of another machine, a port in use or not allowed."""
+    import ipaddress
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise BadInput(f"--port must be 1-65535, got {port}")
+    shown = one_line(address)
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        labels = address.rstrip(".").split(".")
+        if (not address or len(address) > 253 or not all(_HOST_LABEL.match(x) for x in labels)
+                or labels[-1].isdigit()):  # fmt: skip
+            raise BadInput(
+                f"--address {shown!r} is not an IP address (e.g. 127.0.0.1) or a host name"
+            ) from None
+    try:
+        found = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise BadInput(f"--address {shown!r}: no such host on this machine's network") from None
+    family, kind, proto, _, where = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        if os.name == "posix":
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+        try:
+            probe.bind(where)
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise BadInput(f"cannot listen on {shown} port {port}: {why}") from None
+
+
+def dashboard_command(args: argparse.Namespace) -> list[str]:
+    """The ``streamlit run`` command ``ragdash dashboard`` becomes: the docs, the workspace
+    and the operator's retriever (``--retriever …``) go to the app after ``--``."""
+    from ragdash.retrieval.options import spec_argv
+    from ragdash.ui import APP_SCRIPT
+    from ragdash.ui.serve import streamlit_flags
+
+    docs = _docs(args)
+    if not docs.is_dir():
+        raise BadInput(f"docs folder {str(docs)!r} does not exist or is not a folder")
+    spec = _retriever_spec(args)
+    if spec.body_template:  # read now: a bad file is one line here, not an error per page
+        from dataclasses import replace as _replace
+
+        from ragdash.retrieval.http_retriever import load_template
+
+        try:
+            load_template(spec.body_template)
+        except RetrieverError as exc:
+            raise BadInput(str(exc)) from None
+        spec = _replace(spec, body_template=str(Path(spec.body_template).resolve()))
+    check_address(args.address, args.port)
+    flags = streamlit_flags(server_port=args.port, server_address=args.address)
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags,
+        "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
+        *spec_argv(spec),
+    ]  # fmt: skip
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    """Run ``streamlit run`` on the app inside the installed package."""
+    import subprocess
+
+    command = dashboard_command(args)
+    if os.name == "posix":
+        # Become the server: a SIGTERM to `ragdash dashboard` (a service manager, a test's
+        # terminate()) then stops Streamlit itself instead of orphaning it on its port.
+        sys.stdout.flush()
+        os.execv(sys.executable, command)
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:
+        return EXIT_OK
