@@ -30,6 +30,7 @@ from ragdash.ingestion.ingest import load_folder
 from ragdash.ingestion.workspace import Workspace
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.visible import visible_controls
 
 pytestmark = pytest.mark.browser
 
@@ -289,7 +290,7 @@ def assert_inert(page, dialogs: list[str], container: str) -> None:
     text = passage.inner_text()
     for line in HOSTILE_LINES:
         # Bidirectional controls are shown as code points, so nothing is displayed reordered.
-        shown = line.replace("\u202e", "⟨U+202E⟩").replace("\u202c", "⟨U+202C⟩")
+        shown = visible_controls(line)  # bidi and zero-width as code points
         assert shown in text, f"{shown!r} not shown literally in {text!r}"
     assert passage.locator("img, script, style, a, strong, b").count() == 0
     assert page.locator("img[onerror], a[href^='javascript:' i]").count() == 0

@@ -210,7 +210,9 @@ def test_cli_pytest_to_a_file_runs(tmp_path, capsysbinary):
     assert err.strip() == f"ragdash: wrote 8 case(s) to {target}"
     module = load_module(target)
     assert Fixes.parse("recency,ocr", threshold=90.0) == module.FIXES
-    assert module.EXPORT["docs"] == str(SAMPLE_DOCS)
+    # written relative to the file when they share a folder below the root, else absolute:
+    # either way the module finds the samples from its own folder
+    assert (target.parent / module.EXPORT["docs"]).resolve() == SAMPLE_DOCS.resolve()
     assert [p.name for p in tmp_path.iterdir()] == ["test_suite.py"]  # no temp file left
 
 

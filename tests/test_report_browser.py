@@ -21,6 +21,7 @@ from test_browser import (
 
 from ragdash.checks.ablation import configurations
 from ragdash.cli import main
+from ragdash.visible import visible_controls
 
 pytestmark = pytest.mark.browser
 
@@ -110,7 +111,7 @@ def test_the_report_of_a_hostile_corpus_executes_nothing_and_applies_no_injected
         passage = page.locator(".rd-passage", has_text="Zephyrine").first
         text = passage.inner_text()
         for line in HOSTILE_LINES:
-            shown = line.replace("\u202e", "⟨U+202E⟩").replace("\u202c", "⟨U+202C⟩")
+            shown = visible_controls(line)  # bidi and zero-width as code points
             assert shown in text, f"{shown!r} not shown literally"
         assert passage.locator("img, script, style, a, strong, b").count() == 0
         assert page.locator(".rd-passage", has_text="Zephyrine").count() == 2
