@@ -352,6 +352,7 @@ def test_the_pytest_export_says_the_fixes_its_file_runs_under(page):
     page.button(key="tr_save").click().run()
     no_exception(page)
     labels = [b.label for b in page.get("download_button") if "pytest" in b.label]
-    assert labels and "fuzzy" in labels[0] and labels[0] != "Export as a pytest file (fixes: none)"
+    assert labels == ["Export as a pytest file (fixes: per case)"]
+    assert any("repairing fix (fuzzy)" in c.value for c in page.caption)
     body = next(b for b in page.get("download_button") if "pytest" in b.label)
     assert body is not None

@@ -258,7 +258,9 @@ def test_the_case_library_downloads_as_a_pytest_file_that_runs_the_proof_checks(
         open_view(page, f"{url}/triage?q=x&fixes=all")
         page.get_by_role("tab", name="Case library").click()
         with page.expect_download() as download:
-            page.get_by_role("button", name="Export as a pytest file (fixes: all)").click()
+            # the label names the fixes the file runs under: each case's repairing fix, all
+            # fixes for the rest
+            page.get_by_role("button", name="Export as a pytest file (fixes: per case)").click()
         # At a laptop width every button of the tab says its whole label.
         page.set_viewport_size({"width": 800, "height": 1100})
         page.wait_for_timeout(500)
