@@ -30,12 +30,9 @@ ALLOWED = {
         "only the two of them hold); nothing read from disk or the network",
     ("ragdash/ingestion/parse_child.py", "pickle.loads"):
         "the request its parent ragdash process sent over the child's stdin pipe",
-    ("ragdash/retrieval/langchain_retriever.py", "importlib.import_module"):
-        "the LangChain retriever object named by the operator who starts ragdash (CLI flag or "
-        "environment), never by a page visitor or a link",
     ("ragdash/retrieval/python_retriever.py", "importlib.import_module"):
-        "the Python retriever named by the operator who starts ragdash (CLI flag, environment "
-        "or config file), never by a page visitor",
+        "import_named: the Python function or LangChain object named by the operator who starts "
+        "ragdash (CLI flag or environment), never by a page visitor or a link",
 }  # fmt: skip
 
 

@@ -18,11 +18,11 @@ does. Like ``python``, it runs the team's code, so only the operator names it
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from ragdash.errors import RetrieverError
 from ragdash.retrieval.hits import Hit, parse_hits
+from ragdash.retrieval.python_retriever import import_named
 from ragdash.retrieval.spec import ResponseShape, RetrieverSpec
 
 __all__ = ["LangChainBackend", "document_shape", "load_retriever"]
@@ -54,19 +54,7 @@ def document_shape(spec: RetrieverSpec) -> ResponseShape:
 def load_retriever(name: str) -> Any:
     """The object ``package.module:attr`` names, or what a zero-argument factory there
     returns, when it has ``invoke``. Raises :class:`RetrieverError` naming the problem."""
-    module_name, _, attr = name.partition(":")
-    try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise RetrieverError(f"{name}: cannot import {module_name!r} ({exc})") from None
-    except Exception as exc:  # the module itself failed while importing
-        raise RetrieverError(
-            f"{name}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
-        ) from None
-    for part in attr.split("."):
-        if not hasattr(target, part):
-            raise RetrieverError(f"{name}: {module_name!r} has no {attr!r}")
-        target = getattr(target, part)
+    target = import_named(name)
     if not callable(getattr(target, "invoke", None)) and callable(target):
         try:
             target = target()

@@ -27,12 +27,14 @@ from ragdash.errors import RetrieverError
 from ragdash.retrieval.hits import Hit, parse_hits
 from ragdash.retrieval.spec import RetrieverSpec
 
-__all__ = ["PythonBackend", "load_callable"]
+__all__ = ["PythonBackend", "import_named", "load_callable"]
 
 
-def load_callable(name: str) -> Callable[..., Any]:
-    """Import ``package.module:function`` (the function may be a dotted attribute path).
-    Raises :class:`RetrieverError` naming what could not be found."""
+def import_named(name: str) -> Any:
+    """The object ``package.module:attr`` names (``attr`` may be a dotted path): the one place
+    ragdash imports code, always a name the operator gave on the command line or in the
+    environment (never page input). Raises :class:`RetrieverError` naming what could not be
+    found."""
     module_name, _, attr = name.partition(":")
     try:
         target: Any = importlib.import_module(module_name)
@@ -46,8 +48,15 @@ def load_callable(name: str) -> Callable[..., Any]:
         if not hasattr(target, part):
             raise RetrieverError(f"{name}: {module_name!r} has no {attr!r}")
         target = getattr(target, part)
+    return target
+
+
+def load_callable(name: str) -> Callable[..., Any]:
+    """Import ``package.module:function`` (:func:`import_named`) and check it can be called.
+    Raises :class:`RetrieverError` naming what could not be found."""
+    target = import_named(name)
     if not callable(target):
-        raise RetrieverError(f"{name}: {attr!r} is not callable")
+        raise RetrieverError(f"{name}: {name.partition(':')[2]!r} is not callable")
     return target
 
 
