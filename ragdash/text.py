@@ -29,8 +29,10 @@ __all__ = [
     "is_ocr_candidate",
     "is_word",
     "letters_by_digit",
+    "more_note",
     "normalize_ocr",
     "ocr_readings",
+    "shortened",
     "tokenize",
     "tokenize_unicode",
     "tokenizer",
@@ -226,3 +228,29 @@ def normalize_ocr(token: str, ocr_map: Mapping[str, str] = DEFAULT_SUBSTITUTIONS
     if not is_ocr_candidate(token, ocr_map):
         return token
     return "".join(ocr_map.get(ch, ch) for ch in token)
+
+
+def more_note(shown: int, total: int) -> str:
+    """What a reader must be told when only ``shown`` of ``total`` items are listed: a list
+    that is cut without saying so reads as complete ("95 tables cross page breaks" followed by
+    six ranges looks like six).
+
+        >>> more_note(6, 95)
+        ' and 89 more'
+        >>> more_note(6, 6)
+        ''
+    """
+    return f" and {total - shown} more" if total > shown else ""
+
+
+def shortened(items: Sequence[str], limit: int, sep: str = ", ") -> str:
+    """The first ``limit`` of ``items`` joined by ``sep``, saying how many were left out —
+    every report, verdict and page that lists "the first few" of something uses this.
+
+        >>> shortened(["p1-2", "p3-4", "p5-6"], 2)
+        'p1-2, p3-4 and 1 more'
+        >>> shortened(["p1-2"], 6)
+        'p1-2'
+    """
+    items = list(items)
+    return sep.join(items[:limit]) + more_note(min(limit, len(items)), len(items))

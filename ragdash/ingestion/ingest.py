@@ -18,6 +18,7 @@ from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 from ragdash.ingestion.pdf_text import PdfText
 from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings, ocr_pages_of, ocr_variant
+from ragdash.ingestion.textlayer import without_overprint
 
 __all__ = [
     "DOC_SUFFIXES",
@@ -166,11 +167,15 @@ def _parse_pdf(
                 )
             texts: list[str] = []
             layouts: list[PageLayout] = []
+            overprinted: list[int] = []
             for number, page in enumerate(pdf.pages, start=1):
                 if progress:
                     progress((number - 1) / total, f"page {number} of {total}")
-                text = page.extract_text() or ""
-                layout = page_layout(page, number)
+                read, twice = without_overprint(page)  # "HHEELLLLOO": glyphs drawn twice
+                if twice:
+                    overprinted.append(number)
+                text = read.extract_text() or ""
+                layout = page_layout(read, number)
                 texts.append(layout.plain if layout.letter_spaced else text)
                 layouts.append(layout)
                 page.close()  # drop the page's parsed objects: memory stays flat
@@ -204,9 +209,14 @@ def _parse_pdf(
             f"page(s) {', '.join(str(x.page) for x in spaced)} had letter-spaced text "
             f"(e.g. {example[:40]!r}); it was rejoined so it can be searched"
         )
+    if overprinted:
+        warnings.append(
+            f"page(s) {', '.join(map(str, overprinted))} draw their letters twice (bold by "
+            "double printing, read as 'HHEELLLLOO'); each letter was read once"
+        )
     if progress:
         progress(1.0, "done")
-    return PdfText(pages, tuple(warnings), tuple(layouts))
+    return PdfText(pages, tuple(warnings), tuple(layouts), tuple(overprinted))
 
 
 def read_metadata_csv(path: Path) -> tuple[list[tuple[str, dict[str, str]]], list[IngestMessage]]:

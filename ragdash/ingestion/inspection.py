@@ -31,6 +31,8 @@ from ragdash.ingestion.segmentation import (
     document_passages,
     document_tables,
 )
+from ragdash.ingestion.textlayer import TextLayerNotes, doubled_words, is_garbled, page_list
+from ragdash.text import shortened
 
 __all__ = [
     "BOX_COLORS",
@@ -38,6 +40,7 @@ __all__ = [
     "DetectedTable",
     "IngestionReport",
     "PageTable",
+    "SHOWN",
     "SizeStats",
     "as_document",
     "inspect_pdf",
@@ -67,6 +70,10 @@ def _page_table(page: int, region: TableRegion) -> PageTable:
     columns = region.columns // bands if region.columns % bands == 0 else region.columns
     return PageTable(page, region.bbox, region.method, len(region.rows), columns, bands)
 
+
+#: How many items (page ranges, passages) the verdict and warnings list before saying
+#: "and N more".
+SHOWN = 6
 
 #: Join refusals that rest on column positions alone (no caption, text, new header or
 #: restarting rows between): the ones worth a look, as column detection can err.
@@ -137,6 +144,12 @@ class IngestionReport:
     furniture: tuple[str, ...] = ()
     no_text_pages: tuple[int, ...] = ()
     verdict: str = ""
+    #: Text-layer trouble (:mod:`ragdash.ingestion.textlayer`): pages OCR read and found no
+    #: words on, pages whose doubled glyphs were read once, pages whose layer is noise or
+    #: still doubled letter by letter (OCR them instead).
+    ocr_empty_pages: tuple[int, ...] = ()
+    overprinted_pages: tuple[int, ...] = ()
+    garbled_pages: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
@@ -180,17 +193,31 @@ def verdict(
     tables: Sequence[DetectedTable],
     decisions: Sequence[JoinDecision],
     letter_spaced: bool,
+    ocr_empty: Sequence[int] = (),
+    layers: TextLayerNotes | None = None,
 ) -> str:
-    """The answer to "will this PDF be retrieved correctly?", in words."""
+    """The answer to "will this PDF be retrieved correctly?", in words.
+
+    ``ocr_empty`` are the pages of ``no_text`` that OCR already read and found no words on:
+    asking for OCR there would send the user to do what was done, so they are named apart.
+    Lists of page ranges are cut at :data:`SHOWN` with the number left out said."""
     notes = []
-    if no_text:
+    blank = [n for n in no_text if n not in set(ocr_empty)]
+    if blank:
         notes.append(
-            f"page(s) {_ranges(no_text)} have no text layer: nothing on them can be retrieved "
+            f"page(s) {_ranges(blank)} have no text layer: nothing on them can be retrieved "
             "until they are OCRed"
         )
+    if ocr_empty:
+        notes.append(
+            f"OCR ran on page{'s' if len(ocr_empty) > 1 else ''} {page_list(ocr_empty)} and "
+            "found no words: blank pages, or pictures without text — nothing there to retrieve"
+        )
+    if layers is not None:
+        notes.extend(layers.notes())
     crossing = [t for t in tables if t.page_end > t.page_start]
     if crossing:
-        spans = ", ".join(f"p{t.page_start}-{t.page_end}" for t in crossing[:6])
+        spans = shortened([f"p{t.page_start}-{t.page_end}" for t in crossing], SHOWN)
         notes.append(
             f"{len(crossing)} table(s) cross page breaks ({spans}): with the tables fix off, "
             "rows either side of a break are in different passages — turn the tables fix on"
@@ -198,7 +225,7 @@ def verdict(
     apart = [d for d in decisions if not d.joined and d.page_a != d.page_b]
     doubtful = [d for d in apart if any(w in d.reason for w in DOUBTFUL_REASONS)]
     if doubtful:
-        where = ", ".join(f"p{d.page_a}-{d.page_b}" for d in doubtful[:6])
+        where = shortened([f"p{d.page_a}-{d.page_b}" for d in doubtful], SHOWN)
         notes.append(
             f"{len(doubtful)} page break(s) between tables were kept apart only because their "
             f"columns do not line up ({where}) — if one is really one table, a question about "
@@ -213,7 +240,8 @@ def verdict(
                 "text. Retrieval sees each page as it is."
             )
         return "Good: every page has text and no table crosses a page break."
-    head = "At risk" if no_text else "Retrievable with care"
+    at_risk = blank or (layers is not None and layers.garbled)
+    head = "At risk" if at_risk else "Retrievable with care"
     return f"{head}: " + "; ".join(notes) + "."
 
 
@@ -267,9 +295,13 @@ def inspect_pdf(
     if oversize:
         warnings.append(
             f"{len(oversize)} table passage(s) exceed {PASSAGE_MAX_CHARS} characters (a single "
-            f"very long row): {', '.join(oversize[:5])}"
+            f"very long row): {shortened(oversize, SHOWN)}"
         )
     no_text = tuple(n for n, text in enumerate(pdf.pages, start=1) if not text.strip())
+    layers = _text_layers(pdf)
+    ocr_empty = tuple(
+        n for n in no_text if n <= len(pdf.layouts) and pdf.layouts[n - 1].ocr is not None
+    )
     return IngestionReport(
         pages=len(pdf.pages),
         chars_per_page=tuple(len("".join(text.split())) for text in pdf.pages),
@@ -284,9 +316,27 @@ def inspect_pdf(
         furniture=_furniture_lines(doc),
         no_text_pages=no_text,
         verdict=verdict(
-            len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts)
+            len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts),
+            ocr_empty, layers,
         ),
+        ocr_empty_pages=ocr_empty,
+        overprinted_pages=layers.overprinted,
+        garbled_pages=layers.garbled,
     )
+
+
+def _text_layers(pdf: PdfText) -> TextLayerNotes:
+    """Pages read once from glyphs drawn twice, and text-layer pages that read as noise or
+    still spell lines letter by letter twice (OCR'd pages are OCR's business, not the
+    layer's)."""
+    garbled = tuple(
+        n
+        for n, text in enumerate(pdf.pages, start=1)
+        if text.strip()
+        and not (n <= len(pdf.layouts) and pdf.layouts[n - 1].ocr is not None)
+        and (is_garbled(text) or any(doubled_words(line) for line in text.splitlines()))
+    )
+    return TextLayerNotes(tuple(getattr(pdf, "overprinted", ())), garbled)
 
 
 def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:

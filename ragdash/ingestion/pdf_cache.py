@@ -51,10 +51,10 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 def parser_digest() -> str:
     """A short hash of the parsing code itself, so an edit that forgets to bump
     :data:`PARSER_VERSION` still never serves a stale parse."""
-    from ragdash.ingestion import letterspacing, pdf_layout, scans
+    from ragdash.ingestion import letterspacing, pdf_layout, scans, textlayer
 
     digest = hashlib.sha256()
-    for module in (pdf_layout, letterspacing, scans):
+    for module in (pdf_layout, letterspacing, scans, textlayer):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -76,7 +76,8 @@ def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
 
     specs: dict[type, dict[str, Any]] = {
         PdfText: {"pages": ("seq", str), "warnings": ("seq", str),
-                  "layouts": ("seq", "PageLayout")},
+                  "layouts": ("seq", "PageLayout"),
+                  "overprinted": ("seq", int)},
         PageLayout: {"page": int, "lines": ("seq", "Line"), "tables": ("seq", "TableRegion"),
                      "width": float, "height": float, "letter_spaced": ("seq", str),
                      "ocr": ("opt", "OcrPage")},

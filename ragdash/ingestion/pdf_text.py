@@ -22,6 +22,9 @@ class PdfText:
     pages: tuple[str, ...]
     warnings: tuple[str, ...]
     layouts: tuple[PageLayout, ...] = ()
+    #: Pages whose glyphs were drawn twice at the same place (bold by double printing) and
+    #: were read once (:func:`ragdash.ingestion.textlayer.without_overprint`).
+    overprinted: tuple[int, ...] = ()
 
     @property
     def table_pages(self) -> tuple[str, ...] | None:
