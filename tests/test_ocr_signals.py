@@ -100,3 +100,20 @@ def test_a_token_several_documents_use_as_it_is_gives_no_signal(tmp_path):
 def test_adding_a_repair_to_canonical_pairs_keeps_every_letter_of_a_digit():
     pairs = (("0", "o"), ("1", "i"))
     assert add_substitutions(pairs, {"1": "l"}) == (("0", "o"), ("1", "i"), ("1", "l"))
+
+
+def test_a_reading_needs_a_lookalike_letter_and_a_word_the_corpus_uses(tmp_path):
+    """Issue 28: `ss0 → ssn/ssa/ssc` and `part1 → party` were offered as one-click map
+    entries; OCR does not read n, a or c as 0, and "part1" is Part 1 set without its space."""
+    (tmp_path / "terms.md").write_text(
+        "---\nupdated: 2026-01-05\n---\nEach party gives its SSN; the SSA and the SSC check "
+        "the parts of the enterprise plan, part of the districts.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "scan.md").write_text(
+        "---\nupdated: 2026-01-04\n---\nSS0 number, part1 and district2 of the Enterpr1se "
+        "plan.\n",
+        encoding="utf-8",
+    )
+    found = {(s.token, s.proposed) for s in ocr_signals(load_folder(tmp_path))}
+    assert found == {("enterpr1se", "enterprise")}

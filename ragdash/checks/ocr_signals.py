@@ -7,7 +7,18 @@ the map to destroy them. So the miner skips code-like tokens
 (:func:`ragdash.text.is_code_like`: ``t1d``, ``covid19``, ``x100``), tokens that
 are a piece of a longer code (``AC2`` in ``2274-COL-AC2-26``: joined by ``-``, ``_``, ``/`` or
 ``.`` to a piece with digits), and tokens found as-is in several documents (a code the corpus
-uses consistently, :data:`ragdash.retrieval.ocr.CONSISTENT_DOCUMENTS`)."""
+uses consistently, :data:`ragdash.retrieval.ocr.CONSISTENT_DOCUMENTS`).
+
+A reading is evidence only when OCR could have made that error and the word is one the
+corpus uses. So a digit is read only as a letter it looks like (:data:`LOOKALIKES`, or a letter
+the user's map already gives it): ``ss0`` may be ``sso`` but never ``ssn``, ``ssa`` or ``ssc``
+(OCR does not read ``n`` as ``0``), and a word followed by a number (``part1``, ``district2``:
+"Part 1" set without its space) is a numbered label, not damage — ``party`` and ``districts``
+are not proposed. ``enterpr1se`` → ``enterprise`` is.
+
+    >>> plausible("1", "i", {}), plausible("1", "y", {}), plausible("0", "n", {})
+    (True, False, False)
+"""
 
 from __future__ import annotations
 
@@ -29,11 +40,14 @@ from ragdash.text import (
 
 __all__ = [
     "ANY_DIGIT",
+    "LOOKALIKES",
     "OcrSignal",
     "add_substitutions",
     "code_pieces",
     "damaged_tokens",
+    "numbered_label",
     "ocr_signals",
+    "plausible",
     "substitutions_to",
 ]
 
@@ -43,6 +57,35 @@ _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 #: Every digit may stand for a letter when looking for damage (the map only says which do).
 ANY_DIGIT: Mapping[str, str] = {str(d): "?" for d in range(10)}
 _DIGIT_CHARS = frozenset("0123456789")
+
+#: The letters each digit is mistaken for by OCR (shapes alike in common fonts). A proposal
+#: reading a digit as any other letter has no evidence, whatever word it makes.
+LOOKALIKES: Mapping[str, str] = {
+    "0": "o", "1": "il", "2": "z", "3": "e", "4": "a", "5": "s", "6": "bg", "7": "t",
+    "8": "b", "9": "gq",
+}  # fmt: skip
+#: A word this long or longer before a trailing number makes the token a numbered label.
+LABEL_MIN_LETTERS = 3
+_TRAILING_NUMBER = re.compile(r"^([a-z]+)([0-9]+)$")
+
+
+def plausible(digit: str, letter: str, user_letters: Mapping[str, str]) -> bool:
+    """OCR could read ``letter`` as ``digit``: a look-alike (:data:`LOOKALIKES`) or a
+    reading the user's map already makes."""
+    return letter in LOOKALIKES.get(digit, "") or letter in user_letters.get(digit, "")
+
+
+def numbered_label(token: str, vocabulary: Mapping[str, int]) -> bool:
+    """``part1``, ``district2``: a word the corpus uses followed by a number — "Part 1" set
+    without its space, a label rather than a misread letter.
+
+        >>> numbered_label("part1", {"part": 4}), numbered_label("enterpr1se", {})
+        (True, False)
+    """
+    match = _TRAILING_NUMBER.match(token)
+    if not match or len(match.group(1)) < LABEL_MIN_LETTERS:
+        return False
+    return vocabulary.get(match.group(1), 0) > 0
 
 
 @dataclass(frozen=True)
@@ -117,8 +160,10 @@ def ocr_signals(
     ocr_map: Mapping[str, str] | Sequence[tuple[str, str]] = DEFAULT_SUBSTITUTIONS,
 ) -> list[OcrSignal]:
     """Every damaged token of every document with each word of the corpus vocabulary it
-    could be read as; per document, most frequent first. A token with no such word gives
-    no signal (the damage cannot be confirmed from the corpus)."""
+    could be read as, each digit read as a letter it looks like (:func:`plausible`); per
+    document, most frequent first. A token with no such word gives no signal (the damage
+    cannot be confirmed from the corpus), nor does a numbered label (:func:`numbered_label`).
+    """
     vocabulary = _vocabulary(doc.text for doc in corpus.documents)
     by_length: dict[int, list[str]] = {}
     for word in sorted(vocabulary, key=lambda w: -vocabulary[w]):  # stable: most used first
@@ -132,10 +177,12 @@ def ocr_signals(
         for token, count in sorted(damaged[doc.doc_id].items(), key=lambda kv: -kv[1]):
             if spread[token] >= CONSISTENT_DOCUMENTS:
                 continue  # the same token in several documents: a code, not a misreading
+            if numbered_label(token, vocabulary):
+                continue  # "part1": Part 1 without its space
             for word in _same_but_digits(token, by_length, masks):
                 subs = substitutions_to(token, word)
-                if subs is None:
-                    continue
+                if subs is None or not all(plausible(d, c, letters) for d, c in subs.items()):
+                    continue  # "ss0" → "ssn": no OCR reads n as 0
                 covered = any(reading == word for reading, _ in ocr_readings(token, letters))
                 signals.append(
                     OcrSignal(doc.doc_id, token, word, subs, count, vocabulary[word], covered)

@@ -198,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_PDF_PAGES,
         help=f"refuse PDFs with more pages (default {MAX_PDF_PAGES})",
     )
+    inspect.add_argument(
+        "--ocr-pages",
+        default="",
+        metavar="PAGES",
+        help="OCR these pages even though they have a text layer (a garbled one): '3,5-7'",
+    )
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
     _cache_options(inspect)
     _export_options(

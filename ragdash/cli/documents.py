@@ -26,10 +26,15 @@ from ragdash.cli.common import (
 from ragdash.errors import (
     IngestError,
 )
+from ragdash.ingestion.textlayer import page_spec
 from ragdash.retrieval.saved import check_target
 from ragdash.settings import (
     parse_protected,
 )
+from ragdash.text import more_note
+
+#: Furniture lines ``inspect`` prints before saying how many more there are.
+FURNITURE_SHOWN = 20
 
 __all__ = ["cmd_index", "cmd_inspect", "cmd_ocr_map", "cmd_passages", "cmd_rewrites"]
 
@@ -65,11 +70,21 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         raise BadInput(f"{args.file}: cannot be read ({exc.strerror or exc})") from None
     if args.max_pages < 1:
         raise BadInput("--max-pages must be at least 1")
+    from ragdash.errors import SettingsError
+    from ragdash.ingestion.scans import OcrSettings
+    from ragdash.ingestion.textlayer import parse_page_list
+
+    try:
+        ocr = OcrSettings(pages=parse_page_list(getattr(args, "ocr_pages", "") or ""))
+    except SettingsError as exc:
+        raise BadInput(f"--ocr-pages: {exc}") from None
     cache = _cache(args)
     progress = _LoadProgress(cache)
     progress.name = path.name
     try:
-        report = inspect_pdf(data, max_pages=args.max_pages, progress=progress.page, cache=cache)
+        report = inspect_pdf(
+            data, max_pages=args.max_pages, progress=progress.page, cache=cache, ocr=ocr
+        )
     except IngestError as exc:
         raise BadInput(f"{path.name} {exc}") from None
     finally:
@@ -111,10 +126,20 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             say(f"    first row after: {d.row_after[:90]}")
     if report.furniture:
         say("\npage furniture (kept in page text, skipped when joining):")
-        for line in report.furniture[:20]:
+        for line in report.furniture[:FURNITURE_SHOWN]:
             say(f"  {line}")
+        if len(report.furniture) > FURNITURE_SHOWN:
+            say(f"  …{more_note(FURNITURE_SHOWN, len(report.furniture))} (--json lists them all)")
     if report.no_text_pages:
         say(f"\npages with no text layer: {', '.join(map(str, report.no_text_pages))}")
+    if report.ocr_empty_pages:
+        say(f"OCR ran and found no words on: {', '.join(map(str, report.ocr_empty_pages))}")
+    if report.overprinted_pages:
+        pages = ", ".join(map(str, report.overprinted_pages))
+        say(f"letters drawn twice, read once on: {pages}")
+    if report.garbled_pages:
+        spec = page_spec(report.garbled_pages)
+        say(f"garbled text layer on: {spec} — OCR them: inspect --ocr-pages {spec}")
     rows = [("passages", "count", "min", "median", "p90", "max")]
     for name, s in (
         ("fix off", report.passages_without_fix),

@@ -18,7 +18,7 @@ from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 from ragdash.ingestion.pdf_text import PdfText
 from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings, ocr_pages_of, ocr_variant
-from ragdash.ingestion.textlayer import without_overprint
+from ragdash.ingestion.textlayer import parse_page_list, without_overprint
 
 __all__ = [
     "DOC_SUFFIXES",
@@ -47,8 +47,9 @@ DOC_SUFFIXES = (*TEXT_SUFFIXES, PDF_SUFFIX)
 METADATA_FILE = "metadata.csv"
 METADATA_FIELDS = ("id", "subject", "updated", "status")
 #: ``metadata.csv`` columns that say how a PDF is read: ``ocr`` is ``auto`` (OCR pages with no
-#: text layer, the default), ``all`` (OCR every page: its text layer is garbage) or ``off``.
-READ_OPTION_FIELDS = ("ocr",)
+#: text layer, the default), ``all`` (OCR every page: its text layer is garbage) or ``off``;
+#: ``ocr_pages`` (``3, 5-7``) OCRs those pages too, whose text layer is garbled.
+READ_OPTION_FIELDS = ("ocr", "ocr_pages")
 #: PDFs with more pages than this are refused with a message rather than stalling the app.
 MAX_PDF_PAGES = 500
 
@@ -287,7 +288,8 @@ def _ocr_option(overrides: dict[str, str]) -> OcrSettings:
     """The ``ocr`` column of a PDF's ``metadata.csv`` row as OCR settings."""
     mode = overrides.get("ocr", "").strip().lower() or DEFAULT_OCR.mode
     try:
-        return OcrSettings(dpi=DEFAULT_OCR.dpi, lang=DEFAULT_OCR.lang, mode=mode)
+        pages = parse_page_list(overrides.get("ocr_pages", ""))  # garbled pages to OCR
+        return OcrSettings(dpi=DEFAULT_OCR.dpi, lang=DEFAULT_OCR.lang, mode=mode, pages=pages)
     except SettingsError as exc:
         raise IngestError(f"metadata.csv: {exc}") from None
 

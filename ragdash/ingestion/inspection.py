@@ -26,6 +26,7 @@ from ragdash.ingestion.page_image import (  # noqa: F401
 )
 from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import BBox, TableRegion, page_layout
+from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings
 from ragdash.ingestion.segmentation import (
     PASSAGE_MAX_CHARS,
     document_passages,
@@ -255,13 +256,15 @@ def inspect_pdf(
     max_pages: int = MAX_PDF_PAGES,
     progress: Progress | None = None,
     cache: PdfCache | None = None,
+    ocr: OcrSettings = DEFAULT_OCR,
 ) -> IngestionReport:
-    """Ingest ``data`` as ragdash would and report what the retriever will see.
+    """Ingest ``data`` as ragdash would and report what the retriever will see (read with
+    ``ocr``: its ``pages`` are OCR'd even with a text layer, as ``ocr_pages`` asks).
 
     Raises :class:`~ragdash.errors.IngestError` (with a plain message) for a PDF that cannot
     be used: empty, corrupt, encrypted, too many pages, or without any text layer.
     """
-    pdf = read_pdf(data, max_pages, progress, cache)
+    pdf = read_pdf(data, max_pages, progress, cache, ocr)
     doc = as_document(pdf)
     joined, decisions = document_tables(doc)
     # text set in columns (a worksheet beside prose) within one page is no table to report;

@@ -94,16 +94,22 @@ class OcrSettings:
     dpi: int = 300  # asked for; lowered to stay within the page-image pixel budget
     lang: str = "eng"
     mode: str = "auto"
+    #: Pages (1-based) OCR'd even though they have a text layer — one that is garbled
+    #: (``ocr_pages`` in metadata.csv, ``inspect --ocr-pages``). Whole numbers only: data.
+    pages: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in OCR_MODES:
             raise SettingsError(f"OCR mode {self.mode!r} is not one of {', '.join(OCR_MODES)}")
         if not 50 <= int(self.dpi) <= 600:
             raise SettingsError(f"OCR resolution {self.dpi} dpi is outside 50–600")
+        if any(type(n) is not int or n < 1 for n in self.pages):
+            raise SettingsError(f"OCR pages {self.pages!r} are not page numbers (1, 2, ...)")
 
     @property
     def key(self) -> str:
-        return f"ocr-{self.mode}-{int(self.dpi)}dpi-{self.lang}"
+        pages = f"-p{'.'.join(map(str, sorted(set(self.pages))))}" if self.pages else ""
+        return f"ocr-{self.mode}-{int(self.dpi)}dpi-{self.lang}{pages}"
 
 
 DEFAULT_OCR = OcrSettings()
@@ -364,7 +370,9 @@ def ocr_pages_of(
     if settings.mode == "off":
         return OcrOutcome()
     wanted = [
-        n for n, text in enumerate(texts, start=1) if settings.mode == "all" or not text.strip()
+        n
+        for n, text in enumerate(texts, start=1)
+        if settings.mode == "all" or not text.strip() or n in settings.pages
     ]
     if not wanted:
         return OcrOutcome()
@@ -388,7 +396,10 @@ def ocr_pages_of(
             low += len(layout.ocr.low_confidence())
     if not read:
         return OcrOutcome(ran=True)
-    why = "every page, as asked" if settings.mode == "all" else "no text layer"
+    why = (
+        "every page, as asked" if settings.mode == "all"
+        else "no text layer, or as asked" if settings.pages else "no text layer"
+    )  # fmt: skip
     note = (
         f"page(s) {', '.join(map(str, read))} read by OCR ({why}); {low} word(s) below "
         f"{LOW_CONFIDENCE:.0f}% confidence — see the page image in the Documents page"

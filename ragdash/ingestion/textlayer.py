@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragdash.errors import SettingsError
 from ragdash.text import shortened
 
 __all__ = [
@@ -37,8 +38,10 @@ __all__ = [
     "garbled_share",
     "is_garbled",
     "overprinted",
+    "MAX_OCR_PAGES_SPEC",
     "page_list",
     "page_spec",
+    "parse_page_list",
     "without_overprint",
 ]
 
@@ -87,8 +90,10 @@ def without_overprint(page: Any) -> tuple[Any, bool]:
 
 
 def _doubled(word: str) -> bool:
-    return len(word) >= 4 and len(word) % 2 == 0 and all(
-        word[i] == word[i + 1] for i in range(0, len(word), 2)
+    return (
+        len(word) >= 4
+        and len(word) % 2 == 0
+        and all(word[i] == word[i + 1] for i in range(0, len(word), 2))
     )
 
 
@@ -159,8 +164,8 @@ def page_list(pages: Sequence[int], limit: int = 12) -> str:
 def page_spec(pages: Sequence[int]) -> str:
     """Pages as the ``ocr_pages`` option takes them, runs folded: ``3-5,9``.
 
-        >>> page_spec([9, 3, 4, 5])
-        '3-5,9'
+    >>> page_spec([9, 3, 4, 5])
+    '3-5,9'
     """
     ordered = sorted(set(pages))
     parts: list[str] = []
@@ -172,6 +177,45 @@ def page_spec(pages: Sequence[int]) -> str:
         parts.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
         i = j + 1
     return ",".join(parts)
+
+
+#: The longest ``ocr_pages`` value read (a typed or pasted value, bounded like every input).
+MAX_OCR_PAGES_SPEC = 2000
+_PAGE_ITEM = re.compile(r"(\d{1,5})(?:\s*-\s*(\d{1,5}))?")
+
+
+def parse_page_list(text: str, max_pages: int | None = None) -> tuple[int, ...]:
+    """Pages as a person writes them — ``3, 5-7`` — as a sorted tuple of page numbers (the
+    ``ocr_pages`` option of ``metadata.csv`` and ``inspect --ocr-pages``). Only whole numbers
+    and ranges: anything else raises :class:`~ragdash.errors.SettingsError` naming it.
+
+        >>> parse_page_list("3, 5-7")
+        (3, 5, 6, 7)
+        >>> parse_page_list("")
+        ()
+    """
+    text = text.strip()
+    if not text:
+        return ()
+    if len(text) > MAX_OCR_PAGES_SPEC:
+        raise SettingsError(f"OCR pages: {len(text)} characters is too long a page list")
+    pages: set[int] = set()
+    for item in text.replace(";", ",").split(","):
+        match = _PAGE_ITEM.fullmatch(item.strip())
+        if not match:
+            raise SettingsError(
+                f"OCR pages: {item.strip()[:30]!r} is not a page or a range like 5-7"
+            )
+        first = int(match.group(1))
+        last = int(match.group(2) or first)
+        if first < 1 or last < first:
+            raise SettingsError(f"OCR pages: {item.strip()!r} is not a range of pages from 1")
+        if max_pages is not None and last > max_pages:
+            raise SettingsError(f"OCR pages: page {last} is past the last page ({max_pages})")
+        if last - first > 10_000:
+            raise SettingsError(f"OCR pages: {item.strip()!r} is too long a range")
+        pages.update(range(first, last + 1))
+    return tuple(sorted(pages))
 
 
 @dataclass(frozen=True)

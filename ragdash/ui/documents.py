@@ -19,7 +19,9 @@ from ragdash.errors import IngestError, WorkspaceError
 from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
 from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
+from ragdash.ingestion.scans import OcrSettings
 from ragdash.ingestion.segmentation import max_passages
+from ragdash.ingestion.textlayer import page_spec
 from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.versions import VersionPair, find_version_pairs
@@ -162,9 +164,43 @@ def _edit_form(doc: Document, index: CorpusIndex) -> None:
 
 
 @st.cache_data(show_spinner="Inspecting the PDF…", max_entries=32)
-def _inspect(path: str, mtime_ns: int) -> IngestionReport:
+def _inspect(path: str, mtime_ns: int, ocr_pages: tuple[int, ...] = ()) -> IngestionReport:
+    # ocr_pages: page numbers from this PDF's own report (never typed): garbled pages to OCR
     with open(path, "rb") as handle:
-        return inspect_pdf(handle.read(), cache=workspace().cache)  # parsed once, ever
+        return inspect_pdf(
+            handle.read(), cache=workspace().cache, ocr=OcrSettings(pages=ocr_pages)
+        )  # parsed once, ever
+
+
+def _text_layer_offer(doc: Document, report: IngestionReport, ocr_key: str) -> None:
+    """Pages whose text layer is garbled, with a button that OCRs them in this view, and the
+    ``metadata.csv`` entry that makes it stick."""
+    asked = st.session_state.get(ocr_key, ())
+    if asked:
+        spec = page_spec(asked)
+        st.success(
+            f"Pages {literal(spec)} were OCR'd in this view. To index them this way, give "
+            f"{literal(doc.source)} the value {code(spec)} in an {code('ocr_pages')} column "
+            f"of {code('metadata.csv')} (or run {code(f'ragdash inspect --ocr-pages {spec}')})."
+        )
+        st.button("Read the text layer again", key=f"{ocr_key}:undo", on_click=_set_ocr_pages,
+                  args=(ocr_key, ()))  # fmt: skip
+    if report.garbled_pages:
+        spec = page_spec(report.garbled_pages)
+        st.warning(
+            f"Garbled text layer on page(s) {literal(spec)}: retrieval sees noise there."
+        )
+        st.button(
+            f"OCR page(s) {label(spec)} instead",
+            key=f"{ocr_key}:do",
+            on_click=_set_ocr_pages,
+            args=(ocr_key, tuple(sorted({*asked, *report.garbled_pages}))),
+            help="Reads these pages with Tesseract instead of their text layer (this view).",
+        )
+
+
+def _set_ocr_pages(key: str, pages: tuple[int, ...]) -> None:
+    st.session_state[key] = tuple(int(n) for n in pages)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -180,12 +216,14 @@ def _inspection(doc: Document) -> None:
         st.info("The source file is no longer on disk.")
         return
     mtime = path.stat().st_mtime_ns
+    ocr_key = f"ocr_pages:{path}"
     try:
-        report = _inspect(str(path), mtime)
+        report = _inspect(str(path), mtime, st.session_state.get(ocr_key, ()))
     except IngestError as exc:
         st.error(f"{literal(doc.source)} {error_text(exc)}")
         return
     st.info(f"**Will this PDF be retrieved correctly?** {literal(report.verdict)}")
+    _text_layer_offer(doc, report, ocr_key)
     c = st.columns(4)
     c[0].metric("Pages", report.pages)
     c[1].metric("Tables detected", len(report.tables))
@@ -277,9 +315,9 @@ def _inspection(doc: Document) -> None:
         with st.expander(f"Page furniture found ({len(report.furniture)})"):
             st.caption("Kept in each page's passage; skipped when deciding and making a join.")
             st.text(visible_controls("\n".join(report.furniture), keep_newlines=True))
-    if report.no_text_pages:
-        pages = ", ".join(map(str, report.no_text_pages))
-        st.warning(f"Pages with no text layer: {literal(pages)}")
+    blank = [n for n in report.no_text_pages if n not in report.ocr_empty_pages]
+    if blank:
+        st.warning(f"Pages with no text layer: {literal(', '.join(map(str, blank)))}")
     chars = pd.DataFrame(
         {
             "page": list(range(1, report.pages + 1)),
