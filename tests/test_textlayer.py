@@ -92,3 +92,28 @@ def test_notes_and_page_lists_read_like_sentences():
     assert TextLayerNotes().notes() == []
     (note,) = TextLayerNotes(garbled=tuple(range(1, 40))).notes()
     assert "and 27 more" in note and "1-39" in note
+
+
+def test_ocr_pages_in_metadata_csv_is_validated_data(tmp_path):
+    from ragdash.ingestion.ingest import load_folder
+
+    (tmp_path / "review.pdf").write_bytes(_pdf([PROSE, PROSE]))
+    (tmp_path / "metadata.csv").write_text(
+        "file,ocr_pages\nreview.pdf,__import__('os')\n", encoding="utf-8"
+    )
+    corpus = load_folder(tmp_path)
+    assert corpus.documents == ()
+    (message,) = [m for m in corpus.messages if m.level == "error"]
+    assert message.source == "review.pdf" and "is not a page or a range like 5-7" in message.message
+
+
+def test_page_lists_are_parsed_strictly():
+    import pytest
+
+    from ragdash.errors import SettingsError
+    from ragdash.ingestion.textlayer import parse_page_list
+
+    assert parse_page_list(" 7, 3-4 ;3") == (3, 4, 7)
+    for bad in ("0", "5-3", "1e3", "2,", "9-99999999"):
+        with pytest.raises(SettingsError):
+            parse_page_list(bad)
