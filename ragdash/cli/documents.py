@@ -35,6 +35,8 @@ from ragdash.text import more_note
 
 #: Furniture lines ``inspect`` prints before saying how many more there are.
 FURNITURE_SHOWN = 20
+#: Character confusions ``ocr-map`` prints, most frequent first.
+CONFUSIONS_SHOWN = 15
 
 __all__ = ["cmd_index", "cmd_inspect", "cmd_ocr_map", "cmd_passages", "cmd_rewrites"]
 
@@ -252,7 +254,7 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
         f"character error rate {learned.error_rate:.1%}"
     )
     rows = [("clean", "read as", "count", "examples")]
-    for c in learned.confusions[:15]:
+    for c in learned.confusions[:CONFUSIONS_SHOWN]:
         rows.append(
             (
                 repr(c.truth) if c.truth else "(added)",
@@ -263,6 +265,9 @@ def cmd_ocr_map(args: argparse.Namespace) -> int:
         )
     if len(rows) > 1:
         say(_table(rows))
+    if len(learned.confusions) > CONFUSIONS_SHOWN:
+        left = more_note(CONFUSIONS_SHOWN, len(learned.confusions))
+        say(f"…{left} confusion(s) seen less often (--json lists them all)")
     if learned.proposals:
         say("\nproposed OCR map entries (digit read for a letter):")
         for p in learned.proposals:

@@ -19,13 +19,16 @@ from ragdash.errors import IngestError
 from ragdash.ingestion.documents import Document
 from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, render_ocr_page
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.text import tokenize
+from ragdash.text import more_note, tokenize
 from ragdash.ui.context import source_path
 from ragdash.ui.render import text_block
 from ragdash.ui.state import VIEW_KEY
 from ragdash.ui.text import code, grid, label, literal
 
-__all__ = ["has_ocr", "render_scan_view"]
+__all__ = ["CONFUSIONS_SHOWN", "has_ocr", "render_scan_view"]
+
+#: Character confusions shown in the table of what a clean text taught, most frequent first.
+CONFUSIONS_SHOWN = 20
 
 
 def has_ocr(doc: Document) -> bool:
@@ -177,9 +180,14 @@ def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
                             "count": c.count,
                             "examples": ", ".join(c.examples),
                         }
-                        for c in learned.confusions[:20]
+                        for c in learned.confusions[:CONFUSIONS_SHOWN]
                     ]
                 )),
                 hide_index=True,
                 width="stretch",
             )
+            if len(learned.confusions) > CONFUSIONS_SHOWN:
+                st.caption(
+                    f"The {CONFUSIONS_SHOWN:d} most frequent confusions"
+                    f"{more_note(CONFUSIONS_SHOWN, len(learned.confusions))} seen less often."
+                )
