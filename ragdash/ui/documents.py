@@ -176,16 +176,23 @@ def _text_layer_offer(doc: Document, report: IngestionReport, ocr_key: str) -> N
     """Pages whose text layer is garbled, with a button that OCRs them in this view, and the
     ``metadata.csv`` entry that makes it stick."""
     asked = st.session_state.get(ocr_key, ())
-    if asked:
+    unread = [n for n in asked if n in report.garbled_pages]  # Tesseract missing or no words
+    if unread:
+        st.warning(
+            f"OCR did not replace the text layer of page(s) {literal(page_spec(unread))} "
+            "(see the warnings below)."
+        )
+    if asked and not unread:
         spec = page_spec(asked)
         st.success(
             f"Pages {literal(spec)} were OCR'd in this view. To index them this way, give "
             f"{literal(doc.source)} the value {code(spec)} in an {code('ocr_pages')} column "
             f"of {code('metadata.csv')} (or run {code(f'ragdash inspect --ocr-pages {spec}')})."
         )
+    if asked:
         st.button("Read the text layer again", key=f"{ocr_key}:undo", on_click=_set_ocr_pages,
                   args=(ocr_key, ()))  # fmt: skip
-    if report.garbled_pages:
+    if report.garbled_pages and not unread:
         spec = page_spec(report.garbled_pages)
         st.warning(
             f"Garbled text layer on page(s) {literal(spec)}: retrieval sees noise there."

@@ -189,5 +189,6 @@ def _learn(text: str, key: str, protected: tuple[str, ...]) -> None:
             if len(learned.confusions) > CONFUSIONS_SHOWN:
                 st.caption(
                     f"The {CONFUSIONS_SHOWN:d} most frequent confusions"
-                    f"{more_note(CONFUSIONS_SHOWN, len(learned.confusions))} seen less often."
+                    f"{literal(more_note(CONFUSIONS_SHOWN, len(learned.confusions)))} seen less "
+                    "often."
                 )
