@@ -117,3 +117,8 @@ def test_page_lists_are_parsed_strictly():
     for bad in ("0", "5-3", "1e3", "2,", "9-99999999"):
         with pytest.raises(SettingsError):
             parse_page_list(bad)
+
+
+def test_a_long_list_of_pages_without_text_is_cut_too():
+    text = verdict(400, tuple(range(1, 100, 2)), [], (), False)
+    assert "page(s) 1, 3, 5" in text and "and 38 more have no text layer" in text

@@ -206,7 +206,8 @@ def verdict(
     blank = [n for n in no_text if n not in set(ocr_empty)]
     if blank:
         notes.append(
-            f"page(s) {_ranges(blank)} have no text layer: nothing on them can be retrieved "
+            f"page(s) {shortened(_ranges(blank).split(', '), 2 * SHOWN)} have no text layer: "
+            "nothing on them can be retrieved "
             "until they are OCRed"
         )
     if ocr_empty:
