@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
@@ -122,3 +123,29 @@ def test_page_lists_are_parsed_strictly():
 def test_a_long_list_of_pages_without_text_is_cut_too():
     text = verdict(400, tuple(range(1, 100, 2)), [], (), False)
     assert "page(s) 1, 3, 5" in text and "and 38 more have no text layer" in text
+
+
+def test_ocr_pages_are_part_of_the_settings_and_their_cache_key():
+    import pytest
+
+    from ragdash.errors import SettingsError
+    from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings
+
+    assert OcrSettings(pages=(3, 5)).key == "ocr-auto-300dpi-eng-p3.5" != DEFAULT_OCR.key
+    with pytest.raises(SettingsError):
+        OcrSettings(pages=(0,))
+
+
+@pytest.mark.slow
+def test_ocr_pages_in_metadata_csv_reads_that_page_with_ocr(tmp_path):
+    import shutil
+
+    from ragdash.ingestion.ingest import load_folder
+
+    if not shutil.which("tesseract"):
+        pytest.skip("Tesseract is not installed")
+    noise = ["Xkqzt vbnmw plkjh qwrtz zxcvb mnbvc lkjhg fdsap qwrty"] * 4
+    (tmp_path / "review.pdf").write_bytes(_pdf([PROSE, noise]))
+    (tmp_path / "metadata.csv").write_text("file,ocr_pages\nreview.pdf,2\n", encoding="utf-8")
+    (doc,) = load_folder(tmp_path).documents
+    assert doc.layouts[1].ocr is not None and doc.layouts[0].ocr is None
