@@ -109,7 +109,6 @@ def test_ocr_pages_in_metadata_csv_is_validated_data(tmp_path):
 
 
 def test_page_lists_are_parsed_strictly():
-    import pytest
 
     from ragdash.errors import SettingsError
     from ragdash.ingestion.textlayer import parse_page_list
@@ -126,7 +125,6 @@ def test_a_long_list_of_pages_without_text_is_cut_too():
 
 
 def test_ocr_pages_are_part_of_the_settings_and_their_cache_key():
-    import pytest
 
     from ragdash.errors import SettingsError
     from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings
