@@ -137,6 +137,8 @@ class IngestionReport:
     furniture: tuple[str, ...] = ()
     no_text_pages: tuple[int, ...] = ()
     verdict: str = ""
+    #: OCR'd pages where much of the inked area has no recognised word: (page, share 0–1).
+    ocr_missed: tuple[tuple[int, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
@@ -180,13 +182,31 @@ def verdict(
     tables: Sequence[DetectedTable],
     decisions: Sequence[JoinDecision],
     letter_spaced: bool,
+    ocr_missed: Sequence[tuple[int, float]] = (),
 ) -> str:
-    """The answer to "will this PDF be retrieved correctly?", in words."""
+    """The answer to "will this PDF be retrieved correctly?", in words. A scan whose OCR
+    left inked areas without words (``ocr_missed``: page, share of the inked area) is
+    never called "Good": what OCR did not read cannot be retrieved.
+
+    >>> verdict(2, (), (), (), False, ((2, 0.48),))[:79]
+    'At risk: OCR may have missed text on page 2: about 48% of the inked area has no'
+    """
     notes = []
     if no_text:
         notes.append(
             f"page(s) {_ranges(no_text)} have no text layer: nothing on them can be retrieved "
             "until they are OCRed"
+        )
+    missed = sorted(ocr_missed, key=lambda m: m[0])
+    if missed:
+        shown_pages = "; ".join(
+            f"page {page}: about {share:.0%} of the inked area has no words"
+            for page, share in missed[:5]
+        )
+        more = f"; and {len(missed) - 5} more page(s)" if len(missed) > 5 else ""
+        notes.append(
+            f"OCR may have missed text on {shown_pages}{more} — see the orange boxes in the "
+            "OCR tab; a cleaner or higher-resolution scan may read"
         )
     crossing = [t for t in tables if t.page_end > t.page_start]
     if crossing:
@@ -213,7 +233,7 @@ def verdict(
                 "text. Retrieval sees each page as it is."
             )
         return "Good: every page has text and no table crosses a page break."
-    head = "At risk" if no_text else "Retrievable with care"
+    head = "At risk" if no_text or missed else "Retrievable with care"
     return f"{head}: " + "; ".join(notes) + "."
 
 
@@ -270,6 +290,12 @@ def inspect_pdf(
             f"very long row): {', '.join(oversize[:5])}"
         )
     no_text = tuple(n for n, text in enumerate(pdf.pages, start=1) if not text.strip())
+    ocr_missed = tuple(
+        (layout.page, layout.ocr.quality.uncovered)
+        for layout in pdf.layouts
+        if layout.ocr is not None and layout.ocr.quality is not None
+        and layout.ocr.quality.missed_text
+    )
     return IngestionReport(
         pages=len(pdf.pages),
         chars_per_page=tuple(len("".join(text.split())) for text in pdf.pages),
@@ -284,8 +310,10 @@ def inspect_pdf(
         furniture=_furniture_lines(doc),
         no_text_pages=no_text,
         verdict=verdict(
-            len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts)
+            len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts),
+            ocr_missed,
         ),
+        ocr_missed=ocr_missed,
     )
 
 

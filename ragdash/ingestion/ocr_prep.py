@@ -125,7 +125,7 @@ def skew_angle(pixels: Any, max_angle: float = MAX_SKEW) -> float:
     best = max(np.arange(best - 0.2, best + 0.2 + 1e-9, 0.05), key=score)
     if score(best) <= score(0.0) * 1.02:
         return 0.0  # no clear gain: a table of rules, a picture
-    return -float(round(best, 2))
+    return float(round(best, 2))
 
 
 def orientation(image: Any) -> int:
@@ -239,8 +239,8 @@ def measure_quality(
         ys, xs = np.nonzero(part)
         y0, x0 = where[0].start + ys.min(), where[1].start + xs.min()
         y1, x1 = where[0].start + ys.max() + 1, where[1].start + xs.max() + 1
-        regions.append((int(part.sum()), (round(x0 / per, 1), round(y0 / per, 1),
-                                          round(x1 / per, 1), round(y1 / per, 1))))  # fmt: skip
+        box = tuple(round(float(v) / per, 1) for v in (x0, y0, x1, y1))
+        regions.append((int(part.sum()), box))
     regions.sort(reverse=True)
     return OcrQuality(
         round(share, 4), tuple(box for _, box in regions[:20]), round(confidence, 1),

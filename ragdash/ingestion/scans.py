@@ -255,7 +255,7 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
     words = ocr_image(prepared, scale, lang)
     quality = measure_quality(
         prepared,
-        [(w.x0, w.top, w.x1, w.bottom) for w in words],
+        [(w.x0, w.top, w.x1, w.bottom) for w in words if _read_well(w, lang)],
         scale,
         statistics.fmean(w.conf for w in words) if words else 0.0,
         dictionary_share([w.text for w in words], lang),
@@ -265,6 +265,24 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
         number, resolution, words, prepared.width / scale, prepared.height / scale,
         _engine(), quality,
     )  # fmt: skip
+
+
+#: A word at least this sure (0–100) covers its ink in :class:`OcrQuality` ...
+READ_CONFIDENCE = 60.0
+#: ... and one of three letters or more must be a dictionary word or this sure: mirrored,
+#: smudged or foreign-script ink comes back as confident nonsense ("OLUCE" at 81%).
+SURE_CONFIDENCE = 90.0
+
+
+def _read_well(word: OcrWord, lang: str) -> bool:
+    """True when ``word`` is a reading of its ink, not a guess at it."""
+    if word.conf < READ_CONFIDENCE:
+        return False
+    letters = "".join(ch for ch in word.text if ch.isalpha()).casefold()
+    if len(letters) < 3 or any(ch.isdigit() for ch in word.text) or word.conf >= SURE_CONFIDENCE:
+        return True
+    known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
+    return not known or letters in known
 
 
 #: Tesseract language codes → wordfreq's, for the dictionary share of a page.
