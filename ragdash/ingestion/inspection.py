@@ -353,6 +353,19 @@ def inspect_pdf(
         garbled_pages=layers.garbled,
         ocr_missed=ocr_missed,
     )
+
+
+def _text_layers(pdf: PdfText) -> TextLayerNotes:
+    """Pages read once from glyphs drawn twice, and text-layer pages that read as noise or
+    still spell lines letter by letter twice (OCR'd pages are OCR's business, not the
+    layer's)."""
+    garbled = tuple(
+        n
+        for n, text in enumerate(pdf.pages, start=1)
+        if text.strip()
+        and not (n <= len(pdf.layouts) and pdf.layouts[n - 1].ocr is not None)
+        and (is_garbled(text) or any(doubled_words(line) for line in text.splitlines()))
+    )
     return TextLayerNotes(tuple(getattr(pdf, "overprinted", ())), garbled)
 
 
