@@ -55,6 +55,7 @@ from ragdash.ui.stress_view import (
     INJECTED_WORD,
     faulted_index,
     injected_ids,
+    injected_ranks,
     stress_note,
 )
 from ragdash.ui.text import code, grid, label, literal, plain
@@ -635,6 +636,9 @@ def render(index: CorpusIndex, view: ViewState) -> None:
             "is withdrawn and the status fix is on."
         )
         return
+    where = injected_ranks(baseline, ranked, fix_names(view.fixes))
+    if where:  # a stress test's injected document, wherever it ranks
+        st.markdown(f":orange-badge[:material/science: injected] {literal(where)}.")
     _side_by_side(index, view, baseline, ranked, seed)
     why = tie_explanation(ranked, view.fixes) if seed else None
     if why:

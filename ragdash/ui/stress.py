@@ -140,6 +140,7 @@ def matrix_frame(report: StressReport, retriever: str) -> pd.DataFrame:
                         "none" if configuration == "none" else fix),  # fmt: skip
                     "fault_key": fault,
                     "config_key": configuration,
+                    "retriever": retriever,
                 }
             )
     return pd.DataFrame(rows)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -36,6 +36,7 @@ from ragdash.errors import RagdashError
 from ragdash.ingestion.documents import Corpus
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import RankedPassage
 from ragdash.storage.case_store import load_cases
 from ragdash.ui.context import case_library
 from ragdash.ui.navigation import pages
@@ -57,6 +58,7 @@ __all__ = [
     "config_title",
     "faulted_index",
     "injected_ids",
+    "injected_ranks",
     "leave_stress",
     "run_id",
     "stress_note",
@@ -290,6 +292,31 @@ def injected_ids() -> frozenset[str]:
     stress case is open)."""
     variant = st.session_state.get(_SHOWN_KEY)
     return frozenset(variant.injected) if variant is not None else frozenset()
+
+
+def injected_ranks(
+    baseline: Sequence[RankedPassage], ranked: Sequence[RankedPassage], fixes_name: str
+) -> str:
+    """Where each injected document's best passage ranks with no fix and with the current
+    fixes — the mark is seen even when the injected document is not in the top-k shown
+    ('' when the open stress case injected no document).
+
+    >>> injected_ranks([], [], "recency")
+    ''
+    """
+    ids = injected_ids()
+    if not ids:
+        return ""
+
+    def rank(results: Sequence[RankedPassage], doc_id: str) -> str:
+        found = next((r.rank for r in results if r.passage.doc_id == doc_id), None)
+        return f"#{found}" if found is not None else f"below #{len(results)}"
+
+    return "; ".join(
+        f"{doc_id} (injected) ranks {rank(baseline, doc_id)} with no fix, "
+        f"{rank(ranked, doc_id)} with {fixes_name}"
+        for doc_id in sorted(ids)
+    )
 
 
 def stress_note(variant: FaultedVariant) -> None:
