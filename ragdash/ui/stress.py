@@ -27,8 +27,8 @@ import streamlit as st
 
 from ragdash.bundled import SAMPLES
 from ragdash.checks.stress import (
-    CONFIGURATIONS,
     FAULTS,
+    IN_PROCESS,
     TARGETED_FIX,
     StressReport,
     StressResult,
@@ -53,6 +53,7 @@ from ragdash.ui.stress_view import (
     TARGET_KEY,
     StressTarget,
     base_corpus,
+    base_index,
     cases_for,
     config_title,
     run_id,
@@ -67,6 +68,7 @@ __all__ = [
     "StressRun",
     "clicked_cell",
     "fix_sentences",
+    "fix_words",
     "matrix",
     "matrix_frame",
     "render",
@@ -107,13 +109,14 @@ def stress_retrievers(
     view_spec: RetrieverSpec, operator: RetrieverSpec
 ) -> dict[str, RetrieverSpec]:
     """The retrievers a stress run may use, by kind: ragdash's own scorers (bm25 with the
-    sidebar's k1/b when bm25 is chosen there), and the operator's dense or hybrid model when
-    the dashboard was started with one. Never a team's service or code: faults are injected
-    into the corpus ragdash indexes, which a service's own index never sees."""
+    sidebar's k1/b when bm25 is chosen there), and the operator's dense model when the
+    dashboard was started with one. Never a team's service or code (nor hybrid, which the
+    core runs as one): faults are injected into the corpus ragdash indexes, which a
+    service's own index never sees."""
     found = {"seed": RetrieverSpec(),
              "bm25": view_spec if view_spec.kind == "bm25" else RetrieverSpec("bm25")}  # fmt: skip
-    if operator.operator_only and not operator.external:
-        found[operator.kind] = operator
+    if operator.operator_only and operator.kind in IN_PROCESS:  # dense: the model re-embeds
+        found[operator.kind] = operator  # only the injected passages
     return found
 
 
@@ -122,12 +125,12 @@ def matrix_frame(report: StressReport, retriever: str) -> pd.DataFrame:
     pass rate and its 95% interval, and the keys a click reports."""
     rows = []
     for fault in report.faults:
-        for configuration in CONFIGURATIONS:
+        for configuration in report.configurations(fault):
             cell = report.cell(fault, configuration, retriever)
             if cell is None:
                 continue
             low, high = cell.interval
-            fix = FIX_LABELS.get(TARGETED_FIX.get(fault, ""), "")
+            fix = fix_words(fault)
             rows.append(
                 {
                     "fault": FAULT_TITLES.get(fault, fault),
@@ -202,8 +205,17 @@ def clicked_cell(event: object) -> tuple[str, str] | None:
 
 
 def _configuration_of(result: StressResult) -> str:
-    """A result's configuration as the matrix keys it (``none``, ``fix``, ``all``)."""
-    return result.configuration if result.configuration in ("none", "all") else "fix"
+    """A result's configuration as the matrix keys it (the core's label)."""
+    return result.configuration
+
+
+def fix_words(fault: str) -> str:
+    """The fixes that target ``fault``, by the names the sidebar gives them.
+
+    >>> fix_words("stale")
+    'Recency tie-break + Skip withdrawn + Demote older versions'
+    """
+    return " + ".join(FIX_LABELS[name] for name in TARGETED_FIX.get(fault, ()))
 
 
 def fix_sentences(report: StressReport) -> list[str]:
@@ -211,12 +223,13 @@ def fix_sentences(report: StressReport) -> list[str]:
     text): the targeted fix's pass count against no fix, for every retriever."""
     sentences = []
     for fault in report.faults:
-        fix = FIX_LABELS.get(TARGETED_FIX.get(fault, ""), "its fix")
+        fix = fix_words(fault) or "its fix"
+        targeted = report.configurations(fault)[1]
         pairs = [
             (retriever, none, fixed)
             for retriever in report.retrievers
             for none, fixed in [(report.cell(fault, "none", retriever),
-                                 report.cell(fault, "fix", retriever))]
+                                 report.cell(fault, targeted, retriever))]
             if none is not None and fixed is not None and none.total
         ]  # fmt: skip
         counts = "; ".join(
@@ -246,17 +259,9 @@ def fix_sentences(report: StressReport) -> list[str]:
 
 
 def unsaved_cases(report: StressReport) -> list[StressResult]:
-    """The faulted cases no fix saves: failing under every configuration (no fix, the
-    targeted fix and all fixes) for a retriever; one result each (the all-fixes one, whose
-    diagnosis says what is still wrong)."""
-    by_variant: dict[tuple, list[StressResult]] = {}
-    for r in report.results:
-        by_variant.setdefault((r.case, r.fault, r.variant, r.retriever), []).append(r)
-    found = []
-    for results in by_variant.values():
-        if results and not any(r.passed for r in results):
-            found.append(next((r for r in results if r.configuration == "all"), results[-1]))
-    return found
+    """The faulted cases no fix saves (the core's: failing even with all fixes), each the
+    all-fixes result, whose diagnosis says what is still wrong."""
+    return list(report.unsaved())
 
 
 def _sources(index: CorpusIndex, library: int) -> list[str]:
@@ -345,6 +350,7 @@ def _run(index: CorpusIndex, args: tuple) -> StressRun | None:
             seed=seed,
             retrievers=specs,
             progress=progress,
+            index=base_index(index, source),  # the cached clean index: built once
         )
     except RagdashError as exc:
         st.error(f"The stress test stopped: {error_text(exc)}")
@@ -374,8 +380,7 @@ def _open(run: StressRun, result: StressResult) -> None:
         return
     open_case(replace(case, query=result.query))
     configuration = _configuration_of(result)
-    fix = TARGETED_FIX.get(result.fault, "")
-    on = list(FIX_NAMES) if configuration == "all" else [fix]
+    on = list(FIX_NAMES) if configuration == "all" else list(TARGETED_FIX.get(result.fault, ()))
     view = st.session_state[VIEW_KEY]
     spec = stress_retrievers(view.retriever, operator_retriever()).get(result.retriever)
     set_view(replace(view, fixes=view.fixes.with_only(on), retriever=spec or view.retriever))

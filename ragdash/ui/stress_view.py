@@ -22,7 +22,6 @@ or deleted from the library, another corpus)::
 from __future__ import annotations
 
 import hashlib
-import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -54,6 +53,7 @@ __all__ = [
     "TARGET_KEY",
     "StressTarget",
     "base_corpus",
+    "base_index",
     "cases_for",
     "config_title",
     "faulted_index",
@@ -110,11 +110,11 @@ _WHAT_IT_DID = {
 
 
 def config_title(configuration: str) -> str:
-    """``none`` → ``no fix``, ``all`` → ``all fixes``, anything else (``fix`` or the fix's
-    own name, as results may say) → ``targeted fix``.
+    """``none`` → ``no fix``, ``all`` → ``all fixes``, the targeted fix (the core names it by
+    its fixes: ``recency,status,versions``) → ``targeted fix``.
 
-    >>> [config_title(c) for c in ("none", "recency", "fix", "all")]
-    ['no fix', 'targeted fix', 'targeted fix', 'all fixes']
+    >>> [config_title(c) for c in ("none", "recency,status,versions", "all")]
+    ['no fix', 'targeted fix', 'all fixes']
     """
     return CONFIG_TITLES.get(configuration, CONFIG_TITLES["fix"])
 
@@ -205,10 +205,15 @@ def _samples_index() -> CorpusIndex:
     return CorpusIndex(load_folder(SAMPLES))
 
 
+def base_index(index: CorpusIndex, source: str) -> CorpusIndex:
+    """The clean index a run starts from: the bundled samples' for the sample cases, the
+    dashboard's otherwise."""
+    return _samples_index() if source == "samples" else index
+
+
 def base_corpus(index: CorpusIndex, source: str) -> Corpus:
-    """The corpus a run injects faults into: the bundled samples for the sample cases, the
-    dashboard's documents otherwise."""
-    return _samples_index().corpus if source == "samples" else index.corpus
+    """The corpus a run injects faults into (:func:`base_index`'s)."""
+    return base_index(index, source).corpus
 
 
 def cases_for(index: CorpusIndex, source: str, n: int, seed: int) -> list[Case]:
@@ -217,7 +222,7 @@ def cases_for(index: CorpusIndex, source: str, n: int, seed: int) -> list[Case]:
     if source == "samples":
         return load_cases(SAMPLES_CASES)
     if source == "generated":
-        return list(generate_cases(index.corpus, n, seed))
+        return list(generate_cases(index.corpus, n, seed, index=index))
     return case_library()[0]
 
 
@@ -227,16 +232,19 @@ def _variant(
 ) -> tuple[FaultedVariant | None, CorpusIndex | None, str]:
     """The faulted variant of ``target`` and an index over its corpus, or why not."""
     del fingerprint  # the key: another corpus, another entry
+    run = st.session_state.get(RUNS_KEY, {}).get(target.run)
+    kept = run.report.variant(target.case, target.fault, target.variant or None) if run else None
+    if kept is not None:  # the very variant the run measured
+        return kept, CorpusIndex(kept.corpus), ""
     cases = cases_for(_index, target.source, target.n, target.seed)
     case = next((c for c in cases if c.name == target.case), None)
     if case is None:
         return None, None, "its case is no longer among the run's cases"
     corpus = base_corpus(_index, target.source)
-    options: dict[str, object] = {"rate": target.rate, "seed": target.seed}
-    if target.variant and "variant" in inspect.signature(faulted_variant).parameters:
-        options["variant"] = target.variant  # stale has several (dated, withdrawn, …)
     try:
-        variant = faulted_variant(corpus, case, target.fault, **options)  # type: ignore[arg-type]
+        variant = faulted_variant(
+            corpus, case, target.fault, target.variant or None, rate=target.rate, seed=target.seed
+        )
     except (RagdashError, ValueError, KeyError) as exc:
         return None, None, f"the fault cannot be injected again ({exc})"
     if variant is None:
@@ -324,7 +332,7 @@ def stress_note(variant: FaultedVariant) -> None:
     fix targets it — and the way back."""
     target: StressTarget = st.session_state[TARGET_KEY]
     injected = ", ".join(code(d) for d in variant.injected) or "none (the query was corrupted)"
-    fix = FIX_LABELS.get(TARGETED_FIX.get(variant.fault, ""), "")
+    fix = " + ".join(FIX_LABELS[name] for name in TARGETED_FIX.get(variant.fault, ()))
     asked = (
         f" The query as asked: {code(variant.case.query)} (written {code(variant.original_query)})."
         if variant.case.query != variant.original_query
