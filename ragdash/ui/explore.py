@@ -652,3 +652,27 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     _what_moved(view, baseline, ranked)
     st.subheader("Ranked passages (current fixes)")
     _results(ranked, view, retriever, query)
+    _injected_below(ranked, view, retriever, query)
+
+
+def _injected_below(
+    ranked: list[RankedPassage], view: ViewState, retriever=None, query: str = ""
+) -> None:
+    """A stress test's injected document ranked below the top-k is shown too, marked: the
+    case is about it, wherever it ranks."""
+    shown = {r.passage.doc_id for r in ranked[: view.k]}
+    below = [
+        next((r for r in ranked if r.passage.doc_id == doc_id), None)
+        for doc_id in sorted(injected_ids() - shown)
+    ]
+    below = [r for r in below if r is not None]
+    if not below:
+        return
+    st.markdown("**Injected by the stress test, ranked below the passages sent to the model**")
+    for r in below:
+        document_guard(
+            lambda r=r: r.passage.doc_id,
+            f"explore_injected_{r.rank}",
+            lambda r=r: _result(r, view, retriever, query),
+            removable=False,
+        )

@@ -294,7 +294,8 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
             "Cases", sources, key="stress_source", format_func=CASE_SOURCES.get,
         )  # fmt: skip
         n = st.number_input(
-            "How many cases to generate", 1, 200, DEFAULT_GENERATED, key="stress_n",
+            "How many cases to generate (generated cases only)", 1, 200, DEFAULT_GENERATED,
+            key="stress_n",
             help="Only for generated cases: passages picked with the seed, a query from each "
             "passage's distinctive words, evidence found in that passage only. They are not "
             "saved (`ragdash stress --generate N` saves them to the library for review).",
@@ -330,8 +331,10 @@ def _run(index: CorpusIndex, args: tuple) -> StressRun | None:
     n = n if source == "generated" else 0
     ident = run_id(index.fingerprint, source, n, faults, rate, seed, kinds)
     st.session_state[RUNNING_KEY] = ident
-    bar = st.progress(0.0, text="Preparing the cases…")
-    st.button("Cancel", key="stress_cancel", icon=":material/cancel:")
+    slot = st.empty()  # the bar and Cancel, gone once the run ends
+    working = slot.container()
+    bar = working.progress(0.0, text="Preparing the cases…")
+    working.button("Cancel", key="stress_cancel", icon=":material/cancel:")
     started = time.perf_counter()
     try:
         cases = cases_for(index, source, n, seed)
@@ -356,7 +359,7 @@ def _run(index: CorpusIndex, args: tuple) -> StressRun | None:
         st.error(f"The stress test stopped: {error_text(exc)}")
         return None
     finally:
-        bar.empty()
+        slot.empty()
     st.session_state.pop(RUNNING_KEY, None)
     seconds = time.perf_counter() - started
     return StressRun(ident, source, n, faults, rate, seed, kinds, report, seconds)
