@@ -26,7 +26,7 @@ from pdf_factory import (
 
 from ragdash.ingestion import ingest, pdf_cache
 from ragdash.ingestion.ingest import PdfText, read_pdf
-from ragdash.ingestion.pdf_cache import PdfCache
+from ragdash.ingestion.pdf_cache import CACHE_VERSION, PdfCache
 from ragdash.ingestion.pdf_layout import Line, PageLayout, TableRegion
 from ragdash.ingestion.scans import OcrPage, OcrWord, tesseract_missing
 from ragdash.ingestion.workspace import Workspace
@@ -225,7 +225,7 @@ def test_a_damaged_foreign_or_old_format_entry_is_ignored_and_rebuilt(data, tmp_
     cache = PdfCache(tmp_path)
     fresh = read_pdf(data, cache=cache)
     header, payload = _entry(cache, data)
-    assert header["format"] == "ragdash-pdf-cache" and header["version"] == 1
+    assert header["format"] == "ragdash-pdf-cache" and header["version"] == CACHE_VERSION == 2
     assert header["sha256"] == hashlib.sha256(payload).hexdigest()
 
     def ignored(header, payload):
@@ -236,6 +236,7 @@ def test_a_damaged_foreign_or_old_format_entry_is_ignored_and_rebuilt(data, tmp_
 
     ignored(header, payload.replace(b"Widget", b"Wodget"))  # changed: checksum fails
     ignored({**header, "version": 0}, payload)  # an old format
+    ignored({**header, "version": 1}, payload)  # before OCR quality was kept
     ignored({**header, "source": "0" * 64}, payload)  # another PDF's entry
     # a valid checksum over data that does not fit the schema (a type, a class, a field)
     for bad in (b'{"@":"PdfText","pages":"x","warnings":[],"layouts":[]}',
@@ -324,6 +325,6 @@ def test_any_parse_round_trips_exactly(parsed, tmp_path):
     cache = PdfCache(tmp_path)
     cache.put(b"%PDF-any", parsed)
     cached = cache.get(b"%PDF-any")
-    assert _entry(cache, b"%PDF-any")[0]["version"] == 1
+    assert _entry(cache, b"%PDF-any")[0]["version"] == CACHE_VERSION
     assert cached == parsed
     assert [type(x) for x in _leaves(cached)] == [type(x) for x in _leaves(parsed)]

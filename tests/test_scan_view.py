@@ -60,3 +60,25 @@ def test_without_tesseract_an_uploaded_scan_is_refused_saying_how_to_install(
     assert not (tmp_path / "workspace" / "uploads" / "returns-scan.pdf").exists()
     assert "returns-2026" in list(at.dataframe[0].value["id"])  # the rest is still there
     assert not any(t.label == "OCR (scanned pages)" for t in at.tabs)
+
+
+def test_the_ocr_tab_shows_where_ocr_found_no_words(app):
+    from tests.test_scans import half_unreadable_scan
+
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    at.file_uploader(key="upload").upload("half.pdf", half_unreadable_scan(), "application/pdf")
+    at.run()
+    assert not at.exception
+    verdicts = " ".join(unescaped(i.value) for i in at.info)
+    assert "OCR may have missed text on page 1" in verdicts and "Good" not in verdicts
+    tab = next(t for t in at.tabs if t.label == "OCR (scanned pages)")
+    metrics = {m.label: m.value for m in tab.metric}
+    assert 30 <= int(metrics["Ink without words"].rstrip("%")) <= 70
+    assert any("OCR may have missed text on page 1" in unescaped(w.value) for w in tab.warning)
+    labels = [m.value for m in tab.markdown]
+    assert "**Inked areas where OCR found no word** (orange boxes, in points)" in labels
+    regions = next(d.value for d in tab.dataframe if "top" in d.value.columns)
+    assert len(regions) >= 1 and float(regions["top"].iloc[0]) > 150  # the lower half
+    assert tab.get("image"), "the page image with the boxes is shown"

@@ -198,3 +198,124 @@ def test_missing_language_data_says_which_package_to_install():
 
     with pytest.raises(OcrUnavailable, match="no 'xyz' language data.*tesseract-ocr-xyz"):
         scans.ocr_image(Image.new("L", (200, 100), 255), lang="xyz")
+
+
+# --- rows, rotation, time limit and OCR quality (issue 28) ----------------------------------
+
+LICENCES = (("Licence", "Holder", "Issued", "Expires"),) + tuple(
+    (f"LIC-{100 + n}", name, f"0{1 + n}/02/2015", f"0{1 + n}/02/2018")
+    for n, name in enumerate(("Acme Foods", "Birch Wood", "Cobalt Mining", "Delta Freight",
+                              "Elm Street Cafe", "Forest Fisheries", "Granite Quarry",
+                              "Harbour Inn"))
+)  # fmt: skip
+
+
+def _face(dpi: int, points: float = 10.0):
+    from PIL import ImageFont
+
+    path = _font()
+    size = round(points * dpi / 72)
+    return ImageFont.truetype(path, size) if path else ImageFont.load_default(size)
+
+
+def licence_scan(dpi: int = 200, grey: int = 150) -> bytes:
+    """A licence table scanned 0.4° askew, every other row shaded grey (as printed)."""
+    from PIL import Image, ImageDraw, ImageFilter
+
+    font = _face(dpi)
+    image = Image.new("L", (round(7 * dpi), round(4.5 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    y = 0.5 * dpi
+    for n, row in enumerate(LICENCES):
+        if n and n % 2 == 0:
+            draw.rectangle((0.3 * dpi, y - 0.06 * dpi, 6.7 * dpi, y + 0.26 * dpi), fill=grey)
+        for x, cell in zip((0.4, 1.8, 3.6, 5.2), row, strict=True):
+            draw.text((x * dpi, y), cell, fill=30, font=font)
+        y += 0.32 * dpi
+    image = image.rotate(0.4, resample=Image.BICUBIC, fillcolor=255)
+    return image_pdf([image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))], dpi)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip(" .,;:") for cell in line.split("|")]
+
+
+@needs_tesseract
+def test_a_table_scan_with_grey_shaded_rows_keeps_every_row_on_one_line_with_all_cells():
+    pdf = read_pdf(licence_scan())
+    (layout,) = pdf.layouts
+    rows = [_cells(line) for line in layout.text.splitlines()]
+    for row in LICENCES:  # the shaded ones too (Tesseract alone loses them)
+        assert list(row) in rows, f"{row} not one line of cells in:\n{layout.text}"
+    assert " ".join(LICENCES[2]) in pdf.pages[0]  # the plain text keeps the row as well
+    assert abs(layout.ocr.quality.turn) > 0.2  # the skew was measured and taken out
+    table = next(t for t in layout.tables if not t.weak)
+    assert table.columns == 4
+
+
+@needs_tesseract
+def test_a_page_scanned_sideways_is_turned_upright_and_read():
+    from PIL import Image
+
+    images, _ = render_pages(POLICY, 200, _font(), seed=7)
+    turned = images[0].rotate(90, expand=True, fillcolor=255)  # fed into the scanner sideways
+    pdf = read_pdf(image_pdf([turned], 200))
+    assert "Returns are accepted within 30 days of delivery" in " ".join(pdf.pages[0].split())
+    ocr = pdf.layouts[0].ocr
+    assert round(ocr.quality.turn / 90) % 4 == 3  # turned a quarter clockwise back
+    assert ocr.width > ocr.height  # the words' frame is the upright page
+    image = scans.render_ocr_page(image_pdf([turned], 200), ocr)
+    assert isinstance(image, Image.Image) and image.width > image.height
+
+
+@needs_tesseract
+def test_a_30_page_scan_is_read_as_the_time_limit_grows_with_the_pages(monkeypatch):
+    images, _ = render_pages(POLICY, 150, _font(), seed=3)
+    top = images[0].crop((0, 0, images[0].width, images[0].height // 2))  # a short page
+    data = image_pdf([top] * 30, 150)
+    # a limit no 30-page OCR fits in, plus a per-page allowance: the scan is read
+    monkeypatch.setenv("RAGDASH_PARSE_SECONDS", "4")
+    monkeypatch.setenv("RAGDASH_OCR_PAGE_SECONDS", "60")
+    pdf = read_pdf(data)
+    assert len(pdf.pages) == 30
+    assert all("within 30 days" in " ".join(text.split()) for text in pdf.pages)
+    # a text PDF keeps the plain limit: the allowance is for pages that need OCR
+
+
+def half_unreadable_scan(dpi: int = 200) -> bytes:
+    """A page whose lower half is printed upside down: inked like text, read as nonsense."""
+    from PIL import Image, ImageDraw
+
+    font = _face(dpi)
+    lines = ("Licence holders must renew every year before the end of March.",
+             "Late renewals pay a fee of forty pounds and may lose their place.",
+             "The office is open from nine until five on working days only.") * 2  # fmt: skip
+    half = (round(7 * dpi), round(2.5 * dpi))
+
+    def block() -> Image.Image:
+        image = Image.new("L", half, 255)
+        draw = ImageDraw.Draw(image)
+        for n, text in enumerate(lines):
+            draw.text((0.5 * dpi, 0.3 * dpi + n * 0.3 * dpi), text, fill=20, font=font)
+        return image
+
+    page = Image.new("L", (half[0], half[1] * 2), 255)
+    page.paste(block(), (0, 0))
+    page.paste(block().transpose(Image.FLIP_TOP_BOTTOM), (0, half[1]))
+    return image_pdf([page], dpi)
+
+
+@needs_tesseract
+def test_a_page_where_half_the_text_is_unreadable_is_not_called_good():
+    from ragdash.ingestion.inspection import inspect_pdf
+
+    report = inspect_pdf(half_unreadable_scan())
+    assert not report.verdict.startswith("Good")
+    assert "OCR may have missed text on page 1: about" in report.verdict
+    ((page, share),) = report.ocr_missed
+    assert page == 1 and 0.3 < share < 0.7
+    ocr = read_pdf(half_unreadable_scan()).layouts[0].ocr
+    (x0, top, x1, bottom), *_ = ocr.quality.regions
+    assert top > ocr.height * 0.45 and bottom - top > ocr.height * 0.2  # the lower half
+    # the clean page is Good: nothing was missed
+    assert inspect_pdf(scan_of(POLICY)).ocr_missed == ()

@@ -72,6 +72,7 @@ LIMIT_ENV = {
     "stream_mb": "RAGDASH_MAX_STREAM_MB",
     "page_objects": "RAGDASH_MAX_PAGE_OBJECTS",
     "page_points": "RAGDASH_MAX_PAGE_POINTS",
+    "ocr_page_seconds": "RAGDASH_OCR_PAGE_SECONDS",
 }
 
 #: The environment variables of the process-wide :class:`ParseBudget`.
@@ -87,13 +88,16 @@ class ParseLimits:
     included); ``memory_mb``: the child's address space; ``stream_mb``: the inflated size
     of one compressed stream; ``page_objects``: text objects (characters) on one page;
     ``page_points``: the longer side of a page (14,400 pt = 200 in is the PDF format's own
-    limit)."""
+    limit); ``ocr_page_seconds``: added to ``seconds`` for each page that needs OCR, once
+    the parse knows how many (a 30-page scan at ~12 s a page on a loaded 2-core machine
+    would not fit in 300 s; a text PDF keeps the plain limit)."""
 
     seconds: float = 300.0
     memory_mb: int = 2048
     stream_mb: int = 100
     page_objects: int = 100_000
     page_points: float = 14_400.0
+    ocr_page_seconds: float = 60.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ParseLimits:
@@ -400,6 +404,9 @@ def run_in_child(
                 state = (float(fraction), label)
                 if progress:
                     progress(*state)
+            elif kind == b"o":  # pages to OCR: more time, as much as they may need
+                pages = int(body.decode("ascii", "replace") or 0)
+                deadline += max(0, min(pages, 100_000)) * limits.ocr_page_seconds
             elif kind == b"e":
                 raise _error_of(body.decode("utf-8", "replace"))
             elif kind == b"r":

@@ -154,7 +154,11 @@ def read_pdf(
 
 
 def _parse_pdf(
-    data: bytes, max_pages: int, progress: Progress | None, ocr: OcrSettings = DEFAULT_OCR
+    data: bytes,
+    max_pages: int,
+    progress: Progress | None,
+    ocr: OcrSettings = DEFAULT_OCR,
+    ocr_budget: Callable[[int], None] | None = None,
 ) -> PdfText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
@@ -180,7 +184,7 @@ def _parse_pdf(
                 texts.append(layout.plain if layout.letter_spaced else text)
                 layouts.append(layout)
                 page.close()  # drop the page's parsed objects: memory stays flat
-            scanned = ocr_pages_of(pdf, texts, layouts, ocr, progress)  # pages without text
+            scanned = ocr_pages_of(pdf, texts, layouts, ocr, progress, ocr_budget)  # no text
             pages = tuple(texts)
     except IngestError:
         raise

@@ -151,6 +151,8 @@ class IngestionReport:
     ocr_empty_pages: tuple[int, ...] = ()
     overprinted_pages: tuple[int, ...] = ()
     garbled_pages: tuple[int, ...] = ()
+    #: OCR'd pages where much of the inked area has no recognised word: (page, share 0–1).
+    ocr_missed: tuple[tuple[int, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
@@ -196,12 +198,19 @@ def verdict(
     letter_spaced: bool,
     ocr_empty: Sequence[int] = (),
     layers: TextLayerNotes | None = None,
+    ocr_missed: Sequence[tuple[int, float]] = (),
 ) -> str:
     """The answer to "will this PDF be retrieved correctly?", in words.
 
     ``ocr_empty`` are the pages of ``no_text`` that OCR already read and found no words on:
     asking for OCR there would send the user to do what was done, so they are named apart.
-    Lists of page ranges are cut at :data:`SHOWN` with the number left out said."""
+    A scan whose OCR left inked areas without words (``ocr_missed``: page, share of the
+    inked area) is never called "Good": what OCR did not read cannot be retrieved.
+    Lists of page ranges are cut at :data:`SHOWN` with the number left out said.
+
+    >>> verdict(2, (), (), (), False, ocr_missed=((2, 0.48),))[:79]
+    'At risk: OCR may have missed text on page 2: about 48% of the inked area has no'
+    """
     notes = []
     blank = [n for n in no_text if n not in set(ocr_empty)]
     if blank:
@@ -217,6 +226,17 @@ def verdict(
         )
     if layers is not None:
         notes.extend(layers.notes())
+    missed = sorted(ocr_missed, key=lambda m: m[0])
+    if missed:
+        shown_pages = shortened(
+            [f"page {page}: about {share:.0%} of the inked area has no words"
+             for page, share in missed],
+            5, sep="; ",
+        )  # fmt: skip
+        notes.append(
+            f"OCR may have missed text on {shown_pages} — see the orange boxes in the "
+            "OCR tab; a cleaner or higher-resolution scan may read"
+        )
     crossing = [t for t in tables if t.page_end > t.page_start]
     if crossing:
         spans = shortened([f"p{t.page_start}-{t.page_end}" for t in crossing], SHOWN)
@@ -242,7 +262,7 @@ def verdict(
                 "text. Retrieval sees each page as it is."
             )
         return "Good: every page has text and no table crosses a page break."
-    at_risk = blank or (layers is not None and layers.garbled)
+    at_risk = blank or missed or (layers is not None and layers.garbled)
     head = "At risk" if at_risk else "Retrievable with care"
     return f"{head}: " + "; ".join(notes) + "."
 
@@ -306,6 +326,12 @@ def inspect_pdf(
     ocr_empty = tuple(
         n for n in no_text if n <= len(pdf.layouts) and pdf.layouts[n - 1].ocr is not None
     )
+    ocr_missed = tuple(
+        (layout.page, layout.ocr.quality.uncovered)
+        for layout in pdf.layouts
+        if layout.ocr is not None and layout.ocr.quality is not None
+        and layout.ocr.quality.missed_text
+    )
     return IngestionReport(
         pages=len(pdf.pages),
         chars_per_page=tuple(len("".join(text.split())) for text in pdf.pages),
@@ -321,11 +347,12 @@ def inspect_pdf(
         no_text_pages=no_text,
         verdict=verdict(
             len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts),
-            ocr_empty, layers,
+            ocr_empty, layers, ocr_missed,
         ),
         ocr_empty_pages=ocr_empty,
         overprinted_pages=layers.overprinted,
         garbled_pages=layers.garbled,
+        ocr_missed=ocr_missed,
     )
 
 

@@ -185,8 +185,18 @@ def _run(request: dict[str, Any], out: Any) -> Any:
 
         from ragdash.ingestion.scans import DEFAULT_OCR
 
+        limits: ParseLimits = request["limits"]
+
+        def ocr_budget(pages: int) -> None:  # the parent extends its clock; so does the CPU cap
+            write_frame(out, b"o", str(int(pages)).encode("ascii"))
+            soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            if soft != resource.RLIM_INFINITY:
+                more = soft + int(pages * limits.ocr_page_seconds)
+                if hard == resource.RLIM_INFINITY or more <= hard:
+                    resource.setrlimit(resource.RLIMIT_CPU, (more, hard))
+
         ocr = request.get("ocr", DEFAULT_OCR)
-        return _parse_pdf(request["data"], request["max_pages"], progress, ocr)
+        return _parse_pdf(request["data"], request["max_pages"], progress, ocr, ocr_budget)
     if task == "render":
         from ragdash.ingestion.inspection import _render_page
 

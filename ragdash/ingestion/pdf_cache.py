@@ -10,7 +10,7 @@ An entry is data, never code: a workspace may be shared, and whoever can write i
 to be pickles, and a planted ``*.pickle`` ran ``os.system`` on the next load.) So an entry is
 gzip-compressed JSON::
 
-    {"format": "ragdash-pdf-cache", "version": 1, "source": <the PDF's SHA-256>,
+    {"format": "ragdash-pdf-cache", "version": 2, "source": <the PDF's SHA-256>,
      "variant": <OCR settings>, "sha256": <SHA-256 of the payload text>}\\n<payload JSON>
 
 and the payload is rebuilt into the parse's frozen dataclasses by :func:`decode`, which
@@ -38,10 +38,11 @@ from ragdash.atomic import atomic_write
 __all__ = ["CACHE_FORMAT", "CACHE_VERSION", "PARSER_VERSION", "PdfCache", "decode", "encode"]
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
-PARSER_VERSION = "layout-4"
+PARSER_VERSION = "layout-5"
 CACHE_FORMAT = "ragdash-pdf-cache"
-#: Bumped when the layout of an entry (header or payload encoding) changes.
-CACHE_VERSION = 1
+#: Bumped when the layout of an entry (header or payload encoding) changes. 2: an OCR'd
+#: page keeps its :class:`~ragdash.ingestion.ocr_prep.OcrQuality`.
+CACHE_VERSION = 2
 #: An entry bigger than this once decompressed is ignored (a planted gzip bomb reads no
 #: further); a 500-page PDF's parse is a few megabytes.
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -51,10 +52,10 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 def parser_digest() -> str:
     """A short hash of the parsing code itself, so an edit that forgets to bump
     :data:`PARSER_VERSION` still never serves a stale parse."""
-    from ragdash.ingestion import letterspacing, pdf_layout, scans, textlayer
+    from ragdash.ingestion import letterspacing, ocr_prep, pdf_layout, scans, textlayer
 
     digest = hashlib.sha256()
-    for module in (pdf_layout, letterspacing, scans, textlayer):
+    for module in (pdf_layout, letterspacing, scans, ocr_prep, textlayer):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -70,6 +71,7 @@ _FLOAT4 = ("fixed", float, float, float, float)
 
 @functools.cache
 def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
+    from ragdash.ingestion.ocr_prep import OcrQuality
     from ragdash.ingestion.pdf_layout import Line, PageLayout, TableRegion
     from ragdash.ingestion.pdf_text import PdfText
     from ragdash.ingestion.scans import OcrPage, OcrWord
@@ -87,7 +89,9 @@ def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
                       "header_rows": int, "row_text": ("seq", str), "lines": ("seq", int),
                       "anchors": ("seq", float), "title": str, "weak": bool},
         OcrPage: {"page": int, "dpi": float, "words": ("seq", "OcrWord"), "width": float,
-                  "height": float, "engine": str},
+                  "height": float, "engine": str, "quality": ("opt", "OcrQuality")},
+        OcrQuality: {"uncovered": float, "regions": ("seq", _FLOAT4), "confidence": float,
+                     "dictionary": float, "turn": float, "inked": float},
         OcrWord: {"text": str, "x0": float, "top": float, "x1": float, "bottom": float,
                   "conf": float, "block": int, "line": int},
     }  # fmt: skip

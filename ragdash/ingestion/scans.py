@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import shutil
 import statistics
-from collections.abc import Callable, Collection, Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ragdash.errors import IngestError, OcrUnavailable, SettingsError
+from ragdash.ingestion.ocr_prep import OcrQuality, measure_quality, prepare_image
 from ragdash.ingestion.pdf_layout import (
     COLUMN_GAP,
     Line,
@@ -51,6 +54,7 @@ __all__ = [
     "TESSERACT_INSTALL",
     "OcrOutcome",
     "OcrPage",
+    "OcrQuality",
     "OcrSettings",
     "OcrWord",
     "ocr_image",
@@ -58,6 +62,9 @@ __all__ = [
     "ocr_page",
     "ocr_pages_of",
     "ocr_variant",
+    "ocr_workers",
+    "dictionary_share",
+    "read_page_image",
     "render_ocr_page",
     "render_for_ocr",
     "require_tesseract",
@@ -74,6 +81,13 @@ TESSERACT_INSTALL = (
 LOW_CONFIDENCE = 80.0
 #: Punctuation-only "words" below this confidence are specks of dust and are dropped.
 SPECK_CONFIDENCE = 60.0
+#: Tesseract's page segmentation mode: 3 (automatic layout). Measured against 4 (one column
+#: of variable lines) and 6 (one uniform block) on the real-scan benchmark — see
+#: docs/pdfs-and-scans.md; the rows are rebuilt from baselines below whichever it is.
+PSM = 3
+#: Pages OCR'd at once within one parse (each a Tesseract process of one thread):
+#: ``RAGDASH_OCR_WORKERS``, default the cores this process may use, at most 2.
+OCR_WORKERS_ENV = "RAGDASH_OCR_WORKERS"
 #: "auto": OCR the pages that have no text layer; "all": OCR every page (for a PDF whose
 #: text layer is garbage — a bad OCR layer from a scanner, a broken font encoding);
 #: "off": never.
@@ -145,6 +159,8 @@ class OcrPage:
     width: float
     height: float
     engine: str = ""
+    #: How much of the page OCR read (None for a page read before it was measured).
+    quality: OcrQuality | None = None
 
     @property
     def mean_confidence(self) -> float:
@@ -187,7 +203,9 @@ def render_for_ocr(page: Any, dpi: int) -> tuple[Any, float]:
     return image, float(resolution)
 
 
-def ocr_image(image: Any, scale: float = 1.0, lang: str = "eng") -> tuple[OcrWord, ...]:
+def ocr_image(
+    image: Any, scale: float = 1.0, lang: str = "eng", psm: int | None = None
+) -> tuple[OcrWord, ...]:
     """Tesseract's words on a PIL image, boxes divided by ``scale`` (pixels per PDF point).
 
     Raises :class:`~ragdash.errors.OcrUnavailable` when Tesseract cannot run."""
@@ -196,7 +214,7 @@ def ocr_image(image: Any, scale: float = 1.0, lang: str = "eng") -> tuple[OcrWor
 
     try:
         data = pytesseract.image_to_data(
-            image, lang=lang, config="--psm 3", output_type=pytesseract.Output.DICT
+            image, lang=lang, config=f"--psm {psm or PSM}", output_type=pytesseract.Output.DICT
         )
     except pytesseract.TesseractNotFoundError:
         raise OcrUnavailable(f"Tesseract is not installed; {TESSERACT_INSTALL}") from None
@@ -230,10 +248,77 @@ def ocr_image(image: Any, scale: float = 1.0, lang: str = "eng") -> tuple[OcrWor
 def ocr_page(page: Any, number: int, settings: OcrSettings = DEFAULT_OCR) -> OcrPage:
     """OCR one pdfplumber page (1-based ``number``)."""
     image, resolution = render_for_ocr(page, settings.dpi)
-    words = ocr_image(image, resolution / 72.0, settings.lang)
-    return OcrPage(
-        number, resolution, words, float(page.width), float(page.height), _engine()
+    return read_page_image(image, resolution, number, settings.lang)
+
+
+def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng") -> OcrPage:
+    """OCR a page image drawn at ``resolution`` dpi: turned upright, straightened and its
+    background flattened first (:func:`~ragdash.ingestion.ocr_prep.prepare_image`), the
+    words' boxes in PDF points of the straightened page, and its :class:`OcrQuality`.
+    Safe to run in a thread (pdfplumber is not touched)."""
+    scale = resolution / 72.0
+    prepared, turn = prepare_image(image, scale)
+    words = ocr_image(prepared, scale, lang)
+    quality = measure_quality(
+        prepared,
+        [(w.x0, w.top, w.x1, w.bottom) for w in words if _read_well(w, lang)],
+        scale,
+        statistics.fmean(w.conf for w in words) if words else 0.0,
+        dictionary_share([w.text for w in words], lang),
+        turn,
     )
+    return OcrPage(
+        number, resolution, words, prepared.width / scale, prepared.height / scale,
+        _engine(), quality,
+    )  # fmt: skip
+
+
+#: A word at least this sure (0–100) covers its ink in :class:`OcrQuality` ...
+READ_CONFIDENCE = 60.0
+#: ... and one of three letters or more must be a dictionary word or this sure: mirrored,
+#: smudged or foreign-script ink comes back as confident nonsense ("OLUCE" at 81%).
+SURE_CONFIDENCE = 90.0
+
+
+def _read_well(word: OcrWord, lang: str) -> bool:
+    """True when ``word`` is a reading of its ink, not a guess at it."""
+    if word.conf < READ_CONFIDENCE:
+        return False
+    letters = "".join(ch for ch in word.text if ch.isalpha()).casefold()
+    if len(letters) < 3 or any(ch.isdigit() for ch in word.text) or word.conf >= SURE_CONFIDENCE:
+        return True
+    known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
+    return not known or letters in known
+
+
+#: Tesseract language codes → wordfreq's, for the dictionary share of a page.
+_WORDFREQ_LANG = {"eng": "en", "deu": "de", "fra": "fr", "spa": "es", "ita": "it",
+                  "nld": "nl", "por": "pt"}  # fmt: skip
+
+
+@functools.cache
+def _word_list(lang: str) -> frozenset[str]:
+    try:
+        import wordfreq
+
+        return frozenset(w.casefold() for w in wordfreq.top_n_list(lang, 50_000) if w.isalpha())
+    except Exception:  # not installed or no data: no dictionary share
+        return frozenset()
+
+
+def dictionary_share(words: Sequence[str], lang: str = "eng") -> float:
+    """The share of alphabetic words (three letters or more) that are in wordfreq's list of
+    the language; -1.0 when there is no list for it or no such word.
+
+    >>> dictionary_share(["Returns", "are", "accepted", "xqzvv"])
+    0.75
+    """
+    known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
+    letters = ["".join(ch for ch in w if ch.isalpha()).casefold() for w in words]
+    letters = [w for w in letters if len(w) >= 3]
+    if not known or not letters:
+        return -1.0
+    return round(sum(w in known for w in letters) / len(letters), 4)
 
 
 @functools.cache
@@ -244,32 +329,43 @@ def _engine() -> str:
 
 
 def _rows(words: Sequence[OcrWord]) -> list[list[OcrWord]]:
-    """Words in rows: Tesseract's lines, then lines side by side (cells of one table row,
-    which Tesseract reads as separate blocks) merged when they overlap vertically by half
-    the smaller height."""
+    """Words in rows by baseline: Tesseract's lines (a table's cells, when it read each
+    column as a block), each put in the row whose baseline is within 45% of the text
+    height of its own and whose words it does not overlap side by side; rows top to
+    bottom, words left to right. The page was straightened first, so a row's cells share
+    a baseline across the whole page."""
     by_line: dict[int, list[OcrWord]] = {}
     for word in words:
         by_line.setdefault(word.line, []).append(word)
-    pieces = sorted(
-        by_line.values(), key=lambda ws: (min(w.top for w in ws), min(w.x0 for w in ws))
-    )
-    rows: list[list[OcrWord]] = []
-    spans: list[tuple[float, float]] = []
-    for piece in pieces:
-        top = statistics.median(w.top for w in piece)
-        bottom = statistics.median(w.bottom for w in piece)
-        for n in range(len(rows) - 1, max(-1, len(rows) - 4), -1):
-            a, b = spans[n]
-            overlap = min(b, bottom) - max(a, top)
-            if overlap >= 0.5 * min(b - a, bottom - top):
-                rows[n].extend(piece)
-                spans[n] = (min(a, top), max(b, bottom))
-                break
-        else:
-            rows.append(list(piece))
-            spans.append((top, bottom))
-    order = sorted(range(len(rows)), key=lambda n: spans[n][0])
-    return [sorted(rows[n], key=lambda w: w.x0) for n in order]
+    pieces = []
+    for piece in by_line.values():
+        base = statistics.median(w.bottom for w in piece)
+        height = statistics.median(w.height for w in piece)
+        pieces.append((base, height, sorted(piece, key=lambda w: w.x0)))
+    pieces.sort(key=lambda p: (p[0], p[2][0].x0))
+    rows: list[list[Any]] = []  # [baseline, height, words, spans]
+    for base, height, piece in pieces:
+        span = (piece[0].x0, piece[-1].x1)
+        best = None
+        for row in rows[-12:]:
+            gap = abs(row[0] - base)
+            if gap > 0.45 * min(row[1], height):
+                continue
+            if any(a < span[1] and span[0] < b for a, b in row[3]):
+                continue  # side by side overlap: another line of the same column
+            if best is None or gap < best[0]:
+                best = (gap, row)
+        if best is None:
+            rows.append([base, height, list(piece), [span]])
+            continue
+        row = best[1]
+        count = len(row[2])
+        row[0] = (row[0] * count + base * len(piece)) / (count + len(piece))
+        row[1] = max(row[1], height)
+        row[2].extend(piece)
+        row[3].append(span)
+    rows.sort(key=lambda r: min(w.top for w in r[2]))
+    return [sorted(r[2], key=lambda w: w.x0) for r in rows]
 
 
 def words_to_lines(words: Sequence[OcrWord]) -> list[Line]:
@@ -360,13 +456,21 @@ def ocr_pages_of(
     layouts: list[PageLayout],
     settings: OcrSettings = DEFAULT_OCR,
     progress: Callable[[float, str], None] | None = None,
+    ocr_budget: Callable[[int], None] | None = None,
 ) -> OcrOutcome:
     """OCR the pages of an open pdfplumber ``pdf`` that need it — those with no text
     (``auto``), or every page (``all``) — replacing their entries of ``texts`` and
     ``layouts`` in place.
 
     ``progress(fraction, "OCR of page N …")`` is called before each page; it may raise
-    :class:`~ragdash.errors.IngestCancelled` to stop (nothing is kept)."""
+    :class:`~ragdash.errors.IngestCancelled` to stop (nothing is kept).
+    ``ocr_budget(pages)`` is told how many pages will be OCR'd before the first is read
+    (the bounded parse extends its time limit by a per-page allowance).
+
+    Pages are read :func:`ocr_workers` at a time: drawn one by one here (pdfplumber is not
+    thread-safe), then straightened and read by Tesseract in worker threads (each a
+    one-thread Tesseract process), at most one page waiting per worker — memory stays a
+    few page images."""
     if settings.mode == "off":
         return OcrOutcome()
     wanted = [
@@ -381,12 +485,10 @@ def ocr_pages_of(
         return OcrOutcome(missing=f"OCR is not possible: {missing}")
     low = 0
     read: list[int] = []
-    for k, number in enumerate(wanted):
-        if progress:
-            progress(k / len(wanted), f"OCR of page {number} ({k + 1} of {len(wanted)} to read)")
-        page = pdf.pages[number - 1]
-        layout = ocr_layout(ocr_page(page, number, settings))
-        page.close()
+    if ocr_budget is not None:
+        ocr_budget(len(wanted))  # the time limit grows with the pages to read
+    for number, ocr in _read_pages(pdf, wanted, settings, progress):
+        layout = ocr_layout(ocr)
         if not layout.ocr.words and texts[number - 1].strip():
             continue  # OCR found nothing where the text layer has text: keep the layer
         texts[number - 1] = layout.plain
@@ -407,10 +509,61 @@ def ocr_pages_of(
     return OcrOutcome((note,), ran=True)
 
 
-#: Box colours on the page image: words under :data:`LOW_CONFIDENCE` and words the OCR fix
-#: would rewrite.
+def ocr_workers() -> int:
+    """Pages OCR'd at once: ``RAGDASH_OCR_WORKERS`` or the cores this process may use,
+    at most 2 (a bad value counts as 1)."""
+    raw = os.environ.get(OCR_WORKERS_ENV, "").strip()
+    if raw:
+        return max(1, min(int(raw), 8)) if raw.isdigit() else 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 2))
+
+
+def _read_pages(
+    pdf: Any,
+    wanted: Sequence[int],
+    settings: OcrSettings,
+    progress: Callable[[float, str], None] | None,
+) -> Iterator[tuple[int, OcrPage]]:
+    """(page number, its OCR) for each of ``wanted``, in order, read in parallel."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    workers = ocr_workers()
+    if workers > 1:
+        os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # one core per Tesseract process
+    pending: deque[tuple[int, Any]] = deque()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            for k, number in enumerate(wanted):
+                if progress:
+                    label = f"OCR of page {number} ({k + 1} of {len(wanted)} to read)"
+                    progress(k / len(wanted), label)
+                page = pdf.pages[number - 1]
+                image, resolution = render_for_ocr(page, settings.dpi)
+                page.close()
+                pending.append((number, pool.submit(
+                    read_page_image, image, resolution, number, settings.lang
+                )))  # fmt: skip
+                del image
+                while len(pending) > workers:
+                    done, future = pending.popleft()
+                    yield done, future.result()
+            while pending:
+                done, future = pending.popleft()
+                yield done, future.result()
+        finally:
+            for _, future in pending:
+                future.cancel()
+
+
+#: Box colours on the page image: words under :data:`LOW_CONFIDENCE`, words the OCR fix
+#: would rewrite, and inked areas where OCR found no word.
 LOW_CONFIDENCE_COLOR = (220, 38, 38)
 REWRITE_COLOR = (37, 99, 235)
+MISSED_COLOR = (234, 88, 12)
 
 
 def render_ocr_page(
@@ -420,30 +573,49 @@ def render_ocr_page(
     threshold: float = LOW_CONFIDENCE,
     rewritten: Collection[str] = (),
 ) -> Any:
-    """A PIL image of the scanned page ``ocr.page`` of the PDF ``data`` with the words
-    Tesseract was less than ``threshold`` sure of boxed in red, and the words whose tokens
-    are in ``rewritten`` (what the OCR fix would rewrite) boxed in blue; within the
-    page-image pixel budget, drawn with PIL (no script in the page).
+    """A PIL image of the scanned page ``ocr.page`` of the PDF ``data`` — turned as it was
+    for OCR, so the boxes sit on the words — with the words Tesseract was less than
+    ``threshold`` sure of boxed in red, the words whose tokens are in ``rewritten`` (what
+    the OCR fix would rewrite) in blue, and the inked areas where OCR found no word
+    (:attr:`OcrQuality.regions`) in orange; within the page-image pixel budget, drawn with
+    PIL (no script in the page).
 
     Raises :class:`~ragdash.errors.IngestError` if the PDF cannot be opened or has no such
     page."""
     import pdfplumber
+    from PIL import Image, ImageDraw
 
     from ragdash.ingestion.page_image import render_resolution, shown
     from ragdash.text import tokenize
 
     def draw(page: Any) -> Any:
-        image = page.to_image(resolution=render_resolution(page.width, page.height, resolution))
+        dpi = render_resolution(page.width, page.height, resolution)
+        image = page.to_image(resolution=dpi).original.convert("RGB")
+        turn = ocr.quality.turn if ocr.quality else 0.0
+        quarter = round(turn / 90) * 90 % 360
+        if quarter:  # as prepare_image turned it: the quarter turn first, then the skew
+            image = image.rotate(quarter, expand=True, fillcolor=(255, 255, 255))
+        if abs(turn - round(turn / 90) * 90) > 1e-6:
+            image = image.rotate(turn - round(turn / 90) * 90, resample=Image.BICUBIC,
+                                 fillcolor=(255, 255, 255))  # fmt: skip
+        scale = dpi / 72.0
+        layer = Image.new("RGBA", image.size, (0, 0, 0, 0))
+        pen = ImageDraw.Draw(layer)
+
+        def box(x0: float, top: float, x1: float, bottom: float, color: tuple) -> None:
+            pen.rectangle(
+                (x0 * scale - 2, top * scale - 2, x1 * scale + 2, bottom * scale + 2),
+                fill=(*color, 45), outline=(*color, 255), width=2,
+            )  # fmt: skip
+
         for word in ocr.words:
             if rewritten and set(tokenize(word.text)) & set(rewritten):
-                color = REWRITE_COLOR
+                box(word.x0, word.top, word.x1, word.bottom, REWRITE_COLOR)
             elif word.conf < threshold:
-                color = LOW_CONFIDENCE_COLOR
-            else:
-                continue
-            box = (word.x0 - 1, word.top - 1, word.x1 + 1, word.bottom + 1)
-            image.draw_rect(box, fill=(*color, 45), stroke=(*color, 255), stroke_width=2)
-        return image.annotated.convert("RGB")
+                box(word.x0, word.top, word.x1, word.bottom, LOW_CONFIDENCE_COLOR)
+        for region in ocr.quality.regions if ocr.quality else ():
+            box(*region, MISSED_COLOR)
+        return Image.alpha_composite(image.convert("RGBA"), layer).convert("RGB")
 
     try:
         pdf = pdfplumber.open(io.BytesIO(data))

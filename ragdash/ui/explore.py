@@ -41,8 +41,23 @@ from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_se
 from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.sidebar import FIX_LABELS
 from ragdash.ui.state import EXPECT_FOR_KEY as EXPECT_FOR
+from ragdash.ui.state import (
+    PAGE_PARAMS_KEY,
+    VIEW_KEY,
+    case_for_query,
+    open_case,
+    seed_widget,
+    set_view,
+)
 from ragdash.ui.state import PENDING_KEY as PENDING
-from ragdash.ui.state import VIEW_KEY, case_for_query, open_case, seed_widget, set_view
+from ragdash.ui.stress_view import (
+    INJECTED_BADGE,
+    INJECTED_WORD,
+    faulted_index,
+    injected_ids,
+    injected_ranks,
+    stress_note,
+)
 from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
@@ -263,9 +278,12 @@ def _result(r: RankedPassage, view: ViewState, retriever=None, query: str = "") 
         if p.page_start == p.page_end
         else f"pages {p.page_start:d}–{p.page_end:d}"
     )
+    # a stress test's stale copy or damaged document says so on its row
+    badge = INJECTED_BADGE if p.doc_id in injected_ids() else ""
     heading = (
         f"**#{r.rank:d} · {literal(p.doc_id)}** · score **{fmt_score(r.score)}** · "
         f"{pages_text} · {literal(p.kind)} · updated {literal(date)} · {literal(p.status)}"
+        f"{badge}"
     )
     if retriever is None or retriever.spec.kind == "seed":
         ranked_passage(r, view.evidence, heading, note=r.moved or "")
@@ -378,11 +396,18 @@ def _suggest_fix(index: CorpusIndex, case: Case, view: ViewState) -> None:
 
 def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
     """The top-k of one side: three columns (the passage's name holds its document), so
-    both sides fit side by side at 800 px; as tall as its rows."""
+    both sides fit side by side at 800 px; as tall as its rows. A document a stress test
+    injected says so after its name."""
+    injected = injected_ids()
     st.dataframe(
         grid(pd.DataFrame(
             [
-                {"rank": r.rank, "passage": r.passage.label, "score": fmt_score(r.score)}
+                {
+                    "rank": r.rank,
+                    "passage": r.passage.label
+                    + (INJECTED_WORD if r.passage.doc_id in injected else ""),
+                    "score": fmt_score(r.score),
+                }
                 for r in results[: view.k]
             ],
             columns=["rank", "passage", "score"],
@@ -505,7 +530,8 @@ def _share_link(view: ViewState, corpus: str) -> None:
     """The view's link — what the address bar will hold after this run — with the copy button
     Streamlit puts on every code block (no script of ours)."""
     base = (st.context.url or "").split("?")[0]
-    params = {**view.to_params(), "corpus": corpus}
+    # a stress test's faulted case travels as its names and seed (ragdash.ui.stress_view)
+    params = {**view.to_params(), "corpus": corpus, **st.session_state.get(PAGE_PARAMS_KEY, {})}
     query = "&".join(f"{k}={quote_plus(v)}" for k, v in params.items())
     with st.popover("Copy link", icon=":material/link:"):
         st.caption("This link reopens exactly this view. Copy it with the button at the right.")
@@ -565,13 +591,18 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     )
     if empty_corpus_notice(index):
         return
+    documents = index  # the documents as they are (the link's corpus hash is theirs)
+    index, variant = faulted_index(index)  # a stress test's faulted case, when one is open
     cases, _ = case_library()
-    _hero(cases)
+    if variant is not None:
+        stress_note(variant)
+    else:
+        _hero(cases)
     _picker_follows_query(cases, view)
     _case_picker(cases)
     view = _inputs(view, index.corpus.doc_ids, cases)
     with links:  # filled in once the inputs are read, so the link is this run's view
-        _share_link(view, index.fingerprint)
+        _share_link(view, documents.fingerprint)
     query = effective_query(view)
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")
@@ -605,6 +636,9 @@ def render(index: CorpusIndex, view: ViewState) -> None:
             "is withdrawn and the status fix is on."
         )
         return
+    where = injected_ranks(baseline, ranked, fix_names(view.fixes))
+    if where:  # a stress test's injected document, wherever it ranks
+        st.markdown(f":orange-badge[:material/science: injected] {literal(where)}.")
     _side_by_side(index, view, baseline, ranked, seed)
     why = tie_explanation(ranked, view.fixes) if seed else None
     if why:
@@ -618,3 +652,27 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     _what_moved(view, baseline, ranked)
     st.subheader("Ranked passages (current fixes)")
     _results(ranked, view, retriever, query)
+    _injected_below(ranked, view, retriever, query)
+
+
+def _injected_below(
+    ranked: list[RankedPassage], view: ViewState, retriever=None, query: str = ""
+) -> None:
+    """A stress test's injected document ranked below the top-k is shown too, marked: the
+    case is about it, wherever it ranks."""
+    shown = {r.passage.doc_id for r in ranked[: view.k]}
+    below = [
+        next((r for r in ranked if r.passage.doc_id == doc_id), None)
+        for doc_id in sorted(injected_ids() - shown)
+    ]
+    below = [r for r in below if r is not None]
+    if not below:
+        return
+    st.markdown("**Injected by the stress test, ranked below the passages sent to the model**")
+    for r in below:
+        document_guard(
+            lambda r=r: r.passage.doc_id,
+            f"explore_injected_{r.rank}",
+            lambda r=r: _result(r, view, retriever, query),
+            removable=False,
+        )

@@ -30,13 +30,14 @@ class Pages:
     explore: StreamlitPage
     tour: StreamlitPage
     suite: StreamlitPage
+    stress: StreamlitPage
     documents: StreamlitPage
     triage: StreamlitPage
     explore_address: StreamlitPage
 
     def navigation(self) -> list[StreamlitPage]:
         """What ``st.navigation`` registers, in menu order."""
-        return [self.explore, self.tour, self.suite, self.documents, self.triage,
+        return [self.explore, self.tour, self.suite, self.stress, self.documents, self.triage,
                 self.explore_address]  # fmt: skip
 
 
@@ -56,6 +57,8 @@ def _make() -> Pages:
                      url_path="tour"),  # fmt: skip
         suite=st.Page(PAGES_DIR / "suite.py", title="Test suite", icon=":material/science:",
                       url_path="suite"),  # fmt: skip
+        stress=st.Page(PAGES_DIR / "stress.py", title="Stress test",
+                       icon=":material/bolt:", url_path="stress"),  # fmt: skip
         documents=st.Page(PAGES_DIR / "documents.py", title="Documents",
                           icon=":material/description:", url_path="documents"),  # fmt: skip
         triage=st.Page(PAGES_DIR / "triage.py", title="Triage", icon=":material/bug_report:",

@@ -1,7 +1,10 @@
 """The OCR tab of a scanned document on the Documents page: where the OCR damage comes from.
 
-The page image with the words Tesseract was unsure of boxed (red) and the words the OCR fix
-would rewrite boxed (blue); the OCR text beside it; the OCR fix's rewrites and the OCR
+The page image (large: the OCR text beside it is what to compare it with) with the words
+Tesseract was unsure of boxed (red), the words the OCR fix would rewrite boxed (blue) and the
+inked areas where OCR found no word boxed (orange, :class:`~ragdash.ingestion.ocr_prep.
+OcrQuality`) — a shaded row Tesseract lost has no low-confidence word to show it, only ink
+without words; the OCR text beside it; the OCR fix's rewrites and the OCR
 signals of this document; and, when the user pastes the clean text of the page, the OCR map
 entries its errors call for (:func:`ragdash.checks.ocr_learn.learn_ocr_map`)."""
 
@@ -39,7 +42,7 @@ def has_ocr(doc: Document) -> bool:
 @st.cache_data(show_spinner=False, max_entries=32)
 def _image(path: str, mtime_ns: int, ocr: OcrPage, rewritten: tuple[str, ...]):
     with open(path, "rb") as handle:
-        return render_ocr_page(handle.read(), ocr, resolution=110, rewritten=rewritten)
+        return render_ocr_page(handle.read(), ocr, resolution=150, rewritten=rewritten)
 
 
 def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
@@ -58,12 +61,25 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
     budget = rewrite_budget(index, fixes)
     tokens = set(tokenize(text))
     rewrites = [r for r in budget.rewrites if r.raw in tokens]
-    c = st.columns(4)
+    quality = ocr.quality
+    c = st.columns(5)
     c[0].metric("Words read", len(ocr.words))
     c[1].metric("Confidence", f"{ocr.mean_confidence:.0f}%", help="Tesseract's mean, 0–100")
     c[2].metric(f"Under {LOW_CONFIDENCE:.0f}%", len(low), help="words boxed in red")
     c[3].metric("Fix rewrites", len(rewrites), help="words the OCR fix rewrites, boxed in blue")
-    left, right = st.columns([2, 1])
+    c[4].metric(
+        "Ink without words",
+        f"{quality.uncovered:.0%}" if quality else "—",
+        help="share of the page's text-like inked area that no recognised word covers "
+        "(boxed in orange); rules and specks of dust are not counted",
+    )
+    if quality and quality.missed_text:
+        st.warning(
+            f"OCR may have missed text on page {number:d}: about {quality.uncovered:.0%} of the "
+            f"inked area has no words ({len(quality.regions):d} area(s) boxed in orange). A "
+            "cleaner or higher-resolution scan, or OCR of the original, may read them."
+        )
+    left, right = st.columns([3, 2])
     path = source_path(doc.source)
     with left:
         if path is None:
@@ -81,12 +97,24 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
                     caption=(
                         f"Page {number}, read at {ocr.dpi:.0f} dpi: red boxes are words "
                         f"Tesseract was less than {LOW_CONFIDENCE:.0f}% sure of, blue boxes "
-                        "words the OCR fix would rewrite"
+                        "words the OCR fix would rewrite, orange boxes inked areas where OCR "
+                        "found no word"
                     ),
+                    width="stretch",
                 )
     with right:
         st.caption(f"OCR text of page {number:d} ({label(ocr.engine)})")
         text_block(text or "(OCR found no words)")
+    if quality and quality.regions:
+        st.markdown("**Inked areas where OCR found no word** (orange boxes, in points)")
+        st.dataframe(
+            grid(pd.DataFrame(
+                [{"left": a, "top": b, "right": c, "bottom": d} for a, b, c, d in quality.regions]
+            )),
+            hide_index=True,
+            width="stretch",
+            height=min(36 * (len(quality.regions) + 1), 220),
+        )
     if low:
         st.markdown("**Low-confidence words**")
         st.dataframe(

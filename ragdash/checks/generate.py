@@ -1,0 +1,351 @@
+"""Generated cases for a team that has none: seeded passages, a query from each passage's
+distinctive words, evidence found in that passage only.
+
+Why these rules: a stress test asks whether a *fault* breaks a case, so a generated case must
+pass on the clean corpus with no fix (else the fault is not what breaks it), its query must
+lean on words that pick out its document (the words OCR damage and typos then hit, as the
+seed's ``warehuse sync`` does), and its evidence must be something only the right passage
+holds — a value (``30 days``, ``10 Go``) where there is one, else a short phrase. When the
+corpus has text tables, about a third of the cases come from table rows (evidence: the row's
+label and a value), so the ``split-table`` fault has cases to cut.
+
+    >>> from ragdash.bundled import SAMPLES; from ragdash.ingestion.ingest import load_folder
+    >>> cases = generate_cases(load_folder(SAMPLES), 4, seed=7)
+    >>> len(cases), cases[0].kind
+    (4, 'generated')
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ragdash.case import Case
+from ragdash.checks.proof import evidence_found
+from ragdash.ingestion.documents import Corpus, Document
+from ragdash.ingestion.tables import cells, is_table_line
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
+from ragdash.text import tokenize
+
+__all__ = ["GENERATED_KIND", "STOPWORDS", "TableRow", "generate_cases", "table_rows"]
+
+#: The ``kind`` of a generated case.
+GENERATED_KIND = "generated"
+#: Words never used as distinctive query words.
+STOPWORDS = frozenset(
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "also",
+        "among",
+        "another",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "can",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "every",
+        "few",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "hers",
+        "herself",
+        "himself",
+        "however",
+        "into",
+        "itself",
+        "just",
+        "more",
+        "most",
+        "much",
+        "must",
+        "never",
+        "only",
+        "other",
+        "ought",
+        "ours",
+        "over",
+        "same",
+        "shall",
+        "should",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "upon",
+        "very",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "whom",
+        "whose",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "your",
+        "yours",
+        "page",
+        "pages",
+        "table",
+        "total",
+        "none",
+        "shall",
+    ]
+)
+_VALUE = re.compile(
+    r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s?%|\s(?!(?:you|the|and|for|of|to|in|on|or|a|an|at|by|is|are)\b)[A-Za-z]{2,12}\b)?"
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[A-Za-z]{4,}")
+#: A table row's label and value must fit these lengths to be a case.
+MAX_LABEL, MAX_VALUE = 40, 30
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One data row of a text table: where it is and its cells."""
+
+    doc_id: str
+    page: int  # 0-based page of the document
+    line: int  # line index within the page's table-laid text
+    header: tuple[str, ...]
+    cells: tuple[str, ...]
+
+
+def _page_texts(doc: Document) -> tuple[str, ...]:
+    """Each page with its tables as ``|`` rows where ingestion found them."""
+    if doc.table_pages is not None and len(doc.table_pages) == len(doc.pages):
+        return doc.table_pages
+    return doc.pages
+
+
+def _latin(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def table_rows(doc: Document) -> list[TableRow]:
+    """Data rows of the document's text tables with a label (letters) and a value (a cell
+    with a digit), each row's table header alongside."""
+    rows = []
+    header: tuple[str, ...] | None = None
+    for page_no, page in enumerate(_page_texts(doc)):
+        lines = page.splitlines()
+        for i, line in enumerate(lines):
+            if not is_table_line(line) or set(line.strip()) <= set("|-: "):
+                header = None if not is_table_line(line) else header
+                continue
+            row = tuple(cells(line))
+            if header is None:
+                header = row
+                continue
+            if len(row) < 2 or not re.search(r"[A-Za-z]{3,}", row[0]):
+                continue
+            if len(row[0]) > MAX_LABEL or not all(_latin(c) for c in (*row, *header)):
+                continue
+            if any(re.search(r"\d", c) and len(c) <= MAX_VALUE for c in row[1:]):
+                rows.append(TableRow(doc.doc_id, page_no, i, header, row))
+    return rows
+
+
+class _Stats:
+    """Document frequencies and passage texts of the clean corpus."""
+
+    def __init__(self, index: CorpusIndex) -> None:
+        self.index = index
+        self.passages = index.passages()
+        df: dict[str, set[str]] = {}
+        self.holders: dict[str, set[int]] = {}
+        for n, p in enumerate(self.passages):
+            for token in p.tokens:
+                df.setdefault(token, set()).add(p.doc_id)
+                self.holders.setdefault(token, set()).add(n)
+        self.df = {t: len(d) for t, d in df.items()}
+        self.documents = max(len(index.corpus.documents), 1)
+
+    def unique_to(self, evidence: str, passage_text: str) -> bool:
+        """``evidence`` is in ``passage_text`` and in no other passage."""
+        if not evidence_found(evidence, passage_text):
+            return False
+        tokens = tokenize(evidence)
+        if not tokens:
+            return False
+        holders = set.intersection(*(self.holders.get(t, set()) for t in tokens))
+        hits = 0
+        for n in sorted(holders):
+            if evidence_found(evidence, self.passages[n].text):
+                hits += 1
+                if hits > 1:
+                    return False
+        return hits == 1
+
+    def distinctive(self, text: str, exclude: Iterable[str], rng: random.Random) -> list[str]:
+        """The text's words (4+ letters, no stopwords) rarest first (seeded among ties)."""
+        banned = {t for e in exclude for t in tokenize(e)}
+        words = {w.lower() for w in _WORD.findall(text)}
+        words = [w for w in words if w not in STOPWORDS and w not in banned and w in self.df]
+        rng.shuffle(words)
+        return sorted(words, key=lambda w: self.df[w])
+
+
+def _query(stats: _Stats, text: str, evidence: tuple[str, ...], rng: random.Random) -> str:
+    words = stats.distinctive(text, evidence, rng)
+    rare = [w for w in words if stats.df[w] <= max(2, stats.documents // 10)]
+    if not rare:
+        return ""
+    chosen = rare[:2] if rng.random() < 0.7 or len(rare) < 3 else [rare[0], rare[2]]
+    common = [w for w in words if w not in chosen and stats.df[w] > 1]
+    if common:
+        chosen.append(common[len(common) // 2])  # a word other documents share, as "sync"
+    return " ".join(chosen)
+
+
+def _passes(index: CorpusIndex, case: Case) -> bool:
+    from ragdash.checks.proof import check_case
+    from ragdash.errors import QueryError
+
+    try:
+        return check_case(index, case, Fixes()).passed
+    except QueryError:
+        return False
+
+
+def _prose_candidates(
+    stats: _Stats, rng: random.Random
+) -> Iterable[tuple[str, tuple[str, ...], str]]:
+    """(doc id, evidence, sentence) candidates from prose sentences holding a unique value
+    (and unique two-word phrases), passages in seeded order, made as they are asked for."""
+    order = list(range(len(stats.passages)))
+    rng.shuffle(order)
+    for n in order:
+        p = stats.passages[n]
+        sentences = [s for s in _SENTENCE.split(p.text) if "|" not in s and len(s) >= 20]
+        rng.shuffle(sentences)
+        for sentence in sentences:
+            if "|" in sentence or len(sentence) < 20:
+                continue
+            values = [m.group(0).strip().rstrip(".,") for m in _VALUE.finditer(sentence)]
+            values = [v for v in values if v and stats.unique_to(v, p.text)]
+            if values:
+                yield p.doc_id, (rng.choice(values),), sentence
+            words = [w for w in re.findall(r"[A-Za-z]{4,}", sentence) if w.lower() not in STOPWORDS]
+            pairs = [
+                f"{a} {b}"
+                for a, b in zip(words, words[1:], strict=False)
+                if re.search(rf"\b{a}\s+{b}\b", sentence)
+            ]
+            rng.shuffle(pairs)
+            for phrase in pairs[:3]:
+                if stats.unique_to(phrase, p.text):
+                    yield p.doc_id, (phrase,), sentence
+                    break
+
+
+def generate_cases(
+    corpus: Corpus, n: int, seed: int = 0, index: CorpusIndex | None = None
+) -> list[Case]:
+    """Up to ``n`` cases over ``corpus``, the same for the same seed; each passes on the
+    clean corpus with no fix (ragdash's own scorer, top 1). Table-row cases (evidence: the
+    row's label and a value) make about a third when the corpus has text tables."""
+    if n <= 0:
+        return []
+    index = index or CorpusIndex(corpus)
+    stats = _Stats(index)
+    rng = random.Random(f"generate:{seed}")
+    table = []
+    for doc in corpus.documents:
+        for row in table_rows(doc):
+            value = next(c for c in row.cells[1:] if re.search(r"\d", c) and len(c) <= MAX_VALUE)
+            table.append((row, value))
+    rng.shuffle(table)
+    rounds = [_prose_candidates(stats, random.Random(f"generate:{seed}:{r}")) for r in range(3)]
+    prose = (item for round_ in rounds for item in round_)  # later rounds: other queries
+    want_table = min(len(table), max(n // 3, 1) if table else 0)
+    cases: list[Case] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(doc_id: str, query: str, evidence: tuple[str, ...], note: str) -> bool:
+        if not query or (doc_id, query) in seen:
+            return False
+        case = Case(f"gen-{len(cases) + 1:03d}", query, doc_id, evidence, 1, GENERATED_KIND, note)
+        if not _passes(index, case):
+            return False
+        seen.add((doc_id, query))
+        cases.append(case)
+        return True
+
+    made_table = 0
+    for row, value in table:
+        if made_table >= want_table:
+            break
+        label = row.cells[0]
+        doc_passages = index.passages_of(row.doc_id)
+        holder = next(
+            (
+                p
+                for p in doc_passages
+                if evidence_found(value, p.text) and evidence_found(label, p.text)
+            ),
+            None,
+        )
+        if holder is None or not stats.unique_to(value, holder.text):
+            continue
+        words = stats.distinctive(label, (value,), rng)
+        head = stats.distinctive(" ".join(row.header), (value, label), rng)
+        query = " ".join(dict.fromkeys([*words[:2], *head[:1]]))
+        if add(
+            row.doc_id,
+            query,
+            (label, value),
+            f"table row {label!r} of {row.doc_id} page {row.page + 1}",
+        ):
+            made_table += 1
+    for doc_id, evidence, sentence in prose:
+        if len(cases) >= n:
+            break
+        add(
+            doc_id,
+            _query(stats, sentence, evidence, rng),
+            evidence,
+            f"from {doc_id}: {sentence.strip()[:80]!r}",
+        )
+    return cases[:n]

@@ -1,0 +1,914 @@
+"""Stress tests: the seed's fault injection on a team's own documents.
+
+For every case, :func:`variants` derives faulted variants deterministically from ``seed``
+and :func:`run_stress` runs the proof check on each under ``none``, the fix that targets the
+fault (:data:`TARGETED_FIX`) and ``all``:
+
+* ``stale`` — a stale duplicate of the expected document (same subject and words, the
+  evidence changed to a plausible wrong value: ``30 days`` → ``60 days``) listed first, in
+  three variants: ``dated`` a year before it, ``withdrawn`` (a newer withdrawn draft) and
+  ``reworded`` (older, a few sentences reworded so it no longer ties). Repaired by the
+  version fixes (``recency``, ``status``, ``versions``).
+* ``ocr-doc`` — the expected document misread with the OCR map's confusions (``o→0``,
+  ``i→1``): every distinctive query word it holds, other words at ``rate``; numbers, codes
+  and the evidence itself left alone. Repaired by ``ocr``.
+* ``typo`` / ``ocr-query`` — the query's distinctive words (4+ letters) each get one
+  keyboard typo / OCR misreading. Repaired by ``fuzzy`` / ``ocr``.
+* ``split-table`` — for a case whose evidence is a table row, the expected document's page
+  re-laid as a generated PDF (:mod:`ragdash.checks.pdfgen`) whose page break cuts the row
+  after its label, read back by the real ingestion. Repaired by ``tables``. Skipped with a
+  reason when the evidence is in no table row.
+
+The user's files are never written: faulted corpora live in memory, the generated PDF in a
+temporary folder ragdash creates and removes. Only changed documents are segmented again;
+the other passages are shared with the clean index.
+
+    >>> from ragdash.bundled import SAMPLES; from ragdash.ingestion.ingest import load_folder
+    >>> corpus = load_folder(SAMPLES)
+    >>> report = run_stress(corpus, generate_cases(corpus, 5, 7), faults=("typo",), seed=7)
+    >>> cell = report.cell("typo", "fuzzy", "seed"); cell.total
+    5
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+from pathlib import Path
+from threading import Event
+
+from ragdash.case import Case
+from ragdash.checks.faults import typo_noise
+from ragdash.checks.generate import STOPWORDS, generate_cases, table_rows
+from ragdash.checks.pdfgen import PAGE_HEIGHT, text_pdf
+from ragdash.checks.proof import evidence_found, judge
+from ragdash.errors import QueryError, RagdashError
+from ragdash.ingestion.documents import Corpus, Document, Passage
+from ragdash.ingestion.segmentation import document_passages
+from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.text import is_ocr_candidate, tokenize
+
+__all__ = [
+    "CONFIG_NONE",
+    "CONFIG_ALL",
+    "FAULTS",
+    "TARGETED_FIX",
+    "FaultedVariant",
+    "StressCell",
+    "StressReport",
+    "StressResult",
+    "configurations_for",
+    "faulted_variant",
+    "generate_cases",
+    "run_stress",
+    "variants",
+    "wilson_interval",
+]
+
+#: The faults, in display order.
+FAULTS = ("stale", "ocr-doc", "typo", "ocr-query", "split-table")
+#: The fixes that target each fault: the middle configuration of its row.
+TARGETED_FIX: dict[str, tuple[str, ...]] = {
+    "stale": ("recency", "status", "versions"),
+    "ocr-doc": ("ocr",),
+    "typo": ("fuzzy",),
+    "ocr-query": ("ocr",),
+    "split-table": ("tables",),
+}
+CONFIG_NONE, CONFIG_ALL = "none", "all"
+#: Retriever kinds whose index ragdash builds, so corpus faults can reach them.
+IN_PROCESS = ("seed", "bm25", "dense")
+_CORPUS_FAULTS = ("stale", "ocr-doc", "split-table")
+#: When the expected document has no date, the stale variants date it this day.
+UNDATED_STAND_IN = date(2026, 1, 1)
+
+
+def configurations_for(fault: str, base: Fixes | None = None) -> dict[str, Fixes]:
+    """``none``, the targeted fix (named by its fixes, e.g. ``recency,status,versions``)
+    and ``all``, with ``base``'s settings (threshold, OCR map)."""
+    base = base or Fixes()
+    fixes = TARGETED_FIX[fault]
+    return {
+        CONFIG_NONE: base.with_only(()),
+        ",".join(fixes): base.with_only(fixes),
+        CONFIG_ALL: base.with_only(FIX_NAMES),
+    }
+
+
+def wilson_interval(passed: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``passed / total`` (``(0, 1)`` when total is 0).
+
+    >>> [round(x, 3) for x in wilson_interval(8, 10)]
+    [0.49, 0.943]
+    """
+    if total <= 0:
+        return (0.0, 1.0)
+    p = passed / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * ((p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class FaultedVariant:
+    """One case with one fault injected: the case as run (its query may be corrupted), the
+    documents ragdash added or damaged (``injected``) and the corpus the retriever ran over
+    (the clean one for query faults)."""
+
+    fault: str
+    variant: str  # "dated", "withdrawn", "reworded", "damaged", "typo", "ocr", "label-value"
+    case: Case
+    original_query: str
+    injected: tuple[str, ...]
+    corpus: Corpus = field(repr=False, compare=False)
+    note: str = ""
+    changed: tuple[str, ...] = ()  # ids whose passages differ from the clean corpus
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        return self.corpus.documents
+
+
+@dataclass(frozen=True)
+class StressResult:
+    """One faulted variant under one configuration against one retriever."""
+
+    case: str
+    fault: str
+    variant: str
+    configuration: str
+    retriever: str
+    query: str
+    passed: bool
+    diagnosis: str
+    first_id: str
+    missing_evidence: tuple[str, ...]
+    injected: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StressCell:
+    """Passed/total for one fault × configuration × retriever, with the 95% interval."""
+
+    fault: str
+    configuration: str
+    retriever: str
+    passed: int
+    total: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.passed, self.total)
+
+
+@dataclass(frozen=True)
+class StressReport:
+    """Everything one stress run found; ``variants`` rebuild any faulted case for Explore."""
+
+    cells: tuple[StressCell, ...]
+    results: tuple[StressResult, ...]
+    cases: tuple[Case, ...]
+    skipped: tuple[tuple[str, str, str], ...]  # (fault, case, reason)
+    variants: tuple[FaultedVariant, ...] = field(repr=False)
+    seed: int = 0
+    rate: float = 0.3
+    faults: tuple[str, ...] = FAULTS
+    retrievers: tuple[str, ...] = ("seed",)
+    notes: tuple[str, ...] = ()
+    cancelled: bool = False
+
+    @property
+    def injected(self) -> tuple[str, ...]:
+        """Every document id ragdash added or damaged, in first-seen order."""
+        return tuple(dict.fromkeys(d for v in self.variants for d in v.injected))
+
+    def configurations(self, fault: str) -> tuple[str, ...]:
+        return tuple(configurations_for(fault))
+
+    def cell(self, fault: str, configuration: str, retriever: str) -> StressCell | None:
+        for c in self.cells:
+            if (c.fault, c.configuration, c.retriever) == (fault, configuration, retriever):
+                return c
+        return None
+
+    def variant(self, case: str, fault: str, variant: str | None = None) -> FaultedVariant | None:
+        """The faulted variant behind a result (the first of the case's for that fault)."""
+        for v in self.variants:
+            if v.case.name == case and v.fault == fault and variant in (None, v.variant):
+                return v
+        return None
+
+    def repairs(self, retriever: str) -> dict[str, str]:
+        """Per fault, in words: does its targeted fix repair it on this corpus?"""
+        out = {}
+        for fault in self.faults:
+            configs = self.configurations(fault)
+            none, fix = (
+                self.cell(fault, configs[0], retriever),
+                self.cell(fault, configs[1], retriever),
+            )
+            if none is None or fix is None:
+                out[fault] = "no case to test"
+                continue
+            change = f"{none.passed}/{none.total} → {fix.passed}/{fix.total}"
+            if none is None or fix is None or not none.total:
+                out[fault] = "no case to test"
+            elif fix.passed > none.passed:
+                out[fault] = f"{configs[1]} repairs it ({change})"
+            elif none.passed == none.total:
+                out[fault] = "does not break this retriever here"
+            else:
+                out[fault] = f"{configs[1]} does not repair it ({change})"
+        return out
+
+    def unsaved(self) -> tuple[StressResult, ...]:
+        """Variants no configuration saves (failing under ``all``)."""
+        return tuple(r for r in self.results if r.configuration == CONFIG_ALL and not r.passed)
+
+    def to_dict(self) -> dict:
+        faults: dict[str, dict] = {}
+        for retriever in self.retrievers[:1]:
+            for fault in self.faults:
+                faults[fault] = {
+                    c: {"passed": cell.passed, "total": cell.total}
+                    for c in self.configurations(fault)
+                    if (cell := self.cell(fault, c, retriever)) is not None
+                }
+        by_retriever = {
+            r: {
+                f: {
+                    c: _cell_record(cell)
+                    for c in self.configurations(f)
+                    if (cell := self.cell(f, c, r)) is not None
+                }
+                for f in self.faults
+            }
+            for r in self.retrievers
+        }
+        return {
+            "faults": faults,
+            "retrievers": by_retriever,
+            "targeted": {f: self.configurations(f)[1] for f in self.faults},
+            "seed": self.seed,
+            "rate": self.rate,
+            "cases": [
+                {
+                    "name": c.name,
+                    "query": c.query,
+                    "expected_id": c.expected_id,
+                    "evidence": list(c.evidence),
+                    "kind": c.kind,
+                    "note": c.note,
+                }
+                for c in self.cases
+            ],
+            "results": [
+                {
+                    "case": r.case,
+                    "fault": r.fault,
+                    "variant": r.variant,
+                    "configuration": r.configuration,
+                    "retriever": r.retriever,
+                    "query": r.query,
+                    "passed": r.passed,
+                    "diagnosis": r.diagnosis,
+                    "first_id": r.first_id,
+                    "missing_evidence": list(r.missing_evidence),
+                    "injected": list(r.injected),
+                }
+                for r in self.results
+            ],
+            "skipped": [{"fault": f, "case": c, "reason": why} for f, c, why in self.skipped],
+            "injected": list(self.injected),
+            "notes": list(self.notes),
+            "cancelled": self.cancelled,
+        }
+
+
+def _cell_record(cell: StressCell) -> dict:
+    low, high = cell.interval
+    rate = cell.rate
+    return {
+        "passed": cell.passed,
+        "total": cell.total,
+        "rate": None if rate is None else round(rate, 4),
+        "interval": [round(low, 4), round(high, 4)],
+    }
+
+
+# --- faults ---------------------------------------------------------------------------
+
+
+class _Corpus:
+    """The clean corpus with its index and word statistics, shared by every variant."""
+
+    def __init__(self, corpus: Corpus, index: CorpusIndex | None = None) -> None:
+        self.corpus = corpus
+        self.index = index or CorpusIndex(corpus)
+        df: dict[str, set[str]] = {}
+        for p in self.index.passages():
+            for token in p.tokens:
+                df.setdefault(token, set()).add(p.doc_id)
+        self.df = {t: len(d) for t, d in df.items()}
+        self.rare = max(2, len(corpus.documents) // 10)
+
+    def distinctive(self, query: str, doc_id: str | None = None) -> list[str]:
+        """The query's words (4+ letters, not stopwords) that pick out few documents — the
+        words a fault must hit to break the case (at least the rarest one)."""
+        words = [
+            w
+            for w in dict.fromkeys(re.findall(r"[A-Za-z]{4,}", query))
+            if w.lower() not in STOPWORDS
+        ]
+        if not words:
+            return []
+        picked = [w for w in words if self.df.get(w.lower(), 0) <= self.rare]
+        return picked or [min(words, key=lambda w: self.df.get(w.lower(), 0))]
+
+
+def _rng(seed: int, *parts: str) -> random.Random:
+    return random.Random(":".join((str(seed), *parts)))
+
+
+def _shift_number(text: str, rng: random.Random) -> str:
+    def shift(m: re.Match) -> str:
+        raw = m.group(0)
+        value = int(raw.replace(",", "")) if raw.replace(",", "").isdigit() else None
+        if value is None:
+            return raw
+        new = value * 2 if value < 1000 and value % 1 == 0 else value + rng.randint(1, 9)
+        if 1900 <= value <= 2100:
+            new = value - rng.randint(1, 3)
+        return str(new)
+
+    return re.sub(r"\d[\d,]*", shift, text)
+
+
+def wrong_value(evidence: str, words: Sequence[str], rng: random.Random) -> str:
+    """A plausible wrong version of ``evidence``: numbers shifted (``30 days`` → ``60
+    days``), else its last word swapped for another word of the document."""
+    if re.search(r"\d", evidence):
+        return _shift_number(evidence, rng)
+    parts = evidence.split()
+    pool = [w for w in words if w.lower() != parts[-1].lower() and len(w) >= 4]
+    if not pool:
+        return evidence + "s"
+    parts[-1] = rng.choice(sorted(set(pool)))
+    return " ".join(parts)
+
+
+def _replace_all(text: str, old: str, new: str) -> str:
+    pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, old.split())) + r"(?!\w)", re.I)
+    return pattern.sub(new, text)
+
+
+def _reword(text: str, protect: Sequence[str], rng: random.Random) -> str:
+    """Drop a few words that are neither query nor evidence words (an older wording)."""
+    keep = {t for p in protect for t in tokenize(p)}
+    out = []
+    for line in text.split("\n"):
+        words = line.split(" ")
+        kept = [
+            w
+            for w in words
+            if not (w.isalpha() and w.lower() not in keep and len(w) > 3 and rng.random() < 0.15)
+        ]
+        out.append(" ".join(kept))
+    return "\n".join(out)
+
+
+def _stale(clean: _Corpus, case: Case, seed: int) -> list[FaultedVariant]:
+    doc = clean.corpus.document(case.expected_id)
+    if doc is None:
+        return []
+    rng = _rng(seed, "stale", case.name)
+    words = re.findall(r"[A-Za-z]{4,}", doc.text)
+    wrong = {e: wrong_value(e, words, rng) for e in case.evidence}
+    wrong = {e: w for e, w in wrong.items() if w.lower() != e.lower()}
+    current = doc
+    note = ""
+    if doc.updated is None:
+        current = replace(doc, updated=UNDATED_STAND_IN)
+        note = f"{doc.doc_id} has no date; the test dates it {UNDATED_STAND_IN}"
+    when = current.updated or UNDATED_STAND_IN
+
+    def pages(texts: tuple[str, ...] | None, reword: bool) -> tuple[str, ...] | None:
+        if texts is None:
+            return None
+        out = []
+        for n, page in enumerate(texts):
+            for old, new in wrong.items():
+                page = _replace_all(page, old, new)
+            if reword:
+                page = _reword(
+                    page, (case.query, *wrong.values()), _rng(seed, "reword", case.name, str(n))
+                )
+            out.append(page)
+        return tuple(out)
+
+    variants = []
+    for name, status, day in (
+        ("dated", "current", when - timedelta(days=365)),
+        ("withdrawn", "withdrawn", when + timedelta(days=30)),
+        ("reworded", "current", when - timedelta(days=365)),
+    ):
+        stale_id = f"{doc.doc_id}-stale-{day.year}"
+        reword = name == "reworded"
+        stale = replace(
+            doc,
+            doc_id=stale_id,
+            updated=day,
+            status=status,
+            pages=pages(doc.pages, reword),
+            table_pages=pages(doc.table_pages, reword),
+            layouts=None,
+            source=f"{doc.source} (stale copy injected by ragdash)",
+            order=doc.order - 0.5,
+        )
+        docs = []
+        for d in clean.corpus.documents:
+            if d is doc:
+                docs.extend((stale, current))
+            else:
+                docs.append(d)
+        what = (
+            ", ".join(f"{o!r} → {n!r}" for o, n in wrong.items()) or "no evidence value to change"
+        )
+        variants.append(
+            FaultedVariant(
+                "stale",
+                name,
+                case,
+                case.query,
+                (stale_id,),
+                Corpus(tuple(docs), clean.corpus.messages),
+                "; ".join(
+                    x
+                    for x in (
+                        f"{stale_id} ({status}, {day}) listed before {doc.doc_id}: {what}",
+                        note,
+                    )
+                    if x
+                ),
+                (stale_id, doc.doc_id),
+            )
+        )
+    return variants
+
+
+def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
+    reverse = {letter: digit for digit, letter in ocr_map.items()}
+    spots = [i for i, ch in enumerate(word) if ch.lower() in reverse]
+    if not spots:
+        return word
+    for _ in range(6):
+        hits = [i for i in spots if rng.random() < 0.5] or [rng.choice(spots)]
+        chars = list(word)
+        for i in hits:
+            chars[i] = reverse[chars[i].lower()]
+        out = "".join(chars)
+        if is_ocr_candidate(out.lower(), ocr_map):
+            return out
+    return word
+
+
+def ocr_damage(
+    text: str,
+    targets: set[str],
+    rate: float,
+    rng: random.Random,
+    protect: Sequence[str] = (),
+    ocr_map: dict[str, str] | None = None,
+) -> str:
+    """``text`` misread by OCR: every word in ``targets`` (lowercase), others at ``rate``;
+    words of 4+ letters only, so numbers and codes are never touched; ``protect`` spans
+    (the evidence) kept legible."""
+    ocr_map = dict(ocr_map or Fixes().ocr_map)
+    spans = []
+    for p in protect:
+        pattern = re.compile(r"\s+".join(map(re.escape, p.split())), re.I)
+        spans += [m.span() for m in pattern.finditer(text)]
+
+    def damage(m: re.Match) -> str:
+        if any(a <= m.start() < b for a, b in spans):
+            return m.group(0)
+        word = m.group(0)
+        if word.lower() in targets or rng.random() < rate:
+            return _ocr_word(word, rng, ocr_map)
+        return word
+
+    return re.sub(r"(?<![\w])[A-Za-z]{4,}(?![\w])", damage, text)
+
+
+def _ocr_doc(
+    clean: _Corpus, case: Case, seed: int, rate: float, fixes: Fixes
+) -> list[FaultedVariant]:
+    doc = clean.corpus.document(case.expected_id)
+    if doc is None:
+        return []
+    rng = _rng(seed, "ocr-doc", case.name)
+    targets = {w.lower() for w in clean.distinctive(case.query)}
+    ocr_map = dict(fixes.ocr_map)
+    if not any(set(w) & set(ocr_map.values()) for w in targets):
+        return []
+
+    def damaged(texts: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if texts is None:
+            return None
+        return tuple(
+            ocr_damage(
+                t, targets, rate, _rng(seed, "ocr-doc", case.name, str(n)), case.evidence, ocr_map
+            )
+            for n, t in enumerate(texts)
+        )
+
+    del rng
+    faulted = replace(doc, pages=damaged(doc.pages), table_pages=damaged(doc.table_pages))
+    docs = tuple(faulted if d is doc else d for d in clean.corpus.documents)
+    return [
+        FaultedVariant(
+            "ocr-doc",
+            "damaged",
+            case,
+            case.query,
+            (doc.doc_id,),
+            Corpus(docs, clean.corpus.messages),
+            f"{doc.doc_id} misread by OCR ({', '.join(sorted(targets))} and "
+            f"{rate:.0%} of other words)",
+            (doc.doc_id,),
+        )
+    ]
+
+
+def _query_fault(
+    clean: _Corpus, case: Case, fault: str, seed: int, fixes: Fixes
+) -> list[FaultedVariant]:
+    targets = clean.distinctive(case.query)
+    query = case.query
+    hit = []
+    ocr_map = dict(fixes.ocr_map)
+    for n, word in enumerate(targets):
+        rng = _rng(seed, fault, case.name, str(n))
+        if fault == "typo":
+            new = typo_noise(word, 1e-9, rng.randrange(1 << 30))
+        else:
+            new = _ocr_word(word, rng, ocr_map)
+        if new != word:
+            query = re.sub(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", new, query, count=1)
+            hit.append(f"{word} → {new}")
+    if not hit:
+        return []
+    variant = "typo" if fault == "typo" else "ocr"
+    return [
+        FaultedVariant(
+            fault, variant, replace(case, query=query), case.query, (), clean.corpus, "; ".join(hit)
+        )
+    ]
+
+
+def _table_row(doc: Document, case: Case):
+    for row in table_rows(doc):
+        if all(any(evidence_found(e, c) for c in row.cells) for e in case.evidence):
+            return row
+    return None
+
+
+_LINE, _SIZE, _TOP, _FOOT = 14.0, 9.0, PAGE_HEIGHT - 60, 60.0
+_PER_PAGE = int((_TOP - _FOOT) // _LINE)
+
+
+def _wrap(line: str, width: int = 110) -> list[str]:
+    if len(line) <= width or "|" in line:
+        return [line]
+    out, cur = [], ""
+    for word in line.split(" "):
+        if cur and len(cur) + 1 + len(word) > width:
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}".strip()
+    return [*out, cur] if cur else out
+
+
+def split_row_pdf(lines: Sequence[str], row: int) -> bytes:
+    """A PDF of ``lines`` whose page break falls inside line ``row`` (a table row), right
+    after its first cell: ``Basic |`` ends a page at its foot, ``10 Go | 5 EUR`` opens the
+    next — the seed's split table."""
+    first, _, rest = lines[row].partition("|")
+    before = [w for line in lines[:row] for w in _wrap(line)] + [f"{first.rstrip()} |"]
+    after = [rest.strip()] + [w for line in lines[row + 1 :] for w in _wrap(line)]
+    pages: list[list[tuple[float, float, float, str]]] = []
+    chunks = [before[i : i + _PER_PAGE] for i in range(0, len(before), _PER_PAGE)] or [[]]
+    for n, chunk in enumerate(chunks):
+        last = n == len(chunks) - 1
+        y0 = _FOOT + _LINE * (len(chunk) - 1) if last else _TOP  # the cut page: to its foot
+        pages.append([(72, y0 - i * _LINE, _SIZE, t) for i, t in enumerate(chunk)])
+    for i in range(0, len(after), _PER_PAGE):
+        pages.append(
+            [(72, _TOP - j * _LINE, _SIZE, t) for j, t in enumerate(after[i : i + _PER_PAGE])]
+        )
+    return text_pdf(pages)
+
+
+def _split_table(clean: _Corpus, case: Case, folder: Path) -> tuple[list[FaultedVariant], str]:
+    from ragdash.ingestion.ingest import load_document
+
+    doc = clean.corpus.document(case.expected_id)
+    if doc is None:
+        return [], "expected document not in the corpus"
+    row = _table_row(doc, case)
+    if row is None:
+        return [], "the evidence is in no table row of the expected document"
+    source = (
+        doc.table_pages
+        if doc.table_pages is not None and len(doc.table_pages) == len(doc.pages)
+        else doc.pages
+    )
+    lines = source[row.page].splitlines()
+    path = folder / f"{abs(hash((case.name, doc.doc_id))) % 10**8:08d}.pdf"
+    path.write_bytes(split_row_pdf(lines, row.line))
+    try:
+        made, _ = load_document(path, {}, doc.order)
+    except RagdashError as exc:
+        return [], f"the generated PDF could not be read: {exc}"
+    finally:
+        path.unlink(missing_ok=True)
+    p = row.page
+
+    def splice(old: tuple | None, new: tuple | None) -> tuple | None:
+        if old is None or new is None:
+            return None
+        return (*old[:p], *new, *old[p + 1 :])
+
+    pages = (*doc.pages[:p], *made.pages, *doc.pages[p + 1 :])
+    table_pages = splice(doc.table_pages, made.table_pages) if doc.table_pages else None
+    layouts = (
+        splice(doc.layouts, made.layouts)
+        if doc.layouts
+        else (made.layouts if len(doc.pages) == 1 else None)
+    )
+    faulted = replace(doc, pages=pages, table_pages=table_pages, layouts=layouts, kind="pdf")
+    docs = tuple(faulted if d is doc else d for d in clean.corpus.documents)
+    label = row.cells[0]
+    return [
+        FaultedVariant(
+            "split-table",
+            "label-value",
+            case,
+            case.query,
+            (doc.doc_id,),
+            Corpus(docs, clean.corpus.messages),
+            f"page {p + 1} of {doc.doc_id} re-laid as a PDF whose page break cuts "
+            f"the row {label!r} after its label",
+            (doc.doc_id,),
+        )
+    ], ""
+
+
+def variants(
+    corpus: Corpus | _Corpus,
+    case: Case,
+    fault: str,
+    *,
+    rate: float = 0.3,
+    seed: int = 0,
+    fixes: Fixes | None = None,
+) -> tuple[list[FaultedVariant], str]:
+    """The faulted variants of one case for one fault, and why there are none ("" when
+    there are)."""
+    clean = corpus if isinstance(corpus, _Corpus) else _Corpus(corpus)
+    fixes = fixes or Fixes()
+    if fault not in FAULTS:
+        raise ValueError(f"unknown fault {fault!r}; choose from {', '.join(FAULTS)}")
+    if clean.corpus.document(case.expected_id) is None and fault in _CORPUS_FAULTS:
+        return [], f"no document {case.expected_id!r} in the corpus"
+    if fault == "stale":
+        found = _stale(clean, case, seed)
+        return found, "" if found else "nothing to duplicate"
+    if fault == "ocr-doc":
+        found = _ocr_doc(clean, case, seed, rate, fixes)
+        return found, "" if found else "no distinctive query word holds a letter OCR misreads"
+    if fault in ("typo", "ocr-query"):
+        found = _query_fault(clean, case, fault, seed, fixes)
+        why = (
+            "no distinctive query word of 4+ letters"
+            if fault == "typo"
+            else "no distinctive query word holds a letter OCR misreads"
+        )
+        return found, "" if found else why
+    with tempfile.TemporaryDirectory(prefix="ragdash-stress-") as tmp:
+        found, why = _split_table(clean, case, Path(tmp))
+    return found, why
+
+
+def faulted_variant(
+    corpus: Corpus,
+    case: Case,
+    fault: str,
+    variant: str | None = None,
+    *,
+    rate: float = 0.3,
+    seed: int = 0,
+) -> FaultedVariant | None:
+    """The faulted corpus and query of one case, fault and variant (the first variant when
+    ``variant`` is None; None when the fault does not apply) — the same a stress run with
+    this ``rate`` and ``seed`` built, for Explore."""
+    found, _ = variants(corpus, case, fault, rate=rate, seed=seed)
+    return next((v for v in found if variant in (None, v.variant)), None)
+
+
+# --- running --------------------------------------------------------------------------
+
+
+def _patched_index(clean: _Corpus, variant: FaultedVariant) -> CorpusIndex:
+    """The variant's index, sharing every unchanged document's passages with the clean
+    index: only the changed documents are segmented again."""
+    if not variant.changed:
+        return clean.index
+    index = CorpusIndex(variant.corpus)
+    changed = set(variant.changed)
+    for tables in (False, True):
+        out: list[Passage] = []
+        new_docs = {d.doc_id: d for d in variant.corpus.documents if d.doc_id in changed}
+        emitted: set[str] = set()
+        for doc in variant.corpus.documents:
+            if doc.doc_id in changed:
+                out.extend(document_passages(doc, tables))
+                emitted.add(doc.doc_id)
+            else:
+                out.extend(clean.index.passages_of(doc.doc_id, tables))
+        del new_docs
+        index._passages[tables] = tuple(out)
+    return index
+
+
+class _MemoEmbedder:
+    """An embedder that encodes each distinct text once per run (variants share all but
+    their changed passages) and writes no cache file."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.identity, self.label = inner.identity, inner.label
+        self.memo: dict[str, object] = {}
+
+    def encode(self, texts, progress: bool = False):
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        if missing:
+            for t, v in zip(missing, self.inner.encode(missing), strict=True):
+                self.memo[t] = v
+        if not texts:
+            return np.zeros((0, 1), np.float32)
+        return np.stack([self.memo[t] for t in texts]).astype(np.float32)
+
+
+def _retriever_factory(spec: RetrieverSpec):
+    from ragdash.retrieval.retrievers import make_retriever
+
+    if spec.kind != "dense":
+        return lambda index: make_retriever(spec, index)
+    from ragdash.retrieval.dense import DenseIndex, DenseRetriever, make_embedder
+    from ragdash.retrieval.reindex import index_key, indexed_texts
+
+    memo = _MemoEmbedder(make_embedder(spec))
+
+    class _Dense(DenseRetriever):
+        def dense_index(self, fixes: Fixes) -> DenseIndex:
+            key = index_key(fixes)
+            if key not in self._built:
+                passages, texts = indexed_texts(self.index, fixes)
+                self._built[key] = DenseIndex(passages, memo.encode(texts))
+            return self._built[key]
+
+    return lambda index: _Dense(index, spec, memo)
+
+
+def run_stress(
+    corpus: Corpus,
+    cases: Sequence[Case],
+    *,
+    faults: Sequence[str] = FAULTS,
+    rate: float = 0.3,
+    seed: int = 0,
+    retrievers: Sequence[RetrieverSpec | str] = ("seed",),
+    fixes: Fixes | None = None,
+    jobs: int = 1,
+    progress: Callable[[float, str], None] | None = None,
+    cancel: Event | None = None,
+    index: CorpusIndex | None = None,
+) -> StressReport:
+    """Inject every fault into every case and run the proof check on each variant under
+    ``none``, the targeted fix and ``all``, against each retriever. ``cancel`` (set from
+    another thread) stops between cases and returns what was measured so far."""
+    for fault in faults:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; choose from {', '.join(FAULTS)}")
+    if not 0 <= rate <= 1:
+        raise ValueError(f"rate must be between 0 and 1, got {rate}")
+    fixes = fixes or Fixes()
+    clean = _Corpus(corpus, index)
+    specs = [RetrieverSpec.resolve(r) for r in retrievers]
+    labels = tuple(s.kind if s.kind in IN_PROCESS else s.label for s in specs)
+    makers = [_retriever_factory(s) for s in specs]
+    results: list[StressResult] = []
+    made: list[FaultedVariant] = []
+    skipped: list[tuple[str, str, str]] = []
+    notes: list[str] = []
+    cancelled = False
+    total = max(len(cases) * len(faults), 1)
+    clean_retrievers = [m(clean.index) for m in makers]
+    for c, case in enumerate(cases):
+        if cancel is not None and cancel.is_set():
+            cancelled = True
+            break
+        for f, fault in enumerate(faults):
+            if progress:
+                progress((c * len(faults) + f) / total, f"{case.name} · {fault}")
+            found, why = variants(clean, case, fault, rate=rate, seed=seed, fixes=fixes)
+            if not found:
+                skipped.append((fault, case.name, why))
+                continue
+            configs = configurations_for(fault, fixes)
+            for v in found:
+                made.append(v)
+                index_v = _patched_index(clean, v)
+                for s, spec in enumerate(specs):
+                    if v.changed and spec.kind not in IN_PROCESS:
+                        skipped.append(
+                            (
+                                fault,
+                                case.name,
+                                f"{labels[s]}: ragdash cannot inject "
+                                "documents into an external retriever's index",
+                            )
+                        )
+                        continue
+                    retriever = clean_retrievers[s] if not v.changed else makers[s](index_v)
+                    for label, config in configs.items():
+                        results.append(_judge(retriever, v, label, labels[s], config))
+    if progress:
+        progress(1.0, "done")
+    cells = []
+    for fault in faults:
+        for label in configurations_for(fault):
+            for r in labels:
+                rows = [
+                    x
+                    for x in results
+                    if (x.fault, x.configuration, x.retriever) == (fault, label, r)
+                ]
+                cells.append(StressCell(fault, label, r, sum(x.passed for x in rows), len(rows)))
+    if any(d.updated is None for d in corpus.documents):
+        notes.append(
+            f"undated documents: the stale variants date the current copy {UNDATED_STAND_IN} "
+            "so the recency fix has dates to compare"
+        )
+    return StressReport(
+        tuple(cells),
+        tuple(results),
+        tuple(cases),
+        tuple(skipped),
+        tuple(made),
+        seed,
+        rate,
+        tuple(faults),
+        labels,
+        tuple(notes),
+        cancelled,
+    )
+
+
+def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -> StressResult:
+    case = v.case
+    try:
+        ranked = retriever.top(case.query, config, max(case.top_k, 1))
+        check = judge(case, ranked, config)
+        passed, diagnosis = check.passed, check.diagnosis.value
+        first, missing = check.first_id or "", check.missing_evidence
+    except QueryError as exc:
+        passed, diagnosis, first, missing = False, "error", "", (str(exc),)
+    return StressResult(
+        case.name,
+        v.fault,
+        v.variant,
+        label,
+        name,
+        case.query,
+        passed,
+        diagnosis,
+        first,
+        tuple(missing),
+        v.injected,
+    )
