@@ -226,6 +226,7 @@ def ocr_image(
             continue
         if conf < SPECK_CONFIDENCE and not any(ch.isalnum() for ch in text):
             continue  # a speck of dust read as "-" or "==": it would split table columns
+        text = _brackets(text.strip())
         left, top = data["left"][i] / scale, data["top"][i] / scale
         right = (data["left"][i] + data["width"][i]) / scale
         bottom = (data["top"][i] + data["height"][i]) / scale
@@ -237,6 +238,19 @@ def ocr_image(
                     round(bottom, 2), round(conf, 1), int(data["block_num"][i]), line)
         )
     return tuple(words)
+
+
+def _brackets(text: str) -> str:
+    """A brace Tesseract read for a parenthesis that closes or opens it: ``{16.0-29.0)``.
+
+    >>> _brackets("{16.0-29.0)"), _brackets("(4.1}"), _brackets("{x}")
+    ('(16.0-29.0)', '(4.1)', '{x}')
+    """
+    if "{" in text and ")" in text and "(" not in text and "}" not in text:
+        text = text.replace("{", "(")
+    if "}" in text and "(" in text and ")" not in text and "{" not in text:
+        text = text.replace("}", ")")
+    return text
 
 
 def ocr_page(page: Any, number: int, settings: OcrSettings = DEFAULT_OCR) -> OcrPage:
@@ -268,7 +282,7 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
 
 
 #: A word at least this sure (0–100) covers its ink in :class:`OcrQuality` ...
-READ_CONFIDENCE = 60.0
+READ_CONFIDENCE = 40.0
 #: ... and one of three letters or more must be a dictionary word or this sure: mirrored,
 #: smudged or foreign-script ink comes back as confident nonsense ("OLUCE" at 81%).
 SURE_CONFIDENCE = 90.0
