@@ -458,13 +458,21 @@ def table_markdown(results: Sequence[ScanResult]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     from ragdash.errors import RagdashError
 
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if "--real" in args_in:  # the real development PDFs as scans: benchmarks/realscans.py
+        from benchmarks import realscans
+
+        return realscans.main([a for a in args_in if a != "--real"])
+
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.scanbench",
         description="OCR generated scans and report CER and proof-check pass rates per dpi.",
     )
     parser.add_argument("--dpi", type=int, action="append", help="a scan resolution (repeat)")
     parser.add_argument("--fonts", type=int, default=0, help="use only the first N fonts")
-    args = parser.parse_args(argv)
+    parser.add_argument("--real", action="store_true",
+                        help="scan the real development PDFs instead (benchmarks/realscans.py)")
+    args = parser.parse_args(args_in)
     fonts = find_fonts()
     if args.fonts:
         fonts = fonts[: args.fonts]

@@ -35,9 +35,21 @@ def evidence_found(evidence: str, context: str) -> bool:
     """True if ``evidence`` occurs in ``context`` on token boundaries (case-insensitive, any
     whitespace between words): ``30 days`` is in ``within 30\ndays``, not in ``130 days``.
     Both are NFKC-normalized first, so a PDF's ligature (``ﬁle``) or decomposed accent
-    (``e`` + combining acute) reads as the evidence typed (``file``, ``é``)."""
-    pattern = evidence_pattern(unicodedata.normalize("NFKC", evidence))
-    return pattern is None or pattern.search(unicodedata.normalize("NFKC", context)) is not None
+    (``e`` + combining acute) reads as the evidence typed (``file``, ``é``).
+    Dashes are one dash: ``45–54`` (en dash) is found as ``45-54``, as OCR reads it and as
+    a user types it.
+
+    >>> evidence_found("45–54 years", "aged 45-54 years")
+    True
+    """
+    evidence = unicodedata.normalize("NFKC", evidence).translate(_DASHES)
+    pattern = evidence_pattern(evidence)
+    text = unicodedata.normalize("NFKC", context).translate(_DASHES)
+    return pattern is None or pattern.search(text) is not None
+
+
+#: Hyphen, non-breaking hyphen, figure dash, en dash, em dash, bar, minus: all "-".
+_DASHES = str.maketrans("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-------")
 
 
 def missing_evidence(evidence: Sequence[str], context: str) -> tuple[str, ...]:

@@ -196,6 +196,12 @@ def measure_quality(
     per = scale / step  # cells per point
     heights = sorted(b[3] - b[1] for b in boxes)
     text_h = max(4.0, heights[len(heights) // 2] * per) if heights else 9.0 * per
+    # table rules are ink but no text: a run of ink longer than four text heights along a
+    # row or a column is taken out (a letter is never that long and that thin)
+    reach = max(3, int(round(text_h * 4)))
+    rules = ndimage.binary_opening(ink, structure=np.ones((1, reach), bool))
+    rules |= ndimage.binary_opening(ink, structure=np.ones((reach, 1), bool))
+    ink = ink & ~ndimage.binary_dilation(rules, structure=np.ones((3, 3), bool))
     # letters into word blobs: close gaps of about a letter's width along the line
     join = max(1, int(round(text_h * 0.6)))
     blobs = ndimage.binary_closing(ink, structure=np.ones((1, join), bool))
