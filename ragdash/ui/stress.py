@@ -473,17 +473,20 @@ def _results(run: StressRun) -> None:
         frame = matrix_frame(report, retriever)
         if frame.empty:
             continue
-        st.markdown(f"**Retriever: {literal(retriever)}** — cases passing, per fault and fix")
+        st.markdown(f"**Retriever: {literal(retriever)}** — faulted cases passing, per fault "
+                    "and fix")  # fmt: skip
         event = st.altair_chart(
             matrix(frame), width="stretch", on_select="rerun", key=f"stress_matrix_{retriever}"
         )
         _open_clicked(event, run, retriever)
     _picker(run)
     st.caption(
-        "Each cell: cases passing / cases tested (hover for the pass rate and its 95% "
-        "interval). Columns: no fix, the one fix that targets the fault, all fixes. Red is "
-        "few passing, green all; grey: no case could be faulted this way. **Click a cell** "
-        "to open its first failing case in Explore, with the injected document marked."
+        "Each cell: faulted cases passing / tested (a stale duplicate comes in three "
+        "variants per case — dated, withdrawn, reworded — so its row counts three per case; "
+        "hover for the pass rate and its 95% interval). Columns: no fix, the fixes that "
+        "target the fault, all fixes. Red is few passing, green all; grey: no case could be "
+        "faulted this way. **Click a cell** to open its first failing case in Explore, with "
+        "the injected document marked."
     )
     st.markdown("**Which fix repairs which fault**")
     for sentence in fix_sentences(report):
