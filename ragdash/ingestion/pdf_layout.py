@@ -674,7 +674,18 @@ def _ruled_row_text(
         return mine[0].text
     if len(mine) == 1 and _label_left(mine[0], box) and all("\n" not in (c or "") for c in raw):
         return mine[0].text  # the row's label column sits left of the ruled grid
-    return " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+    cells = " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+    upright = [line.text for line in mine if line.upright and line.text.strip()]
+    if len(upright) >= 2 and _words(cells) != _words("\n".join(upright)):
+        # cells of several lines: the page's lines interleave them. Keep both readings —
+        # the cells (each cell whole) and the lines as the page's text gives them — so a
+        # row quoted either way is still found in the table's passage.
+        return "\n".join([cells, *upright])
+    return cells
+
+
+def _words(text: str) -> list[str]:
+    return text.replace(CELL_SEPARATOR, " ").split()
 
 
 def _label_left(line: Line, box: BBox) -> tuple[str, ...]:
@@ -743,13 +754,29 @@ def _merged_rows(
     return rows
 
 
+def _nested(box: BBox, others: Sequence[BBox]) -> bool:
+    """``box`` lies inside a larger table's box (within a point): hairlines inside a cell
+    make ``find_tables`` return a second, narrower table over the same text."""
+    def area(b: BBox) -> float:
+        return (b[2] - b[0]) * (b[3] - b[1])
+
+    return any(
+        o[0] - 1 <= box[0] and box[2] <= o[2] + 1 and o[1] - 1 <= box[1] and box[3] <= o[3] + 1
+        and area(o) > area(box)
+        for o in others
+    )
+
+
 def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     """Tables drawn with ruling lines, via ``page.find_tables()``. Tables with fewer than
     two rows or two columns (a framed box) are ignored."""
     if not _has_rulings(page):
         return []
     regions = []
-    for table in page.find_tables():
+    found = page.find_tables()
+    for table in found:
+        if _nested(table.bbox, [t.bbox for t in found if t is not table]):
+            continue  # a table drawn inside another one's frame: its lines are the outer's
         raw = table.extract()
         x0, top, x1, bottom = table.bbox
         inside = tuple(
