@@ -275,7 +275,9 @@ def _span(region: TableRegion) -> tuple[int, int]:
     return (min(region.lines), max(region.lines)) if region.lines else (-1, -1)
 
 
-def _content(layout: PageLayout, furniture: frozenset[int], indexes: range) -> list[str]:
+def _content(
+    layout: PageLayout, furniture: frozenset[int], indexes: Sequence[int]
+) -> list[str]:
     """Text lines at ``indexes`` that are neither furniture, rotated margin text nor inside
     a table."""
     in_table = {i for t in layout.tables if not t.weak for i in t.lines}
@@ -361,7 +363,12 @@ def decide(
     if not rows_b:
         return no("the next page's table has no data rows")
     _, last_a = _span(region_a)
-    tail = _content(layout_a, furniture_a, range(last_a + 1, len(layout_a.lines)))
+    after_a = [  # a sub- or superscript set lower than the table's last row is in it
+        i for i in range(last_a + 1, len(layout_a.lines))
+        if layout_a.lines[i].top >= region_a.bbox[3] - 1
+        or layout_a.lines[i].x1 < region_a.bbox[0] or layout_a.lines[i].x0 > region_a.bbox[2]
+    ]
+    tail = _content(layout_a, furniture_a, after_a)
     for line in tail:
         if not has_marker(line):
             return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
