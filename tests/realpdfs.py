@@ -1,11 +1,15 @@
-"""Helpers for the development set of real PDFs in ``../shared/realpdfs`` (never copied
-into the repository): open only the pages a decision needs, join their tables, and judge
-each ``truth.json`` decision."""
+"""Helpers for the development sets of real PDFs in ``../shared/realpdfs`` and
+``../shared/realpdfs2`` (never copied into the repository): open only the pages a decision
+needs, join their tables, and judge each ``truth.json`` decision.
+
+``../shared`` is the folder beside the repository (CI checks it out there); the
+``RAGDASH_SHARED`` environment variable points elsewhere (a worktree uses /work/shared)."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -19,12 +23,51 @@ from ragdash.ingestion.furniture import WINDOW, find_furniture
 from ragdash.ingestion.joins import JoinedTable, join_tables
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 
-REALPDFS = Path(__file__).resolve().parents[1].parent / "shared" / "realpdfs"
+
+def _shared() -> Path:
+    named = os.environ.get("RAGDASH_SHARED", "").strip()
+    if named:
+        return Path(named)
+    beside = Path(__file__).resolve().parents[1].parent / "shared"
+    return beside if beside.is_dir() else Path("/work/shared")
+
+
+SHARED = _shared()
+#: The development sets, in order; each holds PDFs, a MANIFEST and a truth.json.
+SETS = ("realpdfs", "realpdfs2")
+REALPDFS = SHARED / "realpdfs"
 TRUTH = REALPDFS / "truth.json"
+#: Files named in a MANIFEST as removed from a set: their rows are ignored.
+REMOVED = frozenset({"test-3820.pdf"})
 
 
-def truth() -> list[dict]:
-    return json.loads(TRUTH.read_text(encoding="utf-8"))
+def present(name: str) -> bool:
+    """The set's truth.json is there."""
+    return (SHARED / name / "truth.json").is_file()
+
+
+def absent_reason(name: str) -> str:
+    return f"development set of real PDFs not found at {SHARED / name} (set RAGDASH_SHARED)"
+
+
+@cache
+def _truth(name: str) -> tuple[dict, ...]:
+    rows = json.loads((SHARED / name / "truth.json").read_text(encoding="utf-8"))
+    return tuple({**row, "set": name} for row in rows if row["file"] not in REMOVED)
+
+
+def truth(name: str | None = None) -> list[dict]:
+    """The decisions of one set, or of every set present; each row names its ``set``."""
+    names = [name] if name else [n for n in SETS if present(n)]
+    return [row for n in names for row in _truth(n)]
+
+
+def locate(name: str) -> Path:
+    """A PDF of the development sets by its file name."""
+    for folder in SETS:
+        if (SHARED / folder / name).is_file():
+            return SHARED / folder / name
+    raise FileNotFoundError(f"{name}: not in any development set under {SHARED}")
 
 
 def norm(text: str) -> str:
@@ -33,7 +76,7 @@ def norm(text: str) -> str:
 
 @cache
 def layouts_of(name: str, pages: tuple[int, ...]) -> tuple[PageLayout, ...]:
-    data = (REALPDFS / name).read_bytes()
+    data = locate(name).read_bytes()
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         result = []
         for n in pages:
@@ -44,7 +87,7 @@ def layouts_of(name: str, pages: tuple[int, ...]) -> tuple[PageLayout, ...]:
 
 
 def pages_for(name: str, entries: list[dict]) -> tuple[int, ...]:
-    with pdfplumber.open(REALPDFS / name) as pdf:
+    with pdfplumber.open(locate(name)) as pdf:
         total = len(pdf.pages)
     wanted: set[int] = set()
     for e in entries:

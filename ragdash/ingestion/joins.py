@@ -39,6 +39,7 @@ __all__ = [
     "JoinDecision",
     "JoinedTable",
     "LABEL_WORDS",
+    "MAX_HEADER_ROWS",
     "MAX_LABELS",
     "NOTE_WORDS",
     "Row",
@@ -67,6 +68,8 @@ COLUMN_AGREEMENT = 0.6
 CAPTION_LINES = 8
 #: A continuation note is a short line: at most this many words.
 NOTE_WORDS = 20
+#: Rows opening both fragments alike are header lines, at most this many.
+MAX_HEADER_ROWS = 4
 
 _TOKEN = re.compile(r"\w+(?:[.,\-/]\w+)*")
 
@@ -272,7 +275,9 @@ def _span(region: TableRegion) -> tuple[int, int]:
     return (min(region.lines), max(region.lines)) if region.lines else (-1, -1)
 
 
-def _content(layout: PageLayout, furniture: frozenset[int], indexes: range) -> list[str]:
+def _content(
+    layout: PageLayout, furniture: frozenset[int], indexes: Sequence[int]
+) -> list[str]:
     """Text lines at ``indexes`` that are neither furniture, rotated margin text nor inside
     a table."""
     in_table = {i for t in layout.tables if not t.weak for i in t.lines}
@@ -358,7 +363,12 @@ def decide(
     if not rows_b:
         return no("the next page's table has no data rows")
     _, last_a = _span(region_a)
-    tail = _content(layout_a, furniture_a, range(last_a + 1, len(layout_a.lines)))
+    after_a = [  # a sub- or superscript set lower than the table's last row is in it
+        i for i in range(last_a + 1, len(layout_a.lines))
+        if layout_a.lines[i].top >= region_a.bbox[3] - 1
+        or layout_a.lines[i].x1 < region_a.bbox[0] or layout_a.lines[i].x0 > region_a.bbox[2]
+    ]
+    tail = _content(layout_a, furniture_a, after_a)
     for line in tail:
         if not has_marker(line):
             return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
@@ -530,10 +540,29 @@ def _norm(text: str) -> str:
 def _drop_repeated_header(table: JoinedTable, rows: list[Row]) -> list[Row]:
     """B's leading rows that repeat the table's header (or its first row, when that is a
     header taken for data: column names that are years) — layout, not data."""
+    opening = [r for r in table.rows if r.page == table.page_start]
+    same = 0
+    while (
+        same < min(len(opening), len(rows) - 1, MAX_HEADER_ROWS)
+        and _norm(rows[same].text) == _norm(opening[same].text)
+        and not (same == 0 and not table.header)  # handled below: a header taken for data
+    ):
+        same += 1
+    if same:
+        # the rows opening both fragments are the same: the header's further lines (a
+        # header of several lines, of which only the first was told from the data)
+        table.header = (*table.header, *(r.text for r in table.rows[:same]))
+        table.rows = table.rows[same:]
+        rows = rows[same:]
     seen = {_norm(line) for h in table.header for line in (h, *h.splitlines())}
     if table.rows and not table.header:
         seen.add(_norm(table.rows[0].text))
-    while rows and _norm(rows[0].text) in seen and len(rows) > 1:
+
+    def repeated(row: Row) -> bool:
+        lines = [_norm(x) for x in row.text.splitlines() if x.strip()]
+        return _norm(row.text) in seen or bool(lines) and all(x in seen for x in lines)
+
+    while rows and repeated(rows[0]) and len(rows) > 1:
         if not table.header and table.rows and _norm(rows[0].text) == _norm(table.rows[0].text):
             table.header = (table.rows[0].text,)  # repeated on each page: it is the header
             table.column_names = table.rows[0].cells

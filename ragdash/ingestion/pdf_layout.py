@@ -225,8 +225,8 @@ def _segments(chars: Sequence[dict[str, Any]]) -> tuple[tuple[float, float, str]
     result: list[list[Any]] = []
     previous: dict[str, Any] | None = None
     for char in chars:
-        if char.get("text", " ").isspace():
-            continue
+        if char.get("text", " ").isspace() or _slanted(char):
+            continue  # a diagonal watermark's letter lies across the columns, not in them
         if (
             previous is not None
             and char["text"] == previous["text"]
@@ -245,6 +245,16 @@ def _segments(chars: Sequence[dict[str, Any]]) -> tuple[tuple[float, float, str]
     return tuple((a, b, t) for a, b, t in result)
 
 
+def _slanted(char: dict[str, Any]) -> bool:
+    """A character drawn at a slant (neither upright nor turned a quarter): a diagonal
+    watermark ("DRAFT", a publisher's name) whose letters the text layer puts into lines."""
+    matrix = char.get("matrix")
+    if not matrix or len(matrix) < 4:
+        return False
+    a, b = abs(matrix[0]), abs(matrix[1])
+    return min(a, b) > 0.2 * max(a, b)
+
+
 def page_lines(page: Any) -> tuple[list[Line], list[str]]:
     """The page's text lines with positions and segments, and the lines whose letter
     spacing was repaired (as they were before)."""
@@ -257,7 +267,7 @@ def page_lines(page: Any) -> tuple[list[Line], list[str]]:
         if fixed != text:
             repaired.append(text)
             text = fixed
-        upright = not chars or any(c.get("upright", True) for c in chars)
+        upright = not chars or any(c.get("upright", True) and not _slanted(c) for c in chars)
         lines.append(
             Line(text, raw["x0"], raw["top"], raw["x1"], raw["bottom"], _segments(chars), upright)
         )
@@ -602,10 +612,24 @@ def _starts_new_table(line: Line, run: Sequence[Line]) -> bool:
     counts = [len(r.segments) for r in multi]
     modal = max(set(counts), key=lambda c: (counts.count(c), c))
     numbered = sum(1 for r in run if _has_number(r)) >= MIN_ALIGNED_ROWS
-    if numbered and not any(ch.isdigit() for ch in line.text) and len(line.segments) >= modal - 1:
+    left = min(r.segments[0][0] for r in multi)
+    flush = line.segments[0][0] - left < ANCHOR_TOLERANCE  # an indented first cell wraps
+    if (
+        numbered and flush and not any(ch.isdigit() for ch in line.text)
+        and len(line.segments) >= modal - 1 and _set_apart(line, run)
+    ):
         return True  # a header row (words across the columns) after rows of numbers
     titled = len(run[-1].segments) == 1 and abs(run[-1].x0 - multi[0].x0) < ANCHOR_TOLERANCE
     return titled and len(line.segments) != modal
+
+
+def _set_apart(line: Line, run: Sequence[Line]) -> bool:
+    """More space above ``line`` than between the run's lines (a row's wrapped line sits at
+    the run's own line pitch; a new table's header does not)."""
+    gaps = [b.top - a.bottom for a, b in zip(run, run[1:], strict=False)]
+    if not gaps:
+        return True
+    return line.top - run[-1].bottom > statistics.median(gaps) + 0.25 * line.height
 
 
 def _fits_run(line: Line, run: Sequence[Line]) -> bool:
@@ -674,7 +698,18 @@ def _ruled_row_text(
         return mine[0].text
     if len(mine) == 1 and _label_left(mine[0], box) and all("\n" not in (c or "") for c in raw):
         return mine[0].text  # the row's label column sits left of the ruled grid
-    return " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+    cells = " | ".join((c or "").replace("\n", " ") for c in raw if c is not None)
+    upright = [line.text for line in mine if line.upright and line.text.strip()]
+    if len(upright) >= 2 and _words(cells) != _words("\n".join(upright)):
+        # cells of several lines: the page's lines interleave them. Keep both readings —
+        # the cells (each cell whole) and the lines as the page's text gives them — so a
+        # row quoted either way is still found in the table's passage.
+        return "\n".join([cells, *upright])
+    return cells
+
+
+def _words(text: str) -> list[str]:
+    return text.replace(CELL_SEPARATOR, " ").split()
 
 
 def _label_left(line: Line, box: BBox) -> tuple[str, ...]:
@@ -743,13 +778,29 @@ def _merged_rows(
     return rows
 
 
+def _nested(box: BBox, others: Sequence[BBox]) -> bool:
+    """``box`` lies inside a larger table's box (within a point): hairlines inside a cell
+    make ``find_tables`` return a second, narrower table over the same text."""
+    def area(b: BBox) -> float:
+        return (b[2] - b[0]) * (b[3] - b[1])
+
+    return any(
+        o[0] - 1 <= box[0] and box[2] <= o[2] + 1 and o[1] - 1 <= box[1] and box[3] <= o[3] + 1
+        and area(o) > area(box)
+        for o in others
+    )
+
+
 def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     """Tables drawn with ruling lines, via ``page.find_tables()``. Tables with fewer than
     two rows or two columns (a framed box) are ignored."""
     if not _has_rulings(page):
         return []
     regions = []
-    for table in page.find_tables():
+    found = page.find_tables()
+    for table in found:
+        if _nested(table.bbox, [t.bbox for t in found if t is not table]):
+            continue  # a table drawn inside another one's frame: its lines are the outer's
         raw = table.extract()
         x0, top, x1, bottom = table.bbox
         inside = tuple(

@@ -213,11 +213,14 @@ def chunk_rows(
         too_big = max_chars is not None and size + 1 + len(row.text) > max_chars
         if chunks[-1] and (full or too_big):
             start = chunks[-1][0]
-            cut = next((c for c in range(i, start, -1) if not bad_cut(c)), i)
-            moved = [j for j in chunks[-1] if j >= cut]
-            chunks[-1] = [j for j in chunks[-1] if j < cut]
-            chunks.append(moved)
-            size = len(head) + sum(1 + len(rows[j].text) for j in moved)
+            cut = next((c for c in range(i, start, -1) if not bad_cut(c)), None)
+            if cut is None:  # long rows: any cut but one right at a page break
+                cut = next((c for c in range(i, start, -1) if c not in seams), None)
+            if cut is not None:  # else the rows either side of a break stay together
+                moved = [j for j in chunks[-1] if j >= cut]
+                chunks[-1] = [j for j in chunks[-1] if j < cut]
+                chunks.append(moved)
+                size = len(head) + sum(1 + len(rows[j].text) for j in moved)
         chunks[-1].append(i)
         size += 1 + len(row.text)
     result = []
