@@ -25,6 +25,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.versions import VersionPair, find_version_pairs
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
+from ragdash.ui.glossary import show_table
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.moved import render_moved
@@ -37,6 +38,8 @@ from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
 __all__ = [
     "DIFF_ROWS_SHOWN",
     "INGESTING_KEY",
+    "LIST_COLUMNS",
+    "LIST_WIDTHS",
     "PAGES_SHOWN",
     "UPLOAD_TYPES",
     "page_window",
@@ -45,6 +48,10 @@ __all__ = [
 ]
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
+#: The documents list's columns and their widths in px: 442 px in all, inside the 468 px
+#: main column of an 800 px window with the sidebar open (the grid grows them when wider).
+LIST_COLUMNS = ("id", "subject", "pages", "updated", "status")
+LIST_WIDTHS = {"id": 100, "subject": 130, "pages": 52, "updated": 86, "status": 74}
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20
 
@@ -213,7 +220,7 @@ def _inspection(doc: Document) -> None:
             for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
         ]
     )
-    st.dataframe(
+    show_table(
         grid(sizes),
         hide_index=True,
         width="stretch",
@@ -229,7 +236,7 @@ def _inspection(doc: Document) -> None:
     for warning in report.warnings:
         st.warning(literal(warning))
     if report.tables:
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(
                 [
                     {
@@ -257,7 +264,7 @@ def _inspection(doc: Document) -> None:
         )
     if report.decisions:
         st.markdown("**Join decisions at page breaks**")
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(
                 [
                     {
@@ -372,7 +379,7 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
                 f"Showing {MESSAGES_SHOWN:d} of {len(signals):,} (those the map does not cover "
                 "first); the table below lists them all."
             )
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame(
                     [
                         {"document": plain(sig.doc_id), "token": plain(sig.token),
@@ -432,7 +439,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
     )
     if len(pairs) > MESSAGES_SHOWN:
         st.caption(f"The first {MESSAGES_SHOWN:d} of {len(pairs):,} pairs; all are in the table.")
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs])),
             hide_index=True,
             width="stretch",
@@ -461,7 +468,7 @@ def _ingestion_diff(
     findings, diff = _diff_of(index, corpus_key, doc.doc_id, tuple(cases))
     if findings:
         st.markdown("**Case evidence in one passage, tables fix off → on**")
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(
                 [
                     {
@@ -484,7 +491,7 @@ def _ingestion_diff(
         "table cut by a page break move into that table's own passages (joined, header in "
         "each, labelled with the pages its rows come from)."
     )
-    st.dataframe(
+    show_table(
         grid(diff[["before_label", "before_text", "change", "after_label", "after_text"]]),
         hide_index=True,
         width="stretch",
@@ -573,7 +580,7 @@ def _document(
             if doc.kind == "pdf":
                 _ingestion_diff(doc, index, cases, corpus_key)
             else:
-                st.dataframe(
+                show_table(
                     grid(_passages_table(index, doc.doc_id, False)),
                     hide_index=True,
                     width="stretch",
@@ -602,10 +609,21 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
-    st.dataframe(grid(_documents_frame(index, corpus_key)), hide_index=True, width="stretch")
+    listed = _documents_frame(index, corpus_key)
+    # Five columns sized to fit an 800 px window beside the sidebar (eight scrolled sideways
+    # and lost pages, updated and status); the file, kind and place in the list are below.
+    show_table(
+        listed,
+        hide_index=True,
+        width="stretch",
+        column_order=LIST_COLUMNS,
+        column_config=LIST_WIDTHS,
+    )
+    with st.expander("Files, kinds and list order"):
+        show_table(listed[["order", "id", "file", "kind"]], hide_index=True, width="stretch")
     st.caption(
-        "List order decides score ties when no fix is on: metadata.csv rows first, "
-        "then the other files by name, then uploads."
+        "Rows are in list order, which decides score ties when no fix is on: metadata.csv "
+        "rows first, then the other files by name, then uploads."
     )
     _versions(index, corpus_key)
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)

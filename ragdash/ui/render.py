@@ -15,6 +15,7 @@ import streamlit as st
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, literal, plain
 
 __all__ = [
@@ -215,5 +216,5 @@ def ranked_passage(
         st.caption(literal(note))
     st.html(passage_html(r, evidence))
     with st.expander(f"Score breakdown of #{r.rank:d}"):
-        st.dataframe(grid(breakdown_frame(r)), hide_index=True, width="stretch")
+        show_table(grid(breakdown_frame(r)), hide_index=True, width="stretch")
 

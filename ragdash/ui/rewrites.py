@@ -9,6 +9,7 @@ import streamlit as st
 from ragdash.checks.rewrites import rewrite_budget
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, label, literal
 
 __all__ = ["render_rewrite_budget"]
@@ -27,13 +28,13 @@ def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
         )
         if budget.rewrites:
             rows = [{"token": r.raw, "read as": r.word, "why": r.note} for r in budget.rewrites]
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame(rows)),
                 hide_index=True,
                 width="stretch",
             )
         if budget.kept:
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame([{"token": t, "kept because": why} for t, why in budget.kept])),
                 hide_index=True,
                 width="stretch",

@@ -23,6 +23,7 @@ from ragdash.checks.calibration import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
@@ -172,7 +173,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         calibration_chart(sweep, chosen if chosen is not None else view.fixes.threshold, presets),
         width="content",
     )
-    st.dataframe(
+    show_table(
         grid(presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
             columns={"false_fuzzy_matches": "false fuzzy matches"}
         )),
@@ -185,7 +186,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        st.dataframe(grid(sweep), hide_index=True, width="stretch")
+        show_table(grid(sweep), hide_index=True, width="stretch")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "
@@ -208,7 +209,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         ("false fuzzy match", m) for m in row["false_matches"].split("; ") if m
     ]
     if errors:
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(errors, columns=["error", "case"])), hide_index=True, width="stretch"
         )
     else:
