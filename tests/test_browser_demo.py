@@ -35,9 +35,13 @@ PAGES = [
     ("suite", "/suite?fixes=none"),
     ("documents", "/documents"),
     ("triage", "/triage"),
+    ("triage-calibration", "/triage"),
 ]
 #: Buttons to click first: charts a page draws only on request.
-CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
+CLICKS = {
+    "suite": [("button", "Search for the smallest breaking corruption")],
+    "triage-calibration": [("tab", "Threshold calibration"), ("button", "Run calibration")],
+}
 #: What must fit in the window: charts, tables and buttons (and a chart's drawing inside).
 BOXES = (
     '[data-testid="stMain"] [data-testid="stVegaLiteChart"], '
@@ -230,12 +234,14 @@ def test_no_table_chart_or_button_of_any_page_is_cut(app_url, sized_page):
     problems: list[str] = []
     for name, path in PAGES:
         open_view(page, app_url + path)
-        for label in CLICKS.get(name, ()):
-            page.get_by_role("button", name=label).click()
+        for role, label in CLICKS.get(name, ()):
+            page.get_by_role(role, name=label).click()
             page.wait_for_timeout(1000)
             wait_for_app(page)
         page.wait_for_timeout(1500)  # charts size themselves after the first paint
         problems.extend(f"{name}: {p}" for p in overflowing(page) + cut_labels(page))
+        errors = page.locator('[data-testid="stException"]').all_inner_texts()
+        problems.extend(f"{name}: exception {e[:80]}" for e in errors)
         shot(page, f"fit-{name}-{width}")
     assert problems == [], "\n".join(problems)
 
