@@ -141,6 +141,8 @@ GLOSSARY: dict[str, str] = {
     "fix on": "Passages holding the evidence with the tables fix on.",
     "chars": "Length of the passage in characters.",
     "text": "The passage text.",
+    "text before": "The passage's text with the tables fix off.",
+    "text after": "The passage's text with the tables fix on.",
     "token": "A word as it appears in the document.",
     "read as": "The word the OCR fix turns it into.",
     "kept because": "Why the OCR fix leaves this word as it is (a code, a word other "
@@ -155,12 +157,12 @@ GLOSSARY: dict[str, str] = {
     "turns back into the word the rest of the corpus uses; the others are left as they are.",
     # --- scanned pages
     "Words read": "Words Tesseract (the OCR engine) found on the page image.",
-    "Confidence": "Tesseract's mean confidence in the words it read, 0–100 %.",
     f"Under {LOW_CONFIDENCE:.0f}%": f"Words Tesseract was less than {LOW_CONFIDENCE:.0f} % sure "
     "of, boxed in red on the image.",
     "Fix rewrites": "Words on this page the OCR fix rewrites, boxed in blue on the image.",
     "word": "A word as OCR read it.",
-    "confidence": "How sure OCR was of the word, 0–100 %.",
+    "confidence": "How sure OCR was of a word, 0–100 % (for a page: the mean over its "
+    "words).",
     "clean": "The character in the clean text.",
     "examples": "Words where the confusion happened.",
     # --- Triage

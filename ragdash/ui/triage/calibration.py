@@ -150,13 +150,13 @@ def calibration_chart(
     lifts = _offsets(sweep, top)
     long = _measures(sweep, ["threshold"])
     long["shown"] = long["count"] + long["measure"].map(lifts)
-    long = grid(long)
+    data = grid(long)
     x = alt.X("threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False))
     tooltip = ["threshold", "measure", "count"]
-    lines = alt.Chart(long).mark_line(strokeWidth=2).encode(
+    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x, y=y, color=color, strokeDash=dash, tooltip=tooltip
     )
-    points = alt.Chart(long).mark_point(filled=True, size=60, opacity=0.9).encode(
+    points = alt.Chart(data).mark_point(filled=True, size=60, opacity=0.9).encode(
         x=x, y=y, color=color, shape=shape, tooltip=tooltip
     )
     rule = (
