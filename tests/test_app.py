@@ -607,7 +607,7 @@ def test_the_documents_page_shows_the_ocr_rewrite_budget(app):
     at.run()
     at.switch_page(DOCUMENTS).run()
     no_exception(at)
-    budget = "OCR rewrite budget: the OCR fix rewrites 1 of"
+    budget = "OCR fix rewrites 1 of"
     assert any(e.label.startswith(budget) for e in at.expander)
 def verdicts(at: AppTest) -> list[str]:
     """The proof-check verdicts on the page (PASS in a success box, FAIL in an error box)."""
@@ -941,7 +941,7 @@ def test_the_documents_page_draws_a_long_pdfs_pages_ten_at_a_time(app, tmp_path,
     no_exception(at)
     assert pages_drawn() == list(range(21, 26))
     # jargon explained where it is shown
-    assert any(m.label == "Rows re-assembled" and m.proto.help for m in at.metric)
+    assert any(m.label == "Table rows rejoined" and m.proto.help for m in at.metric)
 
 
 def test_an_uploads_warning_is_shown_once(app, tmp_path):

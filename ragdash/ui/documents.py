@@ -15,6 +15,7 @@ from ragdash.checks.findability import (
     passage_diff,
 )
 from ragdash.checks.ocr_signals import OcrSignal, add_substitutions, ocr_signals
+from ragdash.checks.textdiff import change_summary, marked_chunks
 from ragdash.errors import IngestError, WorkspaceError
 from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
@@ -23,14 +24,16 @@ from ragdash.ingestion.scans import OcrSettings
 from ragdash.ingestion.segmentation import max_passages
 from ragdash.ingestion.textlayer import page_spec
 from ragdash.ingestion.workspace import upload_label
+from ragdash.retrieval.highlight import escape_text
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.versions import VersionPair, find_version_pairs
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
+from ragdash.ui.glossary import define, show_table
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.moved import render_moved
-from ragdash.ui.render import text_block
+from ragdash.ui.render import html_table, text_block
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
@@ -39,6 +42,8 @@ from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
 __all__ = [
     "DIFF_ROWS_SHOWN",
     "INGESTING_KEY",
+    "LIST_COLUMNS",
+    "LIST_WIDTHS",
     "PAGES_SHOWN",
     "UPLOAD_TYPES",
     "page_window",
@@ -47,6 +52,10 @@ __all__ = [
 ]
 
 UPLOAD_TYPES = ["pdf", "txt", "md"]
+#: The documents list's columns and their widths in px: 442 px in all, inside the 468 px
+#: main column of an 800 px window with the sidebar open (the grid grows them when wider).
+LIST_COLUMNS = ("id", "subject", "pages", "updated", "status")
+LIST_WIDTHS = {"id": 100, "subject": 130, "pages": 52, "updated": 86, "status": 74}
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20
 
@@ -231,79 +240,55 @@ def _inspection(doc: Document) -> None:
         return
     st.info(f"**Will this PDF be retrieved correctly?** {literal(report.verdict)}")
     _text_layer_offer(doc, report, ocr_key)
-    c = st.columns(4)
-    c[0].metric("Pages", report.pages)
-    c[1].metric("Tables detected", len(report.tables))
-    c[2].metric(
-        "Page breaks joined",
-        report.fragments_joined,
-        help="Text cut by a page break that the tables fix glues back into one passage.",
-    )
-    c[3].metric(
-        "Rows re-assembled",
-        report.rows_joined,
-        help="Table rows split across a page break (label on one page, value on the next) "
-        "put back together by the tables fix.",
-    )
+    # Two by two: four in a row cut the labels at 800 px ("Page breaks j…").
+    c = [*st.columns(2), *st.columns(2)]
+    for column, name, value in zip(
+        c,
+        ("Pages", "Tables detected", "Text joined across page breaks", "Table rows rejoined"),
+        (report.pages, len(report.tables), report.fragments_joined, report.rows_joined),
+        strict=True,
+    ):
+        column.metric(name, value, help=define(name))
     sizes = pd.DataFrame(
         [
             {
                 "tables fix": state,
                 "passages": s.count,
-                "min chars": s.min,
-                "median chars": s.median,
-                "p90 chars": s.p90,
-                "max chars": s.max,
+                "shortest": s.min,
+                "median": s.median,
+                "90% up to": s.p90,
+                "longest": s.max,
             }
             for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
         ]
     )
-    st.dataframe(
-        grid(sizes),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "p90 chars": st.column_config.NumberColumn(
-                help="90 % of passages are this long or shorter (the 90th percentile)."
-            ),
-            "tables fix": st.column_config.TextColumn(
-                help="The passages as cut with the Join split tables fix off and on."
-            ),
-        },
-    )
+    st.caption("Passage lengths in characters, with the Join split tables fix off and on")
+    show_table(sizes, hide_index=True, width="stretch")
     for warning in report.warnings:
         st.warning(literal(warning))
     if report.tables:
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(
                 [
                     {
                         "pages": f"{t.page_start}–{t.page_end}",
                         "rows": t.rows,
                         "columns": t.columns,
-                        "side-by-side bands": t.bands,
+                        "tables side by side": t.bands,
                         "header": t.header,
-                        "rows joined": t.joined_rows,
+                        "rows rejoined": t.joined_rows,
                     }
                     for t in report.tables
                 ]
             )),
             hide_index=True,
             width="stretch",
-            column_config={
-                "side-by-side bands": st.column_config.NumberColumn(
-                    help="How many tables sit side by side on the page (columns of tables "
-                    "read as one band each)."
-                ),
-                "rows joined": st.column_config.NumberColumn(
-                    help="Rows of this table put back together across a page break."
-                ),
-            },
         )
     if report.decisions:
         st.markdown("**Join decisions at page breaks**")
-        st.dataframe(
-            grid(pd.DataFrame(
+        # Wrapped, so each decision's reason reads in full (the grid cut the "why" column).
+        st.html(
+            html_table(
                 [
                     {
                         "pages": f"{d.page_a}→{d.page_b}",
@@ -313,10 +298,10 @@ def _inspection(doc: Document) -> None:
                         "first row after": d.row_after,
                     }
                     for d in report.decisions
-                ]
-            )),
-            hide_index=True,
-            width="stretch",
+                ],
+                ("pages", "joined", "why", "last row before", "first row after"),
+                "Join decisions at page breaks",
+            )
         )
     if report.furniture:
         with st.expander(f"Page furniture found ({len(report.furniture)})"):
@@ -417,7 +402,7 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
                 f"Showing {MESSAGES_SHOWN:d} of {len(signals):,} (those the map does not cover "
                 "first); the table below lists them all."
             )
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame(
                     [
                         {"document": plain(sig.doc_id), "token": plain(sig.token),
@@ -477,7 +462,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
     )
     if len(pairs) > MESSAGES_SHOWN:
         st.caption(f"The first {MESSAGES_SHOWN:d} of {len(pairs):,} pairs; all are in the table.")
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs])),
             hide_index=True,
             width="stretch",
@@ -506,7 +491,7 @@ def _ingestion_diff(
     findings, diff = _diff_of(index, corpus_key, doc.doc_id, tuple(cases))
     if findings:
         st.markdown("**Case evidence in one passage, tables fix off → on**")
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(
                 [
                     {
@@ -529,29 +514,64 @@ def _ingestion_diff(
         "table cut by a page break move into that table's own passages (joined, header in "
         "each, labelled with the pages its rows come from)."
     )
-    st.dataframe(
-        grid(diff[["before_label", "before_text", "change", "after_label", "after_text"]]),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "before_label": "before",
-            "after_label": "after",
-            "before_text": st.column_config.TextColumn("text before", width="large"),
-            "after_text": st.column_config.TextColumn("text after", width="large"),
-        },
-    )
-    changed = diff[diff["change"] != "unchanged"].head(DIFF_ROWS_SHOWN)
+    changed = diff[diff["change"] != "unchanged"]
+    same = len(diff) - len(changed)
     if changed.empty:
+        st.caption(f"The tables fix cuts all {len(diff):d} passages the same way.")
+    else:
+        # Where each pair differs, in words, wrapped: the grid showed the first characters
+        # of each text — the same running header on every row.
+        st.html(
+            html_table(
+                [
+                    {
+                        "before": row.before_label or "—",
+                        "change": row.change,
+                        "after": row.after_label or "—",
+                        "where they differ": change_summary(row.before_text, row.after_text),
+                    }
+                    for row in changed.itertuples(index=False)
+                ],
+                ("before", "change", "after", "where they differ"),
+                "Passages the tables fix cuts differently",
+            )
+        )
+        if same:
+            st.caption(f"{same:d} other passage(s) unchanged (in the full list below).")
+    with st.expander(f"Every passage, before and after ({len(diff):d})"):
+        show_table(
+            diff[["before_label", "before_text", "change", "after_label", "after_text"]],
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "before_label": "before",
+                "after_label": "after",
+                "before_text": st.column_config.TextColumn("text before", width="large"),
+                "after_text": st.column_config.TextColumn("text after", width="large"),
+            },
+        )
+    shown = changed.head(DIFF_ROWS_SHOWN)
+    if shown.empty:
         return
-    with st.expander(f"Texts side by side ({len(changed)} re-cut passage(s))"):
-        for row in changed.itertuples(index=False):
+    with st.expander(f"Texts side by side, differences marked ({len(shown)} re-cut passage(s))"):
+        st.caption("Red: only in the text before; green: only in the text after.")
+        for row in shown.itertuples(index=False):
             left, right = st.columns(2)
             left.caption(f"before: {literal(row.before_label or '—')} ({literal(row.change)})")
             right.caption(f"after: {literal(row.after_label or '—')}")
-            with left:
-                text_block(row.before_text or "")
-            with right:
-                text_block(row.after_text or "")
+            before, after = marked_chunks(row.before_text or "", row.after_text or "")
+            left.html(_marked_html(before, "rd-diff-del"))
+            right.html(_marked_html(after, "rd-diff-ins"))
+
+
+def _marked_html(chunks: list[tuple[str, bool]], mark: str) -> str:
+    """A passage with the runs that differ marked: each run escaped on its own, then
+    wrapped (never markup from the document)."""
+    body = "".join(
+        f'<mark class="{mark}">{escape_text(run)}</mark>' if differs else escape_text(run)
+        for run, differs in chunks
+    )
+    return f'<div class="rd-passage">{body or "—"}</div>'
 
 
 def _passages_table(index: CorpusIndex, doc_id: str, tables: bool) -> pd.DataFrame:
@@ -618,7 +638,7 @@ def _document(
             if doc.kind == "pdf":
                 _ingestion_diff(doc, index, cases, corpus_key)
             else:
-                st.dataframe(
+                show_table(
                     grid(_passages_table(index, doc.doc_id, False)),
                     hide_index=True,
                     width="stretch",
@@ -647,10 +667,21 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     render_messages(index.corpus.messages, corpus_key)
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
-    st.dataframe(grid(_documents_frame(index, corpus_key)), hide_index=True, width="stretch")
+    listed = _documents_frame(index, corpus_key)
+    # Five columns sized to fit an 800 px window beside the sidebar (eight scrolled sideways
+    # and lost pages, updated and status); the file, kind and place in the list are below.
+    show_table(
+        listed,
+        hide_index=True,
+        width="stretch",
+        column_order=LIST_COLUMNS,
+        column_config=LIST_WIDTHS,
+    )
+    with st.expander("Files, kinds and list order"):
+        show_table(listed[["order", "id", "file", "kind"]], hide_index=True, width="stretch")
     st.caption(
-        "List order decides score ties when no fix is on: metadata.csv rows first, "
-        "then the other files by name, then uploads."
+        "Rows are in list order, which decides score ties when no fix is on: metadata.csv "
+        "rows first, then the other files by name, then uploads."
     )
     _versions(index, corpus_key)
     render_rewrite_budget(index, st.session_state[VIEW_KEY].fixes)

@@ -25,6 +25,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.ui.context import case_library
+from ragdash.ui.glossary import show_table
 from ragdash.ui.guard import document_guard, document_source
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import (
@@ -298,7 +299,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
     """BM25's per-token tf/idf, or an external retriever's own score."""
     frame = bm25_frame(retriever, query, view.fixes, r)
     if frame is not None:
-        st.dataframe(grid(frame), hide_index=True, width="stretch")
+        show_table(grid(frame), hide_index=True, width="stretch")
         st.caption("BM25 points per token = idf × tf / (tf + k1 × (1 − b + b × length / avg)).")
     elif retriever.spec.external:
         st.caption(
@@ -306,7 +307,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
             "retriever reports no per-token breakdown."
         )
     else:
-        st.dataframe(grid(breakdown_frame(r)), hide_index=True, width="stretch")
+        show_table(grid(breakdown_frame(r)), hide_index=True, width="stretch")
 
 
 def fix_names(fixes: Fixes) -> str:
@@ -399,7 +400,7 @@ def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
     both sides fit side by side at 800 px; as tall as its rows. A document a stress test
     injected says so after its name."""
     injected = injected_ids()
-    st.dataframe(
+    show_table(
         grid(pd.DataFrame(
             [
                 {

@@ -20,6 +20,7 @@ from ragdash.checks.fragility import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, label, literal
 
 __all__ = [
@@ -204,5 +205,5 @@ def render_fragility(
     shown = table[columns].astype(object)
     shown = shown.where(shown.notna(), "—").astype(str)  # a survivor has no corrupted query
     with st.expander("Every search: corrupted query, failure, evaluations"):
-        st.dataframe(grid(shown), hide_index=True, width="stretch")
+        show_table(grid(shown), hide_index=True, width="stretch")
     return table

@@ -18,6 +18,7 @@ import streamlit as st
 
 from ragdash.csv_safe import csv_text
 from ragdash.ingestion.documents import IngestMessage
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, literal
 
 __all__ = [
@@ -99,7 +100,7 @@ def render_messages(messages: Sequence[IngestMessage], corpus_key: tuple) -> Non
     with st.expander(title, expanded=True):
         groups = group_messages(messages)
         if len(messages) > MESSAGES_SHOWN:
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame(
                     [
                         {"level": g.level, "count": g.count, "kind": g.kind, "example": g.example}

@@ -15,6 +15,7 @@ import streamlit as st
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
+from ragdash.ui.glossary import define, show_table
 from ragdash.ui.text import grid, literal, plain
 
 __all__ = [
@@ -47,6 +48,10 @@ TABLE_CSS = """
   padding: 0.3rem 0.35rem; text-align: left; vertical-align: top;
   overflow-wrap: break-word; word-break: normal; white-space: normal; hyphens: manual; }
 .rd-table th { font-weight: 600; }
+.rd-table th[title] { text-decoration: underline dotted; cursor: help; }
+.rd-table td { overflow-wrap: anywhere; }
+.rd-passage mark.rd-diff-del { background: #ffc9c9; }
+.rd-passage mark.rd-diff-ins { background: #b2f2bb; }
 .rd-table td.rd-fail { color: #c92a2a; font-weight: 600; }
 .rd-table td.rd-pass { color: #2b8a3e; font-weight: 600; }
 """
@@ -95,8 +100,14 @@ def verdict_word(passed: bool) -> str:
 
 def html_table(rows: Sequence[dict[str, object]], columns: Sequence[str], label: str) -> str:
     """An escaped HTML table of ``rows`` (``columns`` in order, key columns first). Cells
-    wrap; a ``verdict`` cell is colored. Every cell goes through ``html.escape``."""
-    head = "".join(f"<th>{escape_text(c)}</th>" for c in columns)
+    wrap; a ``verdict`` cell is colored; a header with a glossary entry
+    (:mod:`ragdash.ui.glossary`) shows it on hover. Every cell goes through ``html.escape``."""
+    head = "".join(
+        f'<th title="{escape_text(define(c) or "")}">{escape_text(c)}</th>'
+        if define(c)
+        else f"<th>{escape_text(c)}</th>"
+        for c in columns
+    )
     body = []
     for row in rows:
         cells = []
@@ -215,5 +226,5 @@ def ranked_passage(
         st.caption(literal(note))
     st.html(passage_html(r, evidence))
     with st.expander(f"Score breakdown of #{r.rank:d}"):
-        st.dataframe(grid(breakdown_frame(r)), hide_index=True, width="stretch")
+        show_table(grid(breakdown_frame(r)), hide_index=True, width="stretch")
 

@@ -9,6 +9,7 @@ import streamlit as st
 from ragdash.checks.rewrites import rewrite_budget
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, label, literal
 
 __all__ = ["render_rewrite_budget"]
@@ -19,7 +20,14 @@ def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
     budget = rewrite_budget(index, fixes)
     if not budget.rewrites and not budget.kept:
         return
-    with st.expander(f"OCR rewrite budget: {label(budget.summary)}"):
+    # plain words (it read "OCR rewrite budget: … (0.0%); 191 kept")
+    kept = len(budget.kept)
+    title = (
+        f"OCR fix rewrites {len(budget.rewrites):d} of {budget.tokens:,} different words "
+        f"({budget.share:.1%}) and leaves {kept:d} damaged-looking word{'s' if kept != 1 else ''}"
+        " as they are"
+    )
+    with st.expander(label(title)):
         st.caption(
             "Each token the OCR fix rewrites, and the evidence: the repaired word is used "
             "elsewhere in the corpus. Codes, tokens several documents use as they are, "
@@ -27,13 +35,13 @@ def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
         )
         if budget.rewrites:
             rows = [{"token": r.raw, "read as": r.word, "why": r.note} for r in budget.rewrites]
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame(rows)),
                 hide_index=True,
                 width="stretch",
             )
         if budget.kept:
-            st.dataframe(
+            show_table(
                 grid(pd.DataFrame([{"token": t, "kept because": why} for t, why in budget.kept])),
                 hide_index=True,
                 width="stretch",

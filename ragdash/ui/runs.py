@@ -28,6 +28,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
 from ragdash.ui.context import error_text, settings
+from ragdash.ui.glossary import show_table
 from ragdash.ui.render import human_time
 from ragdash.ui.text import grid, literal, plain
 
@@ -56,9 +57,11 @@ def runs_frame(runs: Sequence[RunSummary]) -> pd.DataFrame:
 
 def _save_form(index, retriever, runs, fixes, k, ablation) -> None:
     with st.form("runs_save", clear_on_submit=True):
-        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        name = c1.text_input("Run name", key="runs_name", placeholder="e.g. before re-indexing")
-        if not c2.form_submit_button("Save this run", width="stretch"):
+        # A row that gives the button the width of its label ("Save this r…" in a quarter
+        # of an 800 px window's column) and the name box the rest.
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        name = row.text_input("Run name", key="runs_name", placeholder="e.g. before re-indexing")
+        if not row.form_submit_button("Save this run", width="content"):
             return
     cells = ()
     if ablation is not None and not ablation.empty:
@@ -96,7 +99,7 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
     if diff.a.corpus_fingerprint != diff.b.corpus_fingerprint:
         st.info(f"The corpus changed: {literal(diff.corpus.phrase())}.")
     if diff.changes:
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame([{"case": c.case, "change": c.change, "before": c.before,
                            "after": c.after} for c in diff.changes])),  # fmt: skip
             hide_index=True,
@@ -115,7 +118,7 @@ def _diff_view(library: CaseLibrary, saved: list[RunSummary]) -> None:
     def shown(value: float | None, signed: bool = False) -> str:
         return "—" if value is None else (f"{value:+.3f}" if signed else f"{value:.3f}")
 
-    st.dataframe(
+    show_table(
         grid(pd.DataFrame(
             [{"metric": m.name, "before": shown(m.before), "after": shown(m.after),
               "delta": shown(m.delta, signed=True)} for m in diff.metrics]
@@ -158,7 +161,7 @@ def render_saved_runs(
     if library is None or not saved:
         st.caption("No saved run yet.")
         return
-    st.dataframe(grid(runs_frame(saved)), hide_index=True, width="stretch", key="runs_table")
+    show_table(grid(runs_frame(saved)), hide_index=True, width="stretch", key="runs_table")
     labels = {r.label: r for r in reversed(saved)}
     c1, c2, c3 = st.columns([3, 2, 1], vertical_alignment="bottom")
     picked = labels[c1.selectbox("Run", list(labels), key="runs_pick", format_func=plain)]

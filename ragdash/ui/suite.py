@@ -23,6 +23,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, error_text, settings
 from ragdash.ui.fragility import render_fragility
+from ragdash.ui.glossary import show_table
 from ragdash.ui.guard import section_guard
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
@@ -32,7 +33,9 @@ from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.state import open_case
 from ragdash.ui.suite_metrics import (
     METRICS_HELP,
+    METRICS_WIDTHS,
     configuration_runs,
+    metrics_columns,
     metrics_frame,
     render_log_import,
     suite_runs,
@@ -306,8 +309,14 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         "open its case in Explore."
     )
     st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
-    st.dataframe(
-        grid(metrics_frame(metrics, len(cases))), hide_index=True, width="stretch", height="content"
+    shown_metrics = metrics_frame(metrics, len(cases))
+    show_table(
+        shown_metrics,
+        hide_index=True,
+        width="stretch",
+        height="content",
+        column_order=[c for c in METRICS_WIDTHS if c in shown_metrics.columns],
+        column_config=metrics_columns(),
     )
     st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
                     help=METRICS_HELP)  # fmt: skip

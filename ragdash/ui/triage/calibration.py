@@ -23,16 +23,47 @@ from ragdash.checks.calibration import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
+from ragdash.ui.glossary import show_table
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
-__all__ = ["METRIC_COLORS", "calibration_chart", "calibration_tab"]
+__all__ = [
+    "METRIC_COLORS",
+    "METRIC_DASHES",
+    "METRIC_SHAPES",
+    "calibration_chart",
+    "calibration_tab",
+    "coinciding",
+    "presets_chart",
+]
 
 METRIC_COLORS = {
     "repaired": "#2f9e44",
     "broken": "#e03131",
     "false fuzzy matches": "#f08c00",
 }
+#: Each measure's own dash and point shape: two measures with the same counts drew one line
+#: on top of the other, and the hidden one seemed missing. Dashes and shapes show through.
+METRIC_DASHES = {"repaired": [1, 0], "broken": [8, 4], "false fuzzy matches": [2, 3]}
+METRIC_SHAPES = {"repaired": "circle", "broken": "square", "false fuzzy matches": "triangle-up"}
+_COLUMNS = {
+    "repaired": "repaired",
+    "broken": "broken",
+    "false fuzzy matches": "false_fuzzy_matches",
+}
+
+
+def coinciding(sweep: pd.DataFrame) -> list[list[str]]:
+    """Groups of measures whose counts are equal at every threshold (drawn as one line).
+
+    >>> coinciding(pd.DataFrame({"threshold": [80, 90], "repaired": [2, 1], "broken": [0, 0],
+    ...                          "false_fuzzy_matches": [0, 0]}))
+    [['broken', 'false fuzzy matches']]
+    """
+    groups: dict[tuple, list[str]] = {}
+    for measure, column in _COLUMNS.items():
+        groups.setdefault(tuple(sweep[column].tolist()), []).append(measure)
+    return [names for names in groups.values() if len(names) > 1]
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -60,59 +91,123 @@ def _measures(table: pd.DataFrame, id_vars: list[str]) -> pd.DataFrame:
     )
 
 
-def calibration_chart(
-    sweep: pd.DataFrame, chosen: float, presets: pd.DataFrame | None = None
-) -> alt.TopLevelMixin:
-    """Repaired / broken / false fuzzy matches per threshold, the chosen threshold dashed; with
-    ``presets``, a panel beside it with one point per preset and measure (same y axis)."""
+def _offsets(sweep: pd.DataFrame, top: int) -> dict[str, float]:
+    """How far to lift each measure's line so that coinciding ones sit side by side: the
+    first of a group stays, the next rise by 5 % of the axis each (the tooltip keeps the
+    true count)."""
+    step = 0.05 * top
+    lifts = {measure: 0.0 for measure in METRIC_COLORS}
+    for names in coinciding(sweep):
+        for i, name in enumerate(names):
+            lifts[name] = i * step
+    return lifts
+
+
+def _scales(top: int) -> tuple[alt.Y, alt.Color, alt.StrokeDash, alt.Shape]:
+    legend = alt.Legend(orient="bottom", title=None)
+    y = alt.Y(
+        "shown:Q",
+        title="count",
+        scale=alt.Scale(domain=[0, top * 1.08]),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
     color = alt.Color(
         "measure:N",
         scale=alt.Scale(domain=list(METRIC_COLORS), range=list(METRIC_COLORS.values())),
-        legend=alt.Legend(orient="bottom", title=None),
+        legend=legend,
     )
-    top = max(1, int(sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().max()))
+    dash = alt.StrokeDash(
+        "measure:N",
+        scale=alt.Scale(domain=list(METRIC_DASHES), range=list(METRIC_DASHES.values())),
+        legend=legend,
+    )
+    shape = alt.Shape(
+        "measure:N",
+        scale=alt.Scale(domain=list(METRIC_SHAPES), range=list(METRIC_SHAPES.values())),
+        legend=legend,
+    )
+    return y, color, dash, shape
+
+
+def _top(sweep: pd.DataFrame, presets: pd.DataFrame | None) -> int:
+    top = max(1, int(sweep[list(_COLUMNS.values())].to_numpy().max()))
     if presets is not None and not presets.empty:
-        top = max(top, int(presets[["repaired", "broken", "false_fuzzy_matches"]].max().max()))
-    y = alt.Y(
-        "count:Q",
-        title="count",
-        scale=alt.Scale(domain=[0, top]),
-        axis=alt.Axis(tickMinStep=1, format="d"),
+        top = max(top, int(presets[list(_COLUMNS.values())].max().max()))
+    return top
+
+
+def calibration_chart(
+    sweep: pd.DataFrame, chosen: float, presets: pd.DataFrame | None = None
+) -> alt.LayerChart:
+    """Repaired / broken / false fuzzy matches per threshold, the chosen threshold dashed.
+
+    Lines that coincide (equal at every threshold) are told apart: each measure has its own
+    dash and point shape, the later lines of a group are lifted a little, and the title
+    names them. As wide as its column (``presets`` only set the shared y axis; they are
+    :func:`presets_chart`)."""
+    top = _top(sweep, presets)
+    y, color, dash, shape = _scales(top)
+    lifts = _offsets(sweep, top)
+    long = _measures(sweep, ["threshold"])
+    long["shown"] = long["count"] + long["measure"].map(lifts)
+    data = grid(long)
+    x = alt.X("threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False))
+    tooltip = ["threshold", "measure", "count"]
+    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
+        x=x, y=y, color=color, strokeDash=dash, tooltip=tooltip
     )
-    lines = (
-        alt.Chart(grid(_measures(sweep, ["threshold"])))
-        .mark_line(point=True)
-        .encode(
-            x=alt.X(
-                "threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False)
-            ),
-            y=y,
-            color=color,
-            tooltip=["threshold", "measure", "count"],
-        )
+    points = alt.Chart(data).mark_point(filled=True, size=60, opacity=0.9).encode(
+        x=x, y=y, color=color, shape=shape, tooltip=tooltip
     )
     rule = (
         alt.Chart(grid(pd.DataFrame({"threshold": [chosen]})))
         .mark_rule(strokeDash=[4, 4])
         .encode(x="threshold:Q")
     )
-    sweep_panel = (lines + rule).properties(height=300, title="ratio rule, by threshold")
-    if presets is None or presets.empty:
-        return sweep_panel
+    same = coinciding(sweep)
+    title = alt.TitleParams(
+        "ratio rule, by threshold",
+        subtitle=[f"{' and '.join(names)}: equal at every threshold" for names in same],
+    )
+    # Streamlit fits title, axes and legend into this height too: about 300 px of plot.
+    return (lines + points + rule).properties(height=430, title=title)
+
+
+def presets_chart(presets: pd.DataFrame, sweep: pd.DataFrame) -> alt.Chart:
+    """One point per edit preset and measure, on the sweep chart's y axis, beside each
+    other (never on top of each other)."""
+    top = _top(sweep, presets)
+    y = _scales(top)[0]
+    long = _measures(presets, ["rule", "description"])
+    long["shown"] = long["count"]
     rules = presets["rule"].tolist()
-    points = (
-        alt.Chart(grid(_measures(presets, ["rule", "description"])))
+    return (
+        alt.Chart(grid(long))
         .mark_point(filled=True, size=110, opacity=1)
         .encode(
             x=alt.X("rule:N", title="edit preset", sort=rules, axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset("measure:N", sort=list(METRIC_COLORS)),
             y=y,
-            color=color,
+            # the sweep chart's legend above says which is which: this one, as narrow as
+            # the chart, was cut ("brok")
+            color=alt.Color(
+                "measure:N",
+                scale=alt.Scale(domain=list(METRIC_COLORS), range=list(METRIC_COLORS.values())),
+                legend=None,
+            ),
+            shape=alt.Shape(
+                "measure:N",
+                scale=alt.Scale(domain=list(METRIC_SHAPES), range=list(METRIC_SHAPES.values())),
+                legend=None,
+            ),
             tooltip=["rule", "description", "measure", "count"],
         )
-        .properties(height=300, width=70 * len(rules), title="edit presets")
+        .properties(
+            height=300,
+            width=90 * len(rules),
+            title=alt.TitleParams("edit presets", subtitle="colours and shapes as above"),
+        )
     )
-    return alt.hconcat(sweep_panel.properties(width=480), points).resolve_scale(y="shared")
 
 
 def _use_threshold(value: float) -> None:
@@ -168,24 +263,34 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     rows = [row for part in parts for row in part]
     chosen = recommend_threshold(rows, sample)
     sweep = frame(rows, SweepRow)
+    # Two charts, each within its column at 800 px (side by side they were 750 px wide).
     st.altair_chart(
         calibration_chart(sweep, chosen if chosen is not None else view.fixes.threshold, presets),
-        width="content",
-    )
-    st.dataframe(
-        grid(presets[["rule", "repaired", "broken", "false_fuzzy_matches", "description"]].rename(
-            columns={"false_fuzzy_matches": "false fuzzy matches"}
-        )),
-        hide_index=True,
         width="stretch",
     )
+    for names in coinciding(sweep):
+        st.caption(
+            f"{literal(' and '.join(names)).capitalize()} are equal at every threshold: their "
+            "lines are told apart by dash and point shape, the second drawn a little higher "
+            "(hover a point for its count)."
+        )
+    if not presets.empty:
+        st.altair_chart(presets_chart(presets, sweep), width="content")
+    show_table(  # each preset's description is a line below: the column was cut at 800 px
+        presets.rename(columns={"false_fuzzy_matches": "false fuzzy matches"}),
+        hide_index=True,
+        width="stretch",
+        column_order=["rule", "repaired", "broken", "false fuzzy matches"],
+    )
+    for row in presets.itertuples(index=False):
+        st.caption(f"{literal(row.rule)}: {literal(row.description)}")
     if not sweep[["repaired", "broken", "false_fuzzy_matches"]].to_numpy().any():
         st.info(
             "At no threshold does fuzzy matching repair or break any of these queries, so "
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        st.dataframe(grid(sweep), hide_index=True, width="stretch")
+        show_table(grid(sweep), hide_index=True, width="stretch")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "
@@ -208,7 +313,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
         ("false fuzzy match", m) for m in row["false_matches"].split("; ") if m
     ]
     if errors:
-        st.dataframe(
+        show_table(
             grid(pd.DataFrame(errors, columns=["error", "case"])), hide_index=True, width="stretch"
         )
     else:

@@ -15,6 +15,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
+from ragdash.ui.glossary import show_table
 from ragdash.ui.render import human_time
 from ragdash.ui.text import code, grid, label, plain
 from ragdash.ui.triage.common import open_library
@@ -42,7 +43,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         return
     runs = library.history() if library else []
     last = {run.case_name: run for run in runs if run.configuration == view.fixes.label}
-    st.dataframe(
+    show_table(
         grid(pd.DataFrame(
             [
                 {
@@ -137,7 +138,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
             st.rerun()
     history = [r for r in runs if r.case_name == entry.name]
     st.markdown(f"**Run history** ({len(history)} runs)")
-    st.dataframe(
+    show_table(
         grid(pd.DataFrame(
             [
                 {

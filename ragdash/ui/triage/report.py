@@ -16,6 +16,7 @@ from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
+from ragdash.ui.glossary import show_table
 from ragdash.ui.guard import document_guard, document_source
 from ragdash.ui.render import (
     breakdown_chart,
@@ -108,7 +109,7 @@ def _headline(result: Triage) -> None:
 
 def _configuration_table(result: Triage) -> None:
     how = {r.fix: r.kind.value for r in result.outcomes}
-    st.dataframe(
+    show_table(
         grid(pd.DataFrame(
             [
                 {
