@@ -147,3 +147,14 @@ def test_ocr_pages_in_metadata_csv_reads_that_page_with_ocr(tmp_path):
     (tmp_path / "metadata.csv").write_text("file,ocr_pages\nreview.pdf,2\n", encoding="utf-8")
     (doc,) = load_folder(tmp_path).documents
     assert doc.layouts[1].ocr is not None and doc.layouts[0].ocr is None
+
+
+def test_loading_a_folder_names_the_garbled_pages_and_the_option(tmp_path):
+    from ragdash.ingestion.ingest import load_folder
+
+    noise = ["Xkqzt vbnmw plkjh qwrtz zxcvb mnbvc lkjhg fdsap qwrty"] * 4
+    (tmp_path / "review.pdf").write_bytes(_pdf([PROSE, noise, noise]))
+    said = [m.message for m in load_folder(tmp_path).messages]
+    assert any(
+        "page(s) 2-3 have a garbled text layer" in m and "ocr_pages '2-3'" in m for m in said
+    ), said

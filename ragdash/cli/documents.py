@@ -137,8 +137,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if report.ocr_empty_pages:
         say(f"OCR ran and found no words on: {', '.join(map(str, report.ocr_empty_pages))}")
     if report.overprinted_pages:
-        pages = ", ".join(map(str, report.overprinted_pages))
-        say(f"letters drawn twice, read once on: {pages}")
+        say(f"letters drawn twice, read once on: {page_spec(report.overprinted_pages)}")
     if report.garbled_pages:
         spec = page_spec(report.garbled_pages)
         say(f"garbled text layer on: {spec} — OCR them: inspect --ocr-pages {spec}")

@@ -18,7 +18,12 @@ from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 from ragdash.ingestion.pdf_text import PdfText
 from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings, ocr_pages_of, ocr_variant
-from ragdash.ingestion.textlayer import parse_page_list, without_overprint
+from ragdash.ingestion.textlayer import (
+    garbled_pages,
+    page_spec,
+    parse_page_list,
+    without_overprint,
+)
 
 __all__ = [
     "DOC_SUFFIXES",
@@ -216,8 +221,16 @@ def _parse_pdf(
         )
     if overprinted:
         warnings.append(
-            f"page(s) {', '.join(map(str, overprinted))} draw their letters twice (bold by "
+            f"page(s) {page_spec(overprinted)} draw their letters twice (bold by "
             "double printing, read as 'HHEELLLLOO'); each letter was read once"
+        )
+    garbled = garbled_pages(pages, layouts)
+    if garbled:
+        spec = page_spec(garbled)
+        warnings.append(
+            f"page(s) {spec} have a garbled text layer (letters that form no words, or glyphs "
+            f"without a character); to read them with OCR instead, give ocr_pages '{spec}' "
+            "in metadata.csv"
         )
     if progress:
         progress(1.0, "done")

@@ -32,7 +32,7 @@ from ragdash.ingestion.segmentation import (
     document_passages,
     document_tables,
 )
-from ragdash.ingestion.textlayer import TextLayerNotes, doubled_words, is_garbled, page_list
+from ragdash.ingestion.textlayer import TextLayerNotes, garbled_pages, page_list
 from ragdash.text import shortened
 
 __all__ = [
@@ -358,16 +358,9 @@ def inspect_pdf(
 
 def _text_layers(pdf: PdfText) -> TextLayerNotes:
     """Pages read once from glyphs drawn twice, and text-layer pages that read as noise or
-    still spell lines letter by letter twice (OCR'd pages are OCR's business, not the
-    layer's)."""
-    garbled = tuple(
-        n
-        for n, text in enumerate(pdf.pages, start=1)
-        if text.strip()
-        and not (n <= len(pdf.layouts) and pdf.layouts[n - 1].ocr is not None)
-        and (is_garbled(text) or any(doubled_words(line) for line in text.splitlines()))
-    )
-    return TextLayerNotes(tuple(getattr(pdf, "overprinted", ())), garbled)
+    still spell lines letter by letter twice
+    (:func:`~ragdash.ingestion.textlayer.garbled_pages`)."""
+    return TextLayerNotes(tuple(pdf.overprinted), garbled_pages(pdf.pages, pdf.layouts))
 
 
 def as_document(pdf: PdfText, doc_id: str = "inspected") -> Document:

@@ -35,6 +35,7 @@ __all__ = [
     "OVERPRINT_MIN",
     "TextLayerNotes",
     "doubled_words",
+    "garbled_pages",
     "garbled_share",
     "is_garbled",
     "overprinted",
@@ -144,6 +145,19 @@ def is_garbled(text: str) -> bool:
     letter tokens are no words (a doubled line's words count among them)."""
     share, total = garbled_share(text)
     return total >= MIN_TOKENS and share >= GARBLED_SHARE
+
+
+def garbled_pages(pages: Sequence[str], layouts: Sequence[Any] = ()) -> tuple[int, ...]:
+    """The pages (1-based) whose text layer reads as noise (:func:`is_garbled`) or still
+    spells a line letter by letter twice — not the pages OCR read (``layouts[n].ocr`` set):
+    their text is OCR's, not the layer's."""
+    return tuple(
+        n
+        for n, text in enumerate(pages, start=1)
+        if text.strip()
+        and not (n <= len(layouts) and getattr(layouts[n - 1], "ocr", None) is not None)
+        and (is_garbled(text) or any(doubled_words(line) for line in text.splitlines()))
+    )
 
 
 def page_list(pages: Sequence[int], limit: int = 12) -> str:
