@@ -106,7 +106,8 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
     all text is dark on light. A dark area is what stays dark once light strokes thinner
     than about 3 pt are opened away; it is inverted when more of its pixels stand well above
     its level (light text) than below it (dark text on grey stays as it is), and when it is
-    a filled area at least 12 pt tall (a word in black ink is no bar)."""
+    a filled area at least 12 pt each way (a word in black ink, set across or
+    upright in a rotated header, is no bar)."""
     import numpy as np
     from scipy import ndimage
 
@@ -122,7 +123,8 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
             continue
         part = labels[where] == n
         tall = (where[0].stop - where[0].start) * step / px_per_pt
-        if tall < 12 or part.sum() < 0.6 * part.size:
+        wide = (where[1].stop - where[1].start) * step / px_per_pt
+        if min(tall, wide) < 12 or part.sum() < 0.6 * part.size:
             continue  # a word, a rule, a speck: no bar that text sits in
         values = small[where][part].astype(np.int16)
         level = int(np.median(opened[where][part]))
