@@ -94,3 +94,21 @@ def test_a_resolution_outside_the_ocr_range_is_refused_in_one_line(capsys):
     assert scanbench_main(["--dpi", "5000"]) == 2
     err = capsys.readouterr().err
     assert "5000 dpi is outside 50–600" in err and "Traceback" not in err
+
+
+def test_the_real_scan_benchmark_reads_a_real_pdf_as_a_scan_next_to_its_born_digital_copy(
+    capsys,
+):
+    from benchmarks.realscans import run_realscans, shared_dir
+
+    if shared_dir() is None:
+        pytest.skip("development sets of real PDFs not found (../shared or RAGDASH_SHARED)")
+    if tesseract_missing():
+        pytest.skip("Tesseract is not installed")
+    (result,) = run_realscans((150,), files=("eu-017.pdf",))
+    assert result.pages == 3 and not result.refused
+    assert result.cases == 2 and result.born == 2  # the born-digital file passes its cases
+    assert 0 <= result.scanned_readable <= result.born_readable == 2
+    with pytest.raises(SystemExit) as done:  # --real hands over to benchmarks/realscans.py
+        scanbench_main(["--real", "--help"])
+    assert done.value.code == 0 and "python -m benchmarks.realscans" in capsys.readouterr().out

@@ -89,6 +89,7 @@ def flatten_background(pixels: Any, px_per_pt: float) -> Any:
     import numpy as np
     from scipy import ndimage
 
+    pixels = _light_on_dark(pixels, px_per_pt)
     step = 2 if px_per_pt >= 2 else 1
     small = pixels[::step, ::step]
     size = max(3, int(round(5.0 * px_per_pt / step)) | 1)  # wider than a pen stroke
@@ -98,6 +99,45 @@ def flatten_background(pixels: Any, px_per_pt: float) -> Any:
         background = background[: pixels.shape[0], : pixels.shape[1]]
     flat = pixels.astype(np.float32) * 255.0 / np.maximum(background.astype(np.float32), 1.0)
     return np.clip(flat, 0, 255).astype(np.uint8)
+
+
+def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
+    """``pixels`` with light-on-dark areas (white text in a dark header bar) inverted, so
+    all text is dark on light. A dark area is what stays dark once light strokes thinner
+    than about 3 pt are opened away; it is inverted when more of its pixels stand well above
+    its level (light text) than below it (dark text on grey stays as it is), and when it is
+    a filled area at least 12 pt each way (a word in black ink, set across or
+    upright in a rotated header, is no bar)."""
+    import numpy as np
+    from scipy import ndimage
+
+    step = max(1, int(round(px_per_pt)))
+    small = pixels[::step, ::step]
+    opened = ndimage.grey_opening(small, size=(3, 3))
+    labels, count = ndimage.label(opened < 150)
+    if not count:
+        return pixels
+    flip = np.zeros(count + 1, bool)
+    for n, where in enumerate(ndimage.find_objects(labels), start=1):
+        if where is None:
+            continue
+        part = labels[where] == n
+        tall = (where[0].stop - where[0].start) * step / px_per_pt
+        wide = (where[1].stop - where[1].start) * step / px_per_pt
+        if min(tall, wide) < 12 or part.sum() < 0.6 * part.size:
+            continue  # a word, a rule, a speck: no bar that text sits in
+        values = small[where][part].astype(np.int16)
+        level = int(np.median(opened[where][part]))
+        lighter = float(np.mean(values > level + 60))
+        darker = float(np.mean(values < level - 60))
+        flip[n] = lighter > 0.02 and lighter > darker
+    if not flip.any():
+        return pixels
+    mask = ndimage.binary_dilation(flip[labels], iterations=2)
+    full = np.repeat(np.repeat(mask, step, 0), step, 1)[: pixels.shape[0], : pixels.shape[1]]
+    out = pixels.copy()
+    out[full] = 255 - out[full]
+    return out
 
 
 def skew_angle(pixels: Any, max_angle: float = MAX_SKEW) -> float:

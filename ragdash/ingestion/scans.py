@@ -13,9 +13,10 @@ words) and Tesseract's confidence, so that:
   by the ``tables`` fix exactly as in a born-digital PDF;
 * the Documents page can box the words Tesseract was unsure of (:data:`LOW_CONFIDENCE`).
 
-Why rows from boxes and not Tesseract's own lines: Tesseract reads each column of a table as
-its own block, so its "lines" are single cells; rows are rebuilt from the boxes, as pdfplumber
-does for a text layer. A worked example, two cells of one row 90 pt apart::
+Why rows from baselines and not Tesseract's own lines: Tesseract reads each column of a table
+as its own block, so its "lines" are single cells; rows are rebuilt by baseline (on a page
+straightened first, see :mod:`ragdash.ingestion.ocr_prep`), as pdfplumber does for a text
+layer, so a table row stays one line. A worked example, two cells of one row 90 pt apart::
 
     >>> words = [OcrWord("Plan", 72, 100, 96, 110, 96.0),
     ...          OcrWord("Price", 200, 100, 228, 110, 91.5)]
