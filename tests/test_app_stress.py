@@ -254,3 +254,38 @@ def test_the_page_shows_what_ragdash_stress_prints_for_the_same_inputs(app):
         for fault, cells in printed.items()
         for configuration, cell in cells.items()
     } == {(f, c): text for (_, f, c), text in shown.items()}
+
+
+def test_a_run_stopped_mid_way_keeps_nothing_and_the_next_visit_says_it_was_cancelled(
+    app, monkeypatch
+):
+    """Cancel reruns the page, which stops the run at its next progress update: simulated
+    by a run that reports progress and is then stopped as Streamlit stops it."""
+    import streamlit as st
+
+    import ragdash.ui.stress as page
+
+    def stopped(*args, progress=None, **kwargs):
+        progress(0.4, "typo · stale")
+        st.stop()
+
+    monkeypatch.setattr(page, "run_stress", stopped)
+    at = _run_page(app())
+    assert _cells(at) == {}
+    at.run()
+    no_exception(at)
+    assert any("cancelled before it finished" in i.value for i in at.info)
+    assert _cells(at) == {}
+
+
+def test_a_run_that_breaks_shows_an_error_card_not_a_cancellation(app, monkeypatch):
+    import ragdash.ui.stress as page
+
+    def broken(*args, **kwargs):
+        raise IndexError("tuple index out of range")
+
+    monkeypatch.setattr(page, "run_stress", broken)
+    at = _run_page(app())
+    assert any("cannot be shown" in e.value for e in at.error)
+    at.run()
+    assert not any("cancelled" in i.value for i in at.info)
