@@ -30,7 +30,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.text import tokenize
 
-__all__ = ["GENERATED_KIND", "STOPWORDS", "TableRow", "generate_cases", "table_rows"]
+__all__ = ["GENERATED_KIND", "STOPWORDS", "TableRow", "generate_cases", "is_value", "table_rows"]
 
 #: The ``kind`` of a generated case.
 GENERATED_KIND = "generated"
@@ -134,7 +134,18 @@ _VALUE = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z]{4,}")
 #: A table row's label and value must fit these lengths to be a case.
-MAX_LABEL, MAX_VALUE = 40, 30
+MAX_LABEL, MAX_VALUE, MAX_LABEL_WORDS = 40, 20, 5
+
+
+def is_value(cell: str) -> bool:
+    """A table value: short, and mostly digits (``10 Go``, ``$1.2M``, ``37%``, ``1,142``).
+
+    >>> is_value("10 Go"), is_value("apply if your 5-year")
+    (True, False)
+    """
+    chars = [ch for ch in cell if not ch.isspace()]
+    digits = sum(ch.isdigit() for ch in chars)
+    return 0 < len(cell) <= MAX_VALUE and digits >= max(1, 0.3 * len(chars))
 
 
 @dataclass(frozen=True)
@@ -182,7 +193,7 @@ def table_rows(doc: Document) -> list[TableRow]:
                 continue
             if len(row[0]) > MAX_LABEL or not all(_latin(c) for c in (*row, *header)):
                 continue
-            if any(re.search(r"\d", c) and len(c) <= MAX_VALUE for c in row[1:]):
+            if len(row[0].split()) <= MAX_LABEL_WORDS and any(is_value(c) for c in row[1:]):
                 rows.append(TableRow(doc.doc_id, page_no, i, header, row))
     return rows
 
@@ -294,7 +305,7 @@ def generate_cases(
     table = []
     for doc in corpus.documents:
         for row in table_rows(doc):
-            value = next(c for c in row.cells[1:] if re.search(r"\d", c) and len(c) <= MAX_VALUE)
+            value = next(c for c in row.cells[1:] if is_value(c))
             table.append((row, value))
     rng.shuffle(table)
     rounds = [_prose_candidates(stats, random.Random(f"generate:{seed}:{r}")) for r in range(3)]

@@ -49,6 +49,7 @@ from ragdash.checks.proof import evidence_found, judge
 from ragdash.errors import QueryError, RagdashError
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
+from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
@@ -605,9 +606,12 @@ def split_row_pdf(lines: Sequence[str], row: int) -> bytes:
     """A PDF of ``lines`` whose page break falls inside line ``row`` (a table row), right
     after its first cell: ``Basic |`` ends a page at its foot, ``10 Go | 5 EUR`` opens the
     next — the seed's split table."""
-    first, _, rest = lines[row].partition("|")
-    before = [w for line in lines[:row] for w in _wrap(line)] + [f"{first.rstrip()} |"]
-    after = [rest.strip()] + [w for line in lines[row + 1 :] for w in _wrap(line)]
+    row_cells = cells(lines[row])
+    before = [w for line in lines[:row] for w in _wrap(line)] + [f"{row_cells[0]} |"]
+    rest = " | ".join(row_cells[1:])
+    if len(row_cells) == 2:  # a lone value cell still reads as a table line: "$1.1M |"
+        rest = f"{rest} |"
+    after = [rest] + [w for line in lines[row + 1 :] for w in _wrap(line)]
     pages: list[list[tuple[float, float, float, str]]] = []
     chunks = [before[i : i + _PER_PAGE] for i in range(0, len(before), _PER_PAGE)] or [[]]
     for n, chunk in enumerate(chunks):
@@ -651,13 +655,11 @@ def _split_table(clean: _Corpus, case: Case, folder: Path) -> tuple[list[Faulted
             return None
         return (*old[:p], *new, *old[p + 1 :])
 
+    # The generated pages carry their text with the "|" cells the PDF shows; the layouts
+    # are dropped so the tables fix reads the pages' text tables, the same for every page.
     pages = (*doc.pages[:p], *made.pages, *doc.pages[p + 1 :])
-    table_pages = splice(doc.table_pages, made.table_pages) if doc.table_pages else None
-    layouts = (
-        splice(doc.layouts, made.layouts)
-        if doc.layouts
-        else (made.layouts if len(doc.pages) == 1 else None)
-    )
+    table_pages = splice(doc.table_pages, made.pages)
+    layouts = None
     faulted = replace(doc, pages=pages, table_pages=table_pages, layouts=layouts, kind="pdf")
     docs = tuple(faulted if d is doc else d for d in clean.corpus.documents)
     label = row.cells[0]
