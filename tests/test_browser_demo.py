@@ -33,6 +33,7 @@ PAGES = [
     ("explore-case", "/?q=warehuse+sync&fixes=fuzzy&expect=inventory&evidence=15+minutes"),
     ("tour", "/tour"),
     ("suite", "/suite?fixes=none"),
+    ("stress", "/stress"),
     ("documents", "/documents"),
     ("triage", "/triage"),
 ]
@@ -41,7 +42,8 @@ PAGES = [
 #: fails the test; remove an entry once its table fits.
 KNOWN_CUT = {("suite", "table columns cut ("), ("documents", "table columns cut (")}
 #: Buttons to click first: charts a page draws only on request.
-CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
+CLICKS = {"suite": ["Search for the smallest breaking corruption"],
+          "stress": ["Run the stress test"]}  # fmt: skip
 #: What must fit in the window: charts, tables and buttons (and a chart's drawing inside).
 BOXES = (
     '[data-testid="stMain"] [data-testid="stVegaLiteChart"], '
