@@ -177,6 +177,18 @@ def test_a_link_to_a_faulted_case_is_rebuilt_in_a_fresh_session(app):
     assert _injected_marks(gone) == []
 
 
+def test_a_link_to_a_generated_case_generates_it_again(app):
+    first = _open_first(_run_page(app(), stress_source="generated", stress_n=6,
+                                  stress_seed=3), "stale")  # fmt: skip
+    link = {k: (v[0] if isinstance(v, list) else v) for k, v in first.query_params.items()}
+    assert (link["scases"], link["sn"], link["sseed"]) == ("generated", "6", "3")
+    fresh = app(**link)
+    fresh.run()
+    no_exception(fresh)
+    assert "fault injected: stale duplicate" in " ".join(m.value for m in fresh.markdown)
+    assert _injected_marks(fresh)
+
+
 def test_a_cancelled_run_keeps_nothing_and_says_so(app):
     at = app()
     at.run()
@@ -204,10 +216,10 @@ def test_a_run_never_touches_the_docs_folder_or_the_workspace(tmp_path, monkeypa
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()  # the app itself sets the workspace up on the first visit
     before_docs, before_ws = _tree(docs), _tree(workspace) if workspace.exists() else {}
-    for source in ("library", "generated"):
+    for source in ("library", "generated", "samples"):  # samples: docs is not the samples
         _run_page(at, stress_source=source, stress_n=5)
         assert _cells(at)
-        at = _open_first(at, "stale") if source == "library" else at
+        at = _open_first(at, "stale")
     assert _tree(docs) == before_docs
     assert (_tree(workspace) if workspace.exists() else {}) == before_ws
 
@@ -254,3 +266,38 @@ def test_the_page_shows_what_ragdash_stress_prints_for_the_same_inputs(app):
         for fault, cells in printed.items()
         for configuration, cell in cells.items()
     } == {(f, c): text for (_, f, c), text in shown.items()}
+
+
+def test_a_run_stopped_mid_way_keeps_nothing_and_the_next_visit_says_it_was_cancelled(
+    app, monkeypatch
+):
+    """Cancel reruns the page, which stops the run at its next progress update: simulated
+    by a run that reports progress and is then stopped as Streamlit stops it."""
+    import streamlit as st
+
+    import ragdash.ui.stress as page
+
+    def stopped(*args, progress=None, **kwargs):
+        progress(0.4, "typo · stale")
+        st.stop()
+
+    monkeypatch.setattr(page, "run_stress", stopped)
+    at = _run_page(app())
+    assert _cells(at) == {}
+    at.run()
+    no_exception(at)
+    assert any("cancelled before it finished" in i.value for i in at.info)
+    assert _cells(at) == {}
+
+
+def test_a_run_that_breaks_shows_an_error_card_not_a_cancellation(app, monkeypatch):
+    import ragdash.ui.stress as page
+
+    def broken(*args, **kwargs):
+        raise IndexError("tuple index out of range")
+
+    monkeypatch.setattr(page, "run_stress", broken)
+    at = _run_page(app())
+    assert any("cannot be shown" in e.value for e in at.error)
+    at.run()
+    assert not any("cancelled" in i.value for i in at.info)

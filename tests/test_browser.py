@@ -347,6 +347,7 @@ def test_hostile_document_renders_as_text(page, dialogs, tmp_path):
     [
         ("/", "Explore"),
         ("/suite", "Test suite"),
+        ("/stress", "Stress test"),
         ("/documents", "Documents"),
         ("/triage", "Triage"),
     ],

@@ -33,6 +33,7 @@ PAGES = [
     ("explore-case", "/?q=warehuse+sync&fixes=fuzzy&expect=inventory&evidence=15+minutes"),
     ("tour", "/tour"),
     ("suite", "/suite?fixes=none"),
+    ("stress", "/stress"),
     ("documents", "/documents"),
     ("triage", "/triage"),
     ("triage-calibration", "/triage"),
@@ -40,6 +41,7 @@ PAGES = [
 #: Buttons to click first: charts a page draws only on request.
 CLICKS = {
     "suite": [("button", "Search for the smallest breaking corruption")],
+    "stress": [("button", "Run the stress test")],
     "triage-calibration": [("tab", "Threshold calibration"), ("button", "Run calibration")],
 }
 #: What must fit in the window: charts, tables and buttons (and a chart's drawing inside).

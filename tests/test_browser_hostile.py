@@ -32,7 +32,7 @@ from test_browser import SCREENSHOTS, _browser_problem, body_restyled, shot
 pytestmark = pytest.mark.browser
 
 PAGES = [("explore", "Explore"), ("tour", "Guided tour"), ("suite", "Test suite"),
-         ("documents", "Documents"), ("triage", "Triage")]  # fmt: skip
+         ("stress", "Stress test"), ("documents", "Documents"), ("triage", "Triage")]  # fmt: skip
 WIDTHS = (1400, 800)
 #: Runs before any page script: every way a payload could run code reports here.
 SENTINEL = """

@@ -264,7 +264,7 @@ def test_the_installed_dashboard_opens_every_page_clean_in_chromium(installed, t
             menu = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
             # each link reads "<icon ligature>\n\n<title>"
             assert [m.splitlines()[-1].strip() for m in menu] == [
-                "Explore", "Guided tour", "Test suite", "Documents", "Triage"
+                "Explore", "Guided tour", "Test suite", "Stress test", "Documents", "Triage"
             ]  # fmt: skip
             for path, title in (("/", "Explore"), ("/documents", "Documents"),
                                 ("/triage", "Triage"), ("/tour", "Guided tour")):  # fmt: skip

@@ -356,8 +356,15 @@ def _run(index: CorpusIndex, args: tuple) -> StressRun | None:
             index=base_index(index, source),  # the cached clean index: built once
         )
     except RagdashError as exc:
+        st.session_state.pop(RUNNING_KEY, None)
         st.error(f"The stress test stopped: {error_text(exc)}")
         return None
+    except Exception:
+        # not cancelled but broken: the page's error card says so (section_guard), and
+        # the next visit must not call it a cancellation. Streamlit's own Stop/Rerun
+        # (Cancel) are BaseExceptions and pass by, leaving the mark.
+        st.session_state.pop(RUNNING_KEY, None)
+        raise
     finally:
         slot.empty()
     st.session_state.pop(RUNNING_KEY, None)

@@ -97,14 +97,14 @@ INJECTED_BADGE = " :orange-badge[:material/science: injected by the stress test]
 INJECTED_WORD = " [injected]"
 #: What each fault did to the corpus or the query, for the note on top of Explore.
 _WHAT_IT_DID = {
-    "stale": "a stale duplicate of the expected document was added: same subject and "
+    "stale": "A stale duplicate of the expected document was added: same subject and "
     "keywords, the evidence values changed to plausible wrong ones, dated earlier and "
     "listed first",
-    "ocr-doc": "the expected document's text was damaged with OCR confusions (letters read "
+    "ocr-doc": "The expected document's text was damaged with OCR confusions (letters read "
     "as look-alike digits; codes and numbers left alone)",
-    "typo": "the query was given keyboard typos",
-    "ocr-query": "the query was given OCR noise (letters read as look-alike digits)",
-    "split-table": "the table row holding the evidence was cut by a page break of a "
+    "typo": "The query was given keyboard typos",
+    "ocr-query": "The query was given OCR noise (letters read as look-alike digits)",
+    "split-table": "The table row holding the evidence was cut by a page break of a "
     "generated PDF, read back through the real ingestion",
 }
 
@@ -331,26 +331,34 @@ def stress_note(variant: FaultedVariant) -> None:
     """The note on top of Explore: which fault was injected, into which document, which
     fix targets it — and the way back."""
     target: StressTarget = st.session_state[TARGET_KEY]
-    injected = ", ".join(code(d) for d in variant.injected) or "none (the query was corrupted)"
     fix = " + ".join(FIX_LABELS[name] for name in TARGETED_FIX.get(variant.fault, ()))
     asked = (
         f" The query as asked: {code(variant.case.query)} (written {code(variant.original_query)})."
         if variant.case.query != variant.original_query
         else ""
     )
-    kind = f" (variant {literal(variant.variant)})" if variant.variant else ""
-    note = f" {literal(variant.note)}" if variant.note else ""
+    # stale and split tables come in several variants; the others in one, named as the fault
+    several = variant.variant and variant.fault in ("stale", "split-table")
+    kind = f" (variant {literal(variant.variant)})" if several else ""
+    note = f" {literal(variant.note.rstrip('.'))}." if variant.note else ""
     box = st.container(border=True)
     box.markdown(
         f"**:material/science: Stress test — fault injected: "
         f"{literal(FAULT_TITLES[variant.fault])}**{kind}, case {code(target.case)}. "
-        f"{literal(_WHAT_IT_DID[variant.fault].capitalize())}.{note}{asked}"
+        f"{literal(_WHAT_IT_DID[variant.fault])}.{note}{asked}"
     )
-    box.markdown(
-        f"Injected documents: {injected} — marked *injected* below. They exist only in "
-        f"this view: your documents are unchanged. The fix that targets this fault: "
-        f"**{literal(fix)}**."
-    )
+    if variant.injected:
+        injected = ", ".join(code(d) for d in variant.injected)
+        box.markdown(
+            f"Injected documents: {injected} — marked *injected* below. They exist only in "
+            f"this view: your documents are unchanged. The fix that targets this fault: "
+            f"**{literal(fix)}**."
+        )
+    else:
+        box.markdown(
+            "No document was changed: only the query was corrupted. The fix that targets "
+            f"this fault: **{literal(fix)}**."
+        )
     row = box.container(horizontal=True)
     row.page_link(pages().stress, label="Back to the stress test", icon=":material/arrow_back:")
     row.button(
