@@ -35,6 +35,7 @@ __all__ = [
     "CAPTION",
     "CELL_SEPARATOR",
     "COLUMN_GAP",
+    "FOOT_SHARE",
     "LINE_TOLERANCE",
     "Line",
     "MARKER",
@@ -77,6 +78,8 @@ SHORT_COLUMN_SHARE = 0.6
 RUNNING_TEXT_WORDS = 6
 #: A table's header is at most this many lines.
 MAX_HEADER_LINES = 8
+#: The bottom margin (share of the page height) where only furniture sits.
+FOOT_SHARE = 0.1
 #: Column starts closer than this many points are the same column.
 ANCHOR_TOLERANCE = 6.0
 
@@ -522,6 +525,14 @@ def aligned_tables(
     def first_table() -> bool:  # no table found above on this page (loose rows aside)
         return all(region.weak for region in regions)
 
+    def at_foot(i: int) -> bool:
+        """Line ``i`` ends the page's text (only the bottom margin's lines below it): a
+        label there, right under the rows, is a row the page break cut, not text after."""
+        foot = (1 - FOOT_SHARE) * page_height
+        return page_height > 0 and lines[i].bottom <= foot and all(
+            lines[j].top >= foot for j in range(i + 1, len(lines))
+        )
+
     def close() -> None:
         nonlocal run, multi
         while run and (is_caption(lines[run[0]].text) or _title_line(lines, run)):
@@ -531,7 +542,10 @@ def aligned_tables(
         key_right = (
             statistics.median(x.segments[0][1] for x in multi_lines) if multi_lines else 0.0
         )
-        while run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right:
+        while (
+            run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right
+            and not at_foot(run[-1])
+        ):
             run.pop()  # a trailing one-cell line in the key column: a label or text after
         if multi >= MIN_ALIGNED_ROWS and run:
             region = _aligned_region(lines, run, first_table())
