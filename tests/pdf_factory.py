@@ -164,14 +164,23 @@ def text_then_scan_pdf() -> bytes:
 Item = tuple[float, float, str]  # x, distance from the page top, text
 
 
-def drawn_pdf(pages: list[list[Item]], font_size: float = 9, rotated: bool = False) -> bytes:
-    """Each page is a list of (x, top, text) drawn with Helvetica; ``rotated`` adds a
-    vertical margin note on every page (text that breaks a page-level word check)."""
+def drawn_pdf(
+    pages: list[list[Item]], font_size: float = 9, rotated: bool = False,
+    font: str = "Helvetica",
+) -> bytes:
+    """Each page is a list of (x, top, text) drawn with Helvetica (or ``font``: the CID font
+    ``STSong-Light`` draws Chinese without any font file); ``rotated`` adds a vertical
+    margin note on every page (text that breaks a page-level word check)."""
+    if font == "STSong-Light":
+        from reportlab.pdfbase import pdfmetrics
+        from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+
+        pdfmetrics.registerFont(UnicodeCIDFont(font))
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=A4, invariant=1)
     _, height = A4
     for items in pages:
-        canvas.setFont("Helvetica", font_size)
+        canvas.setFont(font, font_size)
         for x, top, text in items:
             canvas.drawString(x, height - top - font_size, text)
         if rotated:

@@ -70,7 +70,8 @@ def test_the_tables_fix_repairs_every_case_that_needs_a_join(dev_index):
     on = [check_case(index, c, _on(c)) for c in cross]
     print(f"\ncases needing a join: {sum(c.passed for c in off)} pass with the tables fix off, "
           f"{sum(c.passed for c in on)} with it on, of {len(cross)}")
-    assert not any(c.passed for c in off)  # they really need the join
+    # pta p29-30's rows sit on one page passage's neighbour lines already: it passes off
+    assert [c.case.name for c in off if c.passed] in ([], ["pta_10229_131308_94274-p29-30-across"])
     assert [c.case.name for c in on if not c.passed] == []
 
 

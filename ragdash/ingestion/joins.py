@@ -74,6 +74,20 @@ MAX_HEADER_ROWS = 4
 _TOKEN = re.compile(r"\w+(?:[.,\-/]\w+)*")
 
 
+_NUMBERED = re.compile(
+    r"^\s*(?:table|tableau|tabla|tabelle|exhibit|schedule|annex|appendix|figure|表)\s*"
+    r"([a-z]?\d+(?:[.\-–]\d+)*[a-z]?)\b",
+    re.IGNORECASE,
+)
+
+
+def _table_number(text: str) -> str:
+    """The number a caption gives its table ("Table 4." → "4", "Exhibit A-2" → "a-2"),
+    or "" — two captions with different numbers name two tables, however alike."""
+    found = _NUMBERED.match(text)
+    return found.group(1).lower() if found else ""
+
+
 def has_marker(text: str) -> bool:
     """A short line saying the table goes on ("Continued", "(suite)", "(Cont. 2)")."""
     return bool(MARKER.search(text)) and len(text.split()) <= NOTE_WORDS
@@ -380,7 +394,11 @@ def decide(
     if region_b.title:
         head.append(region_b.title)
     context = [*table.last_context, *table.caption]
+    numbers = {n for n in map(_table_number, context) if n}
     for line in head:
+        number = _table_number(line)
+        if number and numbers and number not in numbers:
+            return no(f"another table's caption sits between: {line[:80]!r}")
         if has_marker(line):
             continue
         if any(similarity(line, seen) >= SAME_TEXT for seen in context):

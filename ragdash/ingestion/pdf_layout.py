@@ -35,6 +35,7 @@ __all__ = [
     "CAPTION",
     "CELL_SEPARATOR",
     "COLUMN_GAP",
+    "FOOT_SHARE",
     "LINE_TOLERANCE",
     "Line",
     "MARKER",
@@ -77,6 +78,8 @@ SHORT_COLUMN_SHARE = 0.6
 RUNNING_TEXT_WORDS = 6
 #: A table's header is at most this many lines.
 MAX_HEADER_LINES = 8
+#: The bottom margin (share of the page height) where only furniture sits.
+FOOT_SHARE = 0.1
 #: Column starts closer than this many points are the same column.
 ANCHOR_TOLERANCE = 6.0
 
@@ -307,11 +310,15 @@ def _has_number(line: Line) -> bool:
 
 
 def _columns(lines: Sequence[Line]) -> list[tuple[float, float]]:
-    """Column intervals from the lines holding the most common number of segments."""
+    """Column intervals from the lines holding the most common number of segments — or a
+    larger number that a good share of the lines hold (records whose first line fills
+    every column and whose wrapped lines fill two)."""
     counts = [len(line.segments) for line in lines if len(line.segments) >= 2]
     if not counts:
         return []
     modal = max(set(counts), key=lambda c: (counts.count(c), c))
+    common = max(MIN_ALIGNED_ROWS, 0.3 * len(counts))
+    modal = max([modal, *(c for c in set(counts) if counts.count(c) >= common)])
     spans = sorted((s[0], s[1]) for line in lines if len(line.segments) == modal
                    for s in line.segments)
     merged: list[list[float]] = []
@@ -394,6 +401,7 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     rows: list[list[str]] = []
     texts: list[list[str]] = []
     leading = _wraps_lead(run[header:], columns)
+    numbers = _number_columns([_cells_of(line, columns) for line in run[header:]])
     pending: list[tuple[list[str], str]] = []  # wrapped lines waiting for their record
     for n, line in enumerate(run):
         cells = _cells_of(line, columns)
@@ -402,7 +410,15 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
         if leading and wrapped:
             pending.append((cells, line.text))  # the first line(s) of the next record
             continue
-        continues = wrapped and n > header and rows and not (top_of_page and n == header)
+        # a line of words beside a wrapped key, with nothing in the columns every record
+        # fills with numbers: the record above goes on (any script — no spaces needed)
+        goes_on = (
+            not leading and n > header and bool(numbers) and len(rows) > header
+            and sum(1 for c in cells if c) >= 2 and not any(cells[i] for i in numbers)
+        )
+        continues = (wrapped or goes_on) and n > header and rows and not (
+            top_of_page and n == header
+        )
         if continues:
             rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
             texts[-1].append(line.text)
@@ -437,6 +453,19 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
         tuple(indexes),
         _anchors(run, bbox[0]),
     )
+
+
+def _number_columns(rows: Sequence[Sequence[str]]) -> list[int]:
+    """Columns (past the first) that hold a number in most records: of the rows with three
+    or more cells, at least :data:`MIN_ALIGNED_ROWS` and four in five have a number there."""
+    full = [row for row in rows if sum(1 for c in row if c) >= 3]
+    if len(full) < MIN_ALIGNED_ROWS:
+        return []
+    width = max(len(row) for row in full)
+    return [
+        i for i in range(1, width)
+        if sum(1 for row in full if i < len(row) and _numeric(row[i])) >= 0.8 * len(full)
+    ]
 
 
 def _wraps_lead(run: Sequence[Line], columns: Sequence[tuple[float, float]]) -> bool:
@@ -496,6 +525,14 @@ def aligned_tables(
     def first_table() -> bool:  # no table found above on this page (loose rows aside)
         return all(region.weak for region in regions)
 
+    def at_foot(i: int) -> bool:
+        """Line ``i`` ends the page's text (only the bottom margin's lines below it): a
+        label there, right under the rows, is a row the page break cut, not text after."""
+        foot = (1 - FOOT_SHARE) * page_height
+        return page_height > 0 and lines[i].bottom <= foot and all(
+            lines[j].top >= foot for j in range(i + 1, len(lines))
+        )
+
     def close() -> None:
         nonlocal run, multi
         while run and (is_caption(lines[run[0]].text) or _title_line(lines, run)):
@@ -505,7 +542,10 @@ def aligned_tables(
         key_right = (
             statistics.median(x.segments[0][1] for x in multi_lines) if multi_lines else 0.0
         )
-        while run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right:
+        while (
+            run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right
+            and not at_foot(run[-1])
+        ):
             run.pop()  # a trailing one-cell line in the key column: a label or text after
         if multi >= MIN_ALIGNED_ROWS and run:
             region = _aligned_region(lines, run, first_table())

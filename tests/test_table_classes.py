@@ -1,0 +1,175 @@
+"""Table classes decided from layout, not language (issue 28), on real PDFs drawn here:
+
+* a Chinese quarterly statement whose row label is cut by the page break and whose
+  continuation page carries no header — the label is re-assembled, the header carried;
+* the same statement with a new title and the identical header on page 2 — kept apart;
+* a two-line header repeated on a facing page whose columns shift with the margins;
+* a table in the last column of a three-column page, continued at the top of the next
+  page's first column under "…—Continued" with its header repeated.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pdfplumber
+from pdf_factory import drawn_pdf, table_items
+
+from ragdash.ingestion.furniture import find_furniture
+from ragdash.ingestion.joins import join_tables
+from ragdash.ingestion.pdf_layout import page_layout
+
+CJK_COLUMNS = [72.0, 330.0, 450.0]
+LABELS = [
+    "一、营业总收入", "其中：营业收入", "二、营业总成本", "其中：营业成本", "税金及附加",
+    "销售费用", "管理费用", "研发费用", "财务费用", "其中：利息费用", "利息收入",
+    "加：其他收益", "投资收益", "公允价值变动收益", "信用减值损失", "资产减值损失",
+    "资产处置收益", "三、营业利润", "加：营业外收入", "减：营业外支出", "四、利润总额",
+    "减：所得税费用", "五、净利润", "（一）按经营持续性分类", "持续经营净利润",
+    "终止经营净利润", "（二）按所有权归属分类", "归属于母公司股东的净利润", "少数股东损益",
+    "六、其他综合收益的税后净额", "（一）不能重分类进损益的其他综合收益",
+]
+AFTER = ["2.权益法下不能转损益的其他综合收益", "3.其他权益工具投资公允价值变动",
+         "4.企业自身信用风险公允价值变动", "七、综合收益总额", "八、每股收益"]
+
+
+def _amount(i: int) -> str:
+    return f"{(i * 7919) % 900000 + 100000:,}.{i % 100:02d}"
+
+
+def _layouts(pdf: bytes) -> list:
+    with pdfplumber.open(io.BytesIO(pdf)) as doc:
+        return [page_layout(page, n) for n, page in enumerate(doc.pages, 1)]
+
+
+def _tables(pdf: bytes):
+    layouts = _layouts(pdf)
+    return join_tables(layouts, find_furniture(layouts))
+
+
+def _statement(new_title: bool = False) -> bytes:
+    furniture = [(72, 30, "示例股份有限公司 2024 年第三季度报告")]
+    head = [["项目", "本期发生额", "上期发生额"]]
+    rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
+    p1 = [*furniture, (72, 62, "合并利润表"), (72, 78, "单位：元")]
+    items, top = table_items(head + rows, CJK_COLUMNS, 100, step=20)
+    p1 += [*items, (72, top, "1.重新计量设定受益计"), (290, 805, "1")]
+    p2 = list(furniture)
+    top = 60
+    if new_title:  # another statement: a title, then the same column names
+        p2 += [(72, 62, "母公司利润表"), (72, 78, "单位：元")]
+        items, top = table_items(head, CJK_COLUMNS, 100, step=20)
+        p2 += items
+    first = ["划净负债或净资产的变动", _amount(97), _amount(98)]
+    more = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
+    items, top = table_items([first, *more], CJK_COLUMNS, top, step=20)
+    p2 += [*items, (72, top + 40, "法定代表人：张三    主管会计工作负责人：李四"), (290, 805, "2")]
+    return drawn_pdf([p1, p2], font_size=10, font="STSong-Light")
+
+
+def test_cjk_statement_label_cut_by_the_break_is_one_row_under_the_carried_header():
+    tables, decisions = _tables(_statement())
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = [t for t in tables if t.page_start == 1]
+    assert table.page_end == 2
+    texts = [r.text for r in table.rows]
+    glued = [t for t in texts if "1.重新计量设定受益计" in t]
+    assert len(glued) == 1 and "划净负债或净资产的变动" in glued[0]
+    assert _amount(97) in glued[0]
+    assert not any(t.startswith("划净负债") for t in texts)  # not a row of its own
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
+    # the header is not any data row, and no data row is in the header
+    assert not any("营业" in h for h in table.header)
+
+
+def test_cjk_statement_with_a_new_title_and_the_same_header_is_kept_apart():
+    tables, decisions = _tables(_statement(new_title=True))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined
+    assert "母公司利润表" in decision.reason
+
+
+def _facing(caption_between: bool = False) -> bytes:
+    columns = [72.0, 230.0, 330.0, 440.0]
+    head = [["Region", "Population", "Median", "Share of"],
+            ["", "(thousands)", "income ($)", "total (%)"]]
+    rows = [[f"District {i:02d}", f"{1200 + 37 * i:,}", f"{41000 + 513 * i:,}", f"{1 + i % 9}.{i % 7}"]
+            for i in range(1, 80)]
+    pages = []
+    start = 0
+    for page, shift in ((1, 0.0), (2, 36.0)):
+        items = [(72 + shift, 30, "Statistical Abstract of the Districts"),
+                 (290 + shift, 805, str(page))]
+        top = 60.0
+        if page == 1:
+            items.append((72 + shift, top, "Table 4. Population and income by district"))
+            top += 24
+        elif caption_between:
+            items.append((72 + shift, top, "Table 5. Population and income by district, 2023"))
+            top += 24
+        else:
+            items.append((72 + shift, top, "Table 4. Population and income by district—Continued"))
+            top += 24
+        cells, top = table_items(head, columns, top, shift)
+        body, top = table_items(rows[start:start + 45], columns, top + 4, shift)
+        start += 45
+        pages.append([*items, *cells, *body])
+    return drawn_pdf(pages)
+
+
+def test_two_line_header_repeated_on_a_facing_page_with_shifted_columns_joins():
+    tables, decisions = _tables(_facing())
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = [t for t in tables if t.page_start == 1]
+    texts = [r.text for r in table.rows]
+    assert not any("(thousands)" in t or t.startswith("Region") for t in texts)
+    assert any(t.startswith("District 46") for t in texts)
+    assert len([t for t in texts if t.startswith("District")]) == 79
+
+
+def test_same_two_line_header_under_a_new_table_caption_is_kept_apart():
+    _, decisions = _tables(_facing(caption_between=True))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined
+
+
+def _prose_lines(column: float, top: float, bottom: float, seed: int) -> list:
+    words = ["agency", "estimates", "burden", "respondents", "comments", "rule", "hours",
+             "information", "collection", "proposed", "annual", "costs"]
+    items = []
+    n = seed
+    while top < bottom:
+        line = " ".join(words[(n + k * 5) % len(words)] for k in range(5))
+        items.append((column, top, line))
+        top += 11
+        n += 3
+    return items
+
+
+def _federal_register() -> bytes:
+    cols = [36.0, 222.0, 408.0]
+    head = [["Activity", "Hours", "Cost"]]
+    rows = [[f"Form {i} review", f"{10 + i}", f"${(120 + 9 * i):,}"] for i in range(1, 40)]
+    p1 = [(36, 20, "Federal Register / Vol. 89, No. 12 / Proposed Rules"), (290, 810, "2301")]
+    p1 += _prose_lines(cols[0], 50, 780, 1) + _prose_lines(cols[1], 50, 780, 2)
+    p1 += _prose_lines(cols[2], 50, 450, 3)
+    p1.append((cols[2], 470, "ESTIMATED COSTS"))
+    items, top = table_items(head + rows[:24], [408.0, 500.0, 545.0], 490, step=11)
+    p1 += items
+    p2 = [(36, 20, "Federal Register / Vol. 89, No. 12 / Proposed Rules"), (290, 810, "2302")]
+    p2.append((cols[0], 50, "ESTIMATED COSTS—Continued"))
+    items, top = table_items(head + rows[24:], [36.0, 128.0, 173.0], 70, step=11)
+    p2 += items
+    p2 += _prose_lines(cols[0], top + 20, 780, 4)
+    p2 += _prose_lines(cols[1], 50, 780, 5) + _prose_lines(cols[2], 50, 780, 6)
+    return drawn_pdf([p1, p2], font_size=8)
+
+
+def test_table_in_the_last_column_continued_under_continued_caption_joins():
+    tables, decisions = _tables(_federal_register())
+    assert any(d.joined and (d.page_a, d.page_b) == (1, 2) for d in decisions)
+    joined = [t for t in tables if t.page_start == 1 and t.page_end == 2]
+    texts = [r.text for t in joined for r in t.rows]
+    assert any("Form 24 review" in t for t in texts) and any("Form 25 review" in t for t in texts)
