@@ -60,7 +60,9 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
     c[1].metric("Confidence", f"{ocr.mean_confidence:.0f}%", help="Tesseract's mean, 0–100")
     c[2].metric(f"Under {LOW_CONFIDENCE:.0f}%", len(low), help="words boxed in red")
     c[3].metric("Fix rewrites", len(rewrites), help="words the OCR fix rewrites, boxed in blue")
-    left, right = st.columns([2, 1])
+    # The page image as wide as the tab, the OCR text under it (beside it, in a third of
+    # the width, the image was a thumbnail next to a long, narrow column of text).
+    left, right = st.container(), st.container()
     path = source_path(doc.source)
     with left:
         if path is None:
@@ -75,6 +77,7 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
             else:
                 st.image(
                     image,
+                    width="stretch",
                     caption=(
                         f"Page {number}, read at {ocr.dpi:.0f} dpi: red boxes are words "
                         f"Tesseract was less than {LOW_CONFIDENCE:.0f}% sure of, blue boxes "
