@@ -205,7 +205,7 @@ def _inspection(doc: Document) -> None:
         (report.pages, len(report.tables), report.fragments_joined, report.rows_joined),
         strict=True,
     ):
-        column.metric(name, value, help=define(name))
+        column.metric(label(name), value, help=literal(define(name) or ""))
     sizes = [
         {
             "tables fix": state,
