@@ -551,7 +551,7 @@ def test_documents_page_lists_stale_versions_and_what_the_tables_fix_makes_finda
     assert pair.startswith("returns-2024 (2024-02-01, withdrawn) looks like an older version of "
                            "returns-2026 (2026-01-05)")
     assert "listed first" in pair
-    findings = next(df.value for df in at.dataframe if "fix on" in df.value.columns)
+    findings = next(t for t in html_tables(at) if "fix on" in t.columns)
     together = findings[findings["evidence"].str.contains("together")].iloc[0]
     assert together["case"] == "split-table" and together["change"] == "became findable"
     assert together["fix off"] == "—" and together["fix on"].startswith("plans p1-2")

@@ -153,3 +153,27 @@ def test_marked_differences_are_escaped_run_by_run():
     body = _marked_html([("<img src=x onerror=alert(1)>", True), ("\u202eok", False)], "m")
     assert "<img" not in body and "&lt;img" in body
     assert "⟨U+202E⟩ok" in body and body.count("<mark") == 1
+
+
+def test_the_sidebar_holds_the_glossary_and_heatmap_cells_explain_themselves(workspace):
+    """The words met in sentences (proof check, ranking, extraction, evidence) are in the
+    sidebar's glossary on every page; a heatmap cell's tooltip says what its diagnosis and
+    its configuration mean."""
+    import pandas as pd
+
+    from ragdash.ui.suite import heatmap
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    no_exception(at)
+    [box] = [e for e in at.sidebar.expander if e.label == "Glossary"]
+    text = " ".join(m.value for m in box.markdown).replace("\\", "")
+    for term in ("proof check", "ranking", "extraction", "evidence", "MRR", "all-but-…"):
+        assert f"**{term}**" in text, term
+    table = pd.DataFrame({"case": ["typo"], "configuration": ["all-but-fuzzy"],
+                          "diagnosis": ["ranking"], "first_id": ["crm"],
+                          "missing_evidence": [""]})  # fmt: skip
+    spec = heatmap(table).to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    assert rows[0]["meaning"] == define("ranking")
+    assert rows[0]["fixes"].startswith("Every fix but fuzzy")

@@ -271,3 +271,42 @@ def test_a_click_on_a_heatmap_cell_opens_its_case_in_explore(app_url, sized_page
     assert page.get_by_label("Query", exact=True).input_value() == CASES["typo"].query
     assert eventually(lambda: [v.split()[0] for v in verdicts(page)][:1], ["FAIL"]) == ["FAIL"]
     shot(page, f"suite-click-explore-{width}")
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_a_pdfs_inspection_and_passages_read_in_full(app_url, sized_page):
+    """Issue 29 #8: the join decisions' "why" column was cut, the passages before/after
+    table showed the same cut-off prefix on every row, labels read "Page breaks j…"."""
+    page, width = sized_page
+    open_view(page, app_url + "/documents")
+    page.locator('[data-testid="stExpander"] summary', has_text="plans —").click()
+    problems: list[str] = []
+    shown: dict[str, str] = {}
+    for tab in ("Inspection", "Passages"):
+        page.get_by_role("tab", name=tab).click()
+        page.wait_for_timeout(1200)
+        shown[tab] = page.locator('[data-testid="stMain"]').inner_text()
+        problems += [f"{tab}: {p}" for p in overflowing(page) + cut_labels(page)]
+        problems += [f"{tab}: {e[:80]}" for e in page.locator(
+            '[data-testid="stException"]').all_inner_texts()]  # fmt: skip
+        # every wrapped table fits its column, no cell cut
+        problems += [f"{tab}: {t}" for t in page.evaluate(
+            """() => [...document.querySelectorAll('.rd-table-wrap')]
+                 .filter(w => w.getBoundingClientRect().width > 0
+                              && w.scrollWidth > w.clientWidth + 1)
+                 .map(w => w.textContent.slice(0, 60))"""
+        )]  # fmt: skip
+        # metric labels whole
+        problems += [f"{tab}: metric label cut {t}" for t in page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid="stMetricLabel"]')]
+                 .filter(l => l.getBoundingClientRect().width > 0)
+                 .filter(l => { const r = document.createRange(); r.selectNodeContents(l);
+                                return r.getBoundingClientRect().width
+                                       > l.getBoundingClientRect().width + 0.05; })
+                 .map(l => l.textContent)"""
+        )]  # fmt: skip
+        shot(page, f"documents-plans-{tab.lower()}-{width}")
+    assert "joined: nothing between; columns agree" in shown["Inspection"]  # the reason, whole
+    assert "removed at the end «Plan | Storage | Monthly price Basic |»" in shown["Passages"]
+    assert page.locator("mark.rd-diff-del").count() >= 1
+    assert problems == [], "\n".join(problems)

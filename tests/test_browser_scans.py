@@ -54,6 +54,15 @@ def _shot(page, name: str) -> Path:
     return path
 
 
+def _image_share(panel) -> float:
+    """The page image's drawn width as a share of the OCR tab's width (issue 29: it was a
+    thumbnail beside a long OCR column)."""
+    image = panel.locator('[data-testid="stImage"] img').first
+    return image.evaluate("img => img.getBoundingClientRect().width") / panel.evaluate(
+        "p => p.getBoundingClientRect().width"
+    )
+
+
 def test_an_uploaded_scan_is_ocrd_with_progress_shown_searchable_and_proven(tmp_path):
     source = tmp_path / "scan-notes.pdf"
     source.write_bytes(_scan())
@@ -78,6 +87,7 @@ def test_an_uploaded_scan_is_ocrd_with_progress_shown_searchable_and_proven(tmp_
         image.wait_for()
         assert image.evaluate("img => img.naturalWidth") > 300  # the page image, drawn
         assert "red boxes are words" in panel.inner_text()
+        assert _image_share(panel) > 0.9, "the page image is as wide as the tab, not a thumbnail"
         text = " ".join(panel.locator(".rd-passage").first.inner_text().split())
         assert "Returns are accepted within 30 days" in text
         assert page.locator('[data-testid="stException"]').count() == 0
@@ -89,6 +99,7 @@ def test_an_uploaded_scan_is_ocrd_with_progress_shown_searchable_and_proven(tmp_
             " - document.querySelector('[data-testid=\"stMain\"]').clientWidth"
         )
         assert overflow <= 1, "the OCR tab fits an 800 px window"
+        assert _image_share(panel) > 0.9, "at 800 px too, the page image fills the tab"
         _shot(page, "scan-ocr-tab-800")
 
         # searchable, and a proof check finds its evidence on the OCR'd page 2

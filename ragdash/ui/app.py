@@ -12,6 +12,7 @@ import streamlit as st
 from PIL import Image, ImageDraw
 
 from ragdash.ui.context import case_library, current_index, ensure_index
+from ragdash.ui.glossary import render_glossary
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import inject_css
 from ragdash.ui.sidebar import render_sidebar
@@ -40,6 +41,7 @@ def run() -> None:
     cases, _ = case_library()
     on_tour = navigation.url_path == pages().tour.url_path
     view = render_sidebar(current_view(cases), index, toggles=not on_tour)
+    render_glossary()
     if index is not None:
         ensure_index(index, view.fixes)
         corpus_link_warning(index.fingerprint)

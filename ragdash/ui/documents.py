@@ -151,7 +151,9 @@ def widget_id(doc: Document) -> str:
 
 def _edit_form(doc: Document, index: CorpusIndex) -> None:
     with st.form(f"edit_{widget_id(doc)}"):
-        c1, c2, c3, c4 = st.columns([2, 3, 2, 2])
+        # two by two: four in a row cut the values at 800 px ("Subscription plar", "curre")
+        c1, c2 = st.columns(2)
+        c3, c4 = st.columns(2)
         new_id = c1.text_input("ID", doc.doc_id)
         subject = c2.text_input("Subject", doc.subject)
         updated = c3.text_input(
@@ -248,42 +250,36 @@ def _inspection(doc: Document) -> None:
         (report.pages, len(report.tables), report.fragments_joined, report.rows_joined),
         strict=True,
     ):
-        column.metric(name, value, help=define(name))
-    sizes = pd.DataFrame(
-        [
-            {
-                "tables fix": state,
-                "passages": s.count,
-                "shortest": s.min,
-                "median": s.median,
-                "90% up to": s.p90,
-                "longest": s.max,
-            }
-            for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
-        ]
-    )
+        column.metric(label(name), value, help=literal(define(name) or ""))
+    sizes = [
+        {
+            "tables fix": state,
+            "passages": s.count,
+            "shortest": s.min,
+            "median": f"{s.median:g}",
+            "90% up to": s.p90,
+            "longest": s.max,
+        }
+        for state, s in (("off", report.passages_without_fix), ("on", report.passages_with_fix))
+    ]
     st.caption("Passage lengths in characters, with the Join split tables fix off and on")
-    show_table(sizes, hide_index=True, width="stretch")
+    # HTML tables wrap their headers: in the 800 px window's expander the grids scrolled
+    st.html(html_table(sizes, tuple(sizes[0]), "Passage lengths in characters"))
     for warning in report.warnings:
         st.warning(literal(warning))
     if report.tables:
-        show_table(
-            grid(pd.DataFrame(
-                [
-                    {
-                        "pages": f"{t.page_start}–{t.page_end}",
-                        "rows": t.rows,
-                        "columns": t.columns,
-                        "tables side by side": t.bands,
-                        "header": t.header,
-                        "rows rejoined": t.joined_rows,
-                    }
-                    for t in report.tables
-                ]
-            )),
-            hide_index=True,
-            width="stretch",
-        )
+        found = [
+            {
+                "pages": f"{t.page_start}–{t.page_end}",
+                "rows": t.rows,
+                "columns": t.columns,
+                "tables side by side": t.bands,
+                "header": t.header,
+                "rows rejoined": t.joined_rows,
+            }
+            for t in report.tables
+        ]
+        st.html(html_table(found, tuple(found[0]), "Tables detected"))
     if report.decisions:
         st.markdown("**Join decisions at page breaks**")
         # Wrapped, so each decision's reason reads in full (the grid cut the "why" column).
@@ -491,8 +487,9 @@ def _ingestion_diff(
     findings, diff = _diff_of(index, corpus_key, doc.doc_id, tuple(cases))
     if findings:
         st.markdown("**Case evidence in one passage, tables fix off → on**")
-        show_table(
-            grid(pd.DataFrame(
+        # wrapped: as a grid its five columns scrolled sideways at 800 px
+        st.html(
+            html_table(
                 [
                     {
                         "case": f.case_name,
@@ -502,10 +499,10 @@ def _ingestion_diff(
                         "change": f.change,
                     }
                     for f in findings
-                ]
-            )),
-            hide_index=True,
-            width="stretch",
+                ],
+                ("case", "evidence", "fix off", "fix on", "change"),
+                "Case evidence in one passage, tables fix off and on",
+            )
         )
     st.markdown("**Passages before → after the tables fix**")
     st.caption(

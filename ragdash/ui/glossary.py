@@ -26,9 +26,17 @@ import streamlit as st
 
 from ragdash.ingestion.scans import LOW_CONFIDENCE
 from ragdash.settings import FIX_DESCRIPTIONS
-from ragdash.ui.text import grid
+from ragdash.ui.text import grid, literal
 
-__all__ = ["CONFIGURATIONS", "GLOSSARY", "define", "glossary_markdown", "help_for", "show_table"]
+__all__ = [
+    "CONFIGURATIONS",
+    "GLOSSARY",
+    "define",
+    "glossary_markdown",
+    "help_for",
+    "render_glossary",
+    "show_table",
+]
 
 #: The fixes and the configurations of the ablation, as the heatmap and tables name them.
 CONFIGURATIONS: dict[str, str] = {
@@ -252,3 +260,12 @@ def show_table(
 def glossary_markdown() -> str:
     """The glossary as a Markdown list (what docs/dashboard.md's Glossary section holds)."""
     return "\n".join(f"- **{term}** — {text}" for term, text in GLOSSARY.items())
+
+
+def render_glossary() -> None:
+    """The glossary in the sidebar, collapsed: every term in one place, for the words that
+    appear in sentences rather than headers (proof check, ranking, extraction, evidence)."""
+    with st.sidebar.expander("Glossary", icon=":material/menu_book:"):
+        st.markdown(
+            "\n".join(f"- **{literal(term)}**: {literal(text)}" for term, text in GLOSSARY.items())
+        )

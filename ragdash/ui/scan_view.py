@@ -62,7 +62,7 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
     tokens = set(tokenize(text))
     rewrites = [r for r in budget.rewrites if r.raw in tokens]
     quality = ocr.quality
-    c = st.columns(5)
+    c = [*st.columns(3), *st.columns(2)]  # five in a row cut their labels at 800 px
     c[0].metric("Words read", len(ocr.words))
     c[1].metric("Confidence", f"{ocr.mean_confidence:.0f}%", help="Tesseract's mean, 0–100")
     c[2].metric(f"Under {LOW_CONFIDENCE:.0f}%", len(low), help="words boxed in red")
@@ -79,7 +79,9 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
             f"inked area has no words ({len(quality.regions):d} area(s) boxed in orange). A "
             "cleaner or higher-resolution scan, or OCR of the original, may read them."
         )
-    left, right = st.columns([3, 2])
+    # The page image as wide as the tab, the OCR text under it (beside it, in a third of
+    # the width, the image was a thumbnail next to a long, narrow column of text).
+    left, right = st.container(), st.container()
     path = source_path(doc.source)
     with left:
         if path is None:
@@ -94,13 +96,13 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
             else:
                 st.image(
                     image,
+                    width="stretch",
                     caption=(
                         f"Page {number}, read at {ocr.dpi:.0f} dpi: red boxes are words "
                         f"Tesseract was less than {LOW_CONFIDENCE:.0f}% sure of, blue boxes "
                         "words the OCR fix would rewrite, orange boxes inked areas where OCR "
                         "found no word"
                     ),
-                    width="stretch",
                 )
     with right:
         st.caption(f"OCR text of page {number:d} ({label(ocr.engine)})")

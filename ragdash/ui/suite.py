@@ -23,7 +23,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, error_text, settings
 from ragdash.ui.fragility import render_fragility
-from ragdash.ui.glossary import show_table
+from ragdash.ui.glossary import define, show_table
 from ragdash.ui.guard import section_guard
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
@@ -48,6 +48,7 @@ __all__ = [
     "HEATMAP_SELECTION",
     "LABEL_PX",
     "SUITE_COLUMNS",
+    "TOOLTIP",
     "clicked_cell",
     "failures_only",
     "heatmap",
@@ -79,6 +80,16 @@ CELL_WORDS = {"pass": "PASS", "ranking": "FAIL", "extraction": "FAIL", "error": 
 #: Axis labels and cell text at a size people read (the vertical labels were ~9 px).
 LABEL_PX = 11
 HEATMAP_SELECTION = "cell"
+#: A cell's tooltip: what it is, and in plain words what its diagnosis and fixes mean.
+TOOLTIP = [
+    "case",
+    "configuration",
+    alt.Tooltip("fixes:N", title="which fixes"),
+    "diagnosis",
+    alt.Tooltip("meaning:N", title="what it means"),
+    alt.Tooltip("first_id:N", title="ranked first"),
+    alt.Tooltip("missing_evidence:N", title="missing evidence"),
+]
 
 
 def failures_only(table: pd.DataFrame) -> pd.DataFrame:
@@ -102,7 +113,12 @@ def heatmap(table: pd.DataFrame) -> alt.LayerChart:
     colors = dict(DIAGNOSIS_COLORS)
     if (shown["diagnosis"] == "error").any():  # the retriever failed on a case
         colors["error"] = "#868e96"
-    data = shown.assign(verdict=shown["diagnosis"].map(CELL_WORDS).fillna("FAIL"))
+    data = shown.assign(
+        verdict=shown["diagnosis"].map(CELL_WORDS).fillna("FAIL"),
+        # plain words on hover: what the diagnosis and the configuration mean
+        meaning=shown["diagnosis"].map(lambda d: define(d) or ""),
+        fixes=shown["configuration"].map(lambda c: define(c) or ""),
+    )
     pick = alt.selection_point(
         name=HEATMAP_SELECTION, fields=["case", "configuration"], on="click"
     )
@@ -135,13 +151,13 @@ def heatmap(table: pd.DataFrame) -> alt.LayerChart:
                 scale=alt.Scale(domain=list(colors), range=list(colors.values())),
                 legend=alt.Legend(orient="bottom", title="diagnosis", labelFontSize=LABEL_PX),
             ),
-            tooltip=["case", "configuration", "diagnosis", "first_id", "missing_evidence"],
+            tooltip=TOOLTIP,
         )
         .add_params(pick)
     )
     words = base.mark_text(fontSize=LABEL_PX, fontWeight="bold", color="white").encode(
         text="verdict:N",
-        tooltip=["case", "configuration", "diagnosis", "first_id", "missing_evidence"],
+        tooltip=TOOLTIP,
     )
     # Streamlit fits the whole chart — the case names standing on top and the legend below
     # included — into this height: room for both, so each row keeps its 26 px.
