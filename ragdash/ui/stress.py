@@ -474,7 +474,8 @@ def _results(run: StressRun) -> None:
     st.caption(
         f"{len(report.cases):d} cases ({literal(SOURCE_WORDS[run.source])}), "
         f"{variants:d} faulted variants, rate {run.rate:g}, seed {run.seed:d} — "
-        f"ran in {run.seconds:.1f} s. Same as `ragdash stress` with the same inputs."
+        f"ran in {run.seconds:.1f} s. Same as `ragdash stress` with the same inputs (fix "
+        "settings at their defaults; uploads count as documents here)."
     )
     for retriever in report.retrievers:
         frame = matrix_frame(report, retriever)
