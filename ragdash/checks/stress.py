@@ -34,11 +34,9 @@ from __future__ import annotations
 
 import random
 import re
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from pathlib import Path
 from threading import Event
 
 from ragdash.case import Case
@@ -188,6 +186,9 @@ class StressReport:
     retrievers: tuple[str, ...] = ("seed",)
     notes: tuple[str, ...] = ()
     cancelled: bool = False
+    #: The clean corpus, to rebuild a variant's faulted corpus when a worker sent it back
+    #: without one (``jobs`` > 1).
+    corpus: Corpus | None = field(default=None, repr=False, compare=False)
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -207,6 +208,10 @@ class StressReport:
         """The faulted variant behind a result (the first of the case's for that fault)."""
         for v in self.variants:
             if v.case.name == case and v.fault == fault and variant in (None, v.variant):
+                if v.corpus is None and self.corpus is not None:
+                    original = next(c for c in self.cases if c.name == case)
+                    return faulted_variant(self.corpus, original, fault, v.variant,
+                                           rate=self.rate, seed=self.seed)  # fmt: skip
                 return v
         return None
 
@@ -625,9 +630,7 @@ def split_row_pdf(lines: Sequence[str], row: int) -> bytes:
     return text_pdf(pages)
 
 
-def _split_table(clean: _Corpus, case: Case, folder: Path) -> tuple[list[FaultedVariant], str]:
-    from ragdash.ingestion.ingest import load_document
-
+def _split_table(clean: _Corpus, case: Case) -> tuple[list[FaultedVariant], str]:
     doc = clean.corpus.document(case.expected_id)
     if doc is None:
         return [], "expected document not in the corpus"
@@ -640,14 +643,14 @@ def _split_table(clean: _Corpus, case: Case, folder: Path) -> tuple[list[Faulted
         else doc.pages
     )
     lines = source[row.page].splitlines()
-    path = folder / f"{abs(hash((case.name, doc.doc_id))) % 10**8:08d}.pdf"
-    path.write_bytes(split_row_pdf(lines, row.line))
+    # ragdash wrote these bytes itself, so they are parsed in this process (an upload goes
+    # through the bounded child); pdfplumber and the layout reader are the real ingestion.
+    from ragdash.ingestion.ingest import _parse_pdf
+
     try:
-        made, _ = load_document(path, {}, doc.order)
+        made = _parse_pdf(split_row_pdf(lines, row.line), 100, None)
     except RagdashError as exc:
         return [], f"the generated PDF could not be read: {exc}"
-    finally:
-        path.unlink(missing_ok=True)
     p = row.page
 
     def splice(old: tuple | None, new: tuple | None) -> tuple | None:
@@ -709,9 +712,7 @@ def variants(
             else "no distinctive query word holds a letter OCR misreads"
         )
         return found, "" if found else why
-    with tempfile.TemporaryDirectory(prefix="ragdash-stress-") as tmp:
-        found, why = _split_table(clean, case, Path(tmp))
-    return found, why
+    return _split_table(clean, case)
 
 
 def faulted_variant(
@@ -797,7 +798,7 @@ def _retriever_factory(spec: RetrieverSpec):
     return lambda index: _Dense(index, spec, memo)
 
 
-def run_stress(
+def _run_serial(
     corpus: Corpus,
     cases: Sequence[Case],
     *,
@@ -811,16 +812,13 @@ def run_stress(
     cancel: Event | None = None,
     index: CorpusIndex | None = None,
 ) -> StressReport:
-    """Inject every fault into every case and run the proof check on each variant under
-    ``none``, the targeted fix and ``all``, against each retriever. ``cancel`` (set from
-    another thread) stops between cases and returns what was measured so far."""
     for fault in faults:
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; choose from {', '.join(FAULTS)}")
     if not 0 <= rate <= 1:
         raise ValueError(f"rate must be between 0 and 1, got {rate}")
     fixes = fixes or Fixes()
-    clean = _Corpus(corpus, index)
+    clean = _CLEAN if _CLEAN is not None and _CLEAN.corpus is corpus else _Corpus(corpus, index)
     specs = [RetrieverSpec.resolve(r) for r in retrievers]
     labels = tuple(s.kind if s.kind in IN_PROCESS else s.label for s in specs)
     makers = [_retriever_factory(s) for s in specs]
@@ -877,19 +875,11 @@ def run_stress(
             f"undated documents: the stale variants date the current copy {UNDATED_STAND_IN} "
             "so the recency fix has dates to compare"
         )
+    run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
     return StressReport(
-        tuple(cells),
-        tuple(results),
-        tuple(cases),
-        tuple(skipped),
-        tuple(made),
-        seed,
-        rate,
-        tuple(faults),
-        labels,
-        tuple(notes),
-        cancelled,
-    )
+        tuple(cells), tuple(results), run, tuple(skipped), tuple(made), seed, rate,
+        tuple(faults), labels, tuple(notes), cancelled, corpus,
+    )  # fmt: skip
 
 
 def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -> StressResult:
@@ -914,3 +904,93 @@ def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -
         tuple(missing),
         v.injected,
     )
+
+
+_CLEAN: _Corpus | None = None
+
+
+def _chunk(cases: list[Case], options: dict) -> StressReport:
+    """A worker's share (the clean corpus is inherited through the fork, not pickled); the
+    variants go back without their corpora, which the parent rebuilds when asked."""
+    assert _CLEAN is not None
+    report = _run_serial(_CLEAN.corpus, cases, **options)
+    return replace(report, variants=tuple(replace(v, corpus=None) for v in report.variants))
+
+
+def run_stress(
+    corpus: Corpus,
+    cases: Sequence[Case],
+    *,
+    faults: Sequence[str] = FAULTS,
+    rate: float = 0.3,
+    seed: int = 0,
+    retrievers: Sequence[RetrieverSpec | str] = ("seed",),
+    fixes: Fixes | None = None,
+    jobs: int = 1,
+    progress: Callable[[float, str], None] | None = None,
+    cancel: Event | None = None,
+    index: CorpusIndex | None = None,
+) -> StressReport:
+    """Inject every fault into every case and run the proof check on each variant under
+    ``none``, the targeted fix and ``all``, against each retriever. ``cancel`` (set from
+    another thread) stops between cases and returns what was measured so far.
+
+    ``jobs`` > 1 runs contiguous chunks of cases in worker processes (forked, sharing the
+    clean index); every variant is seeded from the case, so the report is the one ``jobs=1``
+    gives, result for result."""
+    options = {"faults": tuple(faults), "rate": rate, "seed": seed,
+               "retrievers": tuple(retrievers), "fixes": fixes}  # fmt: skip
+    if jobs <= 1 or len(cases) <= 1:
+        return _run_serial(corpus, cases, **options, progress=progress, cancel=cancel, index=index)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ragdash.checks.parallel import CHUNKS_PER_JOB, chunks
+
+    global _CLEAN
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _run_serial(corpus, cases, **options, progress=progress, cancel=cancel, index=index)
+    _CLEAN = _Corpus(corpus, index)
+    try:
+        parts = chunks(list(cases), jobs * CHUNKS_PER_JOB)
+        reports: list[StressReport] = []
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(_chunk, part, options) for part in parts]
+            for done, future in enumerate(futures, start=1):
+                if cancel is not None and cancel.is_set():
+                    for f in futures:
+                        f.cancel()
+                    break
+                reports.append(future.result())
+                if progress:
+                    progress(done / len(futures), f"{done} of {len(futures)} chunks")
+    finally:
+        _CLEAN = None
+    return _merge(reports, corpus, options, cancelled=len(reports) < len(parts))
+
+
+def _merge(
+    reports: list[StressReport], corpus: Corpus, options: dict, cancelled: bool
+) -> StressReport:
+    results = tuple(r for rep in reports for r in rep.results)
+    first = reports[0] if reports else None
+    labels = first.retrievers if first else tuple(
+        RetrieverSpec.resolve(r).kind for r in options["retrievers"])  # fmt: skip
+    cells = []
+    for fault in options["faults"]:
+        for label in configurations_for(fault):
+            for r in labels:
+                rows = [
+                    x
+                    for x in results
+                    if (x.fault, x.configuration, x.retriever) == (fault, label, r)
+                ]
+                cells.append(StressCell(fault, label, r, sum(x.passed for x in rows), len(rows)))
+    return StressReport(
+        tuple(cells), results, tuple(c for rep in reports for c in rep.cases),
+        tuple(s for rep in reports for s in rep.skipped),
+        tuple(v for rep in reports for v in rep.variants), options["seed"], options["rate"],
+        options["faults"], labels, first.notes if first else (),
+        cancelled or any(rep.cancelled for rep in reports),
+        corpus,
+    )  # fmt: skip

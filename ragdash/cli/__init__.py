@@ -60,6 +60,7 @@ from ragdash.cli.common import (
 from ragdash.cli.dashboard import cmd_dashboard
 from ragdash.cli.documents import cmd_index, cmd_inspect, cmd_ocr_map, cmd_passages, cmd_rewrites
 from ragdash.cli.runs import cmd_diff, cmd_report, cmd_runs
+from ragdash.cli.stress import add_stress_parser, cmd_stress
 from ragdash.errors import (
     RagdashError,
 )
@@ -183,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--replace", action="store_true", help="overwrite library cases with the same name"
     )
     imports.add_argument("--ocr-map", default="0=o,1=i", help=argparse.SUPPRESS)
+    add_stress_parser(sub, common, _jobs_option)
     fragility = sub.add_parser(
         "fragility", help="fewest OCR/typo edits that break each case, no fixes vs --fixes"
     )
@@ -256,6 +258,7 @@ COMMANDS = {
     "query": cmd_query,
     "ablate": cmd_ablate,
     "fragility": cmd_fragility,
+    "stress": cmd_stress,
     "inspect": cmd_inspect,
     "export": cmd_export,
     "passages": cmd_passages,

@@ -1,0 +1,214 @@
+"""``stress``: the seed's faults injected into a docs folder, cases run under no fix, the
+targeted fix and all fixes (see :mod:`ragdash.checks.stress`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ragdash.cli.common import (
+    EXIT_OK,
+    BadInput,
+    _cases,
+    _fixes,
+    _index,
+    _table,
+    emit,
+    field,
+    say,
+)
+
+__all__ = ["add_stress_parser", "cmd_stress"]
+
+
+def add_stress_parser(sub, common, jobs_option) -> None:
+    """Register ``ragdash stress`` (``common`` adds --docs, --cases, fixes, --json...)."""
+    from ragdash.checks.stress import FAULTS
+
+    p = sub.add_parser(
+        "stress", help="inject the seed's faults into the docs; which fix repairs what"
+    )
+    common(p, cases=True)
+    p.add_argument(
+        "--generate",
+        type=int,
+        default=None,
+        metavar="N",
+        help="generate N cases from the docs (seeded) instead of --cases",
+    )
+    p.add_argument(
+        "--retriever", default="seed", help="comma-separated: seed, bm25, dense (default seed)"
+    )
+    p.add_argument(
+        "--faults",
+        default=",".join(FAULTS),
+        help=f"comma-separated faults (default all: {','.join(FAULTS)})",
+    )
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=0.3,
+        help="share of other words OCR damage hits in the document (default 0.3)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed for faults and generated cases")
+    p.add_argument("--report", default=None, metavar="FILE", help="write an HTML report")
+    p.add_argument(
+        "--save-cases",
+        action="store_true",
+        help="save the generated cases to the --workspace case library for review",
+    )
+    jobs_option(p)
+
+
+def _faults(text: str) -> tuple[str, ...]:
+    from ragdash.checks.stress import FAULTS
+
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    bad = [n for n in names if n not in FAULTS]
+    if bad or not names:
+        raise BadInput(f"--faults: unknown {', '.join(map(repr, bad)) or 'empty list'}; "
+                       f"choose from {', '.join(FAULTS)}")  # fmt: skip
+    return names
+
+
+def _retrievers(text: str) -> tuple[str, ...]:
+    from ragdash.checks.stress import IN_PROCESS
+
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    bad = [n for n in names if n not in IN_PROCESS]
+    if bad or not names:
+        raise BadInput(
+            f"--retriever: {', '.join(map(repr, bad)) or 'empty list'} cannot be stressed; "
+            f"choose from {', '.join(IN_PROCESS)} (ragdash injects documents into indexes it "
+            "builds itself)"
+        )
+    return names
+
+
+def cmd_stress(args: argparse.Namespace) -> int:
+    from ragdash.checks.stress import generate_cases, run_stress
+
+    faults = _faults(args.faults)
+    retrievers = _retrievers(args.retriever)
+    if not 0 <= args.rate <= 1:
+        raise BadInput(f"--rate must be between 0 and 1, got {args.rate:g}")
+    if args.generate is not None and args.cases:
+        raise BadInput("give --cases FILE or --generate N, not both")
+    if args.generate is not None and not 1 <= args.generate <= 10_000:
+        raise BadInput(f"--generate must be from 1 to 10000, got {args.generate}")
+    if args.save_cases and (args.generate is None or not args.workspace):
+        raise BadInput("--save-cases saves generated cases: give --generate N and --workspace DIR")
+    if args.report:
+        target = Path(args.report)
+        if not target.parent.is_dir():
+            raise BadInput(f"--report {args.report}: folder {str(target.parent)!r} does not exist")
+    fixes = _fixes(args)
+    index = _index(args)
+    if args.generate is not None:
+        cases = generate_cases(index.corpus, args.generate, args.seed, index)
+        if not cases:
+            raise BadInput(f"no case could be generated from {args.docs or 'the docs'}: no "
+                           "passage holds a value or phrase found nowhere else")  # fmt: skip
+    else:
+        cases = _cases(args, index)
+    if "dense" in retrievers:
+        from ragdash.errors import RetrieverError
+        from ragdash.retrieval.dense import make_embedder
+        from ragdash.retrieval.spec import RetrieverSpec
+
+        try:
+            make_embedder(RetrieverSpec("dense"))
+        except RetrieverError as exc:
+            raise BadInput(str(exc)) from None
+    report = run_stress(
+        index.corpus, cases, faults=faults, rate=args.rate, seed=args.seed,
+        retrievers=retrievers, fixes=fixes, jobs=args.jobs, index=index,
+    )  # fmt: skip
+    saved = _save(args, cases) if args.save_cases else None
+    if args.report:
+        from ragdash.atomic import atomic_write
+        from ragdash.checks.stress_report import stress_report
+
+        atomic_write(Path(args.report), stress_report(report).encode("utf-8"))
+    if args.json:
+        record = report.to_dict()
+        if saved:
+            record["saved_cases"] = saved
+        emit(json.dumps(record, indent=2))
+        return EXIT_OK
+    origin = f"generated with seed {args.seed}" if args.generate else "from the case file"
+    say(f"{len(report.cases)} cases ({origin}), faults at rate {args.rate:g}, seed {args.seed}")
+    for retriever in report.retrievers:
+        rows = [("fault", "none", "targeted fix", "all", "targeted")]
+        for fault in report.faults:
+            configs = report.configurations(fault)
+            cells = []
+            for c in configs:
+                cell = report.cell(fault, c, retriever)
+                if cell is None or not cell.total:
+                    cells.append("-")
+                else:
+                    low, high = cell.interval
+                    cells.append(
+                        f"{cell.passed}/{cell.total} {cell.rate:.0%} [{low:.0%}-{high:.0%}]"
+                    )
+            rows.append((fault, *cells, configs[1]))
+        say(f"\n{retriever}:")
+        say(_table(rows))
+        for fault, words in report.repairs(retriever).items():
+            say(f"  {fault}: {words}")
+    skipped: dict[str, list[str]] = {}
+    for fault, _, why in report.skipped:
+        skipped.setdefault(fault, []).append(why)
+    for fault, whys in skipped.items():
+        say(f"skipped {fault} for {len(whys)} case(s): {field(whys[0])}")
+    unsaved = report.unsaved()
+    if unsaved:
+        say(f"\n{len(unsaved)} faulted variant(s) no fix saves (failing under all):")
+        for r in unsaved[:20]:
+            missing = "; ".join(r.missing_evidence) or "-"
+            say(f"  {field(r.case)} {r.fault}/{r.variant} [{r.retriever}]: {r.diagnosis}, "
+                f"first {field(r.first_id or '-')}, missing {field(missing)}")  # fmt: skip
+        if len(unsaved) > 20:
+            say(f"  … and {len(unsaved) - 20} more (--json or --report for all)")
+    injected = report.injected
+    say(f"\ninjected documents ({len(injected)}, in memory only): "
+        f"{field(', '.join(injected[:10]))}{' …' if len(injected) > 10 else ''}")  # fmt: skip
+    for note in report.notes:
+        say(f"note: {field(note)}")
+    if saved:
+        say(f"saved {len(saved)} generated case(s) to {field(saved_where(args))} for review")
+    if args.report:
+        say(f"wrote {field(args.report)}")
+    return EXIT_OK
+
+
+def saved_where(args: argparse.Namespace) -> str:
+    from ragdash.storage.case_store import library_path
+
+    return str(library_path(args.workspace))
+
+
+def _save(args: argparse.Namespace, cases) -> list[str]:
+    """Add the generated cases to the workspace's library, renamed ``stress-<seed>-NNN`` so
+    a second run with another seed does not collide; names already there are skipped."""
+    from dataclasses import replace
+
+    from ragdash.errors import LibraryError
+    from ragdash.storage.case_store import open_library
+
+    library = open_library(args.workspace, create=True)
+    assert library is not None
+    saved = []
+    for case in cases:
+        named = replace(case, name=f"stress-{args.seed}-{case.name.removeprefix('gen-')}")
+        try:
+            if library.get(named.name) is None:
+                library.add(named)
+                saved.append(named.name)
+        except LibraryError as exc:
+            say(f"ragdash: warning: {field(exc)}", file=sys.stderr)
+            break
+    return saved
