@@ -34,6 +34,7 @@ from ragdash.checks.stress import (
     StressResult,
     run_stress,
 )
+from ragdash.checks.stress_report import stress_report
 from ragdash.errors import RagdashError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.spec import RetrieverSpec
@@ -589,8 +590,5 @@ def _downloads(run: StressRun) -> None:
 
 
 def _html_report(report: StressReport) -> str | None:
-    """The core's offline HTML report of the run, when it offers one."""
-    from ragdash.checks import html_report
-
-    make = getattr(html_report, "stress_report", None)
-    return make(report) if make is not None else None
+    """The core's offline HTML report of the run (what ``ragdash stress --report`` writes)."""
+    return stress_report(report)
