@@ -490,9 +490,9 @@ def _results(run: StressRun) -> None:
         _open_clicked(event, run, retriever)
     _picker(run)
     st.caption(
-        "Each cell: faulted cases passing / tested (a stale duplicate comes in three "
-        "variants per case — dated, withdrawn, reworded — so its row counts three per case; "
-        "hover for the pass rate and its 95% interval). Columns: no fix, the fixes that "
+        "Each cell: faulted cases passing / tested (a fault may give a case several "
+        "variants — a stale duplicate dated, withdrawn or reworded — each counted; hover "
+        "for the pass rate and its 95% interval). Columns: no fix, the fixes that "
         "target the fault, all fixes. Red is few passing, green all; grey: no case could be "
         "faulted this way. **Click a cell** to open its first failing case in Explore, with "
         "the injected document marked."
