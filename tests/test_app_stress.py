@@ -94,6 +94,8 @@ def test_a_run_on_the_samples_shows_the_cores_numbers_in_the_matrix(app):
     }  # no fix, the targeted fix, all fixes: for every fault
     text = " ".join(m.value for m in at.markdown)
     assert "Which fix repairs which fault" in text and "Cases no fix saves" in text
+    downloads = [d.proto.label for d in at.get("download_button")]
+    assert downloads == ["Download the report (JSON)", "Download the report (HTML)"]
 
 
 def test_two_retrievers_give_one_matrix_each_with_the_cores_numbers(app):

@@ -341,7 +341,15 @@ def generate_cases(
         )
         if holder is None or not stats.unique_to(value, holder.text):
             continue
-        words = stats.distinctive(label, (value,), rng)
+        # a row label may be a short word ("Pro"): 3 letters are enough here
+        words = sorted(
+            {
+                t
+                for t in tokenize(label)
+                if len(t) >= 3 and t.isalpha() and t not in STOPWORDS and t in stats.df
+            },
+            key=lambda t: (stats.df[t], t),
+        )
         head = stats.distinctive(" ".join(row.header), (value, label), rng)
         query = " ".join(dict.fromkeys([*words[:2], *head[:1]]))
         if add(

@@ -328,6 +328,7 @@ class _Corpus:
                 df.setdefault(token, set()).add(p.doc_id)
         self.df = {t: len(d) for t, d in df.items()}
         self.rare = max(2, len(corpus.documents) // 10)
+        self.by_pages = {id(d.pages): d for d in corpus.documents}
 
     def distinctive(self, query: str, doc_id: str | None = None) -> list[str]:
         """The query's words (4+ letters, not stopwords) that pick out few documents — the
@@ -394,7 +395,9 @@ def _reword(text: str, protect: Sequence[str], rng: random.Random) -> str:
     return "\n".join(out)
 
 
-def _stale(clean: _Corpus, case: Case, seed: int) -> list[FaultedVariant]:
+def _stale(
+    clean: _Corpus, case: Case, seed: int, all_variants: bool = False
+) -> list[FaultedVariant]:
     doc = clean.corpus.document(case.expected_id)
     if doc is None:
         return []
@@ -424,11 +427,15 @@ def _stale(clean: _Corpus, case: Case, seed: int) -> list[FaultedVariant]:
         return tuple(out)
 
     variants = []
-    for name, status, day in (
+    kinds = (
         ("dated", "current", when - timedelta(days=365)),
         ("withdrawn", "withdrawn", when + timedelta(days=30)),
         ("reworded", "current", when - timedelta(days=365)),
-    ):
+    )
+    # One variant per case, picked by the seed: every case counts once per fault, and a
+    # run stays three corpora per case lighter (all three with ``all_stale``).
+    picked = kinds if all_variants else (kinds[rng.randrange(len(kinds))],)
+    for name, status, day in picked:
         stale_id = f"{doc.doc_id}-stale-{day.year}"
         reword = name == "reworded"
         stale = replace(
@@ -689,9 +696,11 @@ def variants(
     rate: float = 0.3,
     seed: int = 0,
     fixes: Fixes | None = None,
+    all_stale: bool = False,
 ) -> tuple[list[FaultedVariant], str]:
     """The faulted variants of one case for one fault, and why there are none ("" when
-    there are)."""
+    there are). ``stale`` gives the variant the seed picks for the case (``dated``,
+    ``withdrawn`` or ``reworded``), or all three with ``all_stale``."""
     clean = corpus if isinstance(corpus, _Corpus) else _Corpus(corpus)
     fixes = fixes or Fixes()
     if fault not in FAULTS:
@@ -699,7 +708,7 @@ def variants(
     if clean.corpus.document(case.expected_id) is None and fault in _CORPUS_FAULTS:
         return [], f"no document {case.expected_id!r} in the corpus"
     if fault == "stale":
-        found = _stale(clean, case, seed)
+        found = _stale(clean, case, seed, all_stale)
         return found, "" if found else "nothing to duplicate"
     if fault == "ocr-doc":
         found = _ocr_doc(clean, case, seed, rate, fixes)
@@ -727,33 +736,48 @@ def faulted_variant(
     """The faulted corpus and query of one case, fault and variant (the first variant when
     ``variant`` is None; None when the fault does not apply) — the same a stress run with
     this ``rate`` and ``seed`` built, for Explore."""
-    found, _ = variants(corpus, case, fault, rate=rate, seed=seed)
+    found, _ = variants(corpus, case, fault, rate=rate, seed=seed, all_stale=variant is not None)
     return next((v for v in found if variant in (None, v.variant)), None)
 
 
 # --- running --------------------------------------------------------------------------
 
 
+class _PatchedIndex(CorpusIndex):
+    """A variant's index that shares every unchanged document's passages with the clean
+    index: only the changed documents are segmented again, and a document whose text is
+    unchanged (a date given, a copy renamed) reuses its passages with the new metadata."""
+
+    def __init__(self, clean: _Corpus, variant: FaultedVariant) -> None:
+        super().__init__(variant.corpus)
+        self._clean = clean
+        self._changed = set(variant.changed)
+
+    def passages(self, tables: bool = False) -> tuple[Passage, ...]:
+        if tables not in self._passages:
+            out: list[Passage] = []
+            for doc in self.corpus.documents:
+                if doc.doc_id in self._changed:
+                    out.extend(self._segment(doc, tables))
+                else:
+                    out.extend(self._clean.index.passages_of(doc.doc_id, tables))
+            self._passages[tables] = tuple(out)
+        return self._passages[tables]
+
+    def _segment(self, doc: Document, tables: bool) -> list[Passage]:
+        source = self._clean.corpus.document(doc.doc_id) or self._clean.by_pages.get(id(doc.pages))
+        if source is not None and source.pages is doc.pages and source.layouts is doc.layouts:
+            return [
+                replace(p, doc_id=doc.doc_id, order=doc.order, subject=doc.subject,
+                        updated=doc.updated, status=doc.status)
+                for p in self._clean.index.passages_of(source.doc_id, tables)
+            ]  # fmt: skip
+        return document_passages(doc, tables)
+
+
 def _patched_index(clean: _Corpus, variant: FaultedVariant) -> CorpusIndex:
-    """The variant's index, sharing every unchanged document's passages with the clean
-    index: only the changed documents are segmented again."""
-    if not variant.changed:
-        return clean.index
-    index = CorpusIndex(variant.corpus)
-    changed = set(variant.changed)
-    for tables in (False, True):
-        out: list[Passage] = []
-        new_docs = {d.doc_id: d for d in variant.corpus.documents if d.doc_id in changed}
-        emitted: set[str] = set()
-        for doc in variant.corpus.documents:
-            if doc.doc_id in changed:
-                out.extend(document_passages(doc, tables))
-                emitted.add(doc.doc_id)
-            else:
-                out.extend(clean.index.passages_of(doc.doc_id, tables))
-        del new_docs
-        index._passages[tables] = tuple(out)
-    return index
+    """The variant's index (the clean one for a query fault)."""
+    return _PatchedIndex(clean, variant) if variant.changed else clean.index
 
 
 class _MemoEmbedder:

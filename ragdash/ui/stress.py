@@ -34,6 +34,7 @@ from ragdash.checks.stress import (
     StressResult,
     run_stress,
 )
+from ragdash.checks.stress_report import stress_report
 from ragdash.errors import RagdashError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.spec import RetrieverSpec
@@ -474,7 +475,8 @@ def _results(run: StressRun) -> None:
     st.caption(
         f"{len(report.cases):d} cases ({literal(SOURCE_WORDS[run.source])}), "
         f"{variants:d} faulted variants, rate {run.rate:g}, seed {run.seed:d} — "
-        f"ran in {run.seconds:.1f} s. Same as `ragdash stress` with the same inputs."
+        f"ran in {run.seconds:.1f} s. Same as `ragdash stress` with the same inputs (fix "
+        "settings at their defaults; uploads count as documents here)."
     )
     for retriever in report.retrievers:
         frame = matrix_frame(report, retriever)
@@ -488,9 +490,9 @@ def _results(run: StressRun) -> None:
         _open_clicked(event, run, retriever)
     _picker(run)
     st.caption(
-        "Each cell: faulted cases passing / tested (a stale duplicate comes in three "
-        "variants per case — dated, withdrawn, reworded — so its row counts three per case; "
-        "hover for the pass rate and its 95% interval). Columns: no fix, the fixes that "
+        "Each cell: faulted cases passing / tested (a fault may give a case several "
+        "variants — a stale duplicate dated, withdrawn or reworded — each counted; hover "
+        "for the pass rate and its 95% interval). Columns: no fix, the fixes that "
         "target the fault, all fixes. Red is few passing, green all; grey: no case could be "
         "faulted this way. **Click a cell** to open its first failing case in Explore, with "
         "the injected document marked."
@@ -588,8 +590,5 @@ def _downloads(run: StressRun) -> None:
 
 
 def _html_report(report: StressReport) -> str | None:
-    """The core's offline HTML report of the run, when it offers one."""
-    from ragdash.checks import html_report
-
-    make = getattr(html_report, "stress_report", None)
-    return make(report) if make is not None else None
+    """The core's offline HTML report of the run (what ``ragdash stress --report`` writes)."""
+    return stress_report(report)

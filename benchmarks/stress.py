@@ -1,0 +1,63 @@
+"""``python -m benchmarks.stress``: how long ``ragdash stress`` takes on a large corpus.
+
+The corpus is :mod:`benchmarks.bench`'s (standard-library docstrings cut into passages, one
+document each, seeded dates, statuses and OCR damage); cases are generated from it
+(:func:`ragdash.checks.generate.generate_cases`), then every fault is injected into every
+case and run under ``none``, the targeted fix and ``all`` — for ``seed`` and ``bm25``, with
+``--jobs`` worker processes. The peer, measured in the same run on the same cases, is a
+plain ``ablate`` (no fault, 15 configurations), so the ratio says what the fault injection
+costs next to the check people already run. Not a test: nothing here asserts a timing.
+
+    python -m benchmarks.stress --size 10000 --cases 100 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+from benchmarks.bench import make_corpus
+from benchmarks.texts import passage_texts
+from ragdash.checks.generate import generate_cases
+from ragdash.checks.parallel import parallel_ablation
+from ragdash.checks.stress import FAULTS, run_stress
+from ragdash.retrieval.index import CorpusIndex
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.stress", description=__doc__)
+    parser.add_argument("--size", type=int, default=10_000, help="passages (default 10000)")
+    parser.add_argument("--cases", type=int, default=100, help="generated cases (default 100)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--retrievers", default="seed,bm25", help="default seed,bm25")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    corpus = make_corpus(passage_texts(args.size))
+    index = CorpusIndex(corpus)
+    index.inverted(False)
+    t1 = time.perf_counter()
+    cases = generate_cases(corpus, args.cases, seed=7, index=index)
+    t2 = time.perf_counter()
+    print(f"corpus: {len(index.passages()):,} passages, built in {t1 - t0:.1f} s; "
+          f"{len(cases)} cases generated in {t2 - t1:.1f} s")  # fmt: skip
+    start = time.perf_counter()
+    parallel_ablation(index, cases, jobs=args.jobs)
+    peer = time.perf_counter() - start
+    print(f"peer: ablate (15 configurations, no fault), {args.jobs} jobs: {peer:.1f} s")
+    for retriever in args.retrievers.split(","):
+        start = time.perf_counter()
+        report = run_stress(corpus, cases, faults=FAULTS, seed=7, retrievers=(retriever,),
+                            jobs=args.jobs, index=index)  # fmt: skip
+        took = time.perf_counter() - start
+        checks = len(report.results)
+        totals = ", ".join(f"{f} {report.cell(f, 'none', retriever).total}" for f in report.faults)
+        print(f"stress {retriever}: {took:.1f} s for {checks} checks ({totals} variants), "
+              f"{took / max(peer, 1e-9):.1f}x the ablate peer")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
