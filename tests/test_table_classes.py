@@ -94,8 +94,10 @@ def _facing(caption_between: bool = False) -> bytes:
     columns = [72.0, 230.0, 330.0, 440.0]
     head = [["Region", "Population", "Median", "Share of"],
             ["", "(thousands)", "income ($)", "total (%)"]]
-    rows = [[f"District {i:02d}", f"{1200 + 37 * i:,}", f"{41000 + 513 * i:,}", f"{1 + i % 9}.{i % 7}"]
-            for i in range(1, 80)]
+    rows = [
+        [f"District {i:02d}", f"{1200 + 37 * i:,}", f"{41000 + 513 * i:,}", f"{1 + i % 9}.{i % 7}"]
+        for i in range(1, 80)
+    ]
     pages = []
     start = 0
     for page, shift in ((1, 0.0), (2, 36.0)):
