@@ -47,7 +47,7 @@ def _tables(pdf: bytes):
     return join_tables(layouts, find_furniture(layouts))
 
 
-def _statement(new_title: bool = False) -> bytes:
+def _statement(new_title: bool = False, label_first: bool = False) -> bytes:
     furniture = [(72, 30, "示例股份有限公司 2024 年第三季度报告")]
     head = [["项目", "本期发生额", "上期发生额"]]
     rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
@@ -62,7 +62,11 @@ def _statement(new_title: bool = False) -> bytes:
         p2 += items
     first = ["划净负债或净资产的变动", _amount(97), _amount(98)]
     more = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
-    items, top = table_items([first, *more], CJK_COLUMNS, top, step=20)
+    opening = [first]
+    if label_first:  # the page opens with a group label: a row with no numbers
+        p1 = [item for item in p1 if item[2] != "1.重新计量设定受益计"]
+        opening = [["（二）将重分类进损益的其他综合收益", "", ""]]
+    items, top = table_items([*opening, *more], CJK_COLUMNS, top, step=20)
     p2 += [*items, (72, top + 40, "法定代表人：张三    主管会计工作负责人：李四"), (290, 805, "2")]
     return drawn_pdf([p1, p2], font_size=10, font="STSong-Light")
 
@@ -175,3 +179,17 @@ def test_table_in_the_last_column_continued_under_continued_caption_joins():
     joined = [t for t in tables if t.page_start == 1 and t.page_end == 2]
     texts = [r.text for t in joined for r in t.rows]
     assert any("Form 24 review" in t for t in texts) and any("Form 25 review" in t for t in texts)
+
+
+def test_cjk_continuation_opening_with_a_label_row_has_no_header_of_its_own():
+    """The report lists a table's header: a group label opening a headerless continuation
+    page is a row, not the header — the table's header is the statement's column names."""
+    pdf = _statement(label_first=True)
+    page2 = _layouts(pdf)[1]
+    (region,) = [t for t in page2.tables if not t.weak]
+    assert region.header_rows == 0
+    tables, decisions = _tables(pdf)
+    assert any(d.joined and (d.page_a, d.page_b) == (1, 2) for d in decisions)
+    (table,) = [t for t in tables if t.page_start == 1]
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
+    assert any(r.text.startswith("（二）将重分类") for r in table.rows)
