@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 
 import pdfplumber
+import pytest
 from pdf_factory import drawn_pdf, table_items
 
 from ragdash.ingestion.furniture import find_furniture
@@ -193,3 +194,62 @@ def test_cjk_continuation_opening_with_a_label_row_has_no_header_of_its_own():
     (table,) = [t for t in tables if t.page_start == 1]
     assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
     assert any(r.text.startswith("（二）将重分类") for r in table.rows)
+
+
+def _ruled_statement(repeat_header: bool) -> bytes:
+    """The statement as a ruled grid (find_tables reads it), the cut label in a row of its
+    own at the foot of page 1; page 2 with or without the header row repeated."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    _, height = A4
+    xs = [60, 320, 440, 560]
+    head = ["项目", "本期发生额", "上期发生额"]
+
+    def grid(canvas: Canvas, rows: list, top: float) -> float:
+        y = top
+        for row in rows:
+            canvas.line(xs[0], height - y, xs[-1], height - y)
+            for k, cell in enumerate(row):
+                if cell:
+                    canvas.drawString(xs[k] + 4, height - y - 14, cell)
+            y += 20
+        canvas.line(xs[0], height - y, xs[-1], height - y)
+        for x in xs:
+            canvas.line(x, height - top, x, height - y)
+        return y
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    canvas.setFont("STSong-Light", 10)
+    canvas.drawString(60, height - 40, "合并利润表")
+    rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
+    grid(canvas, [head, *rows, ["1.重新计量设定受益计", "", ""]], 60)
+    canvas.drawString(290, height - 815, "1")
+    canvas.showPage()
+    canvas.setFont("STSong-Light", 10)
+    rows = [["划净负债或净资产的变动", _amount(97), _amount(98)]]
+    rows += [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
+    y = grid(canvas, [head, *rows] if repeat_header else rows, 60)
+    canvas.drawString(60, height - y - 40, "法定代表人：张三")
+    canvas.drawString(290, height - 815, "2")
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("repeat_header", [False, True])
+def test_ruled_cjk_statement_cut_label_is_one_row_readable_either_way(repeat_header):
+    tables, decisions = _tables(_ruled_statement(repeat_header))
+    assert any(d.joined and (d.page_a, d.page_b) == (1, 2) for d in decisions)
+    (table,) = [t for t in tables if t.page_start == 1]
+    assert table.rows_joined == 1 and len(table.rows) == len(LABELS) + 1 + len(AFTER)
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
+    (row,) = [r for r in table.rows if "重新计量" in r.text]
+    cells = row.text.splitlines()[0]
+    assert cells.startswith("1.重新计量设定受益计划净负债或净资产的变动 | ")
+    # the page's own lines stay readable in the row: a quote from either page is found
+    assert f"划净负债或净资产的变动 {_amount(97)} {_amount(98)}" in row.text.splitlines()
