@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 
 import pdfplumber
+import pytest
 from pdf_factory import drawn_pdf, table_items
 
 from ragdash.ingestion.furniture import find_furniture
@@ -47,7 +48,7 @@ def _tables(pdf: bytes):
     return join_tables(layouts, find_furniture(layouts))
 
 
-def _statement(new_title: bool = False) -> bytes:
+def _statement(new_title: bool = False, label_first: bool = False) -> bytes:
     furniture = [(72, 30, "示例股份有限公司 2024 年第三季度报告")]
     head = [["项目", "本期发生额", "上期发生额"]]
     rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
@@ -62,7 +63,11 @@ def _statement(new_title: bool = False) -> bytes:
         p2 += items
     first = ["划净负债或净资产的变动", _amount(97), _amount(98)]
     more = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
-    items, top = table_items([first, *more], CJK_COLUMNS, top, step=20)
+    opening = [first]
+    if label_first:  # the page opens with a group label: a row with no numbers
+        p1 = [item for item in p1 if item[2] != "1.重新计量设定受益计"]
+        opening = [["（二）将重分类进损益的其他综合收益", "", ""]]
+    items, top = table_items([*opening, *more], CJK_COLUMNS, top, step=20)
     p2 += [*items, (72, top + 40, "法定代表人：张三    主管会计工作负责人：李四"), (290, 805, "2")]
     return drawn_pdf([p1, p2], font_size=10, font="STSong-Light")
 
@@ -94,8 +99,10 @@ def _facing(caption_between: bool = False) -> bytes:
     columns = [72.0, 230.0, 330.0, 440.0]
     head = [["Region", "Population", "Median", "Share of"],
             ["", "(thousands)", "income ($)", "total (%)"]]
-    rows = [[f"District {i:02d}", f"{1200 + 37 * i:,}", f"{41000 + 513 * i:,}", f"{1 + i % 9}.{i % 7}"]
-            for i in range(1, 80)]
+    rows = [
+        [f"District {i:02d}", f"{1200 + 37 * i:,}", f"{41000 + 513 * i:,}", f"{1 + i % 9}.{i % 7}"]
+        for i in range(1, 80)
+    ]
     pages = []
     start = 0
     for page, shift in ((1, 0.0), (2, 36.0)):
@@ -173,3 +180,76 @@ def test_table_in_the_last_column_continued_under_continued_caption_joins():
     joined = [t for t in tables if t.page_start == 1 and t.page_end == 2]
     texts = [r.text for t in joined for r in t.rows]
     assert any("Form 24 review" in t for t in texts) and any("Form 25 review" in t for t in texts)
+
+
+def test_cjk_continuation_opening_with_a_label_row_has_no_header_of_its_own():
+    """The report lists a table's header: a group label opening a headerless continuation
+    page is a row, not the header — the table's header is the statement's column names."""
+    pdf = _statement(label_first=True)
+    page2 = _layouts(pdf)[1]
+    (region,) = [t for t in page2.tables if not t.weak]
+    assert region.header_rows == 0
+    tables, decisions = _tables(pdf)
+    assert any(d.joined and (d.page_a, d.page_b) == (1, 2) for d in decisions)
+    (table,) = [t for t in tables if t.page_start == 1]
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
+    assert any(r.text.startswith("（二）将重分类") for r in table.rows)
+
+
+def _ruled_statement(repeat_header: bool) -> bytes:
+    """The statement as a ruled grid (find_tables reads it), the cut label in a row of its
+    own at the foot of page 1; page 2 with or without the header row repeated."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    _, height = A4
+    xs = [60, 320, 440, 560]
+    head = ["项目", "本期发生额", "上期发生额"]
+
+    def grid(canvas: Canvas, rows: list, top: float) -> float:
+        y = top
+        for row in rows:
+            canvas.line(xs[0], height - y, xs[-1], height - y)
+            for k, cell in enumerate(row):
+                if cell:
+                    canvas.drawString(xs[k] + 4, height - y - 14, cell)
+            y += 20
+        canvas.line(xs[0], height - y, xs[-1], height - y)
+        for x in xs:
+            canvas.line(x, height - top, x, height - y)
+        return y
+
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    canvas.setFont("STSong-Light", 10)
+    canvas.drawString(60, height - 40, "合并利润表")
+    rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
+    grid(canvas, [head, *rows, ["1.重新计量设定受益计", "", ""]], 60)
+    canvas.drawString(290, height - 815, "1")
+    canvas.showPage()
+    canvas.setFont("STSong-Light", 10)
+    rows = [["划净负债或净资产的变动", _amount(97), _amount(98)]]
+    rows += [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
+    y = grid(canvas, [head, *rows] if repeat_header else rows, 60)
+    canvas.drawString(60, height - y - 40, "法定代表人：张三")
+    canvas.drawString(290, height - 815, "2")
+    canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("repeat_header", [False, True])
+def test_ruled_cjk_statement_cut_label_is_one_row_readable_either_way(repeat_header):
+    tables, decisions = _tables(_ruled_statement(repeat_header))
+    assert any(d.joined and (d.page_a, d.page_b) == (1, 2) for d in decisions)
+    (table,) = [t for t in tables if t.page_start == 1]
+    assert table.rows_joined == 1 and len(table.rows) == len(LABELS) + 1 + len(AFTER)
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
+    (row,) = [r for r in table.rows if "重新计量" in r.text]
+    cells = row.text.splitlines()[0]
+    assert cells.startswith("1.重新计量设定受益计划净负债或净资产的变动 | ")
+    # the page's own lines stay readable in the row: a quote from either page is found
+    assert f"划净负债或净资产的变动 {_amount(97)} {_amount(98)}" in row.text.splitlines()

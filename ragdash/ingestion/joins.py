@@ -618,7 +618,10 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
                 )
             )
             if region.method == "ruled":  # pdfplumber's convention: one row, cells merged
-                text = " | ".join(cells)
+                # — and the two halves as the pages' lines read, so a row quoted from
+                # either page is still found
+                parts = [" | ".join(cells), *last.text.splitlines(), *first.text.splitlines()]
+                text = "\n".join(dict.fromkeys(p for p in parts if p.strip()))
             table.rows[-1] = Row(text, cells, last.page, last.group, layout.page)
             rows = rows[1:]
             table.rows_joined += 1

@@ -393,6 +393,11 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
         and len(run[header - 1].text.split()) <= 4
     ):
         header -= 1  # a one-cell line in the key column over the rows: a group label
+    if header and all(
+        len(line.segments) == 1 and abs(line.x0 - columns[0][0]) < ANCHOR_TOLERANCE
+        for line in run[:header]
+    ):
+        header = 0  # labels alone in the key column name no columns: they are rows
     if top_of_page:
         # one-cell lines right under the header, right of the key column: the rest of a
         # row cut by the page break, not header lines
