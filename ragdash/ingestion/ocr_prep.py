@@ -94,6 +94,8 @@ def flatten_background(pixels: Any, px_per_pt: float) -> Any:
     small = pixels[::step, ::step]
     size = max(3, int(round(5.0 * px_per_pt / step)) | 1)  # wider than a pen stroke
     background = ndimage.grey_closing(small, size=(size, size))
+    if float(np.percentile(background, 2)) > 225:
+        return pixels  # a white page throughout: nothing to flatten, the pixels stay as read
     if step > 1:
         background = np.repeat(np.repeat(background, step, 0), step, 1)
         background = background[: pixels.shape[0], : pixels.shape[1]]

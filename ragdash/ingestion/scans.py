@@ -33,6 +33,7 @@ import functools
 import io
 import math
 import os
+import re
 import shutil
 import statistics
 from collections import deque
@@ -248,12 +249,21 @@ def ocr_image(
     return tuple(words)
 
 
+_SECTION_FIVE = re.compile(r"§[\d,.]*\d[\d,.]*")
+
+
 def _brackets(text: str) -> str:
-    """A brace Tesseract read for a parenthesis that closes or opens it: ``{16.0-29.0)``.
+    """A brace Tesseract read for a parenthesis that closes or opens it (``{16.0-29.0)``),
+    and a section sign read for the 5 that opens a number (``§3,113``, ``§,331``: a
+    section sign opens no thousands: ``§12`` stays).
 
     >>> _brackets("{16.0-29.0)"), _brackets("(4.1}"), _brackets("{x}")
     ('(16.0-29.0)', '(4.1)', '{x}')
+    >>> _brackets("§3,113"), _brackets("§,331"), _brackets("§12")
+    ('53,113', '5,331', '§12')
     """
+    if _SECTION_FIVE.fullmatch(text) and ("," in text or "." in text):  # §12 stays
+        text = "5" + text[1:]
     if "{" in text and ")" in text and "(" not in text and "}" not in text:
         text = text.replace("{", "(")
     if "}" in text and "(" in text and ")" not in text and "{" not in text:
