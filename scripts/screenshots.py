@@ -18,6 +18,7 @@ SHOTS = {
     "explore-all": "/?q=warehuse+sync&fixes=all&expect=inventory&evidence=15+minutes&k=2",
     "suite": "/suite?fixes=fuzzy",
     "documents": "/documents",
+    "triage": "/triage",
 }
 #: Buttons to click before the screenshot (long work the page only runs on request).
 CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
@@ -47,9 +48,23 @@ def main() -> None:
                 page.get_by_role("button", name=label).click()
                 page.wait_for_timeout(1000)
                 wait_for_app(page)
+                # a long search shows a progress bar until it is done
+                page.wait_for_function(
+                    "() => !document.querySelector('[data-testid=\"stProgress\"]')",
+                    timeout=120_000,
+                )
+                wait_for_app(page)
             page.wait_for_timeout(2500)
             suffix = "" if width == 1400 else f"-{width}"
+            # Streamlit scrolls inside its main element: make the window as tall as the page
+            tall = page.evaluate(
+                "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+                "[data-testid=\"stAppViewContainer\"]')].map(e => e.scrollHeight), 0)"
+            )
+            page.set_viewport_size({"width": width, "height": min(max(tall, 1000), 8000)})
+            page.wait_for_timeout(600)
             page.screenshot(path=str(out / f"{name}{suffix}.png"), full_page=True)
+            page.set_viewport_size({"width": width, "height": 2000})
             print(f"wrote screenshots/{name}{suffix}.png")
     if readme:
         for image, shot in README.items():

@@ -310,3 +310,35 @@ def test_a_pdfs_inspection_and_passages_read_in_full(app_url, sized_page):
     assert "removed at the end «Plan | Storage | Monthly price Basic |»" in shown["Passages"]
     assert page.locator("mark.rd-diff-del").count() >= 1
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
+def test_the_fragility_charts_name_every_case(app_url, sized_page):
+    """Seen on the screenshots: the "How close to breaking" charts squeezed eight cases
+    into 90 px — bars 3 px high, half the case names hidden, the labels on top of each
+    other. Each chart names every case, and each bar is thick enough to see."""
+    page, width = sized_page
+    open_view(page, app_url + "/suite?fixes=fuzzy")
+    page.get_by_role("button", name="Search for the smallest breaking corruption").click()
+    page.wait_for_timeout(1000)
+    wait_for_app(page)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stProgress\"]')",
+                           timeout=120_000)  # fmt: skip
+    wait_for_app(page)
+    page.wait_for_timeout(1500)
+    charts = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg')]
+            .map(svg => ({
+                names: [...svg.querySelectorAll('g[aria-label^="Y-axis"] .role-axis-label text')]
+                    .map(t => t.textContent),
+                bars: [...svg.querySelectorAll('.mark-rect path')]
+                    .map(p => p.getBoundingClientRect().height).filter(h => h > 0),
+            }))
+            .filter(c => c.names.length && !c.names.includes("none"))"""  # not the heatmap
+    )
+    shot(page, f"suite-fragility-{width}")
+    assert len(charts) == 2, charts  # OCR and typos
+    cases = [n for n, c in CASES.items()]
+    for chart in charts:
+        assert chart["names"] == cases
+        assert min(chart["bars"]) >= 8, chart["bars"]

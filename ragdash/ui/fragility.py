@@ -25,7 +25,9 @@ from ragdash.ui.text import grid, label, literal
 
 __all__ = [
     "CONFIGURATION_COLORS",
+    "FRAME_PX",
     "MAX_EDITS_CHOICES",
+    "ROW_PX",
     "chart_frame",
     "fragility_chart",
     "fragility_rows",
@@ -105,6 +107,10 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Height of one case's row in the fragility chart, and of the title, axis and legend.
+ROW_PX, FRAME_PX = 44, 150
+
+
 def fragility_chart(table: pd.DataFrame, fault: str | None = None) -> alt.LayerChart:
     """Edits to break each case, no fixes vs current fixes, for one fault kind (``fault``:
     its title; None for all rows); pale bars are cases that survived the whole search.
@@ -148,8 +154,11 @@ def fragility_chart(table: pd.DataFrame, fault: str | None = None) -> alt.LayerC
     labels = base.mark_text(align="left", dx=3, fontSize=11).encode(
         text="label:N", color=alt.value("#333")
     )
+    # Streamlit fits the whole chart — title, x axis and its title, the legend below — into
+    # this height: 150 px for those, so each case keeps its 44 px (two bars of ~20 px and
+    # their labels; at 34 px for everything the bars were 3 px and the labels overlapped).
     return alt.layer(bars, labels, data=data).properties(
-        height=max(90, 34 * len(cases)), title=fault or ""
+        height=FRAME_PX + max(90, ROW_PX * len(cases)), title=fault or ""
     )
 
 

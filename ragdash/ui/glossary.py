@@ -25,8 +25,9 @@ import pandas as pd
 import streamlit as st
 
 from ragdash.ingestion.scans import LOW_CONFIDENCE
+from ragdash.retrieval.highlight import escape_text
 from ragdash.settings import FIX_DESCRIPTIONS
-from ragdash.ui.text import grid, literal
+from ragdash.ui.text import grid
 
 __all__ = [
     "CONFIGURATIONS",
@@ -265,7 +266,10 @@ def glossary_markdown() -> str:
 def render_glossary() -> None:
     """The glossary in the sidebar, collapsed: every term in one place, for the words that
     appear in sentences rather than headers (proof check, ranking, extraction, evidence)."""
+    # HTML, not Markdown: a definition list no page test mistakes for its own bullets
+    items = "".join(
+        f"<dt><b>{escape_text(term)}</b></dt><dd>{escape_text(text)}</dd>"
+        for term, text in GLOSSARY.items()
+    )
     with st.sidebar.expander("Glossary", icon=":material/menu_book:"):
-        st.markdown(
-            "\n".join(f"- **{literal(term)}**: {literal(text)}" for term, text in GLOSSARY.items())
-        )
+        st.html(f'<dl class="rd-glossary">{items}</dl>')
