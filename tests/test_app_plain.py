@@ -25,6 +25,7 @@ SAMPLE = ROOT / "ragdash" / "samples"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"
 TRIAGE = "ragdash/ui/pages/triage.py"
+STRESS = "ragdash/ui/pages/stress.py"
 
 
 @pytest.fixture
@@ -84,6 +85,10 @@ def visit_every_page(at: AppTest) -> dict[str, list[tuple[str, str | None]]]:
     at.button(key="rob_run").click().run(timeout=180)
     no_exception(at)
     seen["triage"] = headers(at)
+    at.switch_page(STRESS).run()
+    next(b for b in at.button if b.label == "Run the stress test").click().run(timeout=300)
+    no_exception(at)
+    seen["stress"] = headers(at)
     return seen
 
 
