@@ -245,15 +245,18 @@ def test_the_repository_docs_as_an_unseen_plain_text_corpus(tmp_path):
             assert fix > none, (fault, none, fix, total)
 
 
-def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder):
+@pytest.mark.parametrize("where", ["plain", "samples"])
+def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, where):
     from ragdash.checks.stress import _Corpus, _patched_index, configurations_for, variants
 
-    corpus = load_folder(plain_folder)
+    corpus = load_folder(plain_folder if where == "plain" else SAMPLES)
     clean = _Corpus(corpus)
     for case in generate_cases(corpus, 8, seed=5):
         for fault in ("stale", "ocr-doc", "split-table"):
             for v in variants(clean, case, fault, seed=5, all_stale=True)[0]:
                 patched, fresh = _patched_index(clean, v), CorpusIndex(v.corpus)
+                for tables in (False, True):
+                    assert patched.inverted(tables).families == fresh.inverted(tables).families
                 for fixes in configurations_for(fault).values():
                     got = [
                         (r.doc_id, r.passage.text, r.score)
