@@ -243,3 +243,26 @@ def test_the_repository_docs_as_an_unseen_plain_text_corpus(tmp_path):
     for fault, (none, fix, total) in rates(report, "seed").items():
         if total:  # the docs hold few tables: split-table may have no case
             assert fix > none, (fault, none, fix, total)
+
+
+@pytest.mark.parametrize("where", ["plain", "samples"])
+def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, where):
+    from ragdash.checks.stress import _Corpus, _patched_index, configurations_for, variants
+
+    corpus = load_folder(plain_folder if where == "plain" else SAMPLES)
+    clean = _Corpus(corpus)
+    for case in generate_cases(corpus, 8, seed=5):
+        for fault in ("stale", "ocr-doc", "split-table"):
+            for v in variants(clean, case, fault, seed=5, all_stale=True)[0]:
+                patched, fresh = _patched_index(clean, v), CorpusIndex(v.corpus)
+                for tables in (False, True):
+                    assert patched.inverted(tables).families == fresh.inverted(tables).families
+                for fixes in configurations_for(fault).values():
+                    got = [
+                        (r.doc_id, r.passage.text, r.score)
+                        for r in patched.top(case.query, fixes, 3)
+                    ]
+                    want = [
+                        (r.doc_id, r.passage.text, r.score) for r in fresh.top(case.query, fixes, 3)
+                    ]
+                    assert got == want, (case.name, fault, v.variant, fixes.label)

@@ -329,6 +329,20 @@ class _Corpus:
         self.df = {t: len(d) for t, d in df.items()}
         self.rare = max(2, len(corpus.documents) // 10)
         self.by_pages = {id(d.pages): d for d in corpus.documents}
+        self._names: dict[bool, _FamilyNames] = {}
+
+    def family_names(self, tables: bool) -> _FamilyNames:
+        if tables not in self._names:
+            docs = _family_documents(self.index.passages(tables))
+            by_key: dict[tuple, list[str]] = {}
+            name_keys = {}
+            for d in docs:
+                keys, names = _family_keys(d)
+                name_keys[d.doc_id] = names
+                for k in keys:
+                    by_key.setdefault(k, []).append(d.doc_id)
+            self._names[tables] = _FamilyNames({d.doc_id: d for d in docs}, by_key, name_keys)
+        return self._names[tables]
 
     def distinctive(self, query: str, doc_id: str | None = None) -> list[str]:
         """The query's words (4+ letters, not stopwords) that pick out few documents — the
@@ -743,6 +757,37 @@ def faulted_variant(
 # --- running --------------------------------------------------------------------------
 
 
+def _family_documents(passages) -> list[Document]:
+    """Documents as :func:`ragdash.retrieval.families.families_of` sees them."""
+    texts: dict[str, list[str]] = {}
+    first: dict[str, Passage] = {}
+    for p in passages:
+        texts.setdefault(p.doc_id, []).append(p.text)
+        first.setdefault(p.doc_id, p)
+    return [
+        Document(
+            d, p.subject or d, p.updated, p.status, "", "text", ("\n".join(texts[d]),), p.order
+        )
+        for d, p in first.items()
+    ]
+
+
+def _family_keys(doc: Document) -> tuple[frozenset, tuple[str, str]]:
+    from ragdash.retrieval.families import _stem_key, _subject_key
+    from ragdash.retrieval.versions import _Name
+
+    return _Name.of(doc).keys, (_stem_key(doc), _subject_key(doc))
+
+
+@dataclass(frozen=True)
+class _FamilyNames:
+    """The clean corpus's documents as the version detector sees them, with their keys."""
+
+    documents: dict[str, Document]
+    by_key: dict[tuple, list[str]]
+    name_keys: dict[str, tuple[str, str]]
+
+
 class _PatchedIndex(CorpusIndex):
     """A variant's index that shares every unchanged document's passages with the clean
     index: only the changed documents are segmented again, and a document whose text is
@@ -763,6 +808,51 @@ class _PatchedIndex(CorpusIndex):
                     out.extend(self._clean.index.passages_of(doc.doc_id, tables))
             self._passages[tables] = tuple(out)
         return self._passages[tables]
+
+    def inverted(self, tables: bool = False, unicode: bool = False):
+        inverted = super().inverted(tables, unicode)
+        if inverted._families is None:
+            inverted._families = self._families(tables)
+        return inverted
+
+    def _families(self, tables: bool):
+        """The version families, worked out again only for the changed documents: a pair's
+        verdict depends on its two documents alone (tested against a fresh index)."""
+        from ragdash.retrieval.families import VersionFamilies, _families, _Union
+        from ragdash.retrieval.versions import find_version_pairs
+
+        passages = self.passages(tables)
+        if len({p.doc_id for p in passages}) < 2:
+            return VersionFamilies()
+        names = self._clean.family_names(tables)
+        clean = self._clean.index.inverted(tables).families
+        changed_docs = _family_documents(p for p in passages if p.doc_id in self._changed)
+        keys = {d.doc_id: _family_keys(d) for d in changed_docs}
+        wanted = {k for ks in keys.values() for k in ks[0]}
+        near = {i for k in wanted for i in names.by_key.get(k, ())} - self._changed
+        sub = sorted([*changed_docs, *(names.documents[i] for i in near)], key=lambda d: d.order)
+        touched = self._changed
+        fresh = [pair for pair in find_version_pairs(Corpus(tuple(sub)))
+                 if pair.older_id in touched or pair.newer_id in touched]  # fmt: skip
+        kept = [pair for pair in clean.pairs
+                if pair.older_id not in touched and pair.newer_id not in touched]  # fmt: skip
+        pairs = sorted(
+            [*kept, *fresh], key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id)
+        )
+        by_pair, by_name = _Union(), _Union()
+        for pair in pairs:
+            by_pair.join(pair.older_id, pair.newer_id)
+            by_name.join(pair.older_id, pair.newer_id)
+        ordered = [(d, keys[d][1]) for d in keys]
+        ordered += [(d, k) for d, k in names.name_keys.items() if d not in self._changed]
+        present = {p.doc_id for p in passages}
+        for slot in (0, 1):
+            groups: dict[str, str] = {}
+            for doc_id, (stem, subject) in ordered:
+                k = (stem, subject)[slot]
+                if k and doc_id in present:
+                    by_name.join(groups.setdefault(k, doc_id), doc_id)
+        return VersionFamilies(tuple(pairs), _families(by_name), _families(by_pair))
 
     def _segment(self, doc: Document, tables: bool) -> list[Passage]:
         source = self._clean.corpus.document(doc.doc_id) or self._clean.by_pages.get(id(doc.pages))

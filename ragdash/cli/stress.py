@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -60,6 +61,9 @@ def add_stress_parser(sub, common, jobs_option) -> None:
         help="save the generated cases to the --workspace case library for review",
     )
     jobs_option(p)
+    # Stress runs five faults per case: two workers by default where there are two cores
+    # (the report is the same with any --jobs).
+    p.set_defaults(jobs=min(2, os.cpu_count() or 1))
 
 
 def _faults(text: str) -> tuple[str, ...]:
