@@ -26,8 +26,9 @@ the other passages are shared with the clean index.
     >>> from ragdash.bundled import SAMPLES; from ragdash.ingestion.ingest import load_folder
     >>> corpus = load_folder(SAMPLES)
     >>> report = run_stress(corpus, generate_cases(corpus, 5, 7), faults=("typo",), seed=7)
-    >>> cell = report.cell("typo", "fuzzy", "seed"); cell.total
-    5
+    >>> fixed, broken = report.cell("typo", "fuzzy", "seed"), report.cell("typo", "none", "seed")
+    >>> fixed.total == broken.total > 0 and fixed.passed > broken.passed
+    True
 """
 
 from __future__ import annotations
