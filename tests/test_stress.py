@@ -255,8 +255,13 @@ def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, wh
         for fault in ("stale", "ocr-doc", "split-table"):
             for v in variants(clean, case, fault, seed=5, all_stale=True)[0]:
                 patched, fresh = _patched_index(clean, v), CorpusIndex(v.corpus)
-                for tables in (False, True):
+                for tables, unicode in ((False, False), (True, False), (False, True)):
                     assert patched.inverted(tables).families == fresh.inverted(tables).families
+                    got_p = patched.inverted(tables, unicode).postings
+                    want_p = fresh.inverted(tables, unicode).postings
+                    assert got_p.vocabulary == want_p.vocabulary
+                    assert got_p.offsets.tolist() == want_p.offsets.tolist()
+                    assert got_p.passage_ids.tolist() == want_p.passage_ids.tolist()
                 for fixes in configurations_for(fault).values():
                     got = [
                         (r.doc_id, r.passage.text, r.score)

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from threading import Event
 
+import numpy as np
+
 from ragdash.case import Case
 from ragdash.checks.faults import typo_noise
 from ragdash.checks.generate import STOPWORDS, generate_cases, table_rows
@@ -50,9 +52,10 @@ from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
-from ragdash.text import is_ocr_candidate, tokenize
+from ragdash.text import is_ocr_candidate, tokenize, tokenizer
 
 __all__ = [
     "CONFIG_NONE",
@@ -331,6 +334,28 @@ class _Corpus:
         self.rare = max(2, len(corpus.documents) // 10)
         self.by_pages = {id(d.pages): d for d in corpus.documents}
         self._names: dict[bool, _FamilyNames] = {}
+        self._rows: dict[tuple[bool, bool], _TokenRows] = {}
+
+    def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
+        """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
+        once): a variant's postings are put together from these rows, so only the passages
+        of changed documents are tokenized again."""
+        key = (tables, unicode)
+        if key not in self._rows:
+            inverted = self.index.inverted(tables, unicode)
+            ids, split = inverted.postings.token_ids, tokenizer(unicode)
+            flat: list[int] = []
+            starts = [0]
+            by_text: dict[str, int] = {}
+            for pid, p in enumerate(inverted.passages):
+                by_text.setdefault(p.text, pid)
+                flat.extend(ids[t] for t in dict.fromkeys(split(p.text)))
+                starts.append(len(flat))
+            self._rows[key] = _TokenRows(
+                list(inverted.postings.vocabulary), dict(ids), np.asarray(flat, dtype=np.int64),
+                np.asarray(starts, dtype=np.int64), by_text,
+            )  # fmt: skip
+        return self._rows[key]
 
     def family_names(self, tables: bool) -> _FamilyNames:
         if tables not in self._names:
@@ -789,6 +814,45 @@ class _FamilyNames:
     name_keys: dict[str, tuple[str, str]]
 
 
+@dataclass(frozen=True)
+class _TokenRows:
+    """The clean passages as token ids: passage ``i``'s distinct tokens, in first-seen order,
+    are ``flat[starts[i]:starts[i + 1]]``, ids into ``words``; ``by_text`` finds the first
+    clean passage of a text (a passage's tokens depend on its text alone)."""
+
+    words: list[str]
+    ids: dict[str, int]
+    flat: np.ndarray
+    starts: np.ndarray
+    by_text: dict[str, int]
+
+    def postings(self, passages: Sequence[Passage], unicode: bool) -> Postings:
+        """The postings :func:`build_postings` makes of ``passages``: a clean text reuses its
+        row, any other text is tokenized (its new words numbered after the clean ones)."""
+        words, ids, split = list(self.words), dict(self.ids), tokenizer(unicode)
+        rows = np.empty(len(passages), dtype=np.int64)
+        extra: list[int] = []
+        extra_starts = [0]
+        base = len(self.starts) - 1
+        for i, p in enumerate(passages):
+            pid = self.by_text.get(p.text)
+            if pid is None:
+                for t in dict.fromkeys(split(p.text)):
+                    if t not in ids:
+                        ids[t] = len(words)
+                        words.append(t)
+                    extra.append(ids[t])
+                extra_starts.append(len(extra))
+                pid = base + len(extra_starts) - 2
+            rows[i] = pid
+        flat = np.concatenate([self.flat, np.asarray(extra, dtype=np.int64)])
+        starts = np.concatenate([self.starts[:-1], len(self.flat) + np.asarray(extra_starts)])
+        lengths = starts[rows + 1] - starts[rows]
+        total = int(lengths.sum())
+        shift = np.repeat(starts[rows] - np.cumsum(lengths) + lengths, lengths)
+        return postings_from_ids(flat[shift + np.arange(total)], lengths, words)
+
+
 class _PatchedIndex(CorpusIndex):
     """A variant's index that shares every unchanged document's passages with the clean
     index: only the changed documents are segmented again, and a document whose text is
@@ -811,7 +875,19 @@ class _PatchedIndex(CorpusIndex):
         return self._passages[tables]
 
     def inverted(self, tables: bool = False, unicode: bool = False):
-        inverted = super().inverted(tables, unicode)
+        key = (tables, unicode)
+        if key not in self._inverted:
+            passages = self.passages(tables)
+            other = self._inverted.get((not tables, unicode))
+            if other is not None and other.passages is passages:
+                self._inverted[key] = other
+            else:
+                current = np.fromiter(
+                    (p.status != "withdrawn" for p in passages), bool, len(passages)
+                )
+                postings = self._clean.token_rows(tables, unicode).postings(passages, unicode)
+                self._inverted[key] = InvertedIndex(passages, postings, current, unicode)
+        inverted = self._inverted[key]
         if inverted._families is None:
             inverted._families = self._families(tables)
         return inverted
