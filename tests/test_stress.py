@@ -24,6 +24,7 @@ from ragdash.checks.stress import (
 from ragdash.checks.stress_report import stress_report
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -271,3 +272,42 @@ def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, wh
                         (r.doc_id, r.passage.text, r.score) for r in fresh.top(case.query, fixes, 3)
                     ]
                     assert got == want, (case.name, fault, v.variant, fixes.label)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_variants_bm25_statistics_equal_a_fresh_build(seed):
+    """BM25 over a faulted corpus is put together from the clean corpus's token counts: the
+    postings, term counts, lengths, OCR repairs and rankings equal a fresh build's."""
+    from ragdash.checks.stress import _Corpus, _patched_index, _retriever_factory, variants
+    from ragdash.retrieval.bm25 import Bm25Retriever
+    from ragdash.retrieval.spec import RetrieverSpec
+
+    corpus = load_folder(SAMPLES)
+    clean = _Corpus(corpus)
+    make = _retriever_factory(RetrieverSpec("bm25"))
+    everything = Fixes(tables=True, status=True, ocr=True, fuzzy=True, recency=True,
+                       versions=True)  # fmt: skip
+    settings = [Fixes(), Fixes(ocr=True), Fixes(status=True), Fixes(unicode=True), everything]
+    checked = 0
+    for case in generate_cases(corpus, 6, seed=seed):
+        for fault in ("stale", "ocr-doc", "split-table"):
+            for v in variants(clean, case, fault, seed=seed, rate=0.5, all_stale=True)[0]:
+                patched = make(_patched_index(clean, v))
+                fresh = Bm25Retriever(CorpusIndex(v.corpus), RetrieverSpec("bm25"))
+                for fixes in settings:
+                    got, want = patched.bm25_index(fixes), fresh.bm25_index(fixes)
+                    assert got.postings.vocabulary == want.postings.vocabulary
+                    assert got.postings.passage_ids.tolist() == want.postings.passage_ids.tolist()
+                    assert got.tf.tolist() == want.tf.tolist()
+                    assert got.lengths.tolist() == want.lengths.tolist()
+                    assert got.avg_length == want.avg_length
+                    assert (got.repairs is None) == (want.repairs is None)
+                    if got.repairs is not None:
+                        assert got.repairs.repairs == want.repairs.repairs
+                    assert got.families == want.families
+                    ranked = [(r.doc_id, r.passage.text, r.score)
+                              for r in patched.top(case.query, fixes, 5)]  # fmt: skip
+                    assert ranked == [(r.doc_id, r.passage.text, r.score)
+                                      for r in fresh.top(case.query, fixes, 5)]  # fmt: skip
+                    checked += 1
+    assert checked > 20

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -345,15 +346,18 @@ class _Corpus:
             inverted = self.index.inverted(tables, unicode)
             ids, split = inverted.postings.token_ids, tokenizer(unicode)
             flat: list[int] = []
+            counts: list[int] = []
             starts = [0]
             by_text: dict[str, int] = {}
             for pid, p in enumerate(inverted.passages):
                 by_text.setdefault(p.text, pid)
-                flat.extend(ids[t] for t in dict.fromkeys(split(p.text)))
+                counted = Counter(split(p.text))
+                flat.extend(ids[t] for t in counted)
+                counts.extend(counted.values())
                 starts.append(len(flat))
             self._rows[key] = _TokenRows(
                 list(inverted.postings.vocabulary), dict(ids), np.asarray(flat, dtype=np.int64),
-                np.asarray(starts, dtype=np.int64), by_text,
+                np.asarray(counts, dtype=np.int64), np.asarray(starts, dtype=np.int64), by_text,
             )  # fmt: skip
         return self._rows[key]
 
@@ -823,34 +827,49 @@ class _TokenRows:
     words: list[str]
     ids: dict[str, int]
     flat: np.ndarray
+    counts: np.ndarray  # how often each token of ``flat`` occurs in its passage
     starts: np.ndarray
     by_text: dict[str, int]
 
-    def postings(self, passages: Sequence[Passage], unicode: bool) -> Postings:
-        """The postings :func:`build_postings` makes of ``passages``: a clean text reuses its
-        row, any other text is tokenized (its new words numbered after the clean ones)."""
-        words, ids, split = list(self.words), dict(self.ids), tokenizer(unicode)
+    def gather(
+        self, passages: Sequence[Passage], unicode: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """``passages`` as (flat token ids, their counts, tokens per passage, words): a clean
+        text reuses its row, any other text is tokenized (new words numbered after the
+        clean ones)."""
+        words, ids, split = self.words, self.ids, tokenizer(unicode)
         rows = np.empty(len(passages), dtype=np.int64)
         extra: list[int] = []
+        extra_counts: list[int] = []
         extra_starts = [0]
         base = len(self.starts) - 1
         for i, p in enumerate(passages):
             pid = self.by_text.get(p.text)
             if pid is None:
-                for t in dict.fromkeys(split(p.text)):
+                if words is self.words:
+                    words, ids = list(words), dict(ids)
+                counted = Counter(split(p.text))
+                for t in counted:
                     if t not in ids:
                         ids[t] = len(words)
                         words.append(t)
                     extra.append(ids[t])
+                extra_counts.extend(counted.values())
                 extra_starts.append(len(extra))
                 pid = base + len(extra_starts) - 2
             rows[i] = pid
         flat = np.concatenate([self.flat, np.asarray(extra, dtype=np.int64)])
+        counts = np.concatenate([self.counts, np.asarray(extra_counts, dtype=np.int64)])
         starts = np.concatenate([self.starts[:-1], len(self.flat) + np.asarray(extra_starts)])
         lengths = starts[rows + 1] - starts[rows]
         total = int(lengths.sum())
-        shift = np.repeat(starts[rows] - np.cumsum(lengths) + lengths, lengths)
-        return postings_from_ids(flat[shift + np.arange(total)], lengths, words)
+        at = np.repeat(starts[rows] - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        return flat[at], counts[at], lengths, words
+
+    def postings(self, passages: Sequence[Passage], unicode: bool) -> Postings:
+        """The postings :func:`build_postings` makes of ``passages``."""
+        flat, _, lengths, words = self.gather(passages, unicode)
+        return postings_from_ids(flat, lengths, words)
 
 
 class _PatchedIndex(CorpusIndex):
@@ -947,6 +966,32 @@ def _patched_index(clean: _Corpus, variant: FaultedVariant) -> CorpusIndex:
     return _PatchedIndex(clean, variant) if variant.changed else clean.index
 
 
+def _bm25(spec: RetrieverSpec, index: CorpusIndex):
+    """The BM25 retriever; over a variant's index its BM25 statistics are put together from
+    the clean corpus's token counts (only the changed documents tokenized again), equal to
+    :meth:`Bm25Index.build` (tested), and its version families are the variant index's."""
+    from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever
+    from ragdash.retrieval.ranking import eligible_passages
+
+    class _Bm25(Bm25Retriever):
+        def bm25_index(self, fixes: Fixes) -> Bm25Index:
+            ocr = (fixes.ocr_map, fixes.protected) if fixes.ocr else None
+            key = (fixes.tables, fixes.status, fixes.unicode, ocr)
+            patched = self.index
+            if key in self._built or not isinstance(patched, _PatchedIndex):
+                return super().bm25_index(fixes)
+            every = patched.passages(fixes.tables)
+            pool = eligible_passages(every, fixes)
+            rows = patched._clean.token_rows(fixes.tables, fixes.unicode)
+            bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
+            if len(pool) == len(every):  # the same passages: the same families
+                bm.__dict__["families"] = patched.inverted(fixes.tables).families
+            self._built[key] = bm
+            return bm
+
+    return _Bm25(index, spec)
+
+
 class _MemoEmbedder:
     """An embedder that encodes each distinct text once per run (variants share all but
     their changed passages) and writes no cache file."""
@@ -971,6 +1016,8 @@ class _MemoEmbedder:
 def _retriever_factory(spec: RetrieverSpec):
     from ragdash.retrieval.retrievers import make_retriever
 
+    if spec.kind == "bm25":
+        return lambda index: _bm25(spec, index)
     if spec.kind != "dense":
         return lambda index: make_retriever(spec, index)
     from ragdash.retrieval.dense import DenseIndex, DenseRetriever, make_embedder

@@ -37,7 +37,13 @@ from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.retrieval.families import VersionFamilies, families_of, reorder
 from ragdash.retrieval.hits import Retrieval
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import Postings, build_postings, tie_order
+from ragdash.retrieval.inverted import (
+    Postings,
+    build_postings,
+    postings_from_ids,
+    postings_with_order,
+    tie_order,
+)
 from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch, repairs_for
 from ragdash.retrieval.ocr import RepairTable
 from ragdash.retrieval.query_repair import repair_query
@@ -97,6 +103,67 @@ class Bm25Index:
         lengths = np.array([sum(c.values()) for c in counters], dtype=np.float64)
         avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
         return cls(tuple(passages), postings, tf, lengths, avg, repairs)
+
+    @classmethod
+    def from_counts(
+        cls,
+        passages: Sequence[Passage],
+        flat: np.ndarray,
+        counts: np.ndarray,
+        lengths: np.ndarray,
+        words: Sequence[str],
+        fixes: Fixes | None = None,
+    ) -> Bm25Index:
+        """The index :meth:`build` makes, from passages already tokenized: passage ``i``'s
+        distinct tokens in first-seen order are the next ``lengths[i]`` entries of ``flat``
+        (ids into ``words``), ``counts`` how often each occurs. Why: a faulted corpus shares
+        all but a few passages with the clean one, whose token counts are kept, so only the
+        changed passages are tokenized again (``tests/test_stress.py`` proves the two equal).
+
+            >>> bm = Bm25Index.from_counts([], np.zeros(0), np.zeros(0), np.zeros(0), [])
+            >>> len(bm.passages), bm.avg_length
+            (0, 1.0)
+        """
+        fixes = fixes or Fixes()
+        flat = np.asarray(flat, dtype=np.int64)
+        counts = np.asarray(counts, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        repairs = None
+        if fixes.ocr:
+            owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+            raw = postings_from_ids(flat, lengths, words)
+            docs = np.unique(
+                [p.doc_id for p in passages], return_inverse=True
+            )[1].astype(np.int64) if len(passages) else np.zeros(0, dtype=np.int64)
+            tids = np.repeat(np.arange(len(raw.vocabulary), dtype=np.int64),
+                             np.diff(raw.offsets))  # fmt: skip
+            pairs = np.unique(tids * max(len(passages), 1) + docs[raw.passage_ids])
+            per_word = np.bincount(pairs // max(len(passages), 1), minlength=len(raw.vocabulary))
+            docs_of = dict(zip(raw.vocabulary, per_word.tolist(), strict=True))
+            repairs = repairs_for(docs_of, lambda w: docs_of.get(w, 0), fixes)
+            words, ids = list(words), {w: i for i, w in enumerate(words)}
+            target = list(range(len(words)))
+            for bad, repair in repairs.repairs.items():
+                if bad in ids:
+                    if repair.word not in ids:
+                        ids[repair.word] = len(words)
+                        words.append(repair.word)
+                        target.append(len(target))
+                    target[ids[bad]] = ids[repair.word]
+            mapped = np.asarray(target, dtype=np.int64)[flat]
+            # a passage's repaired tokens merge with their word: first place kept, counts summed
+            key = owners * max(len(words), 1) + mapped
+            _, first, where = np.unique(key, return_index=True, return_inverse=True)
+            summed = np.bincount(where.ravel(), weights=counts).astype(np.int64)
+            keep = np.argsort(first, kind="stable")
+            flat, counts = mapped[first[keep]], summed[keep]
+            lengths = np.bincount(owners[first[keep]], minlength=len(lengths)).astype(np.int64)
+        postings, order = postings_with_order(flat, lengths, words)
+        sizes = np.bincount(
+            np.repeat(np.arange(len(lengths)), lengths), weights=counts, minlength=len(lengths)
+        ).astype(np.float64)
+        avg = float(sizes.mean()) if len(sizes) and sizes.sum() else 1.0
+        return cls(tuple(passages), postings, counts[order], sizes, avg, repairs)
 
     @cached_property
     def lexicon(self) -> SetLexicon:

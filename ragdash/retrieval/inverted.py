@@ -58,6 +58,7 @@ __all__ = [
     "VocabularyView",
     "build_postings",
     "postings_from_ids",
+    "postings_with_order",
     "letter_mask",
     "letter_masks",
     "tie_order",
@@ -122,6 +123,14 @@ def postings_from_ids(flat: np.ndarray, lengths: np.ndarray, words: Sequence[str
         >>> p.vocabulary, p.ids("b").tolist()
         (('a', 'b'), [0, 1])
     """
+    return postings_with_order(flat, lengths, words)[0]
+
+
+def postings_with_order(
+    flat: np.ndarray, lengths: np.ndarray, words: Sequence[str]
+) -> tuple[Postings, np.ndarray]:
+    """:func:`postings_from_ids` and where each entry of ``flat`` went: ``values[order]``
+    aligns values given per entry of ``flat`` (term counts) with ``passage_ids``."""
     flat = np.asarray(flat, dtype=np.int64)
     if len(flat):
         unique, first = np.unique(flat, return_index=True)
@@ -132,7 +141,9 @@ def postings_from_ids(flat: np.ndarray, lengths: np.ndarray, words: Sequence[str
     remap[seen] = np.arange(len(seen), dtype=np.int32)
     vocabulary = tuple(words[i] for i in seen.tolist())
     token_ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-    return _csr(remap[flat], np.asarray(lengths, dtype=np.int64), vocabulary, token_ids)
+    tids = remap[flat]
+    postings = _csr(tids, np.asarray(lengths, dtype=np.int64), vocabulary, token_ids)
+    return postings, np.argsort(tids, kind="stable")
 
 
 def _csr(
