@@ -911,14 +911,17 @@ class _PatchedIndex(CorpusIndex):
             inverted._families = self._families(tables)
         return inverted
 
-    def _families(self, tables: bool):
-        """The version families, worked out again only for the changed documents: a pair's
-        verdict depends on its two documents alone (tested against a fresh index)."""
+    def _families(self, tables: bool, passages: Sequence[Passage] | None = None):
+        """The version families of ``passages`` (all of the variant's by default; BM25 with
+        the status fix leaves withdrawn ones out), worked out again only for the changed
+        documents: a pair's verdict depends on its two documents alone (tested against a
+        fresh index), so the clean pairs of documents present are kept."""
         from ragdash.retrieval.families import VersionFamilies, _families, _Union
         from ragdash.retrieval.versions import find_version_pairs
 
-        passages = self.passages(tables)
-        if len({p.doc_id for p in passages}) < 2:
+        passages = self.passages(tables) if passages is None else passages
+        present = {p.doc_id for p in passages}
+        if len(present) < 2:
             return VersionFamilies()
         names = self._clean.family_names(tables)
         clean = self._clean.index.inverted(tables).families
@@ -933,7 +936,8 @@ class _PatchedIndex(CorpusIndex):
         kept = [pair for pair in clean.pairs
                 if pair.older_id not in touched and pair.newer_id not in touched]  # fmt: skip
         pairs = sorted(
-            [*kept, *fresh], key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id)
+            [p for p in (*kept, *fresh) if p.older_id in present and p.newer_id in present],
+            key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id),
         )
         by_pair, by_name = _Union(), _Union()
         for pair in pairs:
@@ -941,7 +945,6 @@ class _PatchedIndex(CorpusIndex):
             by_name.join(pair.older_id, pair.newer_id)
         ordered = [(d, keys[d][1]) for d in keys]
         ordered += [(d, k) for d, k in names.name_keys.items() if d not in self._changed]
-        present = {p.doc_id for p in passages}
         for slot in (0, 1):
             groups: dict[str, str] = {}
             for doc_id, (stem, subject) in ordered:
@@ -986,6 +989,8 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
             bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
             if len(pool) == len(every):  # the same passages: the same families
                 bm.__dict__["families"] = patched.inverted(fixes.tables).families
+            else:
+                bm.__dict__["families"] = patched._families(fixes.tables, pool)
             self._built[key] = bm
             return bm
 
