@@ -311,3 +311,16 @@ def test_a_variants_bm25_statistics_equal_a_fresh_build(seed):
                                       for r in fresh.top(case.query, fixes, 5)]  # fmt: skip
                     checked += 1
     assert checked > 20
+
+
+def test_documents_per_token_count_documents_whether_or_not_their_passages_are_together():
+    from ragdash.retrieval.bm25 import _documents_per_token
+    from ragdash.retrieval.inverted import build_postings
+
+    passages = CorpusIndex(load_folder(SAMPLES)).passages()
+    for pool in (list(passages), list(reversed(passages))[::2] + list(passages)[::3]):
+        postings = build_postings(p.tokens for p in pool)
+        want = {t: len({p.doc_id for p in pool if t in p.tokens}) for t in postings.vocabulary}
+        got = dict(zip(postings.vocabulary, _documents_per_token(postings, pool).tolist(),
+                       strict=True))  # fmt: skip
+        assert got == want

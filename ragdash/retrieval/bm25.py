@@ -132,13 +132,7 @@ class Bm25Index:
         if fixes.ocr:
             owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
             raw = postings_from_ids(flat, lengths, words)
-            docs = np.unique(
-                [p.doc_id for p in passages], return_inverse=True
-            )[1].astype(np.int64) if len(passages) else np.zeros(0, dtype=np.int64)
-            tids = np.repeat(np.arange(len(raw.vocabulary), dtype=np.int64),
-                             np.diff(raw.offsets))  # fmt: skip
-            pairs = np.unique(tids * max(len(passages), 1) + docs[raw.passage_ids])
-            per_word = np.bincount(pairs // max(len(passages), 1), minlength=len(raw.vocabulary))
+            per_word = _documents_per_token(raw, passages)
             docs_of = dict(zip(raw.vocabulary, per_word.tolist(), strict=True))
             repairs = repairs_for(docs_of, lambda w: docs_of.get(w, 0), fixes)
             words, ids = list(words), {w: i for i, w in enumerate(words)}
@@ -312,6 +306,27 @@ class Bm25Retriever:
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         return list(self.retrieve(query, fixes).ranked)
+
+
+def _documents_per_token(postings: Postings, passages: Sequence[Passage]) -> np.ndarray:
+    """How many documents hold each token of ``postings``. When each document's passages
+    are contiguous (as ingestion lists them) a token's documents are counted where its
+    ascending passage ids change document; otherwise by sorting (token, document) pairs."""
+    numbers: dict[str, int] = {}
+    docs = np.fromiter((numbers.setdefault(p.doc_id, len(numbers)) for p in passages),
+                       dtype=np.int64, count=len(passages))  # fmt: skip
+    vocabulary = len(postings.vocabulary)
+    if not vocabulary:
+        return np.zeros(0, dtype=np.int64)
+    owners = docs[postings.passage_ids]
+    if np.all(docs[1:] >= docs[:-1]):  # numbered in order, so contiguous documents
+        first = np.ones(len(owners), dtype=np.int64)
+        first[1:] = owners[1:] != owners[:-1]
+        first[postings.offsets[:-1]] = 1  # each token's first passage opens a document
+        return np.add.reduceat(first, postings.offsets[:-1])
+    tids = np.repeat(np.arange(vocabulary, dtype=np.int64), np.diff(postings.offsets))
+    pairs = np.unique(tids * max(len(numbers), 1) + owners)
+    return np.bincount(pairs // max(len(numbers), 1), minlength=vocabulary)
 
 
 def _token_pairs(
