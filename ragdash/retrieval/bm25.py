@@ -145,13 +145,22 @@ class Bm25Index:
                         target.append(len(target))
                     target[ids[bad]] = ids[repair.word]
             mapped = np.asarray(target, dtype=np.int64)[flat]
-            # a passage's repaired tokens merge with their word: first place kept, counts summed
-            key = owners * max(len(words), 1) + mapped
+            # a passage's repaired tokens merge with their word: first place kept, counts
+            # summed — only in passages where a token was rewritten (the rest are unchanged)
+            rewritten = np.zeros(len(lengths), dtype=bool)
+            rewritten[owners[mapped != flat]] = True
+            touched = rewritten[owners]
+            key = owners[touched] * max(len(words), 1) + mapped[touched]
             _, first, where = np.unique(key, return_index=True, return_inverse=True)
-            summed = np.bincount(where.ravel(), weights=counts).astype(np.int64)
-            keep = np.argsort(first, kind="stable")
-            flat, counts = mapped[first[keep]], summed[keep]
-            lengths = np.bincount(owners[first[keep]], minlength=len(lengths)).astype(np.int64)
+            summed = np.bincount(where.ravel(), weights=counts[touched]).astype(np.int64)
+            at = np.flatnonzero(touched)
+            keep = np.ones(len(flat), dtype=bool)
+            keep[at] = False
+            keep[at[first]] = True
+            counts = counts.copy()
+            counts[at[first]] = summed
+            flat, counts, owners = mapped[keep], counts[keep], owners[keep]
+            lengths = np.bincount(owners, minlength=len(lengths)).astype(np.int64)
         postings, order = postings_with_order(flat, lengths, words)
         sizes = np.bincount(
             np.repeat(np.arange(len(lengths)), lengths), weights=counts, minlength=len(lengths)
