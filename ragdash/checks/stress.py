@@ -881,6 +881,7 @@ class _PatchedIndex(CorpusIndex):
         super().__init__(variant.corpus)
         self._clean = clean
         self._changed = set(variant.changed)
+        self._family_cache: dict[tuple[bool, bool], object] = {}
 
     def passages(self, tables: bool = False) -> tuple[Passage, ...]:
         if tables not in self._passages:
@@ -908,8 +909,19 @@ class _PatchedIndex(CorpusIndex):
                 self._inverted[key] = InvertedIndex(passages, postings, current, unicode)
         inverted = self._inverted[key]
         if inverted._families is None:
-            inverted._families = self._families(tables)
+            inverted._families = self.families_of(tables)
         return inverted
+
+    def families_of(self, tables: bool, current: bool = False):
+        """The version families of the variant's passages (``current``: withdrawn documents
+        left out, as BM25 with the status fix indexes them), worked out once each."""
+        key = (tables, current)
+        if key not in self._family_cache:
+            passages = self.passages(tables)
+            if current:
+                passages = tuple(p for p in passages if p.status != "withdrawn")
+            self._family_cache[key] = self._families(tables, passages)
+        return self._family_cache[key]
 
     def _families(self, tables: bool, passages: Sequence[Passage] | None = None):
         """The version families of ``passages`` (all of the variant's by default; BM25 with
@@ -987,10 +999,8 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
             pool = eligible_passages(every, fixes)
             rows = patched._clean.token_rows(fixes.tables, fixes.unicode)
             bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
-            if len(pool) == len(every):  # the same passages: the same families
-                bm.__dict__["families"] = patched.inverted(fixes.tables).families
-            else:
-                bm.__dict__["families"] = patched._families(fixes.tables, pool)
+            # families with no seed index built: the same passages give the same families
+            bm.__dict__["families"] = patched.families_of(fixes.tables, len(pool) < len(every))
             self._built[key] = bm
             return bm
 
