@@ -24,6 +24,7 @@ from ragdash.checks.stress import (
 from ragdash.checks.stress_report import stress_report
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import Fixes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -255,8 +256,13 @@ def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, wh
         for fault in ("stale", "ocr-doc", "split-table"):
             for v in variants(clean, case, fault, seed=5, all_stale=True)[0]:
                 patched, fresh = _patched_index(clean, v), CorpusIndex(v.corpus)
-                for tables in (False, True):
+                for tables, unicode in ((False, False), (True, False), (False, True)):
                     assert patched.inverted(tables).families == fresh.inverted(tables).families
+                    got_p = patched.inverted(tables, unicode).postings
+                    want_p = fresh.inverted(tables, unicode).postings
+                    assert got_p.vocabulary == want_p.vocabulary
+                    assert got_p.offsets.tolist() == want_p.offsets.tolist()
+                    assert got_p.passage_ids.tolist() == want_p.passage_ids.tolist()
                 for fixes in configurations_for(fault).values():
                     got = [
                         (r.doc_id, r.passage.text, r.score)
@@ -266,3 +272,55 @@ def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, wh
                         (r.doc_id, r.passage.text, r.score) for r in fresh.top(case.query, fixes, 3)
                     ]
                     assert got == want, (case.name, fault, v.variant, fixes.label)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_variants_bm25_statistics_equal_a_fresh_build(seed):
+    """BM25 over a faulted corpus is put together from the clean corpus's token counts: the
+    postings, term counts, lengths, OCR repairs and rankings equal a fresh build's."""
+    from ragdash.checks.stress import _Corpus, _patched_index, _retriever_factory, variants
+    from ragdash.retrieval.bm25 import Bm25Retriever
+    from ragdash.retrieval.spec import RetrieverSpec
+
+    corpus = load_folder(SAMPLES)
+    clean = _Corpus(corpus)
+    make = _retriever_factory(RetrieverSpec("bm25"))
+    everything = Fixes(tables=True, status=True, ocr=True, fuzzy=True, recency=True,
+                       versions=True)  # fmt: skip
+    settings = [Fixes(), Fixes(ocr=True), Fixes(status=True), Fixes(unicode=True), everything]
+    checked = 0
+    for case in generate_cases(corpus, 6, seed=seed):
+        for fault in ("stale", "ocr-doc", "split-table"):
+            for v in variants(clean, case, fault, seed=seed, rate=0.5, all_stale=True)[0]:
+                patched = make(_patched_index(clean, v))
+                fresh = Bm25Retriever(CorpusIndex(v.corpus), RetrieverSpec("bm25"))
+                for fixes in settings:
+                    got, want = patched.bm25_index(fixes), fresh.bm25_index(fixes)
+                    assert got.postings.vocabulary == want.postings.vocabulary
+                    assert got.postings.passage_ids.tolist() == want.postings.passage_ids.tolist()
+                    assert got.tf.tolist() == want.tf.tolist()
+                    assert got.lengths.tolist() == want.lengths.tolist()
+                    assert got.avg_length == want.avg_length
+                    assert (got.repairs is None) == (want.repairs is None)
+                    if got.repairs is not None:
+                        assert got.repairs.repairs == want.repairs.repairs
+                    assert got.families == want.families
+                    ranked = [(r.doc_id, r.passage.text, r.score)
+                              for r in patched.top(case.query, fixes, 5)]  # fmt: skip
+                    assert ranked == [(r.doc_id, r.passage.text, r.score)
+                                      for r in fresh.top(case.query, fixes, 5)]  # fmt: skip
+                    checked += 1
+    assert checked > 20
+
+
+def test_documents_per_token_count_documents_whether_or_not_their_passages_are_together():
+    from ragdash.retrieval.bm25 import _documents_per_token
+    from ragdash.retrieval.inverted import build_postings
+
+    passages = CorpusIndex(load_folder(SAMPLES)).passages()
+    for pool in (list(passages), list(reversed(passages))[::2] + list(passages)[::3]):
+        postings = build_postings(p.tokens for p in pool)
+        want = {t: len({p.doc_id for p in pool if t in p.tokens}) for t in postings.vocabulary}
+        got = dict(zip(postings.vocabulary, _documents_per_token(postings, pool).tolist(),
+                       strict=True))  # fmt: skip
+        assert got == want

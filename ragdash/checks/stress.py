@@ -35,10 +35,13 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from threading import Event
+
+import numpy as np
 
 from ragdash.case import Case
 from ragdash.checks.faults import typo_noise
@@ -50,9 +53,10 @@ from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
-from ragdash.text import is_ocr_candidate, tokenize
+from ragdash.text import is_ocr_candidate, tokenize, tokenizer
 
 __all__ = [
     "CONFIG_NONE",
@@ -331,6 +335,31 @@ class _Corpus:
         self.rare = max(2, len(corpus.documents) // 10)
         self.by_pages = {id(d.pages): d for d in corpus.documents}
         self._names: dict[bool, _FamilyNames] = {}
+        self._rows: dict[tuple[bool, bool], _TokenRows] = {}
+
+    def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
+        """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
+        once): a variant's postings are put together from these rows, so only the passages
+        of changed documents are tokenized again."""
+        key = (tables, unicode)
+        if key not in self._rows:
+            inverted = self.index.inverted(tables, unicode)
+            ids, split = inverted.postings.token_ids, tokenizer(unicode)
+            flat: list[int] = []
+            counts: list[int] = []
+            starts = [0]
+            by_text: dict[str, int] = {}
+            for pid, p in enumerate(inverted.passages):
+                by_text.setdefault(p.text, pid)
+                counted = Counter(split(p.text))
+                flat.extend(ids[t] for t in counted)
+                counts.extend(counted.values())
+                starts.append(len(flat))
+            self._rows[key] = _TokenRows(
+                list(inverted.postings.vocabulary), dict(ids), np.asarray(flat, dtype=np.int64),
+                np.asarray(counts, dtype=np.int64), np.asarray(starts, dtype=np.int64), by_text,
+            )  # fmt: skip
+        return self._rows[key]
 
     def family_names(self, tables: bool) -> _FamilyNames:
         if tables not in self._names:
@@ -789,6 +818,60 @@ class _FamilyNames:
     name_keys: dict[str, tuple[str, str]]
 
 
+@dataclass(frozen=True)
+class _TokenRows:
+    """The clean passages as token ids: passage ``i``'s distinct tokens, in first-seen order,
+    are ``flat[starts[i]:starts[i + 1]]``, ids into ``words``; ``by_text`` finds the first
+    clean passage of a text (a passage's tokens depend on its text alone)."""
+
+    words: list[str]
+    ids: dict[str, int]
+    flat: np.ndarray
+    counts: np.ndarray  # how often each token of ``flat`` occurs in its passage
+    starts: np.ndarray
+    by_text: dict[str, int]
+
+    def gather(
+        self, passages: Sequence[Passage], unicode: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """``passages`` as (flat token ids, their counts, tokens per passage, words): a clean
+        text reuses its row, any other text is tokenized (new words numbered after the
+        clean ones)."""
+        words, ids, split = self.words, self.ids, tokenizer(unicode)
+        rows = np.empty(len(passages), dtype=np.int64)
+        extra: list[int] = []
+        extra_counts: list[int] = []
+        extra_starts = [0]
+        base = len(self.starts) - 1
+        for i, p in enumerate(passages):
+            pid = self.by_text.get(p.text)
+            if pid is None:
+                if words is self.words:
+                    words, ids = list(words), dict(ids)
+                counted = Counter(split(p.text))
+                for t in counted:
+                    if t not in ids:
+                        ids[t] = len(words)
+                        words.append(t)
+                    extra.append(ids[t])
+                extra_counts.extend(counted.values())
+                extra_starts.append(len(extra))
+                pid = base + len(extra_starts) - 2
+            rows[i] = pid
+        flat = np.concatenate([self.flat, np.asarray(extra, dtype=np.int64)])
+        counts = np.concatenate([self.counts, np.asarray(extra_counts, dtype=np.int64)])
+        starts = np.concatenate([self.starts[:-1], len(self.flat) + np.asarray(extra_starts)])
+        lengths = starts[rows + 1] - starts[rows]
+        total = int(lengths.sum())
+        at = np.repeat(starts[rows] - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        return flat[at], counts[at], lengths, words
+
+    def postings(self, passages: Sequence[Passage], unicode: bool) -> Postings:
+        """The postings :func:`build_postings` makes of ``passages``."""
+        flat, _, lengths, words = self.gather(passages, unicode)
+        return postings_from_ids(flat, lengths, words)
+
+
 class _PatchedIndex(CorpusIndex):
     """A variant's index that shares every unchanged document's passages with the clean
     index: only the changed documents are segmented again, and a document whose text is
@@ -798,6 +881,7 @@ class _PatchedIndex(CorpusIndex):
         super().__init__(variant.corpus)
         self._clean = clean
         self._changed = set(variant.changed)
+        self._family_cache: dict[tuple[bool, bool], object] = {}
 
     def passages(self, tables: bool = False) -> tuple[Passage, ...]:
         if tables not in self._passages:
@@ -811,19 +895,45 @@ class _PatchedIndex(CorpusIndex):
         return self._passages[tables]
 
     def inverted(self, tables: bool = False, unicode: bool = False):
-        inverted = super().inverted(tables, unicode)
+        key = (tables, unicode)
+        if key not in self._inverted:
+            passages = self.passages(tables)
+            other = self._inverted.get((not tables, unicode))
+            if other is not None and other.passages is passages:
+                self._inverted[key] = other
+            else:
+                current = np.fromiter(
+                    (p.status != "withdrawn" for p in passages), bool, len(passages)
+                )
+                postings = self._clean.token_rows(tables, unicode).postings(passages, unicode)
+                self._inverted[key] = InvertedIndex(passages, postings, current, unicode)
+        inverted = self._inverted[key]
         if inverted._families is None:
-            inverted._families = self._families(tables)
+            inverted._families = self.families_of(tables)
         return inverted
 
-    def _families(self, tables: bool):
-        """The version families, worked out again only for the changed documents: a pair's
-        verdict depends on its two documents alone (tested against a fresh index)."""
+    def families_of(self, tables: bool, current: bool = False):
+        """The version families of the variant's passages (``current``: withdrawn documents
+        left out, as BM25 with the status fix indexes them), worked out once each."""
+        key = (tables, current)
+        if key not in self._family_cache:
+            passages = self.passages(tables)
+            if current:
+                passages = tuple(p for p in passages if p.status != "withdrawn")
+            self._family_cache[key] = self._families(tables, passages)
+        return self._family_cache[key]
+
+    def _families(self, tables: bool, passages: Sequence[Passage] | None = None):
+        """The version families of ``passages`` (all of the variant's by default; BM25 with
+        the status fix leaves withdrawn ones out), worked out again only for the changed
+        documents: a pair's verdict depends on its two documents alone (tested against a
+        fresh index), so the clean pairs of documents present are kept."""
         from ragdash.retrieval.families import VersionFamilies, _families, _Union
         from ragdash.retrieval.versions import find_version_pairs
 
-        passages = self.passages(tables)
-        if len({p.doc_id for p in passages}) < 2:
+        passages = self.passages(tables) if passages is None else passages
+        present = {p.doc_id for p in passages}
+        if len(present) < 2:
             return VersionFamilies()
         names = self._clean.family_names(tables)
         clean = self._clean.index.inverted(tables).families
@@ -838,7 +948,8 @@ class _PatchedIndex(CorpusIndex):
         kept = [pair for pair in clean.pairs
                 if pair.older_id not in touched and pair.newer_id not in touched]  # fmt: skip
         pairs = sorted(
-            [*kept, *fresh], key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id)
+            [p for p in (*kept, *fresh) if p.older_id in present and p.newer_id in present],
+            key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id),
         )
         by_pair, by_name = _Union(), _Union()
         for pair in pairs:
@@ -846,7 +957,6 @@ class _PatchedIndex(CorpusIndex):
             by_name.join(pair.older_id, pair.newer_id)
         ordered = [(d, keys[d][1]) for d in keys]
         ordered += [(d, k) for d, k in names.name_keys.items() if d not in self._changed]
-        present = {p.doc_id for p in passages}
         for slot in (0, 1):
             groups: dict[str, str] = {}
             for doc_id, (stem, subject) in ordered:
@@ -869,6 +979,32 @@ class _PatchedIndex(CorpusIndex):
 def _patched_index(clean: _Corpus, variant: FaultedVariant) -> CorpusIndex:
     """The variant's index (the clean one for a query fault)."""
     return _PatchedIndex(clean, variant) if variant.changed else clean.index
+
+
+def _bm25(spec: RetrieverSpec, index: CorpusIndex):
+    """The BM25 retriever; over a variant's index its BM25 statistics are put together from
+    the clean corpus's token counts (only the changed documents tokenized again), equal to
+    :meth:`Bm25Index.build` (tested), and its version families are the variant index's."""
+    from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever
+    from ragdash.retrieval.ranking import eligible_passages
+
+    class _Bm25(Bm25Retriever):
+        def bm25_index(self, fixes: Fixes) -> Bm25Index:
+            ocr = (fixes.ocr_map, fixes.protected) if fixes.ocr else None
+            key = (fixes.tables, fixes.status, fixes.unicode, ocr)
+            patched = self.index
+            if key in self._built or not isinstance(patched, _PatchedIndex):
+                return super().bm25_index(fixes)
+            every = patched.passages(fixes.tables)
+            pool = eligible_passages(every, fixes)
+            rows = patched._clean.token_rows(fixes.tables, fixes.unicode)
+            bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
+            # families with no seed index built: the same passages give the same families
+            bm.__dict__["families"] = patched.families_of(fixes.tables, len(pool) < len(every))
+            self._built[key] = bm
+            return bm
+
+    return _Bm25(index, spec)
 
 
 class _MemoEmbedder:
@@ -895,6 +1031,8 @@ class _MemoEmbedder:
 def _retriever_factory(spec: RetrieverSpec):
     from ragdash.retrieval.retrievers import make_retriever
 
+    if spec.kind == "bm25":
+        return lambda index: _bm25(spec, index)
     if spec.kind != "dense":
         return lambda index: make_retriever(spec, index)
     from ragdash.retrieval.dense import DenseIndex, DenseRetriever, make_embedder

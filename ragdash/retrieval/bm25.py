@@ -37,7 +37,13 @@ from ragdash.ingestion.documents import Corpus, Passage
 from ragdash.retrieval.families import VersionFamilies, families_of, reorder
 from ragdash.retrieval.hits import Retrieval
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import Postings, build_postings, tie_order
+from ragdash.retrieval.inverted import (
+    Postings,
+    build_postings,
+    postings_from_ids,
+    postings_with_order,
+    tie_order,
+)
 from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch, repairs_for
 from ragdash.retrieval.ocr import RepairTable
 from ragdash.retrieval.query_repair import repair_query
@@ -97,6 +103,70 @@ class Bm25Index:
         lengths = np.array([sum(c.values()) for c in counters], dtype=np.float64)
         avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
         return cls(tuple(passages), postings, tf, lengths, avg, repairs)
+
+    @classmethod
+    def from_counts(
+        cls,
+        passages: Sequence[Passage],
+        flat: np.ndarray,
+        counts: np.ndarray,
+        lengths: np.ndarray,
+        words: Sequence[str],
+        fixes: Fixes | None = None,
+    ) -> Bm25Index:
+        """The index :meth:`build` makes, from passages already tokenized: passage ``i``'s
+        distinct tokens in first-seen order are the next ``lengths[i]`` entries of ``flat``
+        (ids into ``words``), ``counts`` how often each occurs. Why: a faulted corpus shares
+        all but a few passages with the clean one, whose token counts are kept, so only the
+        changed passages are tokenized again (``tests/test_stress.py`` proves the two equal).
+
+            >>> bm = Bm25Index.from_counts([], np.zeros(0), np.zeros(0), np.zeros(0), [])
+            >>> len(bm.passages), bm.avg_length
+            (0, 1.0)
+        """
+        fixes = fixes or Fixes()
+        flat = np.asarray(flat, dtype=np.int64)
+        counts = np.asarray(counts, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        repairs = None
+        if fixes.ocr:
+            owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+            raw = postings_from_ids(flat, lengths, words)
+            per_word = _documents_per_token(raw, passages)
+            docs_of = dict(zip(raw.vocabulary, per_word.tolist(), strict=True))
+            repairs = repairs_for(docs_of, lambda w: docs_of.get(w, 0), fixes)
+            words, ids = list(words), {w: i for i, w in enumerate(words)}
+            target = list(range(len(words)))
+            for bad, repair in repairs.repairs.items():
+                if bad in ids:
+                    if repair.word not in ids:
+                        ids[repair.word] = len(words)
+                        words.append(repair.word)
+                        target.append(len(target))
+                    target[ids[bad]] = ids[repair.word]
+            mapped = np.asarray(target, dtype=np.int64)[flat]
+            # a passage's repaired tokens merge with their word: first place kept, counts
+            # summed — only in passages where a token was rewritten (the rest are unchanged)
+            rewritten = np.zeros(len(lengths), dtype=bool)
+            rewritten[owners[mapped != flat]] = True
+            touched = rewritten[owners]
+            key = owners[touched] * max(len(words), 1) + mapped[touched]
+            _, first, where = np.unique(key, return_index=True, return_inverse=True)
+            summed = np.bincount(where.ravel(), weights=counts[touched]).astype(np.int64)
+            at = np.flatnonzero(touched)
+            keep = np.ones(len(flat), dtype=bool)
+            keep[at] = False
+            keep[at[first]] = True
+            counts = counts.copy()
+            counts[at[first]] = summed
+            flat, counts, owners = mapped[keep], counts[keep], owners[keep]
+            lengths = np.bincount(owners, minlength=len(lengths)).astype(np.int64)
+        postings, order = postings_with_order(flat, lengths, words)
+        sizes = np.bincount(
+            np.repeat(np.arange(len(lengths)), lengths), weights=counts, minlength=len(lengths)
+        ).astype(np.float64)
+        avg = float(sizes.mean()) if len(sizes) and sizes.sum() else 1.0
+        return cls(tuple(passages), postings, counts[order], sizes, avg, repairs)
 
     @cached_property
     def lexicon(self) -> SetLexicon:
@@ -245,6 +315,27 @@ class Bm25Retriever:
 
     def search(self, query: str, fixes: Fixes) -> list[RankedPassage]:
         return list(self.retrieve(query, fixes).ranked)
+
+
+def _documents_per_token(postings: Postings, passages: Sequence[Passage]) -> np.ndarray:
+    """How many documents hold each token of ``postings``. When each document's passages
+    are contiguous (as ingestion lists them) a token's documents are counted where its
+    ascending passage ids change document; otherwise by sorting (token, document) pairs."""
+    numbers: dict[str, int] = {}
+    docs = np.fromiter((numbers.setdefault(p.doc_id, len(numbers)) for p in passages),
+                       dtype=np.int64, count=len(passages))  # fmt: skip
+    vocabulary = len(postings.vocabulary)
+    if not vocabulary:
+        return np.zeros(0, dtype=np.int64)
+    owners = docs[postings.passage_ids]
+    if np.all(docs[1:] >= docs[:-1]):  # numbered in order, so contiguous documents
+        first = np.ones(len(owners), dtype=np.int64)
+        first[1:] = owners[1:] != owners[:-1]
+        first[postings.offsets[:-1]] = 1  # each token's first passage opens a document
+        return np.add.reduceat(first, postings.offsets[:-1])
+    tids = np.repeat(np.arange(vocabulary, dtype=np.int64), np.diff(postings.offsets))
+    pairs = np.unique(tids * max(len(numbers), 1) + owners)
+    return np.bincount(pairs // max(len(numbers), 1), minlength=vocabulary)
 
 
 def _token_pairs(

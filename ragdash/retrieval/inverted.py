@@ -57,6 +57,8 @@ __all__ = [
     "UNITS_PER_POINT",
     "VocabularyView",
     "build_postings",
+    "postings_from_ids",
+    "postings_with_order",
     "letter_mask",
     "letter_masks",
     "tie_order",
@@ -105,10 +107,49 @@ def build_postings(token_sets: Iterable[Iterable[str]]) -> Postings:
         before = len(flat)
         flat.extend([add(t, len(token_ids)) for t in dict.fromkeys(tokens)])
         lengths.append(len(flat) - before)
-    vocabulary = tuple(token_ids)
     tids = np.frombuffer(flat, dtype=np.int32) if flat else np.zeros(0, dtype=np.int32)
-    count = len(lengths)
-    lens = np.frombuffer(lengths, dtype=np.int64) if count else np.zeros(0, dtype=np.int64)
+    lens = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, dtype=np.int64)
+    return _csr(tids, lens, tuple(token_ids), token_ids)
+
+
+def postings_from_ids(flat: np.ndarray, lengths: np.ndarray, words: Sequence[str]) -> Postings:
+    """The postings :func:`build_postings` makes, from passages already given as token ids:
+    ``flat`` holds each passage's distinct token ids (indexes into ``words``) passage after
+    passage, ``lengths`` how many each has. The vocabulary is put in first-seen order, as
+    ``build_postings`` puts it, so the result is the same whatever ``words`` holds — why a
+    faulted corpus can reuse the clean corpus's token ids and only tokenize what changed.
+
+        >>> p = postings_from_ids(np.array([2, 0, 0]), np.array([2, 1]), ["b", "x", "a"])
+        >>> p.vocabulary, p.ids("b").tolist()
+        (('a', 'b'), [0, 1])
+    """
+    return postings_with_order(flat, lengths, words)[0]
+
+
+def postings_with_order(
+    flat: np.ndarray, lengths: np.ndarray, words: Sequence[str]
+) -> tuple[Postings, np.ndarray]:
+    """:func:`postings_from_ids` and where each entry of ``flat`` went: ``values[order]``
+    aligns values given per entry of ``flat`` (term counts) with ``passage_ids``."""
+    flat = np.asarray(flat, dtype=np.int64)
+    if len(flat):
+        unique, first = np.unique(flat, return_index=True)
+        seen = unique[np.argsort(first, kind="stable")]
+    else:
+        seen = np.zeros(0, dtype=np.int64)
+    remap = np.zeros(len(words), dtype=np.int32)
+    remap[seen] = np.arange(len(seen), dtype=np.int32)
+    vocabulary = tuple(words[i] for i in seen.tolist())
+    token_ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
+    tids = remap[flat]
+    postings = _csr(tids, np.asarray(lengths, dtype=np.int64), vocabulary, token_ids)
+    return postings, np.argsort(tids, kind="stable")
+
+
+def _csr(
+    tids: np.ndarray, lens: np.ndarray, vocabulary: tuple[str, ...], token_ids: Mapping[str, int]
+) -> Postings:
+    count = len(lens)
     owners = np.repeat(np.arange(count, dtype=np.int32), lens)
     order = np.argsort(tids, kind="stable")  # stable: ids stay ascending within a token
     counts = np.bincount(tids, minlength=len(vocabulary))
