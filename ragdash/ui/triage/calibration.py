@@ -24,6 +24,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.ui.glossary import show_table
+from ragdash.ui.render import wrapped_table
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
@@ -290,7 +291,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        show_table(grid(sweep), hide_index=True, width="stretch")
+        wrapped_table(sweep, "Every threshold")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "
