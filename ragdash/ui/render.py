@@ -51,6 +51,7 @@ TABLE_CSS = """
 .rd-table th { font-weight: 600; }
 .rd-table th[title] { text-decoration: underline dotted; cursor: help; }
 .rd-table td { overflow-wrap: anywhere; }
+.rd-words .rd-table td { overflow-wrap: break-word; }
 .rd-passage mark.rd-diff-del { background: #ffc9c9; }
 .rd-passage mark.rd-diff-ins { background: #b2f2bb; }
 .rd-table td.rd-fail { color: #c92a2a; font-weight: 600; }
@@ -135,11 +136,14 @@ def wrapped_table(data: pd.DataFrame, label: str) -> None:
     Big tables (hundreds of rows) stay grids, with column widths that fit.
     """
     shown = grid(data)
+    shown.columns = [str(c).replace("_", " ") for c in shown.columns]  # as a grid shows them
     rows = [
         {c: fmt_score(v) if isinstance(v, float) else v for c, v in row.items()}
         for row in shown.to_dict("records")
     ]
-    st.html(html_table(rows, [str(c) for c in shown.columns], label))
+    # whole words: cells that may break anywhere let the table squeeze a column to one
+    # letter ("ho|w", "wareh|use") while another keeps its whole sentence on a line
+    st.html(f'<div class="rd-words">{html_table(rows, list(shown.columns), label)}</div>')
 
 
 def legend() -> None:

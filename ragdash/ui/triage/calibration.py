@@ -54,6 +54,27 @@ _COLUMNS = {
 }
 
 
+def _threshold_rows(sweep: pd.DataFrame) -> pd.DataFrame:
+    """The sweep as five columns, threshold first: three lists of cases in columns of their
+    own cut the table at 800 px; they share one column here, each named.
+
+    >>> _threshold_rows(pd.DataFrame([{"threshold": 80, "repaired": 1, "broken": 0,
+    ...     "false_fuzzy_matches": 0, "repaired_cases": "typo", "broken_cases": "",
+    ...     "false_matches": ""}])).to_dict("list")["which"]
+    ['repaired: typo']
+    """
+    lists = {"repaired_cases": "repaired", "broken_cases": "broken", "false_matches": "false matches"}
+    which = [
+        ". ".join(f"{name}: {row[col]}" for col, name in lists.items() if row.get(col))
+        or "—"
+        for row in sweep.to_dict("records")
+    ]
+    shown = sweep[["threshold", "repaired", "broken", "false_fuzzy_matches"]].rename(
+        columns={"false_fuzzy_matches": "false fuzzy matches"}
+    )
+    return shown.assign(which=which)
+
+
 def coinciding(sweep: pd.DataFrame) -> list[list[str]]:
     """Groups of measures whose counts are equal at every threshold (drawn as one line).
 
@@ -291,7 +312,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        wrapped_table(sweep, "Every threshold")
+        wrapped_table(_threshold_rows(sweep), "Every threshold")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "
