@@ -63,7 +63,11 @@ def _threshold_rows(sweep: pd.DataFrame) -> pd.DataFrame:
     ...     "false_matches": ""}])).to_dict("list")["which"]
     ['repaired: typo']
     """
-    lists = {"repaired_cases": "repaired", "broken_cases": "broken", "false_matches": "false matches"}
+    lists = {
+        "repaired_cases": "repaired",
+        "broken_cases": "broken",
+        "false_matches": "false matches",
+    }
     which = [
         ". ".join(f"{name}: {row[col]}" for col, name in lists.items() if row.get(col))
         or "—"
