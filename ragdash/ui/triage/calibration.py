@@ -60,7 +60,7 @@ def _threshold_rows(sweep: pd.DataFrame) -> pd.DataFrame:
 
     >>> _threshold_rows(pd.DataFrame([{"threshold": 80, "repaired": 1, "broken": 0,
     ...     "false_fuzzy_matches": 0, "repaired_cases": "typo", "broken_cases": "",
-    ...     "false_matches": ""}])).to_dict("list")["which"]
+    ...     "false_matches": ""}])).to_dict("list")["which cases"]
     ['repaired: typo']
     """
     lists = {
@@ -76,7 +76,7 @@ def _threshold_rows(sweep: pd.DataFrame) -> pd.DataFrame:
     shown = sweep[["threshold", "repaired", "broken", "false_fuzzy_matches"]].rename(
         columns={"false_fuzzy_matches": "false fuzzy matches"}
     )
-    return shown.assign(which=which)
+    return shown.assign(**{"which cases": which})
 
 
 def coinciding(sweep: pd.DataFrame) -> list[list[str]]:
