@@ -45,6 +45,7 @@ __all__ = [
     "LIST_COLUMNS",
     "LIST_WIDTHS",
     "PAGES_SHOWN",
+    "SIGNAL_WIDTHS",
     "UPLOAD_TYPES",
     "page_window",
     "render",
@@ -56,6 +57,9 @@ UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: main column of an 800 px window with the sidebar open (the grid grows them when wider).
 LIST_COLUMNS = ("id", "subject", "pages", "updated", "status")
 LIST_WIDTHS = {"id": 100, "subject": 130, "pages": 52, "updated": 86, "status": 74}
+#: The OCR signals table's column widths in px (426 in all, as the documents list's).
+SIGNAL_WIDTHS = {"document": 76, "token": 64, "count": 44, "read as": 64, "seen elsewhere": 52,
+                 "substitution": 76, "in the map": 50}  # fmt: skip
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20
 
@@ -410,6 +414,7 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
                 )),
                 hide_index=True,
                 width="stretch",
+                column_config=SIGNAL_WIDTHS,
             )
         for i, sig in enumerate(shown):
             subs = format_ocr_map(sig.substitutions)
@@ -462,6 +467,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
             grid(pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs])),
             hide_index=True,
             width="stretch",
+            column_config={"pair": 280, "risk": 150},
         )
     for pair in pairs[:MESSAGES_SHOWN]:
         st.warning(
