@@ -51,7 +51,7 @@ def test_choosing_bm25_ranks_with_it_shows_tf_idf_and_goes_in_the_link(app):
     no_exception(at)
     assert results(at)[0] == "inventory"  # BM25's idf and length normalization
     assert "Ranked by **bm25 (k1=1.2, b=0.75)**" in captions(at)
-    frames = [d.value for d in at.dataframe]
+    frames = [d.value for d in at.dataframe] + html_tables(at)  # the breakdown wraps
     assert any({"tf", "idf", "points"} <= set(f.columns) for f in frames)
     assert param(at, "retriever") == "bm25"
     at.number_input(key="w_k1").set_value(2.0).run()

@@ -33,7 +33,7 @@ from ragdash.ui.glossary import define, show_table
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.moved import render_moved
-from ragdash.ui.render import html_table, text_block
+from ragdash.ui.render import html_table, text_block, wrapped_table
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
@@ -45,6 +45,7 @@ __all__ = [
     "LIST_COLUMNS",
     "LIST_WIDTHS",
     "PAGES_SHOWN",
+    "SIGNAL_WIDTHS",
     "UPLOAD_TYPES",
     "page_window",
     "render",
@@ -56,6 +57,9 @@ UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: main column of an 800 px window with the sidebar open (the grid grows them when wider).
 LIST_COLUMNS = ("id", "subject", "pages", "updated", "status")
 LIST_WIDTHS = {"id": 100, "subject": 130, "pages": 52, "updated": 86, "status": 74}
+#: The OCR signals table's column widths in px (426 in all, as the documents list's).
+SIGNAL_WIDTHS = {"document": 76, "token": 64, "count": 44, "read as": 64, "seen elsewhere": 52,
+                 "substitution": 76, "in the map": 50}  # fmt: skip
 #: Re-cut passages shown as text side by side (all of them are in the table above).
 DIFF_ROWS_SHOWN = 20
 
@@ -313,8 +317,8 @@ def _inspection(doc: Document) -> None:
         }
     )
     st.caption("Text characters per page (0 = no text layer)")
-    # A fixed width: this chart sits in a tab, hidden when the page is drawn, where a
-    # container-wide chart gets a width of zero and shows no bars.
+    # As wide as its column: a fixed width (up to 900 px, 16 px a page) reached past an
+    # 800 px window for a PDF of more than ~22 pages.
     st.altair_chart(
         alt.Chart(grid(chars))
         .mark_bar()
@@ -323,8 +327,8 @@ def _inspection(doc: Document) -> None:
             y=alt.Y("characters:Q", title="characters"),
             tooltip=["page", "characters"],
         )
-        .properties(width=min(900, max(360, 16 * report.pages)), height=140),
-        width="content",
+        .properties(height=140),
+        width="stretch",
         height=200,
     )
     _try_query(doc)
@@ -410,6 +414,7 @@ def _ocr_signals(index: CorpusIndex, corpus_key: tuple) -> None:
                 )),
                 hide_index=True,
                 width="stretch",
+                column_config=SIGNAL_WIDTHS,
             )
         for i, sig in enumerate(shown):
             subs = format_ocr_map(sig.substitutions)
@@ -462,6 +467,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
             grid(pd.DataFrame([{"pair": plain(p.sentence), "risk": plain(p.risk)} for p in pairs])),
             hide_index=True,
             width="stretch",
+            column_config={"pair": 280, "risk": 150},
         )
     for pair in pairs[:MESSAGES_SHOWN]:
         st.warning(
@@ -541,10 +547,13 @@ def _ingestion_diff(
             hide_index=True,
             width="stretch",
             column_config={
-                "before_label": "before",
-                "after_label": "after",
-                "before_text": st.column_config.TextColumn("text before", width="large"),
-                "after_text": st.column_config.TextColumn("text after", width="large"),
+                # px widths that fit the 398 px of an expander's tab at 800 px (the grid
+                # grows them when wider); a cell's whole text shows on a double click
+                "before_label": st.column_config.TextColumn("before", width=64),
+                "before_text": st.column_config.TextColumn("text before", width=92),
+                "change": st.column_config.TextColumn("change", width=64),
+                "after_label": st.column_config.TextColumn("after", width=64),
+                "after_text": st.column_config.TextColumn("text after", width=92),
             },
         )
     shown = changed.head(DIFF_ROWS_SHOWN)
@@ -635,11 +644,7 @@ def _document(
             if doc.kind == "pdf":
                 _ingestion_diff(doc, index, cases, corpus_key)
             else:
-                show_table(
-                    grid(_passages_table(index, doc.doc_id, False)),
-                    hide_index=True,
-                    width="stretch",
-                )
+                wrapped_table(_passages_table(index, doc.doc_id, False), "Passages")
                 st.caption("A text file is cut the same way with the tables fix off and on.")
         remove = f"Remove {label(doc.source)}"
         if doc.source in uploads and st.button(remove, key=f"rm_{widget_id(doc)}"):

@@ -37,6 +37,7 @@ from ragdash.ui.render import (
     ranked_passage,
     round_numbers,
     verdict_word,
+    wrapped_table,
 )
 from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_search
 from ragdash.ui.shell import empty_corpus_notice
@@ -183,10 +184,11 @@ def _inputs(view: ViewState, doc_ids: tuple[str, ...], cases: list[Case]) -> Vie
         seed_widget("w_fault", view.fault)
         seed_widget("w_rate", float(view.rate))
         seed_widget("w_seed", int(view.seed))
-        c1, c2, c3 = st.columns([2, 2, 1])
-        fault = c1.radio(
+        # the fault on a line of its own: three columns left the seed 76 px wide at 800 px
+        fault = st.radio(
             "Fault", FAULTS, key="w_fault", horizontal=True, format_func=FAULT_LABELS.get
         )
+        c2, c3 = st.columns([2, 1])
         rate = c2.slider("Rate (per letter)", 0.0, 1.0, step=0.05, key="w_rate")
         seed = c3.number_input("Seed", 0, 10**9, key="w_seed")
     with st.expander("Proof check", expanded=bool(view.expect)):
@@ -299,7 +301,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
     """BM25's per-token tf/idf, or an external retriever's own score."""
     frame = bm25_frame(retriever, query, view.fixes, r)
     if frame is not None:
-        show_table(grid(frame), hide_index=True, width="stretch")
+        wrapped_table(frame, f"BM25 points of #{r.rank:d}")
         st.caption("BM25 points per token = idf × tf / (tf + k1 × (1 − b + b × length / avg)).")
     elif retriever.spec.external:
         st.caption(
@@ -307,7 +309,7 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
             "retriever reports no per-token breakdown."
         )
     else:
-        show_table(grid(breakdown_frame(r)), hide_index=True, width="stretch")
+        wrapped_table(breakdown_frame(r), f"Score breakdown of #{r.rank:d}")
 
 
 def fix_names(fixes: Fixes) -> str:

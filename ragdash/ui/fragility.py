@@ -20,7 +20,7 @@ from ragdash.checks.fragility import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.glossary import show_table
+from ragdash.ui.render import wrapped_table
 from ragdash.ui.text import grid, label, literal
 
 __all__ = [
@@ -214,5 +214,7 @@ def render_fragility(
     shown = table[columns].astype(object)
     shown = shown.where(shown.notna(), "—").astype(str)  # a survivor has no corrupted query
     with st.expander("Every search: corrupted query, failure, evaluations"):
-        show_table(grid(shown), hide_index=True, width="stretch")
+        # five columns: the sentence says the outcome, configuration, corrupted query and
+        # failure (nine columns cut the table at 800 px)
+        wrapped_table(shown[["case", "fault", "edits", "evaluations", "sentence"]], "Every search")
     return table

@@ -179,6 +179,7 @@ GLOSSARY: dict[str, str] = {
     "threshold": "The fuzzy threshold: how alike (0–100) a misspelling must be to match.",
     "repaired": "Queries that fail with no fix and pass with fuzzy matching.",
     "broken": "Queries that pass with no fix and fail with fuzzy matching.",
+    "which cases": "The cases repaired, broken or falsely matched at this threshold.",
     "false fuzzy matches": "Fuzzy matches to a word other than the one meant.",
     "repaired cases": "The queries fuzzy matching repaired.",
     "broken cases": "The queries fuzzy matching broke.",

@@ -15,7 +15,7 @@ import streamlit as st
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.ui.glossary import define, show_table
+from ragdash.ui.glossary import define
 from ragdash.ui.text import grid, literal, plain
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "round_numbers",
     "text_block",
     "verdict_word",
+    "wrapped_table",
 ]
 
 #: One color per match kind, in the kinds' preference order (strongest first).
@@ -50,6 +51,7 @@ TABLE_CSS = """
 .rd-table th { font-weight: 600; }
 .rd-table th[title] { text-decoration: underline dotted; cursor: help; }
 .rd-table td { overflow-wrap: anywhere; }
+.rd-words .rd-table td { overflow-wrap: break-word; }
 .rd-passage mark.rd-diff-del { background: #ffc9c9; }
 .rd-passage mark.rd-diff-ins { background: #b2f2bb; }
 .rd-table td.rd-fail { color: #c92a2a; font-weight: 600; }
@@ -123,6 +125,25 @@ def html_table(rows: Sequence[dict[str, object]], columns: Sequence[str], label:
         f'<div class="rd-table-wrap"><table class="rd-table" aria-label="{escape_text(label)}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def wrapped_table(data: pd.DataFrame, label: str) -> None:
+    """``data`` as a wrapping :func:`html_table`: for the small tables of an expander or a
+    tab, whose columns a grid cut off at 800 px (a grid sizes columns to their text and
+    scrolls sideways; these cells wrap instead). Cells go through :func:`grid` (invisible
+    characters as code points) and ``html.escape``; floats are rounded (:func:`fmt_score`).
+
+    Big tables (hundreds of rows) stay grids, with column widths that fit.
+    """
+    shown = grid(data)
+    shown.columns = [str(c).replace("_", " ") for c in shown.columns]  # as a grid shows them
+    rows = [
+        {c: fmt_score(v) if isinstance(v, float) else v for c, v in row.items()}
+        for row in shown.to_dict("records")
+    ]
+    # whole words: cells that may break anywhere let the table squeeze a column to one
+    # letter ("ho|w", "wareh|use") while another keeps its whole sentence on a line
+    st.html(f'<div class="rd-words">{html_table(rows, list(shown.columns), label)}</div>')
 
 
 def legend() -> None:
@@ -226,5 +247,5 @@ def ranked_passage(
         st.caption(literal(note))
     st.html(passage_html(r, evidence))
     with st.expander(f"Score breakdown of #{r.rank:d}"):
-        show_table(grid(breakdown_frame(r)), hide_index=True, width="stretch")
+        wrapped_table(breakdown_frame(r), f"Score breakdown of #{r.rank:d}")
 

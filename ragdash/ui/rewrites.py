@@ -9,8 +9,8 @@ import streamlit as st
 from ragdash.checks.rewrites import rewrite_budget
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.glossary import show_table
-from ragdash.ui.text import grid, label, literal
+from ragdash.ui.render import wrapped_table
+from ragdash.ui.text import label, literal
 
 __all__ = ["render_rewrite_budget"]
 
@@ -35,16 +35,11 @@ def render_rewrite_budget(index: CorpusIndex, fixes: Fixes) -> None:
         )
         if budget.rewrites:
             rows = [{"token": r.raw, "read as": r.word, "why": r.note} for r in budget.rewrites]
-            show_table(
-                grid(pd.DataFrame(rows)),
-                hide_index=True,
-                width="stretch",
-            )
+            wrapped_table(pd.DataFrame(rows), "Tokens the OCR fix rewrites")
         if budget.kept:
-            show_table(
-                grid(pd.DataFrame([{"token": t, "kept because": why} for t, why in budget.kept])),
-                hide_index=True,
-                width="stretch",
+            wrapped_table(
+                pd.DataFrame([{"token": t, "kept because": why} for t, why in budget.kept]),
+                "Tokens the OCR fix keeps",
             )
         if budget.note:
             st.caption(literal(budget.note))

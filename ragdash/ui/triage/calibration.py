@@ -24,6 +24,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.ui.glossary import show_table
+from ragdash.ui.render import wrapped_table
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
 
@@ -51,6 +52,31 @@ _COLUMNS = {
     "broken": "broken",
     "false fuzzy matches": "false_fuzzy_matches",
 }
+
+
+def _threshold_rows(sweep: pd.DataFrame) -> pd.DataFrame:
+    """The sweep as five columns, threshold first: three lists of cases in columns of their
+    own cut the table at 800 px; they share one column here, each named.
+
+    >>> _threshold_rows(pd.DataFrame([{"threshold": 80, "repaired": 1, "broken": 0,
+    ...     "false_fuzzy_matches": 0, "repaired_cases": "typo", "broken_cases": "",
+    ...     "false_matches": ""}])).to_dict("list")["which cases"]
+    ['repaired: typo']
+    """
+    lists = {
+        "repaired_cases": "repaired",
+        "broken_cases": "broken",
+        "false_matches": "false matches",
+    }
+    which = [
+        ". ".join(f"{name}: {row[col]}" for col, name in lists.items() if row.get(col))
+        or "—"
+        for row in sweep.to_dict("records")
+    ]
+    shown = sweep[["threshold", "repaired", "broken", "false_fuzzy_matches"]].rename(
+        columns={"false_fuzzy_matches": "false fuzzy matches"}
+    )
+    return shown.assign(**{"which cases": which})
 
 
 def coinciding(sweep: pd.DataFrame) -> list[list[str]]:
@@ -290,7 +316,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
             "they say nothing about the threshold."
         )
     with st.expander("Every threshold"):
-        show_table(grid(sweep), hide_index=True, width="stretch")
+        wrapped_table(_threshold_rows(sweep), "Every threshold")
     if chosen is None:
         st.warning(
             f"**No threshold recommended:** the sample has {sample} "

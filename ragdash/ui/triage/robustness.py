@@ -13,7 +13,7 @@ from ragdash.checks.robustness import RobustnessRow, robustness_sweep, sweep_con
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.glossary import show_table
+from ragdash.ui.render import wrapped_table
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
@@ -98,7 +98,7 @@ def robustness_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key: 
     ]
     st.markdown(f"At rate {max(ROBUSTNESS_RATES):g}, pass rate — {'; '.join(lines)}.")
     with st.expander("Table"):
-        show_table(grid(table), hide_index=True, width="stretch")
+        wrapped_table(table, "Pass rate per fault, rate and configuration")
 
 
 def _pct(table: pd.DataFrame, fault: str, config: str) -> str:
