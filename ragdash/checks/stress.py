@@ -6,9 +6,10 @@ fault (:data:`TARGETED_FIX`) and ``all``:
 
 * ``stale`` — a stale duplicate of the expected document (same subject and words, the
   evidence changed to a plausible wrong value: ``30 days`` → ``60 days``) listed first, in
-  one of three variants per case (the seed picks it): ``dated`` a year before it, ``withdrawn`` (a newer withdrawn draft) and
-  ``reworded`` (older, a few sentences reworded so it no longer ties). Repaired by the
-  version fixes (``recency``, ``status``, ``versions``).
+  one of three variants per case (the seed picks it): ``dated`` a year before it,
+  ``withdrawn`` (a newer withdrawn draft) and ``reworded`` (older, a few sentences reworded
+  so it no longer ties). Repaired by the version fixes (``recency``, ``status``,
+  ``versions``).
 * ``ocr-doc`` — the expected document misread with the OCR map's confusions (``o→0``,
   ``i→1``): every distinctive query word it holds, other words at ``rate``; numbers, codes
   and the evidence itself left alone. Repaired by ``ocr``.
