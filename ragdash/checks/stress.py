@@ -895,22 +895,11 @@ class _PatchedIndex(CorpusIndex):
             self._passages[tables] = tuple(out)
         return self._passages[tables]
 
-    def inverted(self, tables: bool = False, unicode: bool = False):
-        key = (tables, unicode)
-        if key not in self._inverted:
-            passages = self.passages(tables)
-            other = self._inverted.get((not tables, unicode))
-            if other is not None and other.passages is passages:
-                self._inverted[key] = other
-            else:
-                current = np.fromiter(
-                    (p.status != "withdrawn" for p in passages), bool, len(passages)
-                )
-                postings = self._clean.token_rows(tables, unicode).postings(passages, unicode)
-                self._inverted[key] = InvertedIndex(passages, postings, current, unicode)
-        inverted = self._inverted[key]
-        if inverted._families is None:
-            inverted._families = self.families_of(tables)
+    def _build_inverted(self, passages, tables: bool, unicode: bool) -> InvertedIndex:
+        current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
+        postings = self._clean.token_rows(tables, unicode).postings(passages, unicode)
+        inverted = InvertedIndex(passages, postings, current, unicode)
+        inverted._families = self.families_of(tables)
         return inverted
 
     def families_of(self, tables: bool, current: bool = False):
