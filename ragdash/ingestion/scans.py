@@ -233,10 +233,12 @@ def ocr_image(
         conf = float(data["conf"][i])
         if int(data["level"][i]) != 5 or not text.strip() or conf < 0:
             continue
-        if conf < SPECK_CONFIDENCE and not any(ch.isalnum() for ch in text):
+        left, top = data["left"][i] / scale, data["top"][i] / scale
+        wide, tall = data["width"][i] / scale, data["height"][i] / scale
+        speck = conf < SPECK_CONFIDENCE and not any(ch.isalnum() for ch in text)
+        if speck and not _dash_shaped(text, wide, tall):
             continue  # a speck of dust read as "-" or "==": it would split table columns
         text = _brackets(text.strip())
-        left, top = data["left"][i] / scale, data["top"][i] / scale
         right = (data["left"][i] + data["width"][i]) / scale
         bottom = (data["top"][i] + data["height"][i]) / scale
         line = (int(data["block_num"][i]) * 1000 + int(data["par_num"][i])) * 1000 + int(
@@ -247,6 +249,22 @@ def ocr_image(
                     round(bottom, 2), round(conf, 1), int(data["block_num"][i]), line)
         )
     return tuple(words)
+
+
+#: What a table's empty cell holds: a dash (hyphen, en or em dash, minus), or a row of them.
+_DASH_WORD = re.compile(r"[-\u2010-\u2015\u2212_~=]{1,3}")
+
+
+def _dash_shaped(text: str, width: float, height: float) -> bool:
+    """True when a punctuation "word" Tesseract is unsure of is the dash of an empty table
+    cell (``1,731 527 —``), not dust: a dash character on a box at least 2.5 pt wide and
+    2.5 times as wide as it is high. Dust is a dot, no wider than high; dropping the dash
+    lost the row's last cell, and the row no longer read as the page prints it.
+
+    >>> _dash_shaped("—", 9.0, 1.2), _dash_shaped("-", 1.0, 1.0), _dash_shaped(".", 9.0, 1.0)
+    (True, False, False)
+    """
+    return bool(_DASH_WORD.fullmatch(text.strip())) and width >= 2.5 and width >= 2.5 * height
 
 
 _SECTION_FIVE = re.compile(r"§[\d,.]*\d[\d,.]*")

@@ -39,18 +39,57 @@ def escape_text(text: str) -> str:
 
 
 def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
-    """A regex finding ``evidence`` case-insensitively, any whitespace (line breaks of a PDF
-    included) between its words, and only on token boundaries: where the evidence starts
-    (ends) with a letter or digit, the text must not continue with one before (after) it.
-    So ``4 disks`` is not found in ``24 disks``, ``30 days`` not in ``130 days``, ``Basic``
-    not in ``Basically`` — the same comparison the proof check makes."""
-    words = evidence.split()
-    if not words:
+    """A regex finding ``evidence`` case-insensitively and only on token boundaries: where
+    the evidence starts (ends) with a letter or digit, the text must not continue with one
+    before (after) it. So ``4 disks`` is not found in ``24 disks``, ``30 days`` not in
+    ``130 days``, ``Basic`` not in ``Basically`` — the same comparison the proof check makes.
+
+    Spaces are not evidence: text extraction and OCR disagree on them. A PDF's text layer
+    glues ``543149BAW`` and ``ReturnAmount`` that the page shows apart (and OCR reads
+    apart), and splits words at line ends; so any whitespace (a line break too) may stand
+    between two words of the evidence or be missing there, and whitespace may stand inside
+    a word — except between two digits, where a space makes two numbers (``1 030`` is not
+    ``1030``, ``10 30`` not ``1030``).
+
+    >>> bool(evidence_pattern("543149BAW BEDLAM").search("543149 BAW BEDLAM"))
+    True
+    >>> bool(evidence_pattern("Return Amount").search("Last ReturnAmount Code"))
+    True
+    >>> found = lambda e, t: bool(evidence_pattern(e).search(t))
+    >>> found("10 30", "1030"), found("4 disks", "24 disks"), found("Basic", "Basically")
+    (False, False, False)
+    """
+    compact = "".join(evidence.split())
+    if not compact:
         return None
-    body = r"\s+".join(re.escape(w) for w in words)
-    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(words[0][0]) else ""
-    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(words[-1][-1]) else ""
-    return re.compile(start + body + end, re.IGNORECASE)
+    parts = [re.escape(compact[0])]
+    spaced = _spaced_positions(evidence)
+    for k in range(1, len(compact)):
+        left, right = compact[k - 1], compact[k]
+        if left.isdigit() and right.isdigit():
+            parts.append(r"\s+" if k in spaced else "")
+        else:
+            parts.append(r"\s*")
+        parts.append(re.escape(right))
+    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(compact[0]) else ""
+    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(compact[-1]) else ""
+    return re.compile(start + "".join(parts) + end, re.IGNORECASE)
+
+
+def _spaced_positions(evidence: str) -> set[int]:
+    """Indexes (in the evidence without whitespace) of the characters whitespace precedes."""
+    out: set[int] = set()
+    k = 0
+    after_space = False
+    for ch in evidence.strip():
+        if ch.isspace():
+            after_space = True
+            continue
+        if after_space:
+            out.add(k)
+        after_space = False
+        k += 1
+    return out
 
 
 #: Scripts written without spaces between words: no token boundary to require there
