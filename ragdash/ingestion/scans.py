@@ -84,10 +84,15 @@ TESSERACT_INSTALL = (
 LOW_CONFIDENCE = 80.0
 #: Punctuation-only "words" below this confidence are specks of dust and are dropped.
 SPECK_CONFIDENCE = 60.0
-#: Tesseract's page segmentation mode: 3 (automatic layout). Measured against 4 (one column
-#: of variable lines) and 6 (one uniform block) on the real-scan benchmark — see
-#: docs/pdfs-and-scans.md; the rows are rebuilt from baselines below whichever it is.
+#: Tesseract's page segmentation modes a page is read in: 3 (automatic layout: blocks and
+#: columns) and 6 (one uniform block: a table's rows run across the page). Each page is read
+#: in both and the reading with more confident characters is kept (:func:`_sureness`): on
+#: the real-scan benchmark neither mode wins every page (3 keeps a ruled election table,
+#: 6 an income table whose columns 3 cut into blocks), and the page-by-page choice came
+#: within 1% of the better mode per page (docs/pdfs-and-scans.md). The rows are rebuilt
+#: from baselines below whichever is kept.
 PSM = 3
+PSMS = (3, 6)
 #: Pages OCR'd at once within one parse (each a Tesseract process of one thread):
 #: ``RAGDASH_OCR_WORKERS``, default the cores this process may use, at most 2.
 OCR_WORKERS_ENV = "RAGDASH_OCR_WORKERS"
@@ -302,7 +307,7 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
     Safe to run in a thread (pdfplumber is not touched)."""
     scale = resolution / 72.0
     prepared, turn = prepare_image(image, scale)
-    words = ocr_image(prepared, scale, lang)
+    words = max((ocr_image(prepared, scale, lang, psm) for psm in PSMS), key=_sureness)
 
     def measured(words: Sequence[OcrWord]) -> OcrQuality:
         return measure_quality(
@@ -324,6 +329,17 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
         number, resolution, words, prepared.width / scale, prepared.height / scale,
         _engine(), quality,
     )  # fmt: skip
+
+
+def _sureness(words: Sequence[OcrWord]) -> float:
+    """How much a reading of a page says with confidence: its characters, each weighted by
+    its word's confidence (0–100). Ties keep the first reading (``max`` keeps the first).
+
+    >>> sure = OcrWord("3,532", 0, 0, 20, 8, 96.0, 1, 1)
+    >>> _sureness([sure]) > _sureness([OcrWord("3,632", 0, 0, 20, 8, 41.0, 1, 1)])
+    True
+    """
+    return sum(w.conf * len(w.text) for w in words)
 
 
 #: Areas of ink without words read again on their own (largest first), at most this many.
