@@ -451,3 +451,15 @@ def test_symbolic_links_in_the_docs_folder_are_not_followed(tmp_path, monkeypatc
     assert "alias" in corpus.doc_ids and "notes" not in corpus.doc_ids
     assert any("outside the docs folder" in m.message for m in corpus.messages)
     assert all("password" not in d.pages[0] for d in corpus.documents)
+
+
+def test_a_folder_of_undated_files_is_warned_about_in_one_line(tmp_path, make_docs):
+    """Ten undated files were ten warning lines; they are one, naming the first files and
+    how many more."""
+    folder = make_docs(tmp_path, {f"note-{n:02d}.txt": f"Note {n}." for n in range(10)})
+    corpus = load_folder(folder)
+    assert len(corpus.documents) == 10
+    undated = [m for m in corpus.messages if "no 'updated' date" in m.message]
+    assert len(undated) == 1
+    assert undated[0].source == "10 files"
+    assert "note-00.txt" in undated[0].message and "and 5 more" in undated[0].message

@@ -24,6 +24,7 @@ from ragdash.ingestion.textlayer import (
     parse_page_list,
     without_overprint,
 )
+from ragdash.text import shortened
 
 __all__ = [
     "DOC_SUFFIXES",
@@ -311,6 +312,10 @@ def _ocr_option(overrides: dict[str, str]) -> OcrSettings:
         raise IngestError(f"metadata.csv: {exc}") from None
 
 
+#: The warning for a document without an ``updated`` date (one line for a folder of them).
+UNDATED = "has no 'updated' date; treated as the oldest"
+
+
 def load_document(
     path: Path,
     overrides: dict[str, str],
@@ -354,7 +359,7 @@ def load_document(
         except IngestError as exc:
             warnings.append(f"{exc}; treated as undated (oldest)")
     else:
-        warnings.append("has no 'updated' date; treated as the oldest")
+        warnings.append(UNDATED)
     status = meta.get("status", "current").strip().lower() or "current"
     if status not in STATUSES:
         warnings.append(f"status {status!r} is not one of {', '.join(STATUSES)}; using 'current'")
@@ -411,6 +416,7 @@ def load_folder(
             )
     documents: list[Document] = []
     owner: dict[str, str] = {}
+    undated: list[str] = []
     for index, path in enumerate(paths):
         if progress:
             progress(index / max(len(paths), 1), path.name)
@@ -434,7 +440,16 @@ def load_folder(
             continue
         owner[doc.doc_id] = path.name
         documents.append(doc)
-        messages.extend(IngestMessage(path.name, "warning", w) for w in warnings)
+        if UNDATED in warnings:
+            undated.append(path.name)
+        messages.extend(IngestMessage(path.name, "warning", w) for w in warnings if w != UNDATED)
+    if len(undated) == 1:
+        messages.append(IngestMessage(undated[0], "warning", UNDATED))
+    elif undated:  # a folder of undated files is one line, not one per file
+        messages.append(IngestMessage(
+            f"{len(undated)} files", "warning",
+            f"have no 'updated' date; treated as the oldest: {shortened(undated, 5)}",
+        ))  # fmt: skip
     if progress:
         progress(1.0, "done")
     return Corpus(tuple(documents), tuple(messages))
