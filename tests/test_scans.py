@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.scanbench import BENCH_DOCS, ScanDoc, find_fonts, image_pdf, render_pages
 from ragdash.case import Case
-from ragdash.checks.proof import check_case
+from ragdash.checks.proof import check_case, evidence_found
 from ragdash.errors import IngestError, OcrUnavailable, RagdashError
 from ragdash.ingestion import scans
 from ragdash.ingestion.ingest import load_folder, read_pdf
@@ -321,3 +321,56 @@ def test_a_page_where_half_the_text_is_unreadable_is_not_called_good():
     assert top > ocr.height * 0.45 and bottom - top > ocr.height * 0.2  # the lower half
     # the clean page is Good: nothing was missed
     assert inspect_pdf(scan_of(POLICY)).ocr_missed == ()
+
+
+CENSUS = (
+    ("Alcona", "15", "28", "80", "117"),
+    ("Caledonia", "9237", "3396", "371", "373"),
+    ("Curtis", "1102", "1221", "835", "—"),
+    ("Greenbush", "1914", "1934", "1967", "1963"),
+    ("Totals", "12268", "6579", "3253", "2453"),
+)
+
+
+def ruled_dusty_scan(dpi: int = 200) -> bytes:
+    """A census grid scanned 0.4° askew: every cell boxed by rules drawn close to the digits,
+    an empty cell holding a dash, and dust specks all over the page."""
+    import random
+
+    from PIL import Image, ImageDraw, ImageFilter
+
+    font = _face(dpi)
+    image = Image.new("L", (round(7 * dpi), round(3.2 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    xs = (0.3, 1.9, 3.0, 4.1, 5.2, 6.3)
+    top, step = 0.4 * dpi, 0.36 * dpi
+    for n, row in enumerate(CENSUS):
+        y = top + n * step
+        for k, cell in enumerate(row):
+            right = xs[k + 1] * dpi - 0.06 * dpi
+            width = draw.textlength(cell, font=font)
+            x = xs[k] * dpi + 0.08 * dpi if k == 0 else right - width  # numbers set right
+            draw.text((x, y + 0.06 * dpi), cell, fill=20, font=font)
+    bottom = top + len(CENSUS) * step
+    for n in range(len(CENSUS) + 1):
+        draw.line((xs[0] * dpi, top + n * step, xs[-1] * dpi, top + n * step), fill=0, width=2)
+    for x in xs:
+        draw.line((x * dpi, top, x * dpi, bottom), fill=0, width=2)
+    image = image.rotate(0.4, resample=Image.BICUBIC, fillcolor=255)
+    image = image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))
+    rng = random.Random(3)
+    for _ in range(int(image.width * image.height * 0.00015)):
+        image.putpixel((rng.randrange(image.width), rng.randrange(image.height)), 0)
+    return image_pdf([image], dpi)
+
+
+@needs_tesseract
+def test_a_ruled_dusty_table_scan_reads_each_row_as_printed():
+    """Rules beside digits were read as ``]`` or ``|`` (``9237]``), dust beside a number
+    was read into it (``1,204.``) and an empty cell's dash was dropped as dust: every row of
+    the grid must read as it is printed, the dash included."""
+    pdf = read_pdf(ruled_dusty_scan())
+    text = pdf.pages[0]
+    for row in CENSUS:
+        assert evidence_found(" ".join(row), text), f"{' '.join(row)!r} not as printed in:\n{text}"
+    assert "]" not in text and "|" not in text

@@ -244,6 +244,8 @@ def ocr_image(
         if speck and not _dash_shaped(text, wide, tall):
             continue  # a speck of dust read as "-" or "==": it would split table columns
         text = _brackets(text.strip())
+        if text in ("=", "==") and _dash_shaped(text, wide, tall) and wide >= 4 * tall:
+            text = "\u2014"  # one thin stroke read as "=": an em dash (an "=" is taller)
         right = (data["left"][i] + data["width"][i]) / scale
         bottom = (data["top"][i] + data["height"][i]) / scale
         line = (int(data["block_num"][i]) * 1000 + int(data["par_num"][i])) * 1000 + int(
