@@ -59,37 +59,21 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     >>> found("10 30", "1030"), found("4 disks", "24 disks"), found("Basic", "Basically")
     (False, False, False)
     """
-    compact = "".join(evidence.split())
-    if not compact:
+    words = evidence.split()
+    if not words:
         return None
-    parts = [re.escape(compact[0])]
-    spaced = _spaced_positions(evidence)
-    for k in range(1, len(compact)):
-        left, right = compact[k - 1], compact[k]
-        if left.isdigit() and right.isdigit():
-            parts.append(r"\s+" if k in spaced else "")
-        else:
-            parts.append(r"\s*")
-        parts.append(re.escape(right))
-    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(compact[0]) else ""
-    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(compact[-1]) else ""
+    parts: list[str] = []
+    for n, word in enumerate(words):
+        for k, ch in enumerate(word):
+            before = word[k - 1] if k else (words[n - 1][-1] if n else "")
+            if before:
+                digits = before.isdigit() and ch.isdigit()
+                # between two digits a space is kept as it is; anywhere else it may vary
+                parts.append(("" if k else r"\s+") if digits else r"\s*")
+            parts.append(re.escape(ch))
+    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(words[0][0]) else ""
+    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(words[-1][-1]) else ""
     return re.compile(start + "".join(parts) + end, re.IGNORECASE)
-
-
-def _spaced_positions(evidence: str) -> set[int]:
-    """Indexes (in the evidence without whitespace) of the characters whitespace precedes."""
-    out: set[int] = set()
-    k = 0
-    after_space = False
-    for ch in evidence.strip():
-        if ch.isspace():
-            after_space = True
-            continue
-        if after_space:
-            out.add(k)
-        after_space = False
-        k += 1
-    return out
 
 
 #: Scripts written without spaces between words: no token boundary to require there
