@@ -374,3 +374,56 @@ def test_a_ruled_dusty_table_scan_reads_each_row_as_printed():
     for row in CENSUS:
         assert evidence_found(" ".join(row), text), f"{' '.join(row)!r} not as printed in:\n{text}"
     assert "]" not in text and "|" not in text
+
+
+TAX_ROWS = tuple(
+    (f"{87 + n // 4},{(n % 4) * 250:03d}", f"{87 + n // 4},{(n % 4) * 250 + 50:03d}",
+     f"{18_660 + 14 * n:,}", f"{14_766 + 13 * n:,}", f"{19_045 + 14 * n:,}")
+    for n in range(8)
+)  # fmt: skip
+
+
+def _bold_face(dpi: int, points: float, family: str = "DejaVu Sans"):
+    import subprocess
+
+    from PIL import ImageFont
+
+    out = subprocess.run(["fc-match", "-f", "%{file}", f"{family}:style=Bold"],
+                         capture_output=True, text=True, check=False).stdout  # fmt: skip
+    if not out or not os.path.isfile(out):
+        pytest.skip("no bold font here (fontconfig's DejaVu Sans Bold)")
+    return ImageFont.truetype(out, round(points * dpi / 72))
+
+
+def tax_table_scan(dpi: int = 200) -> bytes:
+    """A tax-table band as printed: the income brackets in condensed bold figures set close
+    (9 pt on 9.5 pt lines), the tax in regular figures, under a white-on-black heading."""
+    from PIL import Image, ImageDraw, ImageFilter
+
+    bold, plain = _bold_face(dpi, 9, "DejaVu Sans Condensed"), _face(dpi, 8)
+    image = Image.new("L", (round(6 * dpi), round(2.6 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0.3 * dpi, 0.3 * dpi, 5.0 * dpi, 0.7 * dpi), fill=0)
+    draw.text((0.5 * dpi, 0.38 * dpi), "Tax Table", fill=255, font=_bold_face(dpi, 14))
+    y = 0.9 * dpi
+    for row in TAX_ROWS:
+        for k, cell in enumerate(row):
+            font = bold if k < 2 else plain
+            right = (0.95 + 0.8 * k) * dpi
+            draw.text((right - draw.textlength(cell, font=font), y), cell, fill=0, font=font)
+        y += 9.5 * dpi / 72
+    image = image.rotate(-0.4, resample=Image.BICUBIC, fillcolor=255)
+    return image_pdf([image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))], dpi)
+
+
+@needs_tesseract
+def test_bold_figures_set_close_are_read_and_a_white_on_black_heading_too():
+    """Bold figures set close merge into dark blobs once the background is estimated; they
+    had been taken for a dark bar with light text and inverted into black boxes that read
+    as nonsense (``Mae WO.``) — every row of a real tax table was lost. A real bar's white
+    heading must still be read."""
+    pdf = read_pdf(tax_table_scan())
+    text = pdf.pages[0]
+    for row in TAX_ROWS:
+        assert evidence_found(" ".join(row), text), f"{' '.join(row)!r} not as printed in:\n{text}"
+    assert "Tax Table" in text
