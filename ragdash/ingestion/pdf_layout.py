@@ -544,8 +544,10 @@ def aligned_tables(
             multi -= len(lines[run[0]].segments) >= 2
             run.pop(0)  # a caption or title over the table is not one of its rows
         multi_lines = [lines[j] for j in run if len(lines[j].segments) >= 2]
-        key_right = (
-            statistics.median(x.segments[0][1] for x in multi_lines) if multi_lines else 0.0
+        left = min((x.segments[0][0] for x in multi_lines), default=0.0)
+        keyed = [x for x in multi_lines if x.segments[0][0] - left < ANCHOR_TOLERANCE]
+        key_right = (  # the key column's right edge, from rows with a key cell
+            statistics.median(x.segments[0][1] for x in keyed) if keyed else 0.0
         )
         while (
             run and len(lines[run[-1]].segments) < 2 and lines[run[-1]].x0 <= key_right
@@ -679,11 +681,17 @@ def _set_apart(line: Line, run: Sequence[Line]) -> bool:
 
 def _fits_run(line: Line, run: Sequence[Line]) -> bool:
     """A one-segment line inside a table: a wrapped cell (starts right of the first
-    column) or a short group label in the first column ("Sex", "Projected")."""
+    column, or where another column's cells start: a bill's title wraps on three lines
+    under the title column while the first column's numbers are narrow) or a short group
+    label in the first column ("Sex", "Projected")."""
     left = min(r.segments[0][0] for r in run if r.segments)
     first_right = statistics.median(r.segments[0][1] for r in run if len(r.segments) >= 2)
     if line.x0 > first_right - 1:
         return True
+    if line.x0 > left + ANCHOR_TOLERANCE and any(
+        abs(line.x0 - seg[0]) < ANCHOR_TOLERANCE for r in run for seg in r.segments[1:]
+    ):
+        return True  # starts where a column's cells start: that cell's wrapped line
     return abs(line.x0 - left) < ANCHOR_TOLERANCE * 2 and len(line.text.split()) <= 4
 
 
