@@ -427,3 +427,96 @@ def test_bold_figures_set_close_are_read_and_a_white_on_black_heading_too():
     for row in TAX_ROWS:
         assert evidence_found(" ".join(row), text), f"{' '.join(row)!r} not as printed in:\n{text}"
     assert "Tax Table" in text
+
+
+def boxed_totals_scan(dpi: int = 200) -> bytes:
+    """A census grid of low rows (14 pt) with the totals row boxed by a thick (3 pt) rule,
+    as county tables print it, scanned 0.4° askew."""
+    from PIL import Image, ImageDraw, ImageFilter
+
+    font = _face(dpi)
+    image = Image.new("L", (round(7 * dpi), round(2.4 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    xs = (0.3, 1.9, 2.7, 3.5, 4.3, 5.1)
+    top, step = 0.4 * dpi, 0.2 * dpi
+    rows = (*CENSUS[:-1], ("Totals", "12268", "6579", "3253", "2453"))
+    for n, row in enumerate(rows):
+        y = top + n * step
+        for k, cell in enumerate(row):
+            right = xs[k + 1] * dpi - 0.06 * dpi
+            width = draw.textlength(cell, font=font)
+            x = xs[k] * dpi + 0.08 * dpi if k == 0 else right - width
+            draw.text((x, y + 0.04 * dpi), cell, fill=20, font=font)
+        thick = round(3 * dpi / 72) if n == len(rows) - 1 else 2
+        draw.line((xs[0] * dpi, y, xs[-1] * dpi, y), fill=0, width=thick)
+        draw.line((xs[0] * dpi, y + step, xs[-1] * dpi, y + step), fill=0, width=thick)
+        for x in xs:
+            draw.line((x * dpi, y, x * dpi, y + step), fill=0, width=thick)
+    image = image.rotate(0.4, resample=Image.BICUBIC, fillcolor=255)
+    return image_pdf([image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))], dpi)
+
+
+@needs_tesseract
+def test_a_grid_of_low_rows_with_a_boxed_totals_row_reads_as_printed():
+    """A cell's sides in a grid of low rows are shorter than a rule on its own, and a
+    totals row's box is thicker than a hairline: both had been left on the page and read
+    as brackets (``9237)``, ``[rota]``). Every row, the totals included, must read as
+    printed."""
+    text = read_pdf(boxed_totals_scan()).pages[0]
+    for row in (*CENSUS[:-1], ("Totals", "12268", "6579", "3253", "2453")):
+        assert evidence_found(" ".join(row), text), f"{' '.join(row)!r} not as printed in:\n{text}"
+    assert not set("[]|") & set(text)
+
+
+BILLS = (
+    ("8", "The Pension Benefits Amendment Act", "Hon. Mr. Friesen", "Nov. 27, 2019"),
+    ("9", "The Public Services Sustainability Act", "Hon. Mr. Helwer", "Nov. 28, 2019"),
+    ("12", "The Fisheries Amendment Act", "Hon. Mr. Pedersen", "Dec. 2, 2019"),
+)
+
+
+def bills_scan(dpi: int = 200) -> bytes:
+    """A bill-status table: each bill's number alone at the far left of its row, the title
+    wrapped on two lines, as a legislature's status report prints it."""
+    from PIL import Image, ImageDraw, ImageFilter
+
+    font = _face(dpi, 10)
+    image = Image.new("L", (round(8 * dpi), round(3 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    y = 0.5 * dpi
+    for number, title, sponsor, date in BILLS:
+        draw.text((0.9 * dpi, y), number, fill=20, font=font)
+        first, _, rest = title.rpartition(" ")
+        draw.text((1.3 * dpi, y), first, fill=20, font=font)
+        draw.text((1.3 * dpi, y + 0.17 * dpi), rest, fill=20, font=font)
+        draw.text((4.2 * dpi, y), sponsor, fill=20, font=font)
+        draw.text((5.9 * dpi, y), date, fill=20, font=font)
+        y += 0.6 * dpi
+    image = image.rotate(0.3, resample=Image.BICUBIC, fillcolor=255)
+    return image_pdf([image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))], dpi)
+
+
+@needs_tesseract
+def test_a_row_number_alone_far_left_of_its_row_is_kept():
+    """Tesseract's page layout analysis dropped a lone number far left of its row (``9``
+    before ``The Public Services…``) that its block mode read; the row must keep it."""
+    text = read_pdf(bills_scan()).pages[0]
+    for number, title, _sponsor, _date in BILLS:
+        first = title.rpartition(" ")[0]
+        assert evidence_found(f"{number} {first}", text), f"{number} {first!r} not in:\n{text}"
+
+
+@needs_tesseract
+def test_a_scan_is_read_at_its_own_resolution_not_enlarged_to_the_default(tmp_path):
+    """Drawing a 200 dpi scan at the default 300 dpi only enlarges its pixels, and
+    Tesseract read the enlarged blur worse; a scan finer than the setting is drawn at the
+    setting, a born-digital page at the setting (within the pixel budget)."""
+    from ragdash.ingestion.page_image import render_resolution
+
+    (coarse,) = read_pdf(boxed_totals_scan(200)).layouts
+    assert coarse.ocr.dpi == 200
+    (fine,) = read_pdf(boxed_totals_scan(400), ocr=OcrSettings(dpi=300)).layouts
+    assert fine.ocr.dpi == 300
+    typed_pdf = make_pdf(tmp_path / "typed.pdf", [["Returns within 30 days."]])
+    (typed,) = read_pdf(typed_pdf.read_bytes(), ocr=OcrSettings(mode="all")).layouts
+    assert typed.ocr.dpi == pytest.approx(render_resolution(595.28, 841.89, 300), abs=0.1)

@@ -107,7 +107,14 @@ def flatten_background(pixels: Any, px_per_pt: float) -> Any:
         background = np.repeat(np.repeat(background, step, 0), step, 1)
         background = background[: pixels.shape[0], : pixels.shape[1]]
     flat = pixels.astype(np.float32) * 255.0 / np.maximum(background.astype(np.float32), 1.0)
-    return np.clip(flat, 0, 255).astype(np.uint8)
+    flat = np.clip(flat, 0, 255).astype(np.uint8)
+    # a shaded area's edge stays behind as a faint line (the estimate lags the blur by a
+    # pixel); read at 200 dpi it became "-" and "7" beside the row's cells. Grey that is
+    # not ink and not beside ink (a letter's soft edge is) is paper.
+    ink = flat < INK_LEVEL
+    beside = ndimage.binary_dilation(ink, iterations=max(2, int(round(0.7 * px_per_pt))))
+    flat[(flat < 250) & ~ink & ~beside] = 255
+    return flat
 
 
 #: A dark bar fills at least this share of its bounding box (bold type is ragged) ...
@@ -164,9 +171,13 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
 
 
 #: A straight run of ink at least this long (points) and at most RULE_THICKNESS thick is a
-#: table rule, not a letter (the tallest stroke of 24 pt type is about 17 pt).
+#: table rule, not a letter (the tallest stroke of 24 pt type is about 17 pt); a box drawn
+#: round a totals row is about 3 pt thick, a filled bar much thicker.
 RULE_LENGTH = 30.0
-RULE_THICKNESS = 2.5
+RULE_THICKNESS = 3.5
+#: An upright run at least this long that meets a rule is a cell's side, however short
+#: (a grid's row is often 14 pt high); a letter's stem standing on a rule is shorter.
+CELL_SIDE = 10.0
 
 
 def remove_rules(pixels: Any, px_per_pt: float) -> Any:
@@ -174,7 +185,9 @@ def remove_rules(pixels: Any, px_per_pt: float) -> Any:
     rule beside a digit as ``]``, ``|`` or ``1`` (``9237]``, ``i221]``) and a cell's
     underline as part of the letters; the rules were never text. A rule is a straight run
     of ink at least :data:`RULE_LENGTH` long and no thicker than :data:`RULE_THICKNESS`:
-    a filled bar is thicker (it stays), a letter is shorter.
+    a filled bar is thicker (it stays), a letter is shorter. A cell's side in a grid of
+    low rows is shorter than that: an upright run of at least :data:`CELL_SIDE` that
+    meets a rule is one too (a boxed totals row read as ``[rota] _o [ree]``).
 
     >>> import numpy as np
     >>> page = np.full((200, 400), 255, np.uint8)
@@ -200,10 +213,36 @@ def remove_rules(pixels: Any, px_per_pt: float) -> Any:
     rules = (across | upright).astype(bool)
     if not rules.any():
         return pixels
+    # the sides of a grid's cells: upright runs too short to be rules alone, that meet one
+    side = max(3, int(round(CELL_SIDE * px_per_pt)))
+    sides = (opened(0, side) & (1 - opened(1, thick))).astype(bool) & ~rules
+    if sides.any():
+        labels, count = ndimage.label(sides, structure=np.ones((3, 3), bool))
+        near = ndimage.binary_dilation(rules, iterations=max(1, round(px_per_pt)))
+        touching = np.unique(labels[near & sides])
+        rules |= np.isin(labels, touching[touching > 0])
     # with its blurred fringe: a faint edge left beside a digit was still read as a "7"
     rules = ndimage.binary_dilation(rules, iterations=max(1, round(0.7 * px_per_pt)))
     out = pixels.copy()
     out[rules] = 255
+    # the faint edge of the blur beyond that: paper-coloured pixels near a rule are paper
+    halo = ndimage.binary_dilation(rules, iterations=max(2, round(1.5 * px_per_pt)))
+    out[halo & (out > 160)] = 255
+    # what is left where thick rules cross (a box's corners) is a blot no letter is: small
+    # and touching where a rule was (it was read as "_" or ")" beside the cell's number)
+    labels, count = ndimage.label(out < INK_LEVEL, structure=np.ones((3, 3), bool))
+    if count:
+        near = ndimage.binary_dilation(rules, iterations=2)
+        touching = np.zeros(count + 1, bool)
+        touching[np.unique(labels[near & (labels > 0)])] = True
+        touching[0] = False
+        limit = (RULE_THICKNESS + 1.0) * px_per_pt
+        for n, where in enumerate(ndimage.find_objects(labels), start=1):
+            if where is None or not touching[n]:
+                continue
+            tall, wide = where[0].stop - where[0].start, where[1].stop - where[1].start
+            touching[n] = tall <= limit and wide <= limit and max(tall, wide) > 0
+        out[touching[labels]] = 255
     return out
 
 

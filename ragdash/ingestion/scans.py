@@ -70,6 +70,7 @@ __all__ = [
     "read_page_image",
     "render_ocr_page",
     "render_for_ocr",
+    "scan_resolution",
     "require_tesseract",
     "tesseract_missing",
     "words_to_lines",
@@ -203,12 +204,48 @@ def require_tesseract() -> None:
 
 def render_for_ocr(page: Any, dpi: int) -> tuple[Any, float]:
     """A greyscale PIL image of a pdfplumber page at ``dpi`` (lowered to the page-image
-    pixel budget), and the resolution actually used."""
+    pixel budget), and the resolution actually used. A page that is one scanned image is
+    drawn at no more than the scan's own resolution (:func:`scan_resolution`): drawing a
+    200 dpi scan at 300 dpi only enlarges its pixels, and Tesseract read an enlarged blur
+    worse (a plain ``117`` at 41% where it read it at 96% as scanned)."""
     from ragdash.ingestion.page_image import render_resolution
 
+    native = scan_resolution(page)
+    if native is not None:
+        dpi = min(dpi, native)
     resolution = render_resolution(float(page.width), float(page.height), dpi)
     image = page.to_image(resolution=resolution).original.convert("L")
     return image, float(resolution)
+
+
+#: A scan's own resolution is used from this many dpi up (below it, drawing larger helps
+#: Tesseract, which wants letters some 20 pixels high).
+MIN_SCAN_DPI = 150
+#: The image must cover this share of the page to be the page's scan.
+SCAN_COVER = 0.8
+
+
+def scan_resolution(page: Any) -> int | None:
+    """The resolution (dpi) a page's scan was made at, when the page is one image covering
+    at least :data:`SCAN_COVER` of it drawn at :data:`MIN_SCAN_DPI` or more; else None.
+    Read from the image's pixel size over the size it is drawn at, the smaller of its two
+    directions."""
+    area = float(page.width) * float(page.height)
+    best = None
+    for image in getattr(page, "images", ()):
+        try:
+            wide, tall = (float(v) for v in image["srcsize"])
+            w_pt = float(image["x1"]) - float(image["x0"])
+            h_pt = float(image["bottom"]) - float(image["top"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if w_pt <= 0 or h_pt <= 0 or w_pt * h_pt < SCAN_COVER * area:
+            continue
+        dpi = min(wide / (w_pt / 72), tall / (h_pt / 72))
+        best = dpi if best is None else max(best, dpi)
+    if best is None or best < MIN_SCAN_DPI:
+        return None
+    return int(round(best))
 
 
 def ocr_image(
@@ -246,6 +283,10 @@ def ocr_image(
         text = _brackets(text.strip())
         if text in ("=", "==") and _dash_shaped(text, wide, tall) and wide >= 4 * tall:
             text = "\u2014"  # one thin stroke read as "=": an em dash (an "=" is taller)
+        if _DASH_WORD.fullmatch(text) and ("\u2014" in text or set(text) == {"_"}):
+            # an em dash read with a stroke of its blur beside it ("_—"), or as a low line:
+            # a table's empty cell holds a dash; a form's blank is a longer run of them
+            text = "\u2014"
         right = (data["left"][i] + data["width"][i]) / scale
         bottom = (data["top"][i] + data["height"][i]) / scale
         line = (int(data["block_num"][i]) * 1000 + int(data["par_num"][i])) * 1000 + int(
@@ -275,6 +316,16 @@ def _dash_shaped(text: str, width: float, height: float) -> bool:
 
 
 _SECTION_FIVE = re.compile(r"§[\d,.]*\d[\d,.]*")
+#: A bar inside a word, with a letter or an apostrophe beside it.
+_BAR_IN_WORD = re.compile(r"(?<=[^\W\d_'’])\||\|(?=[^\W\d_'’]|['’])")
+
+
+def _bar_letter(match: re.Match[str]) -> str:
+    """``l`` for a bar read inside a lowercase word, ``I`` beside capitals."""
+    text, at = match.string, match.start()
+    near = text[max(0, at - 1) : at] + text[at + 1 : at + 2]
+    letters = [ch for ch in near if ch.isalpha()]
+    return "I" if letters and all(ch.isupper() for ch in letters) else "l"
 
 
 def _brackets(text: str) -> str:
@@ -286,9 +337,17 @@ def _brackets(text: str) -> str:
     ('(16.0-29.0)', '(4.1)', '{x}')
     >>> _brackets("§3,113"), _brackets("§,331"), _brackets("§12")
     ('53,113', '5,331', '§12')
+
+    A bar beside a letter inside a word is the letter it looks like (``|’épicerie`` is
+    ``l’épicerie``, ``|NCOME`` is ``INCOME``); a bar alone or between digits stays::
+
+    >>> _brackets("|’épicerie"), _brackets("|NCOME"), _brackets("a|b"), _brackets("1|2")
+    ('l’épicerie', 'INCOME', 'alb', '1|2')
     """
     if _SECTION_FIVE.fullmatch(text) and ("," in text or "." in text):  # §12 stays
         text = "5" + text[1:]
+    if "|" in text and any(ch.isalpha() for ch in text):
+        text = _BAR_IN_WORD.sub(_bar_letter, text)
     if "{" in text and ")" in text and "(" not in text and "}" not in text:
         text = text.replace("{", "(")
     if "}" in text and "(" in text and ")" not in text and "{" not in text:
@@ -309,7 +368,11 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
     Safe to run in a thread (pdfplumber is not touched)."""
     scale = resolution / 72.0
     prepared, turn = prepare_image(image, scale)
-    words = max((ocr_image(prepared, scale, lang, psm) for psm in PSMS), key=_sureness)
+    readings = [ocr_image(prepared, scale, lang, psm) for psm in PSMS]
+    words = max(readings, key=_sureness)
+    for other in readings:
+        if other is not words:
+            words = _merge_readings(words, other)
     words = _reread_numbers(prepared, scale, lang, words)
 
     def measured(words: Sequence[OcrWord]) -> OcrQuality:
@@ -345,6 +408,50 @@ def _sureness(words: Sequence[OcrWord]) -> float:
     return sum(w.conf * len(w.text) for w in words)
 
 
+#: A word only the other reading of a page found is added when at least this sure (0–100).
+MISSED_CONFIDENCE = 85.0
+
+
+def _merge_readings(chosen: Sequence[OcrWord], other: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``chosen`` (the surer reading of a page) with what ``other`` (its reading in another
+    layout mode) read better: where both read one word on the same box, the surer text
+    (by :data:`MERGE_MARGIN` points of confidence: block mode read ``+The`` at 59% where
+    page mode read ``The`` at 96%); where ``chosen`` has no word at all, ``other``'s sure
+    words with a letter or digit (page layout analysis, ``--psm 3``, dropped a lone row
+    number far left of its row, ``9`` before ``The Public Services…``, that block mode,
+    ``--psm 6``, read at 96%). The chosen reading keeps its lines and rows.
+
+    >>> kept = [OcrWord("+The", 94, 124, 108, 133, 59.0, 1, 1)]
+    >>> lone, same = OcrWord("9", 63, 124, 68, 133, 96.0), OcrWord("The", 94, 124, 108, 133, 96.0)
+    >>> [(w.text, w.line) for w in _merge_readings(kept, [lone, same])]
+    [('The', 1), ('9', 5000000000000)]
+    """
+    out = list(chosen)
+    for n, word in enumerate(chosen):
+        twins = [w for w in other if _same_box(word, w)]
+        if len(twins) == 1 and twins[0].conf >= word.conf + MERGE_MARGIN:
+            out[n] = replace(word, text=twins[0].text, conf=twins[0].conf)
+    for word in other:
+        if word.conf < MISSED_CONFIDENCE or not any(ch.isalnum() for ch in word.text):
+            continue
+        if any(_overlap(word, old) for old in chosen):
+            continue
+        out.append(replace(word, block=800 + word.block, line=5 * 10**12 + word.line))
+    return tuple(out)
+
+
+#: The other reading's text replaces a word when surer by at least this (0–100).
+MERGE_MARGIN = 15.0
+
+
+def _same_box(a: OcrWord, b: OcrWord) -> bool:
+    """True when two readings' words cover nearly the same box (each edge within a third of
+    the text height): the same word read twice, not a word and part of it."""
+    slack = min(a.height, b.height) / 3
+    return (abs(a.x0 - b.x0) <= slack and abs(a.x1 - b.x1) <= slack
+            and abs(a.top - b.top) <= slack and abs(a.bottom - b.bottom) <= slack)  # fmt: skip
+
+
 #: Words with a digit read less surely than this (0–100) are read again, enlarged ...
 REREAD_CONFIDENCE = 92.0
 #: ... at most this many per page, least sure first (each is one more Tesseract run) ...
@@ -362,12 +469,15 @@ def _reread_numbers(
     high, and a page reading of a blurred table took ``5`` for ``6`` (``53,113`` as
     ``63,113``) in one row of three; the enlarged word reads as printed, but a whole page
     enlarged lost its table columns to Tesseract's layout analysis, so only the words
-    are."""
-    from PIL import Image
+    are. A short unsure word of capitals and marks (``TT?``, ``LL?``) is read again too:
+    it is how a blurred ``77`` or ``117`` comes back; it is replaced only by a reading
+    with a digit."""
+    from PIL import Image, ImageOps
 
     unsure = sorted(
         (n for n, w in enumerate(words)
-         if w.conf < REREAD_CONFIDENCE and any(ch.isdigit() for ch in w.text)),
+         if w.conf < REREAD_CONFIDENCE and (any(ch.isdigit() for ch in w.text)
+                                            or _number_like(w))),
         key=lambda n: words[n].conf,
     )[:REREAD_LIMIT]  # fmt: skip
     out = list(words)
@@ -381,13 +491,44 @@ def _reread_numbers(
         if crop.width < 2 or crop.height < 2:
             continue
         big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE), Image.BICUBIC)
-        again = ocr_image(big, scale * REREAD_SCALE, lang, psm=7)
-        if len(again) != 1 or again[0].conf <= word.conf:
-            continue
-        if not any(ch.isdigit() for ch in again[0].text):
-            continue
-        out[n] = replace(word, text=again[0].text, conf=again[0].conf)
+        # enlarged smoothly, the same in black and white, then at its own size on its own
+        # (an enlarged blur made Tesseract read a plain 117 as "LL?" or "11/7", 55%, that it
+        # read at 96% unenlarged): the surest reading with a digit wins
+        tries = (
+            (big, REREAD_SCALE),
+            (big.point(lambda v: 0 if v < 128 else 255), REREAD_SCALE),
+            (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
+        )
+        best = word
+        for image_again, times in tries:
+            again = ocr_image(image_again, scale * times, lang, psm=7)
+            if len(again) == 1 and again[0].conf > best.conf and any(
+                ch.isdigit() for ch in again[0].text
+            ):
+                best = replace(word, text=again[0].text, conf=again[0].conf)
+                if best.conf >= REREAD_CONFIDENCE:
+                    break  # sure enough: the other tries cost a Tesseract run each
+        out[n] = best
     return tuple(out)
+
+
+def _number_like(word: OcrWord) -> bool:
+    """A short word Tesseract was unsure of, with no small letter: what a number it could
+    not read comes back as (``TT?`` for ``77``, ``LL?`` for ``117``, ``S250``).
+
+    >>> [_number_like(OcrWord(t, 0, 0, 9, 7, c)) for t, c in (("TT?", 62.0), ("the", 40.0))]
+    [True, False]
+    >>> _number_like(OcrWord("TT?", 0, 0, 9, 7, 88.0))  # sure: a word of capitals
+    False
+    """
+    text = word.text
+    if word.conf >= NUMBER_LIKE_CONFIDENCE or len(text) > 6:
+        return False
+    return not any(ch.islower() for ch in text) and any(ch.isalnum() for ch in text)
+
+
+#: A word of capitals and marks read less surely than this (0–100) may be a number.
+NUMBER_LIKE_CONFIDENCE = 75.0
 
 
 #: Areas of ink without words read again on their own (largest first), at most this many.
