@@ -362,7 +362,10 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     counts = [len(line.segments) for line in run if len(line.segments) >= 2]
     modal = max(set(counts), key=lambda c: (counts.count(c), c))
     multi = [line for line in run if len(line.segments) >= 2]
-    numeric_keys = sum(_numeric(line.segments[0][2]) for line in multi) >= 0.6 * len(multi)
+    # lines opening in the key column (a wrapped row's later lines open further right)
+    left = min(line.segments[0][0] for line in multi)
+    keyed = [line for line in multi if line.segments[0][0] - left < ANCHOR_TOLERANCE]
+    numeric_keys = sum(_numeric(line.segments[0][2]) for line in keyed) >= 0.6 * len(keyed)
     header = next(
         (
             n
