@@ -320,6 +320,13 @@ _SECTION_FIVE = re.compile(r"§[\d,.]*\d[\d,.]*")
 _BAR_IN_WORD = re.compile(r"(?<=[^\W\d_'’])\||\|(?=[^\W\d_'’]|['’])")
 
 
+#: A letter Tesseract reads for a digit, between two digits (``TRA6S13`` is ``TRA6513``).
+_LETTER_IN_DIGITS = re.compile(r"(?<=\d)[SOolI](?=\d)")
+_DIGIT_OF = {"S": "5", "O": "0", "o": "0", "l": "1", "I": "1"}
+#: A ``g`` opening a number (``g,237``, ``g85``): the 9 it looks like.
+_NINE_AS_G = re.compile(r"g[\d,.]*\d[\d,.]*\d")
+
+
 def _bar_letter(match: re.Match[str]) -> str:
     """``l`` for a bar read inside a lowercase word, ``I`` beside capitals."""
     text, at = match.string, match.start()
@@ -343,11 +350,21 @@ def _brackets(text: str) -> str:
 
     >>> _brackets("|’épicerie"), _brackets("|NCOME"), _brackets("a|b"), _brackets("1|2")
     ('l’épicerie', 'INCOME', 'alb', '1|2')
+
+    A letter shaped like a digit between two digits is that digit::
+
+    >>> _brackets("TRA6S13"), _brackets("1O0"), _brackets("S13"), _brackets("6So")
+    ('TRA6513', '100', 'S13', '6So')
+    >>> _brackets("g,237"), _brackets("g85"), _brackets("g2"), _brackets("go")
+    ('9,237', '985', 'g2', 'go')
     """
     if _SECTION_FIVE.fullmatch(text) and ("," in text or "." in text):  # §12 stays
         text = "5" + text[1:]
     if "|" in text and any(ch.isalpha() for ch in text):
         text = _BAR_IN_WORD.sub(_bar_letter, text)
+    text = _LETTER_IN_DIGITS.sub(lambda m: _DIGIT_OF[m.group(0)], text)
+    if _NINE_AS_G.fullmatch(text):
+        text = "9" + text[1:]
     if "{" in text and ")" in text and "(" not in text and "}" not in text:
         text = text.replace("{", "(")
     if "}" in text and "(" in text and ")" not in text and "{" not in text:
@@ -491,24 +508,22 @@ def _reread_numbers(
         if crop.width < 2 or crop.height < 2:
             continue
         big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE), Image.BICUBIC)
-        # enlarged smoothly, the same in black and white, then at its own size on its own
-        # (an enlarged blur made Tesseract read a plain 117 as "LL?" or "11/7", 55%, that it
-        # read at 96% unenlarged): the surest reading with a digit wins
+        # enlarged smoothly first (it read blurred small digits as printed); when that has
+        # no surer number, at its own size with a white margin, then enlarged in black and
+        # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
+        # 96% unenlarged); the first surer reading with a digit is kept
         tries = (
             (big, REREAD_SCALE),
-            (big.point(lambda v: 0 if v < 128 else 255), REREAD_SCALE),
             (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
+            (big.point(lambda v: 0 if v < 128 else 255), REREAD_SCALE),
         )
-        best = word
         for image_again, times in tries:
             again = ocr_image(image_again, scale * times, lang, psm=7)
-            if len(again) == 1 and again[0].conf > best.conf and any(
+            if len(again) == 1 and again[0].conf > word.conf and any(
                 ch.isdigit() for ch in again[0].text
             ):
-                best = replace(word, text=again[0].text, conf=again[0].conf)
-                if best.conf >= REREAD_CONFIDENCE:
-                    break  # sure enough: the other tries cost a Tesseract run each
-        out[n] = best
+                out[n] = replace(word, text=again[0].text, conf=again[0].conf)
+                break
     return tuple(out)
 
 
