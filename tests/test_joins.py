@@ -491,3 +491,29 @@ def test_a_table_set_in_side_by_side_bands_is_reported_as_its_logical_columns():
 def test_a_worksheet_beside_prose_is_not_reported_as_a_table():
     report = inspect_pdf(worksheet_beside_prose_pdf())
     assert report.tables == () and report.page_tables == ()
+
+
+def test_a_running_footer_read_a_little_differently_on_one_page_is_still_furniture():
+    """OCR drops or changes a character of a running line on one page (the page number
+    of ``Bill Status 2019-2020 Page 1``, ``BMFOR_`` for ``BMFOR__``): it is still the
+    footer, not text after the table that stops the join. A table caption that differs
+    only by its number stays a caption."""
+    from ragdash.ingestion.furniture import find_furniture
+    from ragdash.ingestion.pdf_layout import Line, PageLayout
+
+    def layout(number: int, footer: str, caption: str) -> PageLayout:
+        lines = (
+            Line(caption, 72, 60, 300, 70, ((72, 300, caption),)),
+            Line("Body text of the page", 72, 300, 300, 310, ((72, 300, "Body text"),)),
+            Line(footer, 72, 760, 330, 770, ((72, 330, footer),)),
+        )
+        return PageLayout(number, lines, (), 612, 792)
+
+    pages = [
+        layout(1, "Bill Status 2019-2020 Page", "Table 4. Bills by sponsor and stage"),
+        layout(2, "Bill Status 2019-2020 Page 2", "Table 5. Bills by sponsor and stage!"),
+        layout(3, "Bill Status 2019-2020 Page 3", "Statistical summary of the session"),
+    ]
+    found = find_furniture(pages)
+    assert all(2 in found[n] for n in (1, 2, 3))  # the footer, on every page
+    assert 0 not in found[1] and 0 not in found[2]  # the captions are not furniture

@@ -18,7 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragdash.ingestion.pdf_layout import ANCHOR_TOLERANCE, Line, PageLayout, TableRegion
+from rapidfuzz import fuzz
+
+from ragdash.ingestion.pdf_layout import (
+    ANCHOR_TOLERANCE,
+    Line,
+    PageLayout,
+    TableRegion,
+    is_caption,
+)
 
 __all__ = [
     "BAND_SHARE",
@@ -39,6 +47,12 @@ MARGIN_SHARE = 0.12
 #: The top and bottom bands where a line repeated on a nearby page counts as furniture
 #: wherever it sits in the band (running headers move a little between page styles).
 BAND_SHARE = 0.2
+
+#: A running line read a little differently on another page (OCR noise: ``BMFOR_`` and
+#: ``BMFOR__``, a page number dropped) still repeats when at least this similar (0–100),
+#: in the same place and with this many letters.
+NEAR_SAME = 90.0
+NEAR_LETTERS = 12
 
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(
@@ -156,4 +170,11 @@ def _repeated(
             for top, bottom in places[m].get(key, ())
         ):
             return True
+        if _letters(key) >= NEAR_LETTERS and not is_caption(line.text) and any(
+            (abs(top - line.top) <= SAME_PLACE or abs(bottom - below) <= SAME_PLACE)
+            and fuzz.ratio(key, other) >= NEAR_SAME
+            for other, spots in places[m].items() if not other.startswith("=")
+            for top, bottom in spots
+        ):  # fmt: skip
+            return True  # the same line read a little differently (OCR): "2.3.09", "Page"
     return False
