@@ -49,7 +49,9 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     apart), and splits words at line ends; so any whitespace (a line break too) may stand
     between two words of the evidence or be missing there, and whitespace may stand inside
     a word — except between two digits, where a space makes two numbers (``1 030`` is not
-    ``1030``, ``10 30`` not ``1030``).
+    ``1030``, ``10 30`` not ``1030``). Dashes match any dash and apostrophes any
+    apostrophe: a PDF prints ``45–54`` with an en dash that OCR reads as a hyphen. A dot
+    leader (three dots or more) matches one of any length.
 
     >>> bool(evidence_pattern("543149BAW BEDLAM").search("543149 BAW BEDLAM"))
     True
@@ -58,23 +60,45 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     >>> found = lambda e, t: bool(evidence_pattern(e).search(t))
     >>> found("10 30", "1030"), found("4 disks", "24 disks"), found("Basic", "Basically")
     (False, False, False)
+    >>> found("45–54 345", "45-54 345"), found("l’épicerie", "l'épicerie"), found("4-5", "4.5")
+    (True, True, False)
+    >>> found("Formal ..........", "Formal ....."), found("a...b", "a..b")
+    (True, False)
     """
     words = evidence.split()
     if not words:
         return None
     parts: list[str] = []
     for n, word in enumerate(words):
-        for k, ch in enumerate(word):
+        k = 0
+        while k < len(word):
+            ch = word[k]
             before = word[k - 1] if k else (words[n - 1][-1] if n else "")
             if before:
                 digits = before.isdigit() and ch.isdigit()
                 # between two digits a space is kept as it is; anywhere else it may vary
                 parts.append(("" if k else r"\s+") if digits else r"\s*")
-            parts.append(re.escape(ch))
+            leader = len(word[k:]) - len(word[k:].lstrip("."))
+            if leader >= 3:  # a dot leader: as long as the line needed, not content
+                parts.append(r"\.{3,}")
+                k += leader
+                continue
+            parts.append(_ALIKE.get(ch) or re.escape(ch))
+            k += 1
     start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(words[0][0]) else ""
     end = f"(?![^\\W_{_CJK}])" if _needs_boundary(words[-1][-1]) else ""
     return re.compile(start + "".join(parts) + end, re.IGNORECASE)
 
+
+#: Marks that print alike and that extraction and OCR exchange: any dash for any dash
+#: (``45–54`` read as ``45-54``), any apostrophe for any apostrophe (``l’épicerie``,
+#: ``l'épicerie``). One character class each.
+_DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+_APOSTROPHES = "'\u2018\u2019\u02bc\u2032"
+_ALIKE = {
+    **{ch: f"[{re.escape(_DASHES)}]" for ch in _DASHES},
+    **{ch: f"[{re.escape(_APOSTROPHES)}]" for ch in _APOSTROPHES},
+}
 
 #: Scripts written without spaces between words: no token boundary to require there
 #: (``18時`` is found in ``9時から18時です``).
