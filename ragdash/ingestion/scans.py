@@ -228,8 +228,18 @@ SCAN_COVER = 0.8
 def scan_resolution(page: Any) -> int | None:
     """The resolution (dpi) a page's scan was made at, when the page is one image covering
     at least :data:`SCAN_COVER` of it drawn at :data:`MIN_SCAN_DPI` or more; else None.
-    Read from the image's pixel size over the size it is drawn at, the smaller of its two
-    directions."""
+    Read from the image's pixel size over the size it is drawn at (turned a quarter when
+    the page is), the smaller of its two directions; an image stretched unevenly has none.
+
+    >>> class Page:
+    ...     width, height = 612, 792
+    ...     images = [{"srcsize": (1700, 2200), "x0": 0, "x1": 612, "top": 0, "bottom": 792}]
+    >>> scan_resolution(Page())
+    200
+    >>> Page.images[0]["srcsize"] = (2200, 1700)  # a landscape scan turned upright
+    >>> scan_resolution(Page())
+    200
+    """
     area = float(page.width) * float(page.height)
     best = None
     for image in getattr(page, "images", ()):
@@ -241,7 +251,12 @@ def scan_resolution(page: Any) -> int | None:
             continue
         if w_pt <= 0 or h_pt <= 0 or w_pt * h_pt < SCAN_COVER * area:
             continue
-        dpi = min(wide / (w_pt / 72), tall / (h_pt / 72))
+        across, down = wide / (w_pt / 72), tall / (h_pt / 72)
+        if abs(across - down) > 0.1 * max(across, down):  # drawn turned a quarter
+            across, down = tall / (w_pt / 72), wide / (h_pt / 72)
+            if abs(across - down) > 0.1 * max(across, down):
+                continue  # stretched: no one resolution to keep
+        dpi = min(across, down)
         best = dpi if best is None else max(best, dpi)
     if best is None or best < MIN_SCAN_DPI:
         return None
