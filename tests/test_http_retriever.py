@@ -406,6 +406,9 @@ def test_a_run_killed_mid_way_exits_non_zero_with_a_line(plain_passages, signal_
              str(SAMPLE_CASES), "--retriever", "http", "--url", service.url + "/slow",
              "--timeout", "120"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+            # a suite started in the background inherits SIGINT ignored: as a user's run does
+            # not, the run gets the default handling back
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )  # fmt: skip
         while not service.requests and process.poll() is None:  # the run is asking now
             time.sleep(0.05)
