@@ -4,14 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium for the browser tests; Tesseract and its English data for OCR of scanned PDFs
+# chromium for the browser tests; Tesseract and its language data for OCR of scanned PDFs
 # (without it scans are refused with a message saying how to install it). The English word
 # list of the fuzzy fix comes with pip (wordfreq, requirements.txt): no OS package.
 MISSING=""
 [ -x /usr/bin/chromium ] || MISSING="$MISSING chromium"
 command -v tesseract >/dev/null || MISSING="$MISSING tesseract-ocr"
-[ -n "$(find /usr/share/tesseract-ocr -name eng.traineddata 2>/dev/null | head -1)" ] \
-  || MISSING="$MISSING tesseract-ocr-eng"
+# English, French and German language data: a scan's language is chosen per page from the
+# installed ones (French and German pages read in English lose their accents).
+for LANG in eng fra deu; do
+  [ -n "$(find /usr/share/tesseract-ocr -name $LANG.traineddata 2>/dev/null | head -1)" ] \
+    || MISSING="$MISSING tesseract-ocr-$LANG"
+done
 if [ -n "$MISSING" ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"

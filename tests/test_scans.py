@@ -520,3 +520,74 @@ def test_a_scan_is_read_at_its_own_resolution_not_enlarged_to_the_default(tmp_pa
     typed_pdf = make_pdf(tmp_path / "typed.pdf", [["Returns within 30 days."]])
     (typed,) = read_pdf(typed_pdf.read_bytes(), ocr=OcrSettings(mode="all")).layouts
     assert typed.ocr.dpi == pytest.approx(render_resolution(595.28, 841.89, 300), abs=0.1)
+
+
+FRENCH = (
+    "Élaborer une boîte à outils destinée à la prise de décision.",
+    "Une œuvre réalisée près de l’école, mise à jour chaque année.",
+    "Synthèse des résultats : fréquence des déplacements en hiver.",
+)
+
+
+def french_scan(dpi: int = 200) -> bytes:
+    from PIL import Image, ImageDraw
+
+    font = _face(dpi, 11)
+    image = Image.new("L", (round(6.5 * dpi), round(2 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    for n, sentence in enumerate(FRENCH):
+        draw.text((0.4 * dpi, (0.4 + 0.35 * n) * dpi), sentence, fill=20, font=font)
+    return image_pdf([image], dpi)
+
+
+@needs_tesseract
+@pytest.mark.skipif(
+    "fra" not in scans.installed_languages(),
+    reason="no French Tesseract data here (scripts/test.sh installs tesseract-ocr-fra)",
+)
+def test_a_french_scan_is_read_in_french_with_its_accents_and_an_english_one_in_english(
+    policy_read,
+):
+    """Read with the English model, French loses its accents and ligatures (``ceuvre``,
+    ``prés``, ``a`` for ``à``), and evidence quoted from the document is not found; the page's
+    language is chosen from its words, so nobody has to set it per upload."""
+    pdf = read_pdf(french_scan())
+    assert pdf.layouts[0].ocr.lang == "fra"
+    text = pdf.pages[0]
+    for sentence in FRENCH:
+        assert evidence_found(sentence, text), f"{sentence!r} not in:\n{text}"
+    assert policy_read.layouts[0].ocr.lang == "eng"
+
+
+def test_lone_zeros_of_a_real_census_grid_scan_keep_their_cells():
+    """Tesseract drops a lone ``0`` in a wide cell between counts (the Totals row of a
+    census grid came back ``936 829 759 128``); each patch of ink left unread on a row of
+    figures is read on its own. The page is scanned as the real-scan benchmark does."""
+    from benchmarks.realscans import scan_images, shared_dir
+
+    if shared_dir() is None:
+        pytest.skip("development sets of real PDFs not found (../shared or RAGDASH_SHARED)")
+    if tesseract_missing():
+        pytest.skip("Tesseract is not installed")
+    (image,) = scan_images(shared_dir() / "realpdfs" / "vertical_header.pdf", [2], 200, seed=1)
+    lines = [line.text for line in scans.ocr_layout(scans.read_page_image(image, 200, 2)).lines]
+    assert "Totals 132 187 677 936 0 829 759 128 0 0 0 0 0 0 0" in lines, lines
+
+
+@needs_tesseract
+def test_one_word_read_across_a_column_gap_is_read_again_cell_by_cell():
+    """Tesseract read two census cells a column apart as one unsure word ``373-317``;
+    a word over a blank strip wider than a digit is cut there and each cell read again."""
+    from PIL import Image, ImageDraw
+
+    dpi = 200
+    scale = dpi / 72
+    image = Image.new("L", (round(3 * dpi), round(0.6 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    font = _face(dpi, 10)
+    draw.text((0.3 * dpi, 0.2 * dpi), "373", fill=20, font=font)
+    draw.text((1.0 * dpi, 0.2 * dpi), "317", fill=20, font=font)
+    joined = OcrWord("373-317", 0.3 * 72 - 1, 0.2 * 72, 1.0 * 72 + 22, 0.2 * 72 + 9, 44.0, 1, 1)
+    words = scans._reread_numbers(image, scale, "eng", [joined])
+    assert [w.text for w in words] == ["373", "317"]
+    assert words[0].x1 < words[1].x0

@@ -129,7 +129,7 @@ def test_ocr_pages_are_part_of_the_settings_and_their_cache_key():
     from ragdash.errors import SettingsError
     from ragdash.ingestion.scans import DEFAULT_OCR, OcrSettings
 
-    assert OcrSettings(pages=(3, 5)).key == "ocr-auto-300dpi-eng-p3.5" != DEFAULT_OCR.key
+    assert OcrSettings(pages=(3, 5)).key == "ocr-auto-300dpi-auto-p3.5" != DEFAULT_OCR.key
     with pytest.raises(SettingsError):
         OcrSettings(pages=(0,))
 

@@ -38,11 +38,11 @@ from ragdash.atomic import atomic_write
 __all__ = ["CACHE_FORMAT", "CACHE_VERSION", "PARSER_VERSION", "PdfCache", "decode", "encode"]
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
-PARSER_VERSION = "layout-7"
+PARSER_VERSION = "layout-8"
 CACHE_FORMAT = "ragdash-pdf-cache"
 #: Bumped when the layout of an entry (header or payload encoding) changes. 2: an OCR'd
-#: page keeps its :class:`~ragdash.ingestion.ocr_prep.OcrQuality`.
-CACHE_VERSION = 2
+#: page keeps its :class:`~ragdash.ingestion.ocr_prep.OcrQuality`. 3: and its language.
+CACHE_VERSION = 3
 #: An entry bigger than this once decompressed is ignored (a planted gzip bomb reads no
 #: further); a 500-page PDF's parse is a few megabytes.
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -89,7 +89,8 @@ def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
                       "header_rows": int, "row_text": ("seq", str), "lines": ("seq", int),
                       "anchors": ("seq", float), "title": str, "weak": bool},
         OcrPage: {"page": int, "dpi": float, "words": ("seq", "OcrWord"), "width": float,
-                  "height": float, "engine": str, "quality": ("opt", "OcrQuality")},
+                  "height": float, "engine": str, "quality": ("opt", "OcrQuality"),
+                  "lang": str},
         OcrQuality: {"uncovered": float, "regions": ("seq", _FLOAT4), "confidence": float,
                      "dictionary": float, "turn": float, "inked": float},
         OcrWord: {"text": str, "x0": float, "top": float, "x1": float, "bottom": float,

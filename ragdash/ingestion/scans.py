@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import statistics
+import unicodedata
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -66,6 +67,9 @@ __all__ = [
     "ocr_pages_of",
     "ocr_variant",
     "ocr_workers",
+    "choose_language",
+    "installed_languages",
+    "language_name",
     "dictionary_share",
     "read_page_image",
     "render_ocr_page",
@@ -94,6 +98,9 @@ SPECK_CONFIDENCE = 60.0
 #: from baselines below whichever is kept.
 PSM = 3
 PSMS = (3, 6)
+#: The language setting that lets each page choose its own (:func:`choose_language`).
+AUTO_LANGUAGE = "auto"
+_LANG_CODES = re.compile(r"auto|[a-z][a-z_]{1,15}(\+[a-z][a-z_]{1,15}){0,4}")
 #: Pages OCR'd at once within one parse (each a Tesseract process of one thread):
 #: ``RAGDASH_OCR_WORKERS``, default the cores this process may use, at most 2.
 OCR_WORKERS_ENV = "RAGDASH_OCR_WORKERS"
@@ -109,13 +116,16 @@ class OcrSettings:
     settings is read again, one read with the same settings never is.
 
     >>> OcrSettings().key
-    'ocr-auto-300dpi-eng'
-    >>> OcrSettings(mode="all", dpi=200).key
-    'ocr-all-200dpi-eng'
+    'ocr-auto-300dpi-auto'
+    >>> OcrSettings(mode="all", dpi=200, lang="fra").key
+    'ocr-all-200dpi-fra'
     """
 
     dpi: int = 300  # asked for; lowered to stay within the page-image pixel budget
-    lang: str = "eng"
+    #: Tesseract's language codes (``eng``, ``fra+eng``), or ``auto``: each page's language
+    #: is chosen from the installed ones by which dictionary its words are in
+    #: (:func:`choose_language`).
+    lang: str = AUTO_LANGUAGE
     mode: str = "auto"
     #: Pages (1-based) OCR'd even though they have a text layer — one that is garbled
     #: (``ocr_pages`` in metadata.csv, ``inspect --ocr-pages``). Whole numbers only: data.
@@ -126,6 +136,11 @@ class OcrSettings:
             raise SettingsError(f"OCR mode {self.mode!r} is not one of {', '.join(OCR_MODES)}")
         if not 50 <= int(self.dpi) <= 600:
             raise SettingsError(f"OCR resolution {self.dpi} dpi is outside 50–600")
+        if not _LANG_CODES.fullmatch(self.lang):
+            raise SettingsError(
+                f"OCR language {self.lang!r} is not Tesseract language codes (eng, fra+eng) "
+                f"or {AUTO_LANGUAGE!r}"
+            )
         if any(type(n) is not int or n < 1 for n in self.pages):
             raise SettingsError(f"OCR pages {self.pages!r} are not page numbers (1, 2, ...)")
 
@@ -170,6 +185,8 @@ class OcrPage:
     engine: str = ""
     #: How much of the page OCR read (None for a page read before it was measured).
     quality: OcrQuality | None = None
+    #: The Tesseract language(s) the page was read in (``fra``; chosen when ``auto``).
+    lang: str = ""
 
     @property
     def mean_confidence(self) -> float:
@@ -393,19 +410,31 @@ def ocr_page(page: Any, number: int, settings: OcrSettings = DEFAULT_OCR) -> Ocr
     return read_page_image(image, resolution, number, settings.lang)
 
 
-def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng") -> OcrPage:
+def read_page_image(
+    image: Any, resolution: float, number: int, lang: str = AUTO_LANGUAGE
+) -> OcrPage:
     """OCR a page image drawn at ``resolution`` dpi: turned upright, straightened and its
     background flattened first (:func:`~ragdash.ingestion.ocr_prep.prepare_image`), the
     words' boxes in PDF points of the straightened page, and its :class:`OcrQuality`.
+    With ``lang="auto"`` the page is read in English first and again in the installed
+    language whose dictionary holds its words (:func:`choose_language`).
     Safe to run in a thread (pdfplumber is not touched)."""
     scale = resolution / 72.0
     prepared, turn = prepare_image(image, scale)
-    readings = [ocr_image(prepared, scale, lang, psm) for psm in PSMS]
+    if lang == AUTO_LANGUAGE:
+        first = ocr_image(prepared, scale, "eng", PSMS[0])
+        lang = choose_language([w.text for w in first], installed_languages())
+        if lang != "eng":
+            first = ocr_image(prepared, scale, lang, PSMS[0])
+        readings = [first, *(ocr_image(prepared, scale, lang, psm) for psm in PSMS[1:])]
+    else:
+        readings = [ocr_image(prepared, scale, lang, psm) for psm in PSMS]
     words = max(readings, key=_sureness)
     for other in readings:
         if other is not words:
             words = _merge_readings(words, other)
     words = _reread_numbers(prepared, scale, lang, words)
+    words = (*words, *_lone_figures(prepared, scale, lang, words))
 
     def measured(words: Sequence[OcrWord]) -> OcrQuality:
         return measure_quality(
@@ -425,7 +454,7 @@ def read_page_image(image: Any, resolution: float, number: int, lang: str = "eng
             quality = measured(words)
     return OcrPage(
         number, resolution, words, prepared.width / scale, prepared.height / scale,
-        _engine(), quality,
+        _engine(), quality, lang,
     )  # fmt: skip
 
 
@@ -503,43 +532,170 @@ def _reread_numbers(
     enlarged lost its table columns to Tesseract's layout analysis, so only the words
     are. A short unsure word of capitals and marks (``TT?``, ``LL?``) is read again too:
     it is how a blurred ``77`` or ``117`` comes back; it is replaced only by a reading
-    with a digit."""
-    from PIL import Image, ImageOps
-
+    with a digit. One word over a column gap (:func:`_pieces`) is read again cell by
+    cell."""
     unsure = sorted(
         (n for n, w in enumerate(words)
          if w.conf < REREAD_CONFIDENCE and (any(ch.isdigit() for ch in w.text)
                                             or _number_like(w))),
         key=lambda n: words[n].conf,
     )[:REREAD_LIMIT]  # fmt: skip
-    out = list(words)
+    out: list[OcrWord | tuple[OcrWord, ...]] = list(words)
     for n in unsure:
         word = words[n]
-        pad = 0.3 * word.height
-        crop = image.crop((
-            max(0, int((word.x0 - pad) * scale)), max(0, int((word.top - pad) * scale)),
-            int(math.ceil((word.x1 + pad) * scale)), int(math.ceil((word.bottom + pad) * scale)),
-        ))  # fmt: skip
-        if crop.width < 2 or crop.height < 2:
+        pieces = _pieces(image, scale, word)
+        if len(pieces) > 1:  # one "word" over a column gap: each cell read on its own
+            read = [_read_again(image, scale, lang, piece) for piece in pieces]
+            if all(r is not None for r in read):
+                out[n] = tuple(r for r in read if r is not None)
             continue
-        big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE), Image.BICUBIC)
-        # enlarged smoothly first (it read blurred small digits as printed); when that has
-        # no surer number, at its own size with a white margin, then enlarged in black and
-        # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
-        # 96% unenlarged); the first surer reading with a digit is kept
-        tries = (
-            (big, REREAD_SCALE),
-            (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
-            (big.point(lambda v: 0 if v < 128 else 255), REREAD_SCALE),
-        )
-        for image_again, times in tries:
-            again = ocr_image(image_again, scale * times, lang, psm=7)
-            if len(again) == 1 and again[0].conf > word.conf and any(
-                ch.isdigit() for ch in again[0].text
-            ):
-                out[n] = replace(word, text=again[0].text, conf=again[0].conf)
-                break
-    return tuple(out)
+        again = _read_again(image, scale, lang, word)
+        if again is not None:
+            out[n] = again
+    return tuple(w for item in out for w in (item if isinstance(item, tuple) else (item,)))
+
+
+def _read_again(image: Any, scale: float, lang: str, word: OcrWord) -> OcrWord | None:
+    """``word`` read again on its own (:func:`_reread_numbers`), or None when no reading
+    is one surer word with a digit."""
+    from PIL import Image, ImageOps
+
+    pad = 0.3 * word.height
+    crop = image.crop((
+        max(0, int((word.x0 - pad) * scale)), max(0, int((word.top - pad) * scale)),
+        int(math.ceil((word.x1 + pad) * scale)), int(math.ceil((word.bottom + pad) * scale)),
+    ))  # fmt: skip
+    if crop.width < 2 or crop.height < 2:
+        return None
+    big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE), Image.BICUBIC)
+    # enlarged smoothly first (it read blurred small digits as printed); when that has
+    # no surer number, at its own size with a white margin, then enlarged in black and
+    # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
+    # 96% unenlarged); the first surer reading with a digit is kept
+    tries = (
+        (big, REREAD_SCALE),
+        (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
+        (big.point(lambda v: 0 if v < 128 else 255), REREAD_SCALE),
+    )
+    for image_again, times in tries:
+        again = ocr_image(image_again, scale * times, lang, psm=7)
+        if len(again) == 1 and again[0].conf > word.conf and any(
+            ch.isdigit() for ch in again[0].text
+        ):
+            return replace(word, text=again[0].text, conf=again[0].conf)
+    return None
+
+
+#: A blank strip at least this many text heights wide inside one OCR word is a gap between
+#: table cells (letters are a tenth of a height apart, words a third).
+CELL_GAP = 0.8
+
+
+def _pieces(image: Any, scale: float, word: OcrWord) -> list[OcrWord]:
+    """``word`` cut at the blank strips of :data:`CELL_GAP` or wider inside its box: Tesseract
+    read two census cells ``373`` and ``317``, a column apart, as one word ``373-317``.
+    The pieces have the word's text (read again by the caller)."""
+    import numpy as np
+
+    box = (int(word.x0 * scale), int(word.top * scale),
+           int(math.ceil(word.x1 * scale)), int(math.ceil(word.bottom * scale)))  # fmt: skip
+    ink = np.asarray(image.crop(box).convert("L")) < 128
+    if ink.size == 0:
+        return [word]
+    inked = ink.any(axis=0)
+    wide = CELL_GAP * word.height * scale
+    pieces, start, blank = [], None, 0
+    for x, has_ink in enumerate(inked):
+        if has_ink:
+            if start is not None and blank >= wide:
+                pieces.append((start, x - blank))
+                start = x
+            elif start is None:
+                start = x
+            blank = 0
+        else:
+            blank += 1
+    if start is not None:
+        pieces.append((start, len(inked) - blank))
+    if len(pieces) < 2:
+        return [word]
+    return [replace(word, x0=round(word.x0 + a / scale, 2), x1=round(word.x0 + b / scale, 2))
+            for a, b in pieces]  # fmt: skip
+
+
+#: A row with at least this many figures is a row of a table of numbers ...
+FIGURE_ROW = 3
+#: ... whose lone unread figures are kept when read at least this surely (0–100).
+LONE_FIGURE_CONFIDENCE = 70.0
+
+
+def _lone_figures(
+    image: Any, scale: float, lang: str, words: Sequence[OcrWord]
+) -> list[OcrWord]:
+    """Figures alone in their cell that no reading of the page has: in a row of a table of
+    numbers (:data:`FIGURE_ROW` figures or more), each patch of ink on the row's band that
+    no word covers, letter-sized, is read on its own, enlarged, and kept when it is a figure
+    read :data:`LONE_FIGURE_CONFIDENCE` surely. Tesseract drops a lone ``0`` between two
+    wider counts (``835 0 1914`` came back ``835 1914``): one narrow glyph in a wide gap
+    reads to its layout analysis as a speck. Each joins the Tesseract line of its row's
+    nearest word, so that it stays in the gap it was found in."""
+    import numpy as np
+    from PIL import Image
+
+    found: list[OcrWord] = []
+    for row in _rows(words):
+        if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < FIGURE_ROW:
+            continue
+        height = statistics.median(w.height for w in row)
+        top, bottom = min(w.top for w in row), max(w.bottom for w in row)
+        y0, y1 = int(top * scale), int(math.ceil(bottom * scale))
+        band = np.asarray(image.crop((0, y0, image.width, y1)).convert("L")) < 128
+        if band.size == 0:
+            continue
+        band = band.copy()
+        for w in words:  # what is read already, with a margin of a fifth of the height
+            pad = 0.2 * w.height
+            if w.bottom < top or w.top > bottom:
+                continue
+            band[:, max(0, int((w.x0 - pad) * scale)): int(math.ceil((w.x1 + pad) * scale))] = False
+        inked = band.any(axis=0)
+        join = max(1, int(0.3 * height * scale))
+        x, runs = 0, []
+        while x < len(inked):
+            if not inked[x]:
+                x += 1
+                continue
+            start = end = x
+            while x < len(inked) and x - end <= join:
+                if inked[x]:
+                    end = x
+                x += 1
+            runs.append((start, end + 1))
+        for a, b in runs:
+            rows_inked = band[:, a:b].any(axis=1)
+            tall = int(rows_inked.sum())
+            if tall < 0.6 * height * scale or (b - a) < 0.25 * height * scale:
+                continue  # a speck, a rule's remnant
+            if (b - a) > 6 * height * scale:
+                continue  # a line of text, not a lone cell
+            pad = int(0.3 * height * scale) + 2
+            crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
+            big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE),
+                              Image.BICUBIC)  # fmt: skip
+            read = ocr_image(big, scale * REREAD_SCALE, lang, psm=7)
+            if len(read) != 1 or read[0].conf < LONE_FIGURE_CONFIDENCE:
+                continue
+            if not _FIGURE.fullmatch(read[0].text):
+                continue
+            x0 = max(0, a - pad) / scale
+            near = min(row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
+            found.append(OcrWord(
+                read[0].text, round(x0 + read[0].x0, 2), round(y0 / scale - pad / scale
+                                                               + read[0].top, 2),
+                round(x0 + read[0].x1, 2), round(y0 / scale - pad / scale + read[0].bottom, 2),
+                read[0].conf, near.block, near.line,
+            ))  # fmt: skip
+    return found
 
 
 def _number_like(word: OcrWord) -> bool:
@@ -627,6 +783,76 @@ _WORDFREQ_LANG = {"eng": "en", "deu": "de", "fra": "fr", "spa": "es", "ita": "it
                   "nld": "nl", "por": "pt"}  # fmt: skip
 
 
+#: A page is read in another installed language when that language's dictionary holds at
+#: least this much more of the words of its English reading (accents set aside: English
+#: reads ``activités`` as ``activites``) than the English one does. On the dev scans French
+#: pages had 0.91–0.93 of their words in the French list against 0.41–0.44 in the English
+#: one, German 0.64 against 0.35; English pages 0.74–0.98 against at most 0.76 elsewhere,
+#: and a bilingual English/French register 0.78 against 0.74 (it stays English).
+LANGUAGE_MARGIN = 0.2
+
+
+def choose_language(words: Sequence[str], languages: Collection[str]) -> str:
+    """The Tesseract language to read a page in, from the words of its English reading:
+    ``eng`` unless one of ``languages`` (installed, with a word list) holds
+    :data:`LANGUAGE_MARGIN` more of the words. Why: English models drop accents and
+    ligatures (``œuvre`` read ``ceuvre``), which then miss the evidence a test names.
+
+    >>> choose_language("Pour participer a des activites sociales le sport".split(), ["fra"])
+    'fra'
+    >>> choose_language("Returns are accepted within thirty days".split(), ["fra", "deu"])
+    'eng'
+    """
+    letters = [_fold("".join(ch for ch in w if ch.isalpha())) for w in words]
+    letters = [w for w in letters if len(w) >= 3]
+    if not letters:
+        return "eng"
+
+    def share(lang: str) -> float:
+        known = _folded_list(_WORDFREQ_LANG[lang])
+        return sum(w in known for w in letters) / len(letters) if known else 0.0
+
+    others = [lang for lang in languages if lang in _WORDFREQ_LANG and lang != "eng"]
+    best = max(others, key=share, default="eng")
+    return best if best != "eng" and share(best) >= share("eng") + LANGUAGE_MARGIN else "eng"
+
+
+#: Names of Tesseract's language codes, for people (others are shown as their code).
+LANGUAGE_NAMES = {"eng": "English", "fra": "French", "deu": "German", "spa": "Spanish",
+                  "ita": "Italian", "nld": "Dutch", "por": "Portuguese"}  # fmt: skip
+
+
+def language_name(lang: str) -> str:
+    """``fra+eng`` → ``French and English``.
+
+    >>> language_name("fra+eng")
+    'French and English'
+    """
+    return " and ".join(LANGUAGE_NAMES.get(code, code) for code in lang.split("+"))
+
+
+def installed_languages() -> tuple[str, ...]:
+    """Tesseract's installed languages (``tesseract --list-langs``); none when it cannot
+    say. Looked up on each call: installing a language needs no restart."""
+    import pytesseract
+
+    try:
+        return tuple(pytesseract.get_languages(config=""))
+    except Exception:  # Tesseract missing or failing: OCR itself says so
+        return ()
+
+
+def _fold(word: str) -> str:
+    """``word`` casefolded without accents (``Élaborer`` → ``elaborer``)."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@functools.cache
+def _folded_list(lang: str) -> frozenset[str]:
+    return frozenset(_fold(w) for w in _word_list(lang))
+
+
 @functools.cache
 def _word_list(lang: str) -> frozenset[str]:
     try:
@@ -708,6 +934,7 @@ def words_to_lines(words: Sequence[OcrWord]) -> list[Line]:
     lines = []
     kept = [w for w in words if w.text.strip("|¦[]") or len(w.text) > 2]
     for row in _rows(kept):
+        row = _zeros_in_figures(row)
         height = statistics.median(w.height for w in row)
         segments: list[list[Any]] = []
         for word in row:
@@ -729,6 +956,31 @@ def words_to_lines(words: Sequence[OcrWord]) -> list[Line]:
             )
         )
     return lines
+
+
+_FIGURE = re.compile(r"[-+(]?[$€£]?\d[\d,.]*%?\)?")
+
+
+def _zeros_in_figures(row: list[OcrWord]) -> list[OcrWord]:
+    """``row`` with a lone ``O`` or ``o`` between two figures (or after the last one) read
+    as the ``0`` it is: a census row's empty counts came back ``1963 O 1889``.
+
+    >>> row = [OcrWord(t, 30 * n, 0, 30 * n + 20, 8, 90.0) for n, t in
+    ...        enumerate(["Totals", "1963", "O", "1889", "0", "o"])]
+    >>> " ".join(w.text for w in _zeros_in_figures(row))
+    'Totals 1963 0 1889 0 0'
+    >>> " ".join(w.text for w in _zeros_in_figures(row[:3] + [replace(row[3], text="Road")]))
+    'Totals 1963 O Road'
+    """
+    out = list(row)
+    for n, word in enumerate(row):
+        if word.text not in ("O", "o") or n == 0:
+            continue
+        before = _FIGURE.fullmatch(out[n - 1].text)
+        after = n + 1 == len(row) or _FIGURE.fullmatch(row[n + 1].text)
+        if before and after:
+            out[n] = replace(word, text="0")
+    return out
 
 
 #: Tesseract's boxes hug the ink; a text layer's line is as tall as its type. Each OCR'd

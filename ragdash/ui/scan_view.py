@@ -20,7 +20,7 @@ from ragdash.checks.ocr_signals import ocr_signals
 from ragdash.checks.rewrites import rewrite_budget
 from ragdash.errors import IngestError
 from ragdash.ingestion.documents import Document
-from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, render_ocr_page
+from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, language_name, render_ocr_page
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.text import more_note, tokenize
 from ragdash.ui.context import source_path
@@ -105,7 +105,8 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
                     ),
                 )
     with right:
-        st.caption(f"OCR text of page {number:d} ({label(ocr.engine)})")
+        read_in = f", read as {language_name(ocr.lang)}" if ocr.lang else ""
+        st.caption(f"OCR text of page {number:d} ({label(ocr.engine)}{read_in})")
         text_block(text or "(OCR found no words)")
     if quality and quality.regions:
         st.markdown("**Inked areas where OCR found no word** (orange boxes, in points)")
