@@ -435,6 +435,8 @@ def read_page_image(
             words = _merge_readings(words, other)
     words = _reread_numbers(prepared, scale, lang, words)
     words = (*words, *_lone_figures(prepared, scale, lang, words))
+    words = _codes_like_the_page(words)
+    words = _separators_like_the_column(words)
 
     def measured(words: Sequence[OcrWord]) -> OcrQuality:
         return measure_quality(
@@ -621,6 +623,122 @@ def _pieces(image: Any, scale: float, word: OcrWord) -> list[OcrWord]:
         return [word]
     return [replace(word, x0=round(word.x0 + a / scale, 2), x1=round(word.x0 + b / scale, 2))
             for a, b in pieces]  # fmt: skip
+
+
+_CODE = re.compile(r"[A-Z]{2,}[0-9]{2,}")
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"[0-9]", "9", re.sub(r"[A-Z]", "A", text))
+
+
+#: Codes of one shape (letters then digits) a page must have, read surely, before another
+#: word is read as one of that shape.
+CODE_EVIDENCE = 2
+
+
+def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``words`` with a code the page has others of read in their shape: where capitals
+    meet digits, a ``5`` read as ``S`` (``TRAS 143`` for ``TRA5143``, often cut in two at
+    the misread letter) becomes the digit, and the two pieces one word, only when the
+    result has the shape (``AAA9999``) of :data:`CODE_EVIDENCE` codes the page read
+    surely (``TRA7314``, ``TRA9373``). Without such evidence nothing changes: ``SS0`` stays
+    for the ``ocr`` fix, ``TRAS`` may be a word.
+
+    >>> page = [OcrWord(t, 0, 10 * n, 30, 10 * n + 6, 91.0, 1, n) for n, t in
+    ...         enumerate(["TRA7314", "TRA9373"])]
+    >>> cut = [OcrWord("TRAS", 0, 30, 19, 36, 78.0, 1, 9),
+    ...        OcrWord("143", 21, 30, 30, 36, 96.0, 1, 9)]
+    >>> [w.text for w in _codes_like_the_page(page + cut)]
+    ['TRA7314', 'TRA9373', 'TRA5143']
+    >>> [w.text for w in _codes_like_the_page(cut)]
+    ['TRAS', '143']
+    """
+    shapes: dict[str, int] = {}
+    for w in words:
+        if w.conf >= LOW_CONFIDENCE and _CODE.fullmatch(w.text):
+            shapes[_shape(w.text)] = shapes.get(_shape(w.text), 0) + 1
+
+    def as_code(text: str) -> str | None:
+        m = re.fullmatch(r"([A-Z]+?)([SOIl]{1,2})([0-9]*)", text)
+        if not m:
+            return None
+        code = m.group(1) + "".join(_DIGIT_OF[ch] for ch in m.group(2)) + m.group(3)
+        known = shapes.get(_shape(code), 0) >= CODE_EVIDENCE and _CODE.fullmatch(code)
+        return code if known and shapes.get(_shape(text), 0) < CODE_EVIDENCE else None
+
+    if not shapes:
+        return tuple(words)
+    out: list[OcrWord] = []
+    skip = False
+    for n, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        after = words[n + 1] if n + 1 < len(words) else None
+        if (after is not None and after.line == word.line and after.text.isdigit()
+                and 0 <= after.x0 - word.x1 <= 0.5 * word.height):  # fmt: skip
+            code = as_code(word.text + after.text)
+            if code:
+                out.append(replace(word, text=code, x1=after.x1, conf=min(word.conf, after.conf)))
+                skip = True
+                continue
+        code = as_code(word.text) if any(ch.isdigit() for ch in word.text) else None
+        out.append(replace(word, text=code) if code else word)
+    return tuple(out)
+
+
+_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?")
+_POINT_THOUSANDS = re.compile(r"\d{1,3}\.\d{3}")
+#: Figures with a comma between thousands, set flush right in one column, that a column
+#: must have before a figure in it is read with one.
+SEPARATOR_EVIDENCE = 3
+
+
+def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``words`` with a thousands separator read as in its column: at 200 dpi a comma
+    reads as a point (``53.113``) or as nothing (``12 530``, two words). When at least
+    :data:`SEPARATOR_EVIDENCE` sure figures ending at the same right edge are written
+    ``49,674`` and none ``49.674``, the point becomes a comma and the two pieces one figure.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...        enumerate(["49,674", "51,020", "52,384"])]
+    >>> odd = [OcrWord("53.113", 10, 40, 30, 46, 88.0, 1, 4),
+    ...        OcrWord("12", 50, 40, 56, 46, 90.0, 1, 4),
+    ...        OcrWord("530", 58, 40, 70, 46, 90.0, 1, 4)]
+    >>> more = [OcrWord(t, 48, 10 * n, 70, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...         enumerate(["13,397", "12,998", "13,051"])]
+    >>> [w.text for w in _separators_like_the_column(col + more + odd)][-2:]
+    ['53,113', '12,530']
+    >>> [w.text for w in _separators_like_the_column(odd)]
+    ['53.113', '12', '530']
+    """
+    def column_uses_commas(right: float, height: float) -> bool:
+        peers = [w for w in words if abs(w.x1 - right) <= 0.5 * height]
+        commas = sum(w.conf >= LOW_CONFIDENCE and bool(_THOUSANDS.fullmatch(w.text))
+                     for w in peers)  # fmt: skip
+        points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
+        return commas >= SEPARATOR_EVIDENCE and points <= 1
+
+    out: list[OcrWord] = []
+    skip = False
+    for n, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        after = words[n + 1] if n + 1 < len(words) else None
+        if (after is not None and after.line == word.line
+                and re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
+                and 0 <= after.x0 - word.x1 <= 0.6 * word.height
+                and column_uses_commas(after.x1, word.height)):  # fmt: skip
+            text = f"{word.text},{after.text}"
+            out.append(replace(word, text=text, x1=after.x1, conf=min(word.conf, after.conf)))
+            skip = True
+            continue
+        if _POINT_THOUSANDS.fullmatch(word.text) and column_uses_commas(word.x1, word.height):
+            word = replace(word, text=word.text.replace(".", ","))
+        out.append(word)
+    return tuple(out)
 
 
 #: A row with at least this many figures is a row of a table of numbers ...
