@@ -669,22 +669,37 @@ def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
 
     if not shapes:
         return tuple(words)
+    return _repair_pairs(
+        words, 0.5,
+        lambda word, after: as_code(word.text + after.text) if after.text.isdigit() else None,
+        lambda word: as_code(word.text) if any(ch.isdigit() for ch in word.text) else None,
+    )  # fmt: skip
+
+
+def _repair_pairs(
+    words: Sequence[OcrWord],
+    reach: float,
+    joined: Callable[[OcrWord, OcrWord], str | None],
+    alone: Callable[[OcrWord], str | None],
+) -> tuple[OcrWord, ...]:
+    """``words`` with each word and the next one on its line, at most ``reach`` of its
+    height apart, made one word where ``joined`` gives their text; any other word's text
+    replaced where ``alone`` gives one."""
     out: list[OcrWord] = []
-    skip = False
-    for n, word in enumerate(words):
-        if skip:
-            skip = False
-            continue
+    n = 0
+    while n < len(words):
+        word = words[n]
         after = words[n + 1] if n + 1 < len(words) else None
-        if (after is not None and after.line == word.line and after.text.isdigit()
-                and 0 <= after.x0 - word.x1 <= 0.5 * word.height):  # fmt: skip
-            code = as_code(word.text + after.text)
-            if code:
-                out.append(replace(word, text=code, x1=after.x1, conf=min(word.conf, after.conf)))
-                skip = True
+        if (after is not None and after.line == word.line
+                and 0 <= after.x0 - word.x1 <= reach * word.height):  # fmt: skip
+            text = joined(word, after)
+            if text:
+                out.append(replace(word, text=text, x1=after.x1, conf=min(word.conf, after.conf)))
+                n += 2
                 continue
-        code = as_code(word.text) if any(ch.isdigit() for ch in word.text) else None
-        out.append(replace(word, text=code) if code else word)
+        text = alone(word)
+        out.append(replace(word, text=text) if text else word)
+        n += 1
     return tuple(out)
 
 
@@ -720,25 +735,18 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
         points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
         return commas >= SEPARATOR_EVIDENCE and points <= 1
 
-    out: list[OcrWord] = []
-    skip = False
-    for n, word in enumerate(words):
-        if skip:
-            skip = False
-            continue
-        after = words[n + 1] if n + 1 < len(words) else None
-        if (after is not None and after.line == word.line
-                and re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
-                and 0 <= after.x0 - word.x1 <= 0.6 * word.height
+    def pair(word: OcrWord, after: OcrWord) -> str | None:
+        if (re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
                 and column_uses_commas(after.x1, word.height)):  # fmt: skip
-            text = f"{word.text},{after.text}"
-            out.append(replace(word, text=text, x1=after.x1, conf=min(word.conf, after.conf)))
-            skip = True
-            continue
+            return f"{word.text},{after.text}"
+        return None
+
+    def point(word: OcrWord) -> str | None:
         if _POINT_THOUSANDS.fullmatch(word.text) and column_uses_commas(word.x1, word.height):
-            word = replace(word, text=word.text.replace(".", ","))
-        out.append(word)
-    return tuple(out)
+            return word.text.replace(".", ",")
+        return None
+
+    return _repair_pairs(words, 0.6, pair, point)
 
 
 #: A row with at least this many figures is a row of a table of numbers ...
