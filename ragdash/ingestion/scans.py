@@ -642,8 +642,9 @@ def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     meet digits, a ``5`` read as ``S`` (``TRAS 143`` for ``TRA5143``, often cut in two at
     the misread letter) becomes the digit, and the two pieces one word, only when the
     result has the shape (``AAA9999``) of :data:`CODE_EVIDENCE` codes the page read
-    surely (``TRA7314``, ``TRA9373``). Without such evidence nothing changes: ``SS0`` stays
-    for the ``ocr`` fix, ``TRAS`` may be a word.
+    surely (``TRA7314``, ``TRA9373``), more of them than of the shape as read. Without
+    such evidence nothing changes: ``SS0`` stays for the ``ocr`` fix, ``TRAS`` may be a
+    word.
 
     >>> page = [OcrWord(t, 0, 10 * n, 30, 10 * n + 6, 91.0, 1, n) for n, t in
     ...         enumerate(["TRA7314", "TRA9373"])]
@@ -653,6 +654,10 @@ def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     ['TRA7314', 'TRA9373', 'TRA5143']
     >>> [w.text for w in _codes_like_the_page(cut)]
     ['TRAS', '143']
+    >>> twice = [OcrWord(t, 0, 50 + 10 * n, 30, 56 + 10 * n, 91.0, 1, 20 + n) for n, t in
+    ...          enumerate(["TLES702", "DORS356"])]
+    >>> [w.text for w in _codes_like_the_page(page + [page[0]] + twice + cut)][-3:]
+    ['TLE5702', 'DOR5356', 'TRA5143']
     """
     shapes: dict[str, int] = {}
     for w in words:
@@ -664,8 +669,10 @@ def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         if not m:
             return None
         code = m.group(1) + "".join(_DIGIT_OF[ch] for ch in m.group(2)) + m.group(3)
-        known = shapes.get(_shape(code), 0) >= CODE_EVIDENCE and _CODE.fullmatch(code)
-        return code if known and shapes.get(_shape(text), 0) < CODE_EVIDENCE else None
+        evidence = shapes.get(_shape(code), 0)
+        # the misread shape may recur (the same S for 5 elsewhere): the code's must outnumber it
+        known = evidence >= CODE_EVIDENCE and evidence > shapes.get(_shape(text), 0)
+        return code if known and _CODE.fullmatch(code) else None
 
     if not shapes:
         return tuple(words)
