@@ -106,7 +106,7 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
                 )
     with right:
         read_in = f", read as {language_name(ocr.lang)}" if ocr.lang else ""
-        st.caption(f"OCR text of page {number:d} ({label(ocr.engine)}{read_in})")
+        st.caption(f"OCR text of page {number:d} ({label(ocr.engine + read_in)})")
         text_block(text or "(OCR found no words)")
     if quality and quality.regions:
         st.markdown("**Inked areas where OCR found no word** (orange boxes, in points)")
