@@ -225,7 +225,7 @@ def test_a_damaged_foreign_or_old_format_entry_is_ignored_and_rebuilt(data, tmp_
     cache = PdfCache(tmp_path)
     fresh = read_pdf(data, cache=cache)
     header, payload = _entry(cache, data)
-    assert header["format"] == "ragdash-pdf-cache" and header["version"] == CACHE_VERSION == 3
+    assert header["format"] == "ragdash-pdf-cache" and header["version"] == CACHE_VERSION == 4
     assert header["sha256"] == hashlib.sha256(payload).hexdigest()
 
     def ignored(header, payload):

@@ -591,3 +591,66 @@ def test_one_word_read_across_a_column_gap_is_read_again_cell_by_cell():
     words = scans._reread_numbers(image, scale, "eng", [joined])
     assert [w.text for w in words] == ["373", "317"]
     assert words[0].x1 < words[1].x0
+
+
+#: A plan's grid: a theme spanning two rows, actions wrapping over two or three lines.
+PLAN = (
+    ("Theme", "Action", "Year", "Owner"),
+    ("Technique", "Build a toolbox for decisions on new cycling projects, with a "
+     "maintenance plan and a safety guide", "2021-2026", "Public works and planning"),
+    ("", "Adopt a code of conduct for the network so that every user feels safe "
+     "on it", "2021-2022", "Transport officer"),
+    ("Partners", "Create an advisory committee for the council", "2021", "Council"),
+)  # fmt: skip
+
+
+def plan_scan(dpi: int = 200) -> bytes:
+    """:data:`PLAN` drawn as a ruled grid, its cells wrapped to their column's width, the
+    theme "Technique" spanning two rows (no rule between them in its column), scanned
+    0.4° askew with a slight blur."""
+    import textwrap
+
+    from PIL import Image, ImageDraw, ImageFilter
+
+    font = _face(dpi, 9)
+    xs = [x * dpi for x in (0.3, 1.5, 4.4, 5.3, 6.8)]
+    image = Image.new("L", (round(7.1 * dpi), round(3.6 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    line = 0.17 * dpi
+    y = 0.4 * dpi
+    tops = []
+    for row in PLAN:
+        tops.append(y)
+        tall = 1
+        for k, cell in enumerate(row):
+            width = int((xs[k + 1] - xs[k] - 0.16 * dpi) / draw.textlength("n", font=font))
+            parts = textwrap.wrap(cell, width) or [""]
+            tall = max(tall, len(parts))
+            for n, part in enumerate(parts):
+                draw.text((xs[k] + 0.08 * dpi, y + 0.07 * dpi + n * line), part, fill=25, font=font)
+        y += tall * line + 0.14 * dpi
+    tops.append(y)
+    for n, top in enumerate(tops):
+        start = xs[1] if n == 2 else xs[0]  # "Technique" spans rows 1 and 2
+        draw.line((start, top, xs[-1], top), fill=0, width=2)
+    for x in xs:
+        draw.line((x, tops[0], x, tops[-1]), fill=0, width=2)
+    image = image.rotate(0.4, resample=Image.BICUBIC, fillcolor=255)
+    return image_pdf([image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))], dpi)
+
+
+@needs_tesseract
+def test_a_scanned_grid_of_wrapped_cells_reads_row_by_row_as_the_drawn_grid_does():
+    """A ruled row whose cells wrap over several lines reads as one row of whole cells,
+    ``cell | cell | cell`` — as pdfplumber reads the same grid drawn in a PDF — and not as
+    the page's lines interleaving the cells; a label spanning two rows goes with the
+    first. Before, the scan gave only the interleaved lines, and no row could be quoted."""
+    pdf = read_pdf(plan_scan())
+    (layout,) = pdf.layouts
+    (table,) = [t for t in layout.tables if t.method == "ruled"]
+    assert table.header_rows == 1 and table.columns == 4
+    text = layout.text
+    for row in PLAN[1:]:
+        quoted = " | ".join(cell for cell in row if cell)
+        assert evidence_found(quoted, text), f"{quoted!r} not one row in:\n{text}"
+    assert len(table.data) == 3

@@ -43,7 +43,10 @@ from typing import Any
 __all__ = [
     "MISSED_SHARE",
     "OcrQuality",
+    "PreparedPage",
+    "Rule",
     "flatten_background",
+    "find_rules",
     "measure_quality",
     "orientation",
     "prepare_image",
@@ -180,6 +183,74 @@ RULE_THICKNESS = 3.5
 CELL_SIDE = 10.0
 
 
+def _rule_masks(pixels: Any, px_per_pt: float) -> tuple[Any, Any]:
+    """The ruling lines of ``pixels`` as two boolean masks, across and upright (the sides
+    of a grid's low cells with the upright ones): see :func:`remove_rules`."""
+    import numpy as np
+    from scipy import ndimage
+
+    ink = (pixels < INK_LEVEL).astype(np.uint8)
+    length = max(3, int(round(RULE_LENGTH * px_per_pt)))
+    thick = max(2, int(round(RULE_THICKNESS * px_per_pt)) + 1)
+
+    def opened(axis: int, size: int) -> Any:
+        eroded = ndimage.minimum_filter1d(ink, size, axis=axis)
+        return ndimage.maximum_filter1d(eroded, size, axis=axis)
+
+    across = (opened(1, length) & (1 - opened(0, thick))).astype(bool)
+    upright = (opened(0, length) & (1 - opened(1, thick))).astype(bool)
+    rules = across | upright
+    if not rules.any():
+        return across, upright
+    # the sides of a grid's cells: upright runs too short to be rules alone, that meet one
+    side = max(3, int(round(CELL_SIDE * px_per_pt)))
+    sides = (opened(0, side) & (1 - opened(1, thick))).astype(bool) & ~rules
+    if sides.any():
+        labels, count = ndimage.label(sides, structure=np.ones((3, 3), bool))
+        near = ndimage.binary_dilation(rules, iterations=max(1, round(px_per_pt)))
+        touching = np.unique(labels[near & sides])
+        upright = upright | np.isin(labels, touching[touching > 0])
+    return across, upright
+
+
+#: A rule's box in points of the straightened page: ``(x0, top, x1, bottom)``.
+Rule = tuple[float, float, float, float]
+
+
+def find_rules(pixels: Any, px_per_pt: float) -> tuple[Rule, ...]:
+    """The ruling lines of a straightened page image, each as its box in points — what a
+    born-digital PDF gives pdfplumber as line objects, so a scanned grid can be cut into
+    cells as a drawn one is. Pieces of one rule (it is cut where another crosses it) come
+    back separately; joining them is the table finder's work.
+
+    >>> import numpy as np
+    >>> page = np.full((200, 400), 255, np.uint8)
+    >>> page[100, 10:390] = 0                    # a rule across the page
+    >>> page[20:180, 200] = 0                    # one down it
+    >>> page[60:80, 300:304] = 0                 # a letter's stem
+    >>> [tuple(round(v) for v in rule) for rule in find_rules(page, 2.0)]  # cut where they cross
+    [(6, 50, 100, 50), (100, 50, 196, 50), (100, 10, 100, 50), (100, 50, 100, 90)]
+    """
+    return _rule_boxes(*_rule_masks(pixels, px_per_pt), px_per_pt)
+
+
+def _rule_boxes(across: Any, upright: Any, px_per_pt: float) -> tuple[Rule, ...]:
+    from scipy import ndimage
+
+    rules: list[Rule] = []
+    for mask in (across, upright):
+        labels, _count = ndimage.label(mask, structure=[[1, 1, 1]] * 3)
+        for where in ndimage.find_objects(labels):
+            if where is None:
+                continue
+            rows, cols = where
+            rules.append((
+                cols.start / px_per_pt, rows.start / px_per_pt,
+                cols.stop / px_per_pt, rows.stop / px_per_pt,
+            ))  # fmt: skip
+    return tuple(rules)
+
+
 def remove_rules(pixels: Any, px_per_pt: float) -> Any:
     """``pixels`` with the table's ruling lines painted white. Tesseract reads a vertical
     rule beside a digit as ``]``, ``|`` or ``1`` (``9237]``, ``i221]``) and a cell's
@@ -197,30 +268,16 @@ def remove_rules(pixels: Any, px_per_pt: float) -> Any:
     >>> int(clean[100, 50]), int(clean[70, 201])
     (255, 0)
     """
+    return _paint_out(pixels, px_per_pt, *_rule_masks(pixels, px_per_pt))
+
+
+def _paint_out(pixels: Any, px_per_pt: float, across: Any, upright: Any) -> Any:
     import numpy as np
     from scipy import ndimage
 
-    ink = (pixels < INK_LEVEL).astype(np.uint8)
-    length = max(3, int(round(RULE_LENGTH * px_per_pt)))
-    thick = max(2, int(round(RULE_THICKNESS * px_per_pt)) + 1)
-
-    def opened(axis: int, size: int) -> Any:
-        eroded = ndimage.minimum_filter1d(ink, size, axis=axis)
-        return ndimage.maximum_filter1d(eroded, size, axis=axis)
-
-    across = opened(1, length) & (1 - opened(0, thick))
-    upright = opened(0, length) & (1 - opened(1, thick))
-    rules = (across | upright).astype(bool)
+    rules = across | upright
     if not rules.any():
         return pixels
-    # the sides of a grid's cells: upright runs too short to be rules alone, that meet one
-    side = max(3, int(round(CELL_SIDE * px_per_pt)))
-    sides = (opened(0, side) & (1 - opened(1, thick))).astype(bool) & ~rules
-    if sides.any():
-        labels, count = ndimage.label(sides, structure=np.ones((3, 3), bool))
-        near = ndimage.binary_dilation(rules, iterations=max(1, round(px_per_pt)))
-        touching = np.unique(labels[near & sides])
-        rules |= np.isin(labels, touching[touching > 0])
     # with its blurred fringe: a faint edge left beside a digit was still read as a "7"
     rules = ndimage.binary_dilation(rules, iterations=max(1, round(0.7 * px_per_pt)))
     out = pixels.copy()
@@ -337,9 +394,21 @@ def orientation(image: Any) -> int:
     return (360 - rotate) % 360  # OSD says how far to turn clockwise
 
 
-def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> tuple[Any, float]:
-    """The page image Tesseract reads (upright, straight, background flattened, rules and
-    dust removed) and the degrees it was turned counter-clockwise."""
+@dataclass(frozen=True)
+class PreparedPage:
+    """A page image made ready for Tesseract (:func:`prepare_image`): upright, straight,
+    background flattened, rules and dust removed; the degrees it was turned
+    counter-clockwise; and the ruling lines that were taken out (:func:`find_rules`), in
+    points of the straightened page, so the table they drew can still be rebuilt."""
+
+    image: Any
+    turn: float
+    rules: tuple[Rule, ...] = ()
+
+
+def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> PreparedPage:
+    """The page image Tesseract reads, how far it was turned and the rules taken out of it
+    (a :class:`PreparedPage`)."""
     import numpy as np
     from PIL import Image
 
@@ -356,7 +425,12 @@ def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> tuple[An
     if abs(angle) >= MIN_SKEW:
         flat = flat.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=255)
         turn += angle
-    return Image.fromarray(remove_rules(np.asarray(flat), px_per_pt)), turn
+    straight = np.asarray(flat)
+    masks = _rule_masks(straight, px_per_pt)
+    return PreparedPage(
+        Image.fromarray(_paint_out(straight, px_per_pt, *masks)), turn,
+        _rule_boxes(*masks, px_per_pt),
+    )  # fmt: skip
 
 
 def measure_quality(

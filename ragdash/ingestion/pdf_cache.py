@@ -38,11 +38,12 @@ from ragdash.atomic import atomic_write
 __all__ = ["CACHE_FORMAT", "CACHE_VERSION", "PARSER_VERSION", "PdfCache", "decode", "encode"]
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
-PARSER_VERSION = "layout-8"
+PARSER_VERSION = "layout-9"
 CACHE_FORMAT = "ragdash-pdf-cache"
 #: Bumped when the layout of an entry (header or payload encoding) changes. 2: an OCR'd
 #: page keeps its :class:`~ragdash.ingestion.ocr_prep.OcrQuality`. 3: and its language.
-CACHE_VERSION = 3
+#: 4: and the ruling lines found in its image.
+CACHE_VERSION = 4
 #: An entry bigger than this once decompressed is ignored (a planted gzip bomb reads no
 #: further); a 500-page PDF's parse is a few megabytes.
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -52,10 +53,17 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 def parser_digest() -> str:
     """A short hash of the parsing code itself, so an edit that forgets to bump
     :data:`PARSER_VERSION` still never serves a stale parse."""
-    from ragdash.ingestion import letterspacing, ocr_prep, pdf_layout, scans, textlayer
+    from ragdash.ingestion import (
+        letterspacing,
+        ocr_prep,
+        pdf_layout,
+        scan_grid,
+        scans,
+        textlayer,
+    )
 
     digest = hashlib.sha256()
-    for module in (pdf_layout, letterspacing, scans, ocr_prep, textlayer):
+    for module in (pdf_layout, letterspacing, scans, scan_grid, ocr_prep, textlayer):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -90,7 +98,7 @@ def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
                       "anchors": ("seq", float), "title": str, "weak": bool},
         OcrPage: {"page": int, "dpi": float, "words": ("seq", "OcrWord"), "width": float,
                   "height": float, "engine": str, "quality": ("opt", "OcrQuality"),
-                  "lang": str},
+                  "lang": str, "rules": ("seq", _FLOAT4)},
         OcrQuality: {"uncovered": float, "regions": ("seq", _FLOAT4), "confidence": float,
                      "dictionary": float, "turn": float, "inked": float},
         OcrWord: {"text": str, "x0": float, "top": float, "x1": float, "bottom": float,

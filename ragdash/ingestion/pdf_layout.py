@@ -52,6 +52,7 @@ __all__ = [
     "is_caption",
     "page_layout",
     "page_lines",
+    "ruled_region",
     "ruled_tables",
     "text_tables",
 ]
@@ -781,7 +782,7 @@ def _label_left(line: Line, box: BBox) -> tuple[str, ...]:
 
 
 def _with_label_column(
-    kept: list[tuple[str, list[str]]], boxes: Sequence[Any], lines: Sequence[Line],
+    kept: list[tuple[str, list[str]]], boxes: Sequence[BBox], lines: Sequence[Line],
     inside: Sequence[int],
 ) -> list[tuple[str, list[str]]]:
     """Give every row the label cells found left of the grid (see :func:`_label_left`),
@@ -789,8 +790,8 @@ def _with_label_column(
     labels = []
     for box in boxes:
         mine = [lines[i] for i in inside
-                if box.bbox[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box.bbox[3] + 1]
-        labels.append(_label_left(mine[0], box.bbox) if len(mine) == 1 else ())
+                if box[1] - 1 <= (lines[i].top + lines[i].bottom) / 2 <= box[3] + 1]
+        labels.append(_label_left(mine[0], box) if len(mine) == 1 else ())
     found = [lab for lab in labels if lab]
     if len(found) < max(2, len(kept) // 2) or len(labels) != len(kept):
         return kept
@@ -857,51 +858,63 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     for table in found:
         if _nested(table.bbox, [t.bbox for t in found if t is not table]):
             continue  # a table drawn inside another one's frame: its lines are the outer's
-        raw = table.extract()
-        x0, top, x1, bottom = table.bbox
-        inside = tuple(
-            i
-            for i, line in enumerate(lines)
-            if top - 1 <= (line.top + line.bottom) / 2 <= bottom + 1
-            and line.x0 < x1
-            and line.x1 > x0
+        region = ruled_region(
+            tuple(table.bbox), table.extract(), [tuple(row.bbox) for row in table.rows], lines
         )
-        kept = []
-        for r, box in zip(raw, table.rows, strict=True):
-            merged = _merged_rows(r, box.bbox, lines, inside)
-            if merged:
-                kept.extend(merged)
-                continue
-            row = [(c or "").replace("\n", " ").strip() for c in r]
-            if any(row):
-                kept.append((_ruled_row_text(r, box.bbox, lines, inside), row))
-        kept = _with_label_column(kept, table.rows, lines, inside)
-        if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
-            continue
-        title = ""
-        if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2:
-            title = next(c for c in kept[0][1] if c)
-            kept = kept[1:]
-        texts = tuple(text for text, _ in kept)
-        cells = tuple(tuple(row) for _, row in kept)
-        header = 0
-        while (
-            header < min(3, len(cells) - 1)
-            and (header == 0 or cells[header][0])  # a row with no key continues a row
-            and not any(_numeric(c) for c in cells[header] if c)
-            and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
-        ):
-            header += 1
-        if header == 0 and len(cells) > 2 and not any(_numeric(c) for c in cells[0] if c):
-            header = 1
-        region_lines = [lines[i] for i in inside]
-        regions.append(
-            TableRegion(
-                tuple(table.bbox), "ruled", cells, header, texts, inside,
-                _anchors(region_lines, x0), title,
-            )
-        )
+        if region is not None:
+            regions.append(region)
     return regions
+
+
+def ruled_region(
+    bbox: BBox, raw: Sequence[Sequence[str | None]], row_boxes: Sequence[BBox],
+    lines: Sequence[Line],
+) -> TableRegion | None:
+    """The table a ruled grid draws: ``raw`` holds each row's cells as pdfplumber's
+    ``extract`` gives them (a cell's lines joined with newlines, None where a spanned cell
+    continues), ``row_boxes`` each row's box, ``lines`` the page's lines. None for a grid
+    of fewer than two rows or two columns (a framed box). The same for a grid drawn in a
+    PDF and one found in a scan's image, so the two read alike."""
+    x0, top, x1, bottom = bbox
+    inside = tuple(
+        i
+        for i, line in enumerate(lines)
+        if top - 1 <= (line.top + line.bottom) / 2 <= bottom + 1
+        and line.x0 < x1
+        and line.x1 > x0
+    )
+    kept = []
+    for r, box in zip(raw, row_boxes, strict=True):
+        merged = _merged_rows(r, box, lines, inside)
+        if merged:
+            kept.extend(merged)
+            continue
+        row = [(c or "").replace("\n", " ").strip() for c in r]
+        if any(row):
+            kept.append((_ruled_row_text(r, box, lines, inside), row))
+    kept = _with_label_column(kept, row_boxes, lines, inside)
+    if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
+        return None
+    title = ""
+    if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2:
+        title = next(c for c in kept[0][1] if c)
+        kept = kept[1:]
+    texts = tuple(text for text, _ in kept)
+    cells = tuple(tuple(row) for _, row in kept)
+    header = 0
+    while (
+        header < min(3, len(cells) - 1)
+        and (header == 0 or cells[header][0])  # a row with no key continues a row
+        and not any(_numeric(c) for c in cells[header] if c)
+        and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
+    ):
+        header += 1
+    if header == 0 and len(cells) > 2 and not any(_numeric(c) for c in cells[0] if c):
+        header = 1
+    region_lines = [lines[i] for i in inside]
+    return TableRegion(
+        tuple(bbox), "ruled", cells, header, texts, inside, _anchors(region_lines, x0), title
+    )
 
 
 # --------------------------------------------------------------------------- page

@@ -43,13 +43,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragdash.errors import IngestError, OcrUnavailable, SettingsError
-from ragdash.ingestion.ocr_prep import OcrQuality, measure_quality, prepare_image
+from ragdash.ingestion.ocr_prep import OcrQuality, Rule, measure_quality, prepare_image
 from ragdash.ingestion.pdf_layout import (
     COLUMN_GAP,
     Line,
     PageLayout,
     aligned_tables,
 )
+from ragdash.ingestion.scan_grid import grid_tables
 
 __all__ = [
     "DEFAULT_OCR",
@@ -187,6 +188,9 @@ class OcrPage:
     quality: OcrQuality | None = None
     #: The Tesseract language(s) the page was read in (``fra``; chosen when ``auto``).
     lang: str = ""
+    #: The ruling lines found in the page image (:func:`~ragdash.ingestion.ocr_prep.find_rules`),
+    #: in points of the straightened page: a ruled table is rebuilt from them.
+    rules: tuple[Rule, ...] = ()
 
     @property
     def mean_confidence(self) -> float:
@@ -420,7 +424,8 @@ def read_page_image(
     language whose dictionary holds its words (:func:`choose_language`).
     Safe to run in a thread (pdfplumber is not touched)."""
     scale = resolution / 72.0
-    prepared, turn = prepare_image(image, scale)
+    page = prepare_image(image, scale)
+    prepared, turn = page.image, page.turn
     if lang == AUTO_LANGUAGE:
         first = ocr_image(prepared, scale, "eng", PSMS[0])
         lang = choose_language([w.text for w in first], installed_languages())
@@ -456,7 +461,7 @@ def read_page_image(
             quality = measured(words)
     return OcrPage(
         number, resolution, words, prepared.width / scale, prepared.height / scale,
-        _engine(), quality, lang,
+        _engine(), quality, lang, page.rules,
     )  # fmt: skip
 
 
@@ -1124,14 +1129,17 @@ LINE_PAD = 0.09
 
 
 def ocr_layout(ocr: OcrPage) -> PageLayout:
-    """The page model of an OCR'd page: its rows as lines and the column-aligned tables found
-    in them, with the OCR words kept in :attr:`PageLayout.ocr`. A scan has no ruling lines
-    pdfplumber can see, and a ``|`` in OCR text is a rule or a speck, not a cell separator,
-    so only aligned tables are looked for."""
+    """The page model of an OCR'd page: its rows as lines, the ruled tables its grid lines
+    draw (:func:`~ragdash.ingestion.scan_grid.grid_tables`) and the column-aligned tables
+    found in the other lines, with the OCR words kept in :attr:`PageLayout.ocr`. A ``|``
+    in OCR text is a rule or a speck, not a cell separator, so no table is read from
+    pipes."""
     lines = words_to_lines(ocr.words)
-    tables = aligned_tables(lines, set(), ocr.height)
+    ruled = grid_tables(ocr.words, ocr.rules, lines)
+    taken = {i for table in ruled for i in table.lines}
+    aligned = aligned_tables(lines, taken, ocr.height)
+    tables = sorted([*ruled, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
     return PageLayout(ocr.page, tuple(lines), tuple(tables), ocr.width, ocr.height, (), ocr)
-
 
 
 def ocr_variant(settings: OcrSettings = DEFAULT_OCR) -> str:

@@ -1,0 +1,113 @@
+"""Ruled tables of a scanned page, rebuilt from the rules in its image and the words OCR read.
+
+A born-digital PDF draws a table's grid as line objects, and pdfplumber cuts the grid into
+cells: a row whose cells wrap over several lines still reads as one row,
+``cell | cell | cell``. A scan of the same page has no line objects, only ink, and its
+rows were rebuilt from text lines alone: a row of multi-line cells came out as the page's
+lines interleaving the cells, and a spanned label ("Technique" over five rows) as lines of
+their own. So the rules that :func:`~ragdash.ingestion.ocr_prep.find_rules` found in the
+image (before they were painted out for Tesseract) are handed to pdfplumber's own table
+finder — the same edges → intersections → cells → tables steps, with its default
+tolerances — and each OCR word goes to the cell that holds its centre. The table is then
+read by :func:`~ragdash.ingestion.pdf_layout.ruled_region`, as a drawn grid is.
+
+>>> from ragdash.ingestion.scans import OcrWord
+>>> rules = [(10, 10, 300, 11), (10, 40, 300, 41), (10, 80, 300, 81),   # three across
+...          (10, 10, 11, 81), (150, 10, 151, 81), (299, 10, 300, 81)]  # three down
+>>> words = [OcrWord("Plan", 20, 20, 50, 30, 95), OcrWord("Price", 160, 20, 190, 30, 95),
+...          OcrWord("Basic", 20, 50, 50, 60, 95), OcrWord("plan", 20, 64, 50, 74, 95),
+...          OcrWord("10", 160, 50, 175, 60, 95)]
+>>> [t.rows for t in grid_tables(words, rules, [])]
+[(('Plan', 'Price'), ('Basic plan', '10'))]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragdash.ingestion.ocr_prep import Rule
+from ragdash.ingestion.pdf_layout import BBox, Line, TableRegion, ruled_region
+
+__all__ = ["SNAP", "grid_tables"]
+
+#: pdfplumber's default snap, join and intersection tolerances (points): a rule's pieces,
+#: cut where another rule crosses, are joined back within this.
+SNAP = 3.0
+
+
+def _edges(rules: Sequence[Rule]) -> list[dict[str, Any]]:
+    """The rules as pdfplumber edges: a rule wider than tall runs across, else down."""
+    edges = []
+    for x0, top, x1, bottom in rules:
+        if x1 - x0 >= bottom - top:
+            y = (top + bottom) / 2
+            edges.append({"orientation": "h", "x0": x0, "x1": x1, "top": y, "bottom": y,
+                          "width": x1 - x0, "height": 0.0})  # fmt: skip
+        else:
+            x = (x0 + x1) / 2
+            edges.append({"orientation": "v", "x0": x, "x1": x, "top": top, "bottom": bottom,
+                          "width": 0.0, "height": bottom - top})  # fmt: skip
+    return edges
+
+
+def _cell_text(words: Sequence[Any]) -> str:
+    """A cell's words as pdfplumber gives a cell's text: its lines top to bottom, words left
+    to right, lines joined with newlines. Words whose middles lie within half a word's
+    height of each other share a line."""
+    lines: list[list[Any]] = []
+    for word in sorted(words, key=lambda w: (w.top + w.bottom) / 2):
+        middle = (word.top + word.bottom) / 2
+        if lines:
+            last = lines[-1]
+            centre = sum((w.top + w.bottom) / 2 for w in last) / len(last)
+            if abs(middle - centre) <= 0.5 * min(word.height, last[0].height):
+                last.append(word)
+                continue
+        lines.append([word])
+    return "\n".join(" ".join(w.text for w in sorted(line, key=lambda w: w.x0)) for line in lines)
+
+
+def grid_tables(
+    words: Sequence[Any], rules: Sequence[Rule], lines: Sequence[Line]
+) -> list[TableRegion]:
+    """The ruled tables that ``rules`` draw on a scanned page, their cells filled with the
+    OCR ``words`` (:class:`~ragdash.ingestion.scans.OcrWord`) centred in them; ``lines``
+    are the page's lines (:func:`~ragdash.ingestion.scans.words_to_lines`). Grids of
+    fewer than two rows or two columns are not tables (see
+    :func:`~ragdash.ingestion.pdf_layout.ruled_region`)."""
+    from pdfplumber.table import (
+        Table,
+        cells_to_tables,
+        edges_to_intersections,
+        intersections_to_cells,
+        merge_edges,
+    )
+    from pdfplumber.utils import filter_edges
+
+    if len(rules) < 4:
+        return []
+    edges = merge_edges(_edges(rules), SNAP, SNAP, SNAP, SNAP)
+    edges = filter_edges(edges, min_length=SNAP)
+    cells = intersections_to_cells(edges_to_intersections(edges, SNAP, SNAP))
+    regions = []
+    for found in cells_to_tables(cells):
+        table = Table(None, found)
+        raw: list[list[str | None]] = []
+        boxes: list[BBox] = []
+        for row in table.rows:
+            texts: list[str | None] = []
+            for cell in row.cells:
+                if cell is None:
+                    texts.append(None)
+                    continue
+                x0, top, x1, bottom = cell
+                mine = [w for w in words if x0 <= (w.x0 + w.x1) / 2 <= x1
+                        and top <= (w.top + w.bottom) / 2 <= bottom]  # fmt: skip
+                texts.append(_cell_text(mine))
+            raw.append(texts)
+            boxes.append(tuple(row.bbox))
+        region = ruled_region(tuple(table.bbox), raw, boxes, lines)
+        if region is not None:
+            regions.append(region)
+    return regions
