@@ -593,28 +593,39 @@ def test_one_word_read_across_a_column_gap_is_read_again_cell_by_cell():
     assert words[0].x1 < words[1].x0
 
 
-#: A plan's grid: a theme spanning two rows, actions wrapping over two or three lines.
+#: A plan's grid: a theme spanning two rows, actions after a bullet wrapping over two or
+#: three lines, and a column of means where a smiley (drawn, no text) stands for staff.
 PLAN = (
-    ("Theme", "Action", "Year", "Owner"),
-    ("Technique", "Build a toolbox for decisions on new cycling projects, with a "
-     "maintenance plan and a safety guide", "2021-2026", "Public works and planning"),
-    ("", "Adopt a code of conduct for the network so that every user feels safe "
-     "on it", "2021-2022", "Transport officer"),
-    ("Partners", "Create an advisory committee for the council", "2021", "Council"),
+    ("Theme", "Action", "Year", "Means", "Owner"),
+    ("Technique", "• Build a toolbox for decisions on new cycling projects, with a "
+     "maintenance plan and a safety guide", "2021-2026", ":)", "Public works and planning"),
+    ("", "• Adopt a code of conduct for the network so that every user feels safe "
+     "on it", "2021-2022", "Budget", "Transport officer"),
+    ("Partners", "• Create an advisory committee for the council", "2021", ":)", "Council"),
 )  # fmt: skip
+
+
+def _smiley(draw, x: float, y: float, size: float) -> None:
+    draw.ellipse((x, y, x + size, y + size), outline=20, width=max(2, round(size / 12)))
+    eye = size / 9
+    for ex in (x + 0.32 * size, x + 0.62 * size):
+        draw.ellipse((ex, y + 0.3 * size, ex + eye, y + 0.3 * size + eye), fill=20)
+    draw.arc((x + 0.25 * size, y + 0.3 * size, x + 0.75 * size, y + 0.75 * size), 20, 160,
+             fill=20, width=max(2, round(size / 14)))  # fmt: skip
 
 
 def plan_scan(dpi: int = 200) -> bytes:
     """:data:`PLAN` drawn as a ruled grid, its cells wrapped to their column's width, the
-    theme "Technique" spanning two rows (no rule between them in its column), scanned
-    0.4° askew with a slight blur."""
+    theme "Technique" spanning two rows (no rule between them in its column), bullets
+    drawn as dots, ``:)`` drawn as a smiley twice the height of the text; scanned 0.4°
+    askew with a slight blur."""
     import textwrap
 
     from PIL import Image, ImageDraw, ImageFilter
 
     font = _face(dpi, 9)
-    xs = [x * dpi for x in (0.3, 1.5, 4.4, 5.3, 6.8)]
-    image = Image.new("L", (round(7.1 * dpi), round(3.6 * dpi)), 255)
+    xs = [x * dpi for x in (0.3, 1.5, 4.4, 5.3, 6.0, 7.5)]
+    image = Image.new("L", (round(7.8 * dpi), round(3.6 * dpi)), 255)
     draw = ImageDraw.Draw(image)
     line = 0.17 * dpi
     y = 0.4 * dpi
@@ -623,11 +634,21 @@ def plan_scan(dpi: int = 200) -> bytes:
         tops.append(y)
         tall = 1
         for k, cell in enumerate(row):
-            width = int((xs[k + 1] - xs[k] - 0.16 * dpi) / draw.textlength("n", font=font))
+            left = xs[k] + 0.08 * dpi
+            if cell == ":)":
+                _smiley(draw, left + 0.1 * dpi, y + 0.05 * dpi, 0.24 * dpi)
+                continue
+            bullet = cell.startswith("• ")
+            if bullet:
+                r = 0.025 * dpi
+                middle = y + 0.07 * dpi + 0.075 * dpi
+                draw.ellipse((left, middle - r, left + 2 * r, middle + r), fill=20)
+                cell, left = cell[2:], left + 0.15 * dpi
+            width = int((xs[k + 1] - left - 0.08 * dpi) / draw.textlength("n", font=font))
             parts = textwrap.wrap(cell, width) or [""]
             tall = max(tall, len(parts))
             for n, part in enumerate(parts):
-                draw.text((xs[k] + 0.08 * dpi, y + 0.07 * dpi + n * line), part, fill=25, font=font)
+                draw.text((left, y + 0.07 * dpi + n * line), part, fill=25, font=font)
         y += tall * line + 0.14 * dpi
     tops.append(y)
     for n, top in enumerate(tops):
@@ -644,13 +665,16 @@ def test_a_scanned_grid_of_wrapped_cells_reads_row_by_row_as_the_drawn_grid_does
     """A ruled row whose cells wrap over several lines reads as one row of whole cells,
     ``cell | cell | cell`` — as pdfplumber reads the same grid drawn in a PDF — and not as
     the page's lines interleaving the cells; a label spanning two rows goes with the
-    first. Before, the scan gave only the interleaved lines, and no row could be quoted."""
+    first. A list bullet reads as the ``•`` a PDF's text has, and a smiley drawn for
+    "staff" as nothing (a PDF draws it as a picture): Tesseract dropped the bullets and
+    read the smileys as ``©``, and no row could be quoted."""
     pdf = read_pdf(plan_scan())
     (layout,) = pdf.layouts
     (table,) = [t for t in layout.tables if t.method == "ruled"]
-    assert table.header_rows == 1 and table.columns == 4
+    assert table.header_rows == 1 and table.columns == 5
     text = layout.text
     for row in PLAN[1:]:
-        quoted = " | ".join(cell for cell in row if cell)
+        quoted = " | ".join(cell for cell in row if cell and cell != ":)")
         assert evidence_found(quoted, text), f"{quoted!r} not one row in:\n{text}"
     assert len(table.data) == 3
+    assert not set(text) & set("©®@")

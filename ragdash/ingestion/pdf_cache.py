@@ -58,12 +58,13 @@ def parser_digest() -> str:
         ocr_prep,
         pdf_layout,
         scan_grid,
+        scan_marks,
         scans,
         textlayer,
     )
 
     digest = hashlib.sha256()
-    for module in (pdf_layout, letterspacing, scans, scan_grid, ocr_prep, textlayer):
+    for module in (pdf_layout, letterspacing, scans, scan_grid, scan_marks, ocr_prep, textlayer):
         digest.update(Path(module.__file__).read_bytes())
     return digest.hexdigest()[:12]
 

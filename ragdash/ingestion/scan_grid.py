@@ -54,14 +54,14 @@ def _edges(rules: Sequence[Rule]) -> list[dict[str, Any]]:
 def _cell_text(words: Sequence[Any]) -> str:
     """A cell's words as pdfplumber gives a cell's text: its lines top to bottom, words left
     to right, lines joined with newlines. Words whose middles lie within half a word's
-    height of each other share a line."""
+    height of either share a line."""
     lines: list[list[Any]] = []
     for word in sorted(words, key=lambda w: (w.top + w.bottom) / 2):
         middle = (word.top + word.bottom) / 2
         if lines:
             last = lines[-1]
             centre = sum((w.top + w.bottom) / 2 for w in last) / len(last)
-            if abs(middle - centre) <= 0.5 * min(word.height, last[0].height):
+            if abs(middle - centre) <= 0.5 * max(word.height, last[0].height):
                 last.append(word)
                 continue
         lines.append([word])

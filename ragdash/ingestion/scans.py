@@ -51,6 +51,7 @@ from ragdash.ingestion.pdf_layout import (
     aligned_tables,
 )
 from ragdash.ingestion.scan_grid import grid_tables
+from ragdash.ingestion.scan_marks import bullets, pictograms
 
 __all__ = [
     "DEFAULT_OCR",
@@ -442,22 +443,31 @@ def read_page_image(
     words = (*words, *_lone_figures(prepared, scale, lang, words))
     words = _codes_like_the_page(words)
     words = _separators_like_the_column(words)
+    words = tuple(bullets(prepared, scale, words))
+    drawn: list[OcrWord] = []  # pictograms read as text: ink that is no word
+
+    def without_pictograms(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+        kept = pictograms(words, lambda text: _known(text, lang))
+        drawn.extend(w for w in words if w not in kept)
+        return tuple(kept)
 
     def measured(words: Sequence[OcrWord]) -> OcrQuality:
         return measure_quality(
             prepared,
-            [(w.x0, w.top, w.x1, w.bottom) for w in words if _read_well(w, lang)],
+            [(w.x0, w.top, w.x1, w.bottom) for w in words if _read_well(w, lang)]
+            + [(w.x0, w.top, w.x1, w.bottom) for w in drawn],
             scale,
             statistics.fmean(w.conf for w in words) if words else 0.0,
             dictionary_share([w.text for w in words], lang),
             turn,
         )
 
+    words = without_pictograms(words)
     quality = measured(words)
     if quality.regions:
         more = _second_pass(prepared, scale, lang, quality.regions, words)
         if more:
-            words = (*words, *more)
+            words = without_pictograms((*words, *more))
             quality = measured(words)
     return OcrPage(
         number, resolution, words, prepared.width / scale, prepared.height / scale,
@@ -909,11 +919,31 @@ def _read_well(word: OcrWord, lang: str) -> bool:
     """True when ``word`` is a reading of its ink, not a guess at it."""
     if word.conf < READ_CONFIDENCE:
         return False
-    letters = "".join(ch for ch in word.text if ch.isalpha()).casefold()
+    letters = _letters(word.text)
     if len(letters) < 3 or any(ch.isdigit() for ch in word.text) or word.conf >= SURE_CONFIDENCE:
         return True
     known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
     return not known or letters in known
+
+
+_APOSTROPHES = re.compile("['\u2019\u02bc]")
+
+
+def _letters(text: str) -> str:
+    """The letters of ``text`` a dictionary is asked about, casefolded: of an elided or
+    possessive word, its longest part (``l'école`` → ``école``, ``company's`` →
+    ``company``), which the dictionary has where the glued letters (``lécole``) are not.
+
+    >>> _letters("l’école,"), _letters("Basic")
+    ('école', 'basic')
+    """
+    parts = ("".join(ch for ch in part if ch.isalpha()) for part in _APOSTROPHES.split(text))
+    return max(parts, key=len).casefold()
+
+
+def _known(text: str, lang: str) -> bool:
+    """``text`` (its letters, see :func:`_letters`) is a word of ``lang``'s dictionary."""
+    return _letters(text) in _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
 
 
 #: Tesseract language codes → wordfreq's, for the dictionary share of a page.
@@ -1009,8 +1039,7 @@ def dictionary_share(words: Sequence[str], lang: str = "eng") -> float:
     0.75
     """
     known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
-    letters = ["".join(ch for ch in w if ch.isalpha()).casefold() for w in words]
-    letters = [w for w in letters if len(w) >= 3]
+    letters = [w for w in map(_letters, words) if len(w) >= 3]
     if not known or not letters:
         return -1.0
     return round(sum(w in known for w in letters) / len(letters), 4)
