@@ -108,6 +108,26 @@ def grid_tables(
             raw.append(texts)
             boxes.append(tuple(row.bbox))
         region = ruled_region(tuple(table.bbox), raw, boxes, lines)
-        if region is not None:
-            regions.append(region)
+        if region is None:
+            continue
+        crossing = sum(_runs_past(lines[i], region.bbox) for i in region.lines)
+        if crossing * 2 > len(region.lines):
+            continue  # one of several grids side by side that the page's rows run across
+        regions.append(region)
     return regions
+
+
+def _runs_past(line: Line, box: BBox) -> bool:
+    """``line`` has at least as many words outside ``box`` (left or right of it) as inside:
+    a row of a tax table printed as three boxed grids side by side runs across all three,
+    and no one grid's row is the page's line. The aligned finder reads such a page as a
+    born-digital PDF's text does, a row across the page (a label left of a grid, a word
+    or two, is not enough)."""
+    outside = inside = 0
+    for x0, x1, text in line.segments or ((line.x0, line.x1, line.text),):
+        count = len(text.split())
+        if x1 <= box[0] + 1 or x0 >= box[2] - 1:
+            outside += count
+        else:
+            inside += count
+    return outside >= inside
