@@ -517,3 +517,29 @@ def test_a_running_footer_read_a_little_differently_on_one_page_is_still_furnitu
     found = find_furniture(pages)
     assert all(2 in found[n] for n in (1, 2, 3))  # the footer, on every page
     assert 0 not in found[1] and 0 not in found[2]  # the captions are not furniture
+
+
+def test_a_running_legend_on_scanned_sheets_lying_higher_or_lower_is_still_furniture():
+    """Each sheet of a scan lies a little higher or lower on the glass (a plan's legend at
+    49, 61 and 74 pt on three pages) and OCR reads the legend's icon as ``Œ)`` on one of
+    them: it is still the running legend above the table, not text that stops the join.
+    The same reading far lower on its page is another line."""
+    from ragdash.ingestion.furniture import find_furniture
+    from ragdash.ingestion.pdf_layout import Line, PageLayout
+
+    def layout(number: int, legend: str, top: float) -> PageLayout:
+        lines = (
+            Line(legend, 72, top, 300, top + 10, ((72, 300, legend),)),
+            Line("Body text of the page", 72, 300, 300, 310, ((72, 300, "Body text"),)),
+        )
+        return PageLayout(number, lines, (), 612, 792)
+
+    pages = [
+        layout(1, "Human resources $=0 to 50000$", 49),
+        layout(2, "Human resources $=0to50000$", 61),
+        layout(3, "Œ) Human resources $=0 to 50000$", 74),
+    ]
+    found = find_furniture(pages)
+    assert all(0 in found[n] for n in (1, 2, 3))
+    pages[2] = layout(3, "Œ) Human resources $=0 to 50000$", 140)  # far lower: another line
+    assert 0 not in find_furniture(pages)[3]

@@ -31,6 +31,7 @@ from ragdash.ingestion.pdf_layout import (
 __all__ = [
     "BAND_SHARE",
     "MARGIN_SHARE",
+    "NEAR_PLACE",
     "SAME_PLACE",
     "WINDOW",
     "find_furniture",
@@ -49,10 +50,13 @@ MARGIN_SHARE = 0.12
 BAND_SHARE = 0.2
 
 #: A running line read a little differently on another page (OCR noise: ``BMFOR_`` and
-#: ``BMFOR__``, a page number dropped) still repeats when at least this similar (0–100),
-#: in the same place and with this many letters.
+#: ``BMFOR__``, a page number dropped, a logo read as ``Œ)``) still repeats when at least
+#: this similar (0–100), with this many letters, and within :data:`NEAR_PLACE` points of
+#: where it sits on the other page (a scanned sheet lies a little higher or lower on the
+#: glass each time: a legend at 49, 61 and 74 pt on three pages of one scan).
 NEAR_SAME = 90.0
 NEAR_LETTERS = 12
+NEAR_PLACE = 30.0
 
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(
@@ -171,7 +175,7 @@ def _repeated(
         ):
             return True
         if _letters(key) >= NEAR_LETTERS and not is_caption(line.text) and any(
-            (abs(top - line.top) <= SAME_PLACE or abs(bottom - below) <= SAME_PLACE)
+            (abs(top - line.top) <= NEAR_PLACE or abs(bottom - below) <= NEAR_PLACE)
             and fuzz.ratio(key, other) >= NEAR_SAME
             for other, spots in places[m].items() if not other.startswith("=")
             for top, bottom in spots
