@@ -255,3 +255,26 @@ def test_edit_that_drops_the_layout_falls_back_to_the_text_join(long_ruled):
     passages = document_passages(doc, join_tables=True)
     assert not tables(passages)  # no pipes in the text layer: nothing to join
     assert len(passages) >= len(doc.pages)
+
+
+def test_a_ruled_row_of_sentences_under_the_header_is_data_though_it_holds_no_figure():
+    """An action plan's grid: a header row of names, then rows of sentences and list items,
+    the first with no figure in it (its year reads "En continu"). Counted as a second
+    header row, it made the header repeated on the next page look new, and the table was
+    not joined there; a header cell is a name, not a sentence or a list item."""
+    from ragdash.ingestion.pdf_layout import ruled_region
+
+    raw = [
+        ["Axes", "Actions", "Échéancier", "Responsables"],
+        ["Suivi Dont les éléments s'enchaînent pour former un tout, sur une période prolongée.",
+         "• Planifier à court, moyen et long terme le transport actif.", "En continu",
+         "Responsable du transport actif"],
+        ["", "• Définir des cibles précises.", "2021", "Comité de TA"],
+    ]  # fmt: skip
+    boxes = [(10, 10 + 30 * n, 400, 40 + 30 * n) for n in range(3)]
+    region = ruled_region((10, 10, 400, 100), raw, boxes, [])
+    assert region is not None and region.header_rows == 1
+    names = [["Région", "Année"], ["Nord Est", "Population"], ["Ouest", "12"], ["Sud", "14"]]
+    boxes = [(10, 10 + 30 * n, 400, 40 + 30 * n) for n in range(4)]
+    region = ruled_region((10, 10, 400, 130), names, boxes, [])
+    assert region is not None and region.header_rows == 2  # a header of two rows of names

@@ -866,6 +866,21 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
     return regions
 
 
+#: A header cell is a name: a cell of more words than this, or a list item, is a row's.
+HEADER_WORDS = 12
+
+
+def _header_like(row: Sequence[str]) -> bool:
+    """No cell of ``row`` is a list item or longer than :data:`HEADER_WORDS` words: a row
+    of sentences ("Suivi Dont les éléments s'enchaînent …", "• Planifier …") under a
+    header is the first row of data, though no figure is in it."""
+    return not any(
+        c.lstrip().startswith(("•", "-", "–", "▪", "◦")) or len(c.split()) > HEADER_WORDS
+        for c in row
+        if c
+    )
+
+
 def ruled_region(
     bbox: BBox, raw: Sequence[Sequence[str | None]], row_boxes: Sequence[BBox],
     lines: Sequence[Line],
@@ -905,6 +920,7 @@ def ruled_region(
     while (
         header < min(3, len(cells) - 1)
         and (header == 0 or cells[header][0])  # a row with no key continues a row
+        and (header == 0 or _header_like(cells[header]))
         and not any(_numeric(c) for c in cells[header] if c)
         and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
     ):
