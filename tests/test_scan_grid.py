@@ -52,3 +52,18 @@ def test_grids_side_by_side_that_the_rows_run_across_are_left_to_the_aligned_fin
     assert grid_tables(words, rules, lines) == []
     one = [w for w in words if w.x0 < 200]
     assert len(grid_tables(one, rules, words_to_lines(one))) == 1  # alone, a grid is a table
+
+
+def test_a_cell_side_the_scan_mostly_kept_is_whole_and_one_mostly_lost_stays_open():
+    """The rule under a header cell came back from the scan in two pieces (a gap under
+    the header's letters): the header cell stays a cell of its own. A side of which less
+    than half is there is no side: the cells above and below it are one."""
+    words = [*_row(15, [(15, "Plan"), (115, "Price")]), *_row(35, [(15, "Basic"), (115, "10")])]
+    rules = _grid(10, 210, 2, 2)
+    broken = [r for r in rules if not (r[1] == 30 and r[0] == 10)]  # the rule under the header
+    mostly = broken + [(10, 30, 60, 30.7), (85, 30, 210, 30.7)]  # 50 and 100 of 100 kept
+    (table,) = grid_tables(words, mostly, words_to_lines(words))
+    assert table.rows == (("Plan", "Price"), ("Basic", "10"))
+    little = broken + [(10, 30, 40, 30.7), (170, 30, 210, 30.7)]  # 30 and 40 of 100 kept
+    tables = grid_tables(words, little, words_to_lines(words))
+    assert [t.rows for t in tables] != [(("Plan", "Price"), ("Basic", "10"))]

@@ -614,11 +614,13 @@ def _smiley(draw, x: float, y: float, size: float) -> None:
              fill=20, width=max(2, round(size / 14)))  # fmt: skip
 
 
-def plan_scan(dpi: int = 200) -> bytes:
+def plan_scan(dpi: int = 200, bar: str = "") -> bytes:
     """:data:`PLAN` drawn as a ruled grid, its cells wrapped to their column's width, the
     theme "Technique" spanning two rows (no rule between them in its column), bullets
     drawn as dots, ``:)`` drawn as a smiley twice the height of the text; scanned 0.4°
-    askew with a slight blur."""
+    askew with a slight blur. With ``bar``: that title in white on a black bar that is
+    the grid's top edge, the header row shaded grey, and the rule under the header broken
+    for a third of the "Action" cell (the scan lost it under the header's letters)."""
     import textwrap
 
     from PIL import Image, ImageDraw, ImageFilter
@@ -630,6 +632,10 @@ def plan_scan(dpi: int = 200) -> bytes:
     line = 0.17 * dpi
     y = 0.4 * dpi
     tops = []
+    if bar:
+        y += 0.25 * dpi
+        header = y + 0.07 * dpi + line + 0.07 * dpi
+        draw.rectangle((xs[0], y, xs[-1], header), fill=190)
     for row in PLAN:
         tops.append(y)
         tall = 1
@@ -656,6 +662,12 @@ def plan_scan(dpi: int = 200) -> bytes:
         draw.line((start, top, xs[-1], top), fill=0, width=2)
     for x in xs:
         draw.line((x, tops[0], x, tops[-1]), fill=0, width=2)
+    if bar:
+        draw.rectangle((xs[0] - 1, tops[0] - 0.25 * dpi, xs[-1] + 1, tops[0] + 1), fill=0)
+        draw.text((xs[0] + 0.08 * dpi, tops[0] - 0.2 * dpi), bar, fill=255,
+                  font=_face(dpi, 11))  # fmt: skip
+        gap = (xs[1] + 0.35 * (xs[2] - xs[1]), xs[1] + 0.65 * (xs[2] - xs[1]))
+        draw.line((gap[0], tops[1], gap[1], tops[1]), fill=255, width=4)
     image = image.rotate(0.4, resample=Image.BICUBIC, fillcolor=255)
     return image_pdf([image.filter(ImageFilter.GaussianBlur(0.5 * dpi / 300))], dpi)
 
@@ -678,3 +690,22 @@ def test_a_scanned_grid_of_wrapped_cells_reads_row_by_row_as_the_drawn_grid_does
         assert evidence_found(quoted, text), f"{quoted!r} not one row in:\n{text}"
     assert len(table.data) == 3
     assert not set(text) & set("©®@")
+
+
+@needs_tesseract
+def test_a_scanned_grid_under_a_dark_title_bar_keeps_the_bar_as_title_and_its_header_row():
+    """A table's title set in white on a black bar whose lower edge is the grid's top rule,
+    its header row shaded grey, the rule under the header partly lost in the scan: the
+    title reads as the table's title (the bar is inverted for Tesseract, and its outline
+    kept as four rules, as a PDF's filled rectangle gives pdfplumber four edges), the
+    header row is the table's header, and the "Action" header cell over the broken rule
+    stays a cell of its own (a cell side mostly there is a whole one). Without the bar's
+    rules the title was lost; without mending "Action" merged into the row below."""
+    pdf = read_pdf(plan_scan(bar="AXIS 3 - TOOLS"))
+    (layout,) = pdf.layouts
+    (table,) = [t for t in layout.tables if t.method == "ruled"]
+    assert "AXIS 3" in table.title
+    assert table.header_rows == 1 and table.rows[0] == PLAN[0]
+    for row in PLAN[1:]:
+        quoted = " | ".join(cell for cell in row if cell and cell != ":)")
+        assert evidence_found(quoted, layout.text), f"{quoted!r} not one row in:\n{layout.text}"

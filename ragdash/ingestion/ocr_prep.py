@@ -37,6 +37,7 @@ A runnable example on a made-up page (one line of "text" on a grey band)::
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,16 +97,22 @@ class OcrQuality:
 def flatten_background(pixels: Any, px_per_pt: float) -> Any:
     """``pixels`` (a 2-D uint8 array, dark ink on a lighter background) with the background
     divided out: shaded cells, grey scans and uneven lighting become white, the ink stays."""
+    return _flattened(pixels, px_per_pt)[0]
+
+
+def _flattened(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
+    """:func:`flatten_background`, and the corners of the dark bars it turned light (see
+    :func:`_light_on_dark`)."""
     import numpy as np
     from scipy import ndimage
 
-    pixels = _light_on_dark(pixels, px_per_pt)
+    pixels, bars = _light_on_dark(pixels, px_per_pt)
     step = 2 if px_per_pt >= 2 else 1
     small = pixels[::step, ::step]
     size = max(3, int(round(5.0 * px_per_pt / step)) | 1)  # wider than a pen stroke
     background = ndimage.grey_closing(small, size=(size, size))
     if float(np.percentile(background, 2)) > 225:
-        return pixels  # a white page throughout: nothing to flatten, the pixels stay as read
+        return pixels, bars  # a white page throughout: nothing to flatten, pixels as read
     if step > 1:
         background = np.repeat(np.repeat(background, step, 0), step, 1)
         background = background[: pixels.shape[0], : pixels.shape[1]]
@@ -117,7 +124,7 @@ def flatten_background(pixels: Any, px_per_pt: float) -> Any:
     ink = flat < INK_LEVEL
     beside = ndimage.binary_dilation(ink, iterations=max(2, int(round(0.7 * px_per_pt))))
     flat[(flat < 250) & ~ink & ~beside] = 255
-    return flat
+    return flat, bars
 
 
 #: A dark bar fills at least this share of its bounding box (bold type is ragged) ...
@@ -125,15 +132,22 @@ BAR_FILL = 0.85
 #: ... and its light text covers less than this share of it (paper between bold figures
 #: is about half).
 BAR_LIGHT = 0.45
+#: A bar is dark at least this thick each way (points); a rule that runs into it is not.
+BAR_CORE = 6.0
 
 
-def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
+def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
     """``pixels`` with light-on-dark areas (white text in a dark header bar) inverted, so
-    all text is dark on light. A dark area is what stays dark once light strokes thinner
-    than about 3 pt are opened away; it is inverted when more of its pixels stand well above
-    its level (light text) than below it (dark text on grey stays as it is), and when it is
-    a filled area at least 12 pt each way (a word in black ink, set across or
-    upright in a rotated header, is no bar).
+    all text is dark on light, and each inverted bar's four corners (x, y in pixels: top
+    left, top right, bottom left, bottom right) — its outline is gone from the image, yet
+    it is four rules of a table, as a PDF's filled rectangle is four edges to pdfplumber.
+
+    A dark area is what stays dark once light strokes thinner than about 3 pt are opened
+    away and rules (thinner than :data:`BAR_CORE`) are cut off it; it is inverted when more
+    of its pixels stand well above its level (light text) than below it (dark text on grey
+    stays as it is), and when it is a filled area at least 12 pt each way (a word in black
+    ink, set across or upright in a rotated header, is no bar), straight or a little askew
+    (see :func:`_filled`).
 
     Bold type set close merges into such an area too (a column of bold figures in a tax
     table, a bold title): it is told from a bar by its outline and its share of light
@@ -147,9 +161,13 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
     step = max(1, int(round(px_per_pt)))
     small = pixels[::step, ::step]
     opened = ndimage.grey_opening(small, size=(3, 3))
-    labels, count = ndimage.label(opened < 150)
+    # a table's rules run into the bar above it: cut them off (they are far thinner than a
+    # bar), or bar and grid are one ragged area that fills a fifth of its box
+    core = max(3, int(round(BAR_CORE * px_per_pt / step)))
+    solid = ndimage.binary_opening(opened < 150, structure=np.ones((core, core), bool))
+    labels, count = ndimage.label(solid)
     if not count:
-        return pixels
+        return pixels, []
     flip = np.zeros(count + 1, bool)
     for n, where in enumerate(ndimage.find_objects(labels), start=1):
         if where is None:
@@ -157,7 +175,7 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
         part = labels[where] == n
         tall = (where[0].stop - where[0].start) * step / px_per_pt
         wide = (where[1].stop - where[1].start) * step / px_per_pt
-        if min(tall, wide) < 12 or part.sum() < BAR_FILL * part.size:
+        if min(tall, wide) < 12 or not _filled(part, px_per_pt / step):
             continue  # a word, a rule, a speck, bold type: no bar that text sits in
         values = small[where][part].astype(np.int16)
         level = int(np.median(opened[where][part]))
@@ -165,12 +183,114 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> Any:
         darker = float(np.mean(values < level - 60))
         flip[n] = 0.02 < lighter < BAR_LIGHT and lighter > darker
     if not flip.any():
-        return pixels
-    mask = ndimage.binary_dilation(flip[labels], iterations=2)
-    full = np.repeat(np.repeat(mask, step, 0), step, 1)[: pixels.shape[0], : pixels.shape[1]]
+        return pixels, []
+
+    from PIL import Image, ImageDraw
+
+    corners = [
+        _corners(labels[where] == n, where, step)
+        for n, where in enumerate(ndimage.find_objects(labels), start=1)
+        if where is not None and flip[n]
+    ]
+    # each bar is inverted whole, as the (slightly turned) rectangle its edges draw: the
+    # mask it was found by has holes where its white letters are, and inverting only the
+    # mask left dark patches in the words ("Pub'ications"). Its colour becomes paper
+    # white (a grey bar inverted is grey, and the background's edge lagged as a line).
+    shape = Image.new("L", (pixels.shape[1], pixels.shape[0]), 0)
+    draw = ImageDraw.Draw(shape)
+    for n, c in enumerate(corners[:255], start=1):
+        draw.polygon([tuple(c[0]), tuple(c[1]), tuple(c[3]), tuple(c[2])], fill=n)
+    which = np.asarray(shape)
+    band = max(2, round(1.0 * px_per_pt))  # the edge's blur, either side
     out = pixels.copy()
-    out[full] = 255 - out[full]
-    return out
+    for n in range(1, min(len(corners), 255) + 1):
+        drawn = which == n
+        inner = ndimage.binary_erosion(drawn, iterations=band)
+        if not inner.any():
+            continue
+        level = float(np.median(pixels[inner]))
+        scale = 255.0 / max(255.0 - level, 1.0)
+        out[inner] = np.clip((255.0 - pixels[inner]) * scale, 0, 255).astype(np.uint8)
+        out[ndimage.binary_dilation(drawn, iterations=band) & ~inner] = 255
+    return out, corners
+
+
+def _corners(part: Any, where: Any, step: int) -> Any:
+    """The four corners (x, y; top left, top right, bottom left, bottom right) of a bar
+    given as its mask ``part`` in the box ``where`` of an image shrunk ``step`` times, in
+    pixels of the full image: its top and bottom edges are fitted as lines, so a bar
+    scanned askew has the corners it has on the sheet."""
+    import numpy as np
+
+    cols = np.nonzero(part.any(0))[0]
+    tops = part.argmax(0)[cols].astype(float)
+    bottoms = (part.shape[0] - part[::-1].argmax(0)[cols]).astype(float)
+    x = cols.astype(float)
+    ends = np.array([cols[0], cols[-1] + 1], float)
+    if len(cols) >= 2:
+        top = np.polyval(np.polyfit(x, tops, 1), ends)
+        bottom = np.polyval(np.polyfit(x, bottoms, 1), ends)
+    else:
+        top, bottom = np.full(2, tops.min()), np.full(2, bottoms.max())
+    xs = (ends + where[1].start) * step
+    return np.array([
+        [xs[0], (top[0] + where[0].start) * step], [xs[1], (top[1] + where[0].start) * step],
+        [xs[0], (bottom[0] + where[0].start) * step],
+        [xs[1], (bottom[1] + where[0].start) * step],
+    ])  # fmt: skip
+
+
+def _bar_rules(corners: Sequence[Any], angle: float, size: tuple[int, int],
+               px_per_pt: float) -> tuple[Rule, ...]:
+    """The four edges, as rules in points, of each bar whose ``corners`` were found before
+    the page (``size``: width, height in pixels) was turned ``angle`` degrees
+    counter-clockwise about its centre, as PIL turns it."""
+    import numpy as np
+
+    theta = np.radians(angle)
+    cx, cy = size[0] / 2, size[1] / 2
+    rules: list[Rule] = []
+    for points in corners:
+        dx, dy = points[:, 0] - cx, points[:, 1] - cy
+        x = cx + dx * np.cos(theta) + dy * np.sin(theta)
+        y = cy - dx * np.sin(theta) + dy * np.cos(theta)
+        x0, x1 = float(x.min()) / px_per_pt, float(x.max()) / px_per_pt
+        top, bottom = float(y.min()) / px_per_pt, float(y.max()) / px_per_pt
+        rules.extend([(x0, top, x1, top), (x0, bottom, x1, bottom),
+                      (x0, top, x0, bottom), (x1, top, x1, bottom)])  # fmt: skip
+    return tuple(rules)
+
+
+def _filled(part: Any, px_per_pt: float) -> bool:
+    """``part`` (a boolean mask in its bounding box) is a filled rectangle, set straight or
+    a little askew: it fills :data:`BAR_FILL` of its box, or, column by column, it fills
+    that share between its top and bottom edges and both edges are straight lines (within
+    a point). A scanned bar 0.4° askew fills only 84% of its box — the slope of a page-wide
+    bar is several points — and was left dark; bold type's outline is ragged.
+
+    >>> import numpy as np
+    >>> bar = np.zeros((40, 400), bool)
+    >>> for x in range(400):
+    ...     bar[x // 50 : x // 50 + 30, x] = True     # a bar 30 high, sloping 8 over 400
+    >>> bool(bar.sum() < BAR_FILL * bar.size), _filled(bar, 1.0)
+    (True, True)
+    """
+    import numpy as np
+
+    if part.sum() >= BAR_FILL * part.size:
+        return True
+    cols = np.nonzero(part.any(0))[0]
+    if len(cols) < 3:
+        return False
+    tops = part.argmax(0)[cols].astype(float)
+    bottoms = (part.shape[0] - part[::-1].argmax(0)[cols]).astype(float)
+    if part[:, cols].sum() < BAR_FILL * float((bottoms - tops).sum()):
+        return False
+    x = cols.astype(float)
+    ragged = max(
+        float(np.std(edge - np.polyval(np.polyfit(x, edge, 1), x))) for edge in (tops, bottoms)
+    )
+    return ragged <= px_per_pt
 
 
 #: A straight run of ink at least this long (points) and at most RULE_THICKNESS thick is a
@@ -418,18 +538,20 @@ def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> Prepared
         if quarter:
             image = image.rotate(quarter, expand=True, fillcolor=255)
             turn += quarter
-    pixels = flatten_background(np.asarray(image.convert("L")), px_per_pt)
+    pixels, bars = _flattened(np.asarray(image.convert("L")), px_per_pt)
     pixels = remove_specks(pixels, px_per_pt)
     angle = skew_angle(pixels)
     flat = Image.fromarray(pixels)
     if abs(angle) >= MIN_SKEW:
         flat = flat.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=255)
         turn += angle
+    else:
+        angle = 0.0
     straight = np.asarray(flat)
     masks = _rule_masks(straight, px_per_pt)
     return PreparedPage(
         Image.fromarray(_paint_out(straight, px_per_pt, *masks)), turn,
-        _rule_boxes(*masks, px_per_pt),
+        _rule_boxes(*masks, px_per_pt) + _bar_rules(bars, angle, flat.size, px_per_pt),
     )  # fmt: skip
 
 

@@ -36,19 +36,59 @@ __all__ = ["SNAP", "grid_tables"]
 SNAP = 3.0
 
 
+def _edge(orientation: str, at: float, start: float, end: float) -> dict[str, Any]:
+    """A pdfplumber edge: across (``"h"``) at height ``at`` from x ``start`` to ``end``, or
+    down (``"v"``) at x ``at`` from ``start`` to ``end``."""
+    if orientation == "h":
+        return {"orientation": "h", "x0": start, "x1": end, "top": at, "bottom": at,
+                "width": end - start, "height": 0.0}  # fmt: skip
+    return {"orientation": "v", "x0": at, "x1": at, "top": start, "bottom": end,
+            "width": 0.0, "height": end - start}  # fmt: skip
+
+
 def _edges(rules: Sequence[Rule]) -> list[dict[str, Any]]:
     """The rules as pdfplumber edges: a rule wider than tall runs across, else down."""
     edges = []
     for x0, top, x1, bottom in rules:
         if x1 - x0 >= bottom - top:
-            y = (top + bottom) / 2
-            edges.append({"orientation": "h", "x0": x0, "x1": x1, "top": y, "bottom": y,
-                          "width": x1 - x0, "height": 0.0})  # fmt: skip
+            edges.append(_edge("h", (top + bottom) / 2, x0, x1))
         else:
-            x = (x0 + x1) / 2
-            edges.append({"orientation": "v", "x0": x, "x1": x, "top": top, "bottom": bottom,
-                          "width": 0.0, "height": bottom - top})  # fmt: skip
+            edges.append(_edge("v", (x0 + x1) / 2, top, bottom))
     return edges
+
+
+#: A cell's side between two rules that cross it is drawn whole again when the scan kept at
+#: least this share of it.
+MEND_SHARE = 0.5
+
+
+def _mended(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``edges`` (merged: the pieces of one line share its exact position) with the cell
+    sides a scan broke drawn whole again. Between two rules that both cross a line, the
+    stretch is one cell's side; when at least :data:`MEND_SHARE` of it is there, the gaps
+    are lost ink (a rule thinned by the scan under a header's last line), not a drawing
+    that leaves the cell open — and pdfplumber makes a cell only of four whole sides, so
+    without mending the cell and the row's value were lost."""
+    added = []
+    for kind, other in (("h", "v"), ("v", "h")):
+        pos, lo, hi = ("top", "x0", "x1") if kind == "h" else ("x0", "top", "bottom")
+        opos, olo, ohi = ("x0", "top", "bottom") if kind == "h" else ("top", "x0", "x1")
+        crossers = [e for e in edges if e["orientation"] == other]
+        groups: dict[float, list[dict[str, Any]]] = {}
+        for e in edges:
+            if e["orientation"] == kind:
+                groups.setdefault(e[pos], []).append(e)
+        for at, group in groups.items():
+            start = min(e[lo] for e in group) - SNAP
+            end = max(e[hi] for e in group) + SNAP
+            walls = sorted({c[opos] for c in crossers
+                            if c[olo] - SNAP <= at <= c[ohi] + SNAP
+                            and start <= c[opos] <= end})  # fmt: skip
+            for a, b in zip(walls, walls[1:], strict=False):
+                kept = sum(max(0.0, min(e[hi], b) - max(e[lo], a)) for e in group)
+                if MEND_SHARE * (b - a) <= kept < b - a - SNAP:
+                    added.append(_edge(kind, at, a, b))
+    return edges + added
 
 
 def _cell_text(words: Sequence[Any]) -> str:
@@ -88,6 +128,7 @@ def grid_tables(
     if len(rules) < 4:
         return []
     edges = merge_edges(_edges(rules), SNAP, SNAP, SNAP, SNAP)
+    edges = merge_edges(_mended(edges), SNAP, SNAP, SNAP, SNAP)
     edges = filter_edges(edges, min_length=SNAP)
     cells = intersections_to_cells(edges_to_intersections(edges, SNAP, SNAP))
     regions = []
