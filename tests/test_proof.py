@@ -169,6 +169,10 @@ def test_any_unicode_query_and_evidence_is_judged_or_refused_with_a_message(
         ("caf", "Le café est prêt", False),
         ("file a claim", "\ufb01le a claim", True),  # a PDF's fi ligature
         ("café", "Le cafe\u0301 est prêt", True),  # a decomposed accent
+        ("$160,850 $ × 28% (.28)", "$160,850 $ x 28% (.28)", True),  # × as OCR reads it
+        ("plan d’entretien", "plan d'entretien", True),  # any apostrophe
+        ("45–54", "45-54", True),  # any dash
+        ("2 x 3", "2 y 3", False),
     ],
 )
 def test_evidence_is_found_only_on_word_boundaries(evidence, text, found):

@@ -50,8 +50,9 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     between two words of the evidence or be missing there, and whitespace may stand inside
     a word — except between two digits, where a space makes two numbers (``1 030`` is not
     ``1030``, ``10 30`` not ``1030``). Dashes match any dash and apostrophes any
-    apostrophe: a PDF prints ``45–54`` with an en dash that OCR reads as a hyphen. A dot
-    leader (three dots or more) matches one of any length.
+    apostrophe: a PDF prints ``45–54`` with an en dash that OCR reads as a hyphen; the
+    sign ``×`` matches the letter ``x``. A dot leader (three dots or more) matches one of
+    any length.
 
     >>> bool(evidence_pattern("543149BAW BEDLAM").search("543149 BAW BEDLAM"))
     True
@@ -64,6 +65,8 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     (True, True, False)
     >>> found("Formal ..........", "Formal ....."), found("a...b", "a..b")
     (True, False)
+    >>> found("$160,850 $ × 28%", "$160,850 $ x 28%"), found("2 x 3", "2 X 3"), found("x", "y")
+    (True, True, False)
     """
     words = evidence.split()
     if not words:
@@ -92,12 +95,15 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
 
 #: Marks that print alike and that extraction and OCR exchange: any dash for any dash
 #: (``45–54`` read as ``45-54``), any apostrophe for any apostrophe (``l’épicerie``,
-#: ``l'épicerie``). One character class each.
+#: ``l'épicerie``), the multiplication sign for the letter x (a tax worksheet's
+#: ``$ × 28%`` is read ``$ x 28%``, and typed so). One character class each.
 _DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _APOSTROPHES = "'\u2018\u2019\u02bc\u2032"
+_TIMES = "x\u00d7"
 _ALIKE = {
     **{ch: f"[{re.escape(_DASHES)}]" for ch in _DASHES},
     **{ch: f"[{re.escape(_APOSTROPHES)}]" for ch in _APOSTROPHES},
+    **{ch: f"[{_TIMES}]" for ch in (*_TIMES, "X")},
 }
 
 #: Scripts written without spaces between words: no token boundary to require there
