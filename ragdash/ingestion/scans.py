@@ -443,6 +443,7 @@ def read_page_image(
     words = (*words, *_lone_figures(prepared, scale, lang, words))
     words = _codes_like_the_page(words)
     words = _separators_like_the_column(words)
+    words = _signs_like_the_column(words)
     words = tuple(bullets(prepared, scale, words))
     drawn: list[OcrWord] = []  # pictograms read as text: ink that is no word
 
@@ -769,6 +770,43 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
         return None
 
     return _repair_pairs(words, 0.6, pair, point)
+
+
+_PLAIN_FIGURE = re.compile(r"\d[\d,]*(\.\d+)?")
+_SIGNED_FIGURE = re.compile(r"[$S](\d[\d,]*(\.\d+)?)")
+#: Sure plain figures (no currency sign) ending at a figure's right edge before its ``$``
+#: is read as the ``5`` it stands for.
+SIGN_EVIDENCE = 3
+
+
+def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``) read
+    as the digit, where the figure's column says so: at least :data:`SIGN_EVIDENCE` sure
+    figures with no sign end at the same right edge, and no other figure there has one. A
+    column of amounts that all carry a ``$`` keeps them.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...        enumerate(["28.7", "13.1", "17.0"])]
+    >>> odd = OcrWord("$2.7", 10, 40, 30, 46, 80.0, 1, 4)
+    >>> [w.text for w in _signs_like_the_column([*col, odd])][-1]
+    '52.7'
+    >>> money = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...          enumerate(["$8.6", "$3.9", "$6.1", "$4.6"])]
+    >>> [w.text for w in _signs_like_the_column([*money, odd])][-1]
+    '$2.7'
+    """
+    def plain_column(word: OcrWord) -> bool:
+        peers = [w for w in words if w is not word and abs(w.x1 - word.x1) <= 0.5 * word.height]
+        plain = sum(w.conf >= LOW_CONFIDENCE and bool(_PLAIN_FIGURE.fullmatch(w.text))
+                    for w in peers)  # fmt: skip
+        signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
+        return plain >= SIGN_EVIDENCE and signed == 0
+
+    def alone(word: OcrWord) -> str | None:
+        found = _SIGNED_FIGURE.fullmatch(word.text)
+        return "5" + found.group(1) if found and plain_column(word) else None
+
+    return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
 
 
 #: A row with at least this many figures is a row of a table of numbers ...
