@@ -169,7 +169,8 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
     if not count:
         return pixels, []
     flip = np.zeros(count + 1, bool)
-    for n, where in enumerate(ndimage.find_objects(labels), start=1):
+    objects = ndimage.find_objects(labels)
+    for n, where in enumerate(objects, start=1):
         if where is None:
             continue
         part = labels[where] == n
@@ -189,30 +190,45 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
 
     corners = [
         _corners(labels[where] == n, where, step)
-        for n, where in enumerate(ndimage.find_objects(labels), start=1)
+        for n, where in enumerate(objects, start=1)
         if where is not None and flip[n]
     ]
     # each bar is inverted whole, as the (slightly turned) rectangle its edges draw: the
     # mask it was found by has holes where its white letters are, and inverting only the
     # mask left dark patches in the words ("Pub'ications"). Its colour becomes paper
     # white (a grey bar inverted is grey, and the background's edge lagged as a line).
-    shape = Image.new("L", (pixels.shape[1], pixels.shape[0]), 0)
-    draw = ImageDraw.Draw(shape)
-    for n, c in enumerate(corners[:255], start=1):
-        draw.polygon([tuple(c[0]), tuple(c[1]), tuple(c[3]), tuple(c[2])], fill=n)
-    which = np.asarray(shape)
     band = max(2, round(1.0 * px_per_pt))  # the edge's blur, either side
     out = pixels.copy()
-    for n in range(1, min(len(corners), 255) + 1):
-        drawn = which == n
+    for c in corners:
+        # the bar's box with room for the blur band: the masks are drawn there only
+        x0, y0 = (max(0, int(v) - band - 1) for v in c.min(0))
+        x1 = min(pixels.shape[1], int(math.ceil(c[:, 0].max())) + band + 1)
+        y1 = min(pixels.shape[0], int(math.ceil(c[:, 1].max())) + band + 1)
+        shape = Image.new("1", (x1 - x0, y1 - y0), 0)
+        ImageDraw.Draw(shape).polygon(
+            [(float(x) - x0, float(y) - y0) for x, y in c[[0, 1, 3, 2]]], fill=1
+        )
+        drawn = np.asarray(shape, bool)
         inner = ndimage.binary_erosion(drawn, iterations=band)
         if not inner.any():
             continue
-        level = float(np.median(pixels[inner]))
-        scale = 255.0 / max(255.0 - level, 1.0)
-        out[inner] = np.clip((255.0 - pixels[inner]) * scale, 0, 255).astype(np.uint8)
-        out[ndimage.binary_dilation(drawn, iterations=band) & ~inner] = 255
+        box = out[y0:y1, x0:x1]
+        seen = pixels[y0:y1, x0:x1][inner]
+        scale = 255.0 / max(255.0 - float(np.median(seen)), 1.0)
+        box[inner] = np.clip((255.0 - seen) * scale, 0, 255).astype(np.uint8)
+        box[ndimage.binary_dilation(drawn, iterations=band) & ~inner] = 255
     return out, corners
+
+
+def _column_edges(part: Any) -> tuple[Any, Any, Any]:
+    """The columns of the mask ``part`` that hold any of it, and in each the row of its
+    first pixel (top edge) and one past its last (bottom edge)."""
+    import numpy as np
+
+    cols = np.nonzero(part.any(0))[0]
+    tops = part.argmax(0)[cols].astype(float)
+    bottoms = (part.shape[0] - part[::-1].argmax(0)[cols]).astype(float)
+    return cols, tops, bottoms
 
 
 def _corners(part: Any, where: Any, step: int) -> Any:
@@ -222,9 +238,7 @@ def _corners(part: Any, where: Any, step: int) -> Any:
     scanned askew has the corners it has on the sheet."""
     import numpy as np
 
-    cols = np.nonzero(part.any(0))[0]
-    tops = part.argmax(0)[cols].astype(float)
-    bottoms = (part.shape[0] - part[::-1].argmax(0)[cols]).astype(float)
+    cols, tops, bottoms = _column_edges(part)
     x = cols.astype(float)
     ends = np.array([cols[0], cols[-1] + 1], float)
     if len(cols) >= 2:
@@ -279,11 +293,9 @@ def _filled(part: Any, px_per_pt: float) -> bool:
 
     if part.sum() >= BAR_FILL * part.size:
         return True
-    cols = np.nonzero(part.any(0))[0]
+    cols, tops, bottoms = _column_edges(part)
     if len(cols) < 3:
         return False
-    tops = part.argmax(0)[cols].astype(float)
-    bottoms = (part.shape[0] - part[::-1].argmax(0)[cols]).astype(float)
     if part[:, cols].sum() < BAR_FILL * float((bottoms - tops).sum()):
         return False
     x = cols.astype(float)

@@ -726,6 +726,11 @@ def _repair_pairs(
     return tuple(out)
 
 
+def _flush_right(words: Sequence[OcrWord], right: float, height: float) -> list[OcrWord]:
+    """The words ending at ``right``, within half a text ``height``: a figure's column."""
+    return [w for w in words if abs(w.x1 - right) <= 0.5 * height]
+
+
 _THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?")
 _POINT_THOUSANDS = re.compile(r"\d{1,3}\.\d{3}")
 #: Figures with a comma between thousands, set flush right in one column, that a column
@@ -752,7 +757,7 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
     ['53.113', '12', '530']
     """
     def column_uses_commas(right: float, height: float) -> bool:
-        peers = [w for w in words if abs(w.x1 - right) <= 0.5 * height]
+        peers = _flush_right(words, right, height)
         commas = sum(w.conf >= LOW_CONFIDENCE and bool(_THOUSANDS.fullmatch(w.text))
                      for w in peers)  # fmt: skip
         points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
@@ -796,7 +801,7 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     '$2.7'
     """
     def plain_column(word: OcrWord) -> bool:
-        peers = [w for w in words if w is not word and abs(w.x1 - word.x1) <= 0.5 * word.height]
+        peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
         plain = sum(w.conf >= LOW_CONFIDENCE and bool(_PLAIN_FIGURE.fullmatch(w.text))
                     for w in peers)  # fmt: skip
         signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
