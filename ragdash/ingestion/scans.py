@@ -443,6 +443,7 @@ def read_page_image(
     words = (*words, *_lone_figures(prepared, scale, lang, words))
     words = _codes_like_the_page(words)
     words = _separators_like_the_column(words)
+    words = _decimals_like_the_column(words)
     words = _signs_like_the_column(words)
     words = tuple(bullets(prepared, scale, words))
     drawn: list[OcrWord] = []  # pictograms read as text: ink that is no word
@@ -731,8 +732,27 @@ def _flush_right(words: Sequence[OcrWord], right: float, height: float) -> list[
     return [w for w in words if abs(w.x1 - right) <= 0.5 * height]
 
 
+def _among_figures(words: Sequence[OcrWord]) -> set[int]:
+    """The ``id`` of each word whose neighbours on its line are figures (a digit, no
+    letter), with at least one neighbour: a table cell, not the ``2011`` of a running
+    line's ``January 14, 2011 /`` or the ``60`` of ``Vol. 60``."""
+    def figure(word: OcrWord | None) -> bool:
+        return word is not None and bool(re.search(r"\d", word.text)) and not re.search(
+            r"[^\W\d_]", word.text)
+
+    among = set()
+    for n, word in enumerate(words):
+        before = words[n - 1] if n and words[n - 1].line == word.line else None
+        after = words[n + 1] if n + 1 < len(words) and words[n + 1].line == word.line else None
+        near = [w for w in (before, after) if w is not None]
+        if near and all(figure(w) for w in near):
+            among.add(id(word))
+    return among
+
+
 _THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?")
 _POINT_THOUSANDS = re.compile(r"\d{1,3}\.\d{3}")
+_BARE_THOUSANDS = re.compile(r"[1-9]\d{3,}")
 #: Figures with a comma between thousands, set flush right in one column, that a column
 #: must have before a figure in it is read with one.
 SEPARATOR_EVIDENCE = 3
@@ -743,6 +763,9 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
     reads as a point (``53.113``) or as nothing (``12 530``, two words). When at least
     :data:`SEPARATOR_EVIDENCE` sure figures ending at the same right edge are written
     ``49,674`` and none ``49.674``, the point becomes a comma and the two pieces one figure.
+    A comma lost altogether (``77430``) is put back too, when no other figure there is
+    written without one, and a four-digit figure only where the column writes its own
+    four-digit figures with a comma (some styles write ``3542`` but ``12,530``).
 
     >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...        enumerate(["49,674", "51,020", "52,384"])]
@@ -755,13 +778,34 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
     ['53,113', '12,530']
     >>> [w.text for w in _separators_like_the_column(odd)]
     ['53.113', '12', '530']
+    >>> rate = OcrWord("71.8", 0, 40, 8, 46, 90.0, 1, 4)
+    >>> lost, short = (OcrWord("77430", 12, 40, 30, 46, 83.0, 1, 4),
+    ...                OcrWord("4243", 15, 40, 30, 46, 90.0, 1, 4))
+    >>> [w.text for w in _separators_like_the_column([*col, rate, lost])][-1]
+    '77,430'
+    >>> [w.text for w in _separators_like_the_column([*col, rate, short])][-1]
+    '4243'
+    >>> [w.text for w in _separators_like_the_column([*col, rate, lost, rate, lost])][-1]
+    '77430'
+    >>> year = OcrWord("2011", 15, 40, 30, 46, 96.0, 1, 4)
+    >>> [w.text for w in _separators_like_the_column([*col, rate, year])][-1]
+    '2011'
+    >>> [w.text for w in _separators_like_the_column([
+    ...     *col, replace(rate, text="January"), replace(year, text="77430")])][-1]
+    '77430'
     """
-    def column_uses_commas(right: float, height: float) -> bool:
-        peers = _flush_right(words, right, height)
-        commas = sum(w.conf >= LOW_CONFIDENCE and bool(_THOUSANDS.fullmatch(w.text))
-                     for w in peers)  # fmt: skip
+    cells = _among_figures(words)
+
+    def peers_of(right: float, height: float) -> list[OcrWord]:
+        return _flush_right(words, right, height)
+
+    def column_uses_commas(right: float, height: float, digits: int = 0) -> bool:
+        peers = peers_of(right, height)
+        commas = [w for w in peers
+                  if w.conf >= LOW_CONFIDENCE and _THOUSANDS.fullmatch(w.text)]  # fmt: skip
         points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
-        return commas >= SEPARATOR_EVIDENCE and points <= 1
+        short = any(len(re.sub(r"\D", "", w.text.split(".")[0])) <= digits for w in commas)
+        return len(commas) >= SEPARATOR_EVIDENCE and points <= 1 and (digits != 4 or short)
 
     def pair(word: OcrWord, after: OcrWord) -> str | None:
         if (re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
@@ -772,9 +816,62 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
     def point(word: OcrWord) -> str | None:
         if _POINT_THOUSANDS.fullmatch(word.text) and column_uses_commas(word.x1, word.height):
             return word.text.replace(".", ",")
+        if (_BARE_THOUSANDS.fullmatch(word.text) and id(word) in cells
+                and column_uses_commas(word.x1, word.height, len(word.text))
+                and sum(bool(_BARE_THOUSANDS.fullmatch(w.text))
+                        for w in peers_of(word.x1, word.height)) == 1):  # fmt: skip
+            return f"{int(word.text):,}"
         return None
 
     return _repair_pairs(words, 0.6, pair, point)
+
+
+_DECIMAL = re.compile(r"\d[\d,]*\.(\d+)")
+_WHOLE = re.compile(r"\d[\d,]*")
+#: Figures with a decimal point, set flush right in one column, that a column must have
+#: before a whole number in it is read with the point it lost.
+DECIMAL_EVIDENCE = 3
+
+
+def _decimals_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``words`` with a decimal point put back where its column says one was lost: at
+    200 dpi a small point can vanish (``1044`` for ``104.4``). When at least
+    :data:`DECIMAL_EVIDENCE` figures ending at the same right edge have a point and the
+    same number of decimals, and no other figure there is a whole number, a whole number
+    longer than the decimals gets the point. The points are the evidence, so unsure
+    digits count; a column that mixes whole numbers and decimals changes nothing.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 55.0, 1, n) for n, t in
+    ...        enumerate(["16.2", "348.2", "950.4"])]
+    >>> count = OcrWord("49,736", 0, 40, 8, 46, 83.0, 1, 4)
+    >>> lost = OcrWord("1044", 10, 40, 30, 46, 89.0, 1, 4)
+    >>> [w.text for w in _decimals_like_the_column([*col, count, lost])][-1]
+    '104.4'
+    >>> mixed = OcrWord("12", 20, 50, 30, 56, 96.0, 1, 5)
+    >>> [w.text for w in _decimals_like_the_column([*col, mixed, count, lost])][-1]
+    '1044'
+    >>> volume = [OcrWord("Vol.", 0, 40, 8, 46, 96.0, 1, 4), OcrWord("60", 22, 40, 30, 46,
+    ...           94.0, 1, 4)]
+    >>> [w.text for w in _decimals_like_the_column([*col, *volume])][-1]
+    '60'
+    """
+    cells = _among_figures(words)
+
+    def alone(word: OcrWord) -> str | None:
+        if not re.fullmatch(r"\d+", word.text) or id(word) not in cells:
+            return None
+        peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+        decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
+        counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
+        whole = any(_WHOLE.fullmatch(w.text) for w in peers)
+        if counted < DECIMAL_EVIDENCE or whole or len(decimals) != 1:
+            return None
+        places = decimals.pop()
+        if len(word.text) <= places:
+            return None
+        return f"{word.text[:-places]}.{word.text[-places:]}"
+
+    return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
 
 
 _PLAIN_FIGURE = re.compile(r"\d[\d,]*(\.\d+)?")
