@@ -23,9 +23,11 @@ from pdf_factory import (
 from ragdash.case import Case
 from ragdash.checks.proof import check_case
 from ragdash.ingestion.documents import Corpus, Document
+from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.ingest import read_pdf
 from ragdash.ingestion.inspection import as_document, inspect_pdf
-from ragdash.ingestion.joins import has_marker, similarity
+from ragdash.ingestion.joins import has_marker, join_tables, similarity
+from ragdash.ingestion.scans import OcrPage, OcrWord, ocr_layout
 from ragdash.ingestion.segmentation import (
     SEAM_ROWS,
     TABLE_CHUNK_ROWS,
@@ -180,6 +182,34 @@ def test_a_different_table_on_the_next_page_is_not_joined(second, why):
     words = {"caption": "caption", "header": "header", "columns": "columns",
              "restart": "restart"}
     assert words[why] in decision.reason
+
+
+def _scanned_rows(rows: Rows, top: float) -> list[OcrWord]:
+    """OCR words of ``rows`` set in :data:`COLUMNS` from ``top`` down, 14 pt apart."""
+    words = []
+    for n, row in enumerate(rows):
+        y = top + 14 * n
+        for x, cell in zip(COLUMNS, row, strict=True):
+            words.append(OcrWord(cell, x, y, x + 6 * len(cell), y + 9, 95.0, 1, n + 1))
+    return words
+
+
+@pytest.mark.parametrize("mark", ["=", "* * *", "—"])
+def test_a_scan_speck_read_as_a_mark_above_the_rows_does_not_block_the_join(mark):
+    """OCR reads a speck or a rule's stub above the continued rows as ``=``: a line with no
+    letter or digit is no caption, and the table still continues on the next page; a word
+    there still stops it."""
+    first = OcrPage(1, 200, tuple(_scanned_rows(stats_rows(0, 48), 100)), 595, 842)
+
+    def second(line: str) -> OcrPage:
+        above = OcrWord(line, 300, 150, 300 + 6 * len(line), 159, 70.0, 9, 900)
+        return OcrPage(2, 200, (above, *_scanned_rows(stats_rows(48, 20), 230)), 595, 842)
+
+    for text, joined in ((mark, True), ("Notes", False)):
+        layouts = [ocr_layout(first), ocr_layout(second(text))]
+        tables, decisions = join_tables(layouts, find_furniture(layouts))
+        assert [d.joined for d in decisions if d.page_a != d.page_b] == [joined], text
+        assert [len(t.rows) for t in tables] == ([68] if joined else [48, 20])
 
 
 def test_two_tables_adjacent_on_one_page_stay_apart():

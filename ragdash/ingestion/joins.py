@@ -293,7 +293,8 @@ def _content(
     layout: PageLayout, furniture: frozenset[int], indexes: Sequence[int]
 ) -> list[str]:
     """Text lines at ``indexes`` that are neither furniture, rotated margin text nor inside
-    a table."""
+    a table, and say something: a line with no letter or digit (a rule or speck of a scan
+    read as ``=``, an ornament ``* * *``) is no caption and no text between fragments."""
     in_table = {i for t in layout.tables if not t.weak for i in t.lines}
     return [
         layout.lines[i].text
@@ -301,7 +302,7 @@ def _content(
         if i not in furniture
         and i not in in_table
         and layout.lines[i].upright
-        and layout.lines[i].text.strip()
+        and any(ch.isalnum() for ch in layout.lines[i].text)
     ]
 
 

@@ -333,7 +333,35 @@ def ocr_image(
             OcrWord(text.strip(), round(left, 2), round(top, 2), round(right, 2),
                     round(bottom, 2), round(conf, 1), int(data["block_num"][i]), line)
         )
-    return tuple(words)
+    return _without_stubs(words)
+
+
+def _without_stubs(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``words`` without an unsure dash that sits above the letters of its line: the stub
+    of a table rule left by its removal (a cell's corner), read as ``—`` at 0% between a
+    row's label and its figure. A cell's dash sits between the letters' top and baseline,
+    a form's blank on the baseline; both stay.
+
+    >>> row = [OcrWord("Services", 175, 226.4, 224, 235.8, 96.0, 1, 9),
+    ...        OcrWord("—", 456, 224.3, 462, 224.6, 0.0, 1, 9),
+    ...        OcrWord("$8.6M", 470, 226.1, 501, 236.9, 91.0, 1, 9)]
+    >>> [w.text for w in _without_stubs(row)]
+    ['Services', '$8.6M']
+    >>> cell = replace(row[1], top=230.8, bottom=231.4)
+    >>> [w.text for w in _without_stubs([row[0], cell, row[2]])]
+    ['Services', '—', '$8.6M']
+    """
+    tops: dict[int, list[float]] = {}
+    for w in words:
+        if any(ch.isalnum() for ch in w.text):
+            tops.setdefault(w.line, []).append(w.top)
+
+    def stub(w: OcrWord) -> bool:
+        if w.conf >= SPECK_CONFIDENCE or not _DASH_WORD.fullmatch(w.text) or w.line not in tops:
+            return False
+        return (w.top + w.bottom) / 2 < statistics.median(tops[w.line])
+
+    return tuple(w for w in words if not stub(w))
 
 
 #: What a table's empty cell holds: a dash (hyphen, en or em dash, minus), or a row of them.
@@ -874,39 +902,49 @@ def _decimals_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
 
 
-_PLAIN_FIGURE = re.compile(r"\d[\d,]*(\.\d+)?")
-_SIGNED_FIGURE = re.compile(r"[$S](\d[\d,]*(\.\d+)?)")
+_PLAIN_FIGURE = re.compile(r"\(?\d[\d,]*(\.\d+)?\)?")
+_SIGNED_FIGURE = re.compile(r"(\(?)[$S](\d[\d,]*(\.\d+)?\)?)")
 #: Sure plain figures (no currency sign) ending at a figure's right edge before its ``$``
 #: is read as the ``5`` it stands for.
 SIGN_EVIDENCE = 3
 
 
 def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
-    """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``) read
-    as the digit, where the figure's column says so: at least :data:`SIGN_EVIDENCE` sure
-    figures with no sign end at the same right edge, and no other figure there has one. A
-    column of amounts that all carry a ``$`` keeps them.
+    """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``,
+    ``(S000`` for ``(5000``) read as the digit, where the figure's column says so: at least
+    :data:`SIGN_EVIDENCE` sure figures with no sign end at the same right edge, one of them
+    above it, and no other figure there has one. A column of amounts that all carry a
+    ``$`` keeps them, and so does the first figure of a column (a statement's style
+    signs only the first row and the totals: ``$1,234`` above ``567``).
 
     >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...        enumerate(["28.7", "13.1", "17.0"])]
     >>> odd = OcrWord("$2.7", 10, 40, 30, 46, 80.0, 1, 4)
     >>> [w.text for w in _signs_like_the_column([*col, odd])][-1]
     '52.7'
+    >>> first = replace(odd, top=-10, bottom=-4, line=-1)
+    >>> [w.text for w in _signs_like_the_column([first, *col])][0]
+    '$2.7'
     >>> money = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...          enumerate(["$8.6", "$3.9", "$6.1", "$4.6"])]
     >>> [w.text for w in _signs_like_the_column([*money, odd])][-1]
     '$2.7'
+    >>> feet = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 96.0, 1, n) for n, t in
+    ...         enumerate(["(7000", "(9000", "(6000", "(S000"])]
+    >>> [w.text for w in _signs_like_the_column(feet)][-1]
+    '(5000'
     """
     def plain_column(word: OcrWord) -> bool:
         peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
-        plain = sum(w.conf >= LOW_CONFIDENCE and bool(_PLAIN_FIGURE.fullmatch(w.text))
-                    for w in peers)  # fmt: skip
+        plain = [w for w in peers
+                 if w.conf >= LOW_CONFIDENCE and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
         signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
-        return plain >= SIGN_EVIDENCE and signed == 0
+        above = any(w.bottom <= word.top for w in plain)
+        return len(plain) >= SIGN_EVIDENCE and signed == 0 and above
 
     def alone(word: OcrWord) -> str | None:
         found = _SIGNED_FIGURE.fullmatch(word.text)
-        return "5" + found.group(1) if found and plain_column(word) else None
+        return found.group(1) + "5" + found.group(2) if found and plain_column(word) else None
 
     return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
 
@@ -915,6 +953,8 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
 FIGURE_ROW = 3
 #: ... whose lone unread figures are kept when read at least this surely (0–100).
 LONE_FIGURE_CONFIDENCE = 70.0
+#: How a lone cell is read: as one line of text, then as one word.
+LONE_FIGURE_PSMS = (7, 8)
 
 
 def _lone_figures(
@@ -970,10 +1010,14 @@ def _lone_figures(
             crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
             big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE),
                               Image.BICUBIC)  # fmt: skip
-            read = ocr_image(big, scale * REREAD_SCALE, lang, psm=7)
-            if len(read) != 1 or read[0].conf < LONE_FIGURE_CONFIDENCE:
-                continue
-            if not _FIGURE.fullmatch(read[0].text):
+            # as a line first, then as one word: a lone 7 read as a line came back "t" at
+            # 9%, as a word "7" at 93% (each reading must be a sure figure to be kept)
+            for psm in LONE_FIGURE_PSMS:
+                read = ocr_image(big, scale * REREAD_SCALE, lang, psm=psm)
+                if (len(read) == 1 and read[0].conf >= LONE_FIGURE_CONFIDENCE
+                        and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
+                    break
+            else:
                 continue
             x0 = max(0, a - pad) / scale
             near = min(row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
