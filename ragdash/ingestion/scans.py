@@ -912,19 +912,21 @@ SIGN_EVIDENCE = 3
 def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``,
     ``(S000`` for ``(5000``) read as the digit, where the figure's column says so: at least
-    :data:`SIGN_EVIDENCE` sure figures with no sign end at the same right edge, one of them
-    above it, and no other figure there has one. A column of amounts that all carry a
-    ``$`` keeps them, and so does the first figure of a column (a statement's style
-    signs only the first row and the totals: ``$1,234`` above ``567``).
+    :data:`SIGN_EVIDENCE` sure figures with no sign end at the same right edge and no other
+    figure there has one. A column of amounts that all carry a ``$`` keeps them, and so
+    does a column's first figure read surely (a statement's style signs only the first row
+    and the totals: ``$1,234`` above ``567``); read unsurely, a first ``$2.7`` is the blur.
 
     >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...        enumerate(["28.7", "13.1", "17.0"])]
     >>> odd = OcrWord("$2.7", 10, 40, 30, 46, 80.0, 1, 4)
     >>> [w.text for w in _signs_like_the_column([*col, odd])][-1]
     '52.7'
-    >>> first = replace(odd, top=-10, bottom=-4, line=-1)
+    >>> first = replace(odd, top=-10, bottom=-4, line=-1, conf=93.0)
     >>> [w.text for w in _signs_like_the_column([first, *col])][0]
     '$2.7'
+    >>> [w.text for w in _signs_like_the_column([replace(first, conf=63.0), *col])][0]
+    '52.7'
     >>> money = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...          enumerate(["$8.6", "$3.9", "$6.1", "$4.6"])]
     >>> [w.text for w in _signs_like_the_column([*money, odd])][-1]
@@ -939,8 +941,9 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         plain = [w for w in peers
                  if w.conf >= LOW_CONFIDENCE and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
         signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
-        above = any(w.bottom <= word.top for w in plain)
-        return len(plain) >= SIGN_EVIDENCE and signed == 0 and above
+        first = not any(w.bottom <= word.top for w in plain)
+        sure_sign = first and word.conf >= LOW_CONFIDENCE
+        return len(plain) >= SIGN_EVIDENCE and signed == 0 and not sure_sign
 
     def alone(word: OcrWord) -> str | None:
         found = _SIGNED_FIGURE.fullmatch(word.text)
