@@ -573,3 +573,28 @@ def test_a_running_legend_on_scanned_sheets_lying_higher_or_lower_is_still_furni
     assert all(0 in found[n] for n in (1, 2, 3))
     pages[2] = layout(3, "Œ) Human resources $=0 to 50000$", 140)  # far lower: another line
     assert 0 not in find_furniture(pages)[3]
+
+
+def test_a_running_header_beside_a_logo_read_differently_on_each_page_is_furniture():
+    """A running header set beside a logo that OCR reads otherwise on every page
+    (``HIGHLIGHTS FROM PIRLS 2011 : APPEND A``, ``… 2011 AP > NDIX A``): the long run they
+    share makes it the same running line, not text between a table's fragments. A line
+    that shares only a few words with it is not."""
+    from ragdash.ingestion.furniture import find_furniture
+    from ragdash.ingestion.pdf_layout import Line, PageLayout
+
+    def layout(number: int, header: str) -> PageLayout:
+        lines = (
+            Line(header, 72, 31, 560, 41, ((72, 560, header),)),
+            Line("Body text of the page", 72, 300, 300, 310, ((72, 300, "Body text"),)),
+        )
+        return PageLayout(number, lines, (), 612, 792)
+
+    pages = [
+        layout(1, "HIGHLIGHTS FROM PIRLS 2011 : APPEND A"),
+        layout(2, "APPEND x A HIGHLIGHTS. FROM PIRLS 2011"),
+        layout(3, "HIGHLIGHTS FROM PIRLS 2011 AP > NDIX A"),
+    ]
+    assert 0 in find_furniture(pages)[3]
+    pages[2] = layout(3, "Other findings from PIRLS 2011 schools")
+    assert 0 not in find_furniture(pages)[3]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz
 
@@ -32,6 +33,7 @@ __all__ = [
     "BAND_SHARE",
     "MARGIN_SHARE",
     "NEAR_PLACE",
+    "NEAR_RUN_SHARE",
     "SAME_PLACE",
     "WINDOW",
     "find_furniture",
@@ -57,6 +59,10 @@ BAND_SHARE = 0.2
 NEAR_SAME = 90.0
 NEAR_LETTERS = 12
 NEAR_PLACE = 30.0
+#: ... or when one unbroken run of it, with :data:`NEAR_LETTERS` letters or more, is this
+#: share of it or more: a running header beside a logo that OCR reads differently on every
+#: page (``HIGHLIGHTS FROM PIRLS 2011 : APPEND A``, ``… 2011 AP > NDIX A``).
+NEAR_RUN_SHARE = 0.6
 
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(
@@ -67,6 +73,22 @@ _PAGE_NUMBER = re.compile(
 
 def _key(text: str) -> str:
     return " ".join(_DIGITS.sub("#", text.lower()).split())
+
+
+def _shares_a_run(key: str, other: str) -> bool:
+    """``key`` and ``other`` have one unbroken run in common that holds
+    :data:`NEAR_LETTERS` letters and :data:`NEAR_RUN_SHARE` of each of them.
+
+    >>> _shares_a_run("highlights from pirls # ap > ndix a", "highlights from pirls # : append a")
+    True
+    >>> _shares_a_run("highlights from pirls #", "appendix a: highlights of the national study")
+    False
+    """
+    found = SequenceMatcher(None, key, other, autojunk=False).find_longest_match()
+    run = key[found.a : found.a + found.size]
+    return _letters(run) >= NEAR_LETTERS and found.size >= NEAR_RUN_SHARE * max(
+        len(key), len(other)
+    )
 
 
 def _letters(text: str) -> int:
@@ -176,7 +198,7 @@ def _repeated(
             return True
         if _letters(key) >= NEAR_LETTERS and not is_caption(line.text) and any(
             (abs(top - line.top) <= NEAR_PLACE or abs(bottom - below) <= NEAR_PLACE)
-            and fuzz.ratio(key, other) >= NEAR_SAME
+            and (fuzz.ratio(key, other) >= NEAR_SAME or _shares_a_run(key, other))
             for other, spots in places[m].items() if not other.startswith("=")
             for top, bottom in spots
         ):  # fmt: skip

@@ -473,6 +473,7 @@ def read_page_image(
     words = _separators_like_the_column(words)
     words = _decimals_like_the_column(words)
     words = _signs_like_the_column(words)
+    words = _figures_like_the_column(words)
     words = tuple(bullets(prepared, scale, words))
     drawn: list[OcrWord] = []  # pictograms read as text: ink that is no word
 
@@ -950,6 +951,49 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         return found.group(1) + "5" + found.group(2) if found and plain_column(word) else None
 
     return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
+
+
+#: Letters OCR reads for a digit in a blurred figure (``TT`` for ``77``).
+_DIGIT_LOOKALIKES = {**_DIGIT_OF, "T": "7", "B": "8", "Z": "2", "G": "6"}
+#: The share of the words ending at a figure's right edge that must be figures before an
+#: unsure word of look-alike letters there is read as one.
+FIGURE_COLUMN_SHARE = 0.8
+
+
+def _figures_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+    """``words`` with an unsure short word made only of letters that look like digits
+    (``TT`` at 48% for ``77``) read as the figure, where both its column and its row say
+    it is one: at least :data:`SIGN_EVIDENCE` sure plain figures end at the same right
+    edge and they are :data:`FIGURE_COLUMN_SHARE` of the words there, and its line has two
+    other figures, no fewer than its other words. A sure word, one in a column of words
+    or one in a line of text (a rotated header read as ``a > 2 2 wn a wo oO 5``) stays.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 96.0, 1, n) for n, t in
+    ...        enumerate(["159", "52", "144", "43"])]
+    >>> row = [OcrWord("Austria", -40, 40, -10, 46, 96.0, 1, 4),
+    ...        OcrWord("TT", 20, 40, 30, 46, 48.0, 1, 4), OcrWord("1", 50, 40, 53, 46, 92.0, 1, 4),
+    ...        OcrWord("78", 70, 40, 78, 46, 95.0, 1, 4)]
+    >>> [w.text for w in _figures_like_the_column([*col, *row])][-3]
+    '77'
+    >>> [w.text for w in _figures_like_the_column([*col, *row[:2]])][-1]
+    'TT'
+    """
+    def as_figure(word: OcrWord) -> str | None:
+        if (word.conf >= LOW_CONFIDENCE or not 0 < len(word.text) <= 4
+                or any(ch not in _DIGIT_LOOKALIKES for ch in word.text)):  # fmt: skip
+            return None
+        peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+        plain = sum(w.conf >= LOW_CONFIDENCE and bool(_PLAIN_FIGURE.fullmatch(w.text))
+                    for w in peers)  # fmt: skip
+        figures = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in peers)
+        line = [w for w in words if w.line == word.line and w is not word]
+        row = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in line)
+        if (plain < SIGN_EVIDENCE or figures < FIGURE_COLUMN_SHARE * len(peers)
+                or row < 2 or row < len(line) - row):  # fmt: skip
+            return None
+        return "".join(_DIGIT_LOOKALIKES[ch] for ch in word.text)
+
+    return _repair_pairs(words, 0.0, lambda _word, _after: None, as_figure)
 
 
 #: A row with at least this many figures is a row of a table of numbers ...
