@@ -761,6 +761,11 @@ def _flush_right(words: Sequence[OcrWord], right: float, height: float) -> list[
     return [w for w in words if abs(w.x1 - right) <= 0.5 * height]
 
 
+def _column_peers(words: Sequence[OcrWord], word: OcrWord) -> list[OcrWord]:
+    """The other words of ``word``'s column (:func:`_flush_right`)."""
+    return [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+
+
 def _among_figures(words: Sequence[OcrWord]) -> set[int]:
     """The ``id`` of each word whose neighbours on its line are figures (a digit, no
     letter), with at least one neighbour: a table cell, not the ``2011`` of a running
@@ -825,11 +830,8 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
     """
     cells = _among_figures(words)
 
-    def peers_of(right: float, height: float) -> list[OcrWord]:
-        return _flush_right(words, right, height)
-
     def column_uses_commas(right: float, height: float, digits: int = 0) -> bool:
-        peers = peers_of(right, height)
+        peers = _flush_right(words, right, height)
         commas = [w for w in peers
                   if w.conf >= LOW_CONFIDENCE and _THOUSANDS.fullmatch(w.text)]  # fmt: skip
         points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
@@ -848,7 +850,7 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
         if (_BARE_THOUSANDS.fullmatch(word.text) and id(word) in cells
                 and column_uses_commas(word.x1, word.height, len(word.text))
                 and sum(bool(_BARE_THOUSANDS.fullmatch(w.text))
-                        for w in peers_of(word.x1, word.height)) == 1):  # fmt: skip
+                        for w in _flush_right(words, word.x1, word.height)) == 1):  # fmt: skip
             return f"{int(word.text):,}"
         return None
 
@@ -889,7 +891,7 @@ def _decimals_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     def alone(word: OcrWord) -> str | None:
         if not re.fullmatch(r"\d+", word.text) or id(word) not in cells:
             return None
-        peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+        peers = _column_peers(words, word)
         decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
         counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
         whole = any(_WHOLE.fullmatch(w.text) for w in peers)
@@ -938,7 +940,7 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     '(5000'
     """
     def plain_column(word: OcrWord) -> bool:
-        peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+        peers = _column_peers(words, word)
         plain = [w for w in peers
                  if w.conf >= LOW_CONFIDENCE and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
         signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
@@ -982,7 +984,7 @@ def _figures_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         if (word.conf >= LOW_CONFIDENCE or not 0 < len(word.text) <= 4
                 or any(ch not in _DIGIT_LOOKALIKES for ch in word.text)):  # fmt: skip
             return None
-        peers = [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+        peers = _column_peers(words, word)
         plain = sum(w.conf >= LOW_CONFIDENCE and bool(_PLAIN_FIGURE.fullmatch(w.text))
                     for w in peers)  # fmt: skip
         figures = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in peers)
