@@ -18,10 +18,11 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import bm25s
+from quiet_server import QuietServer
 
 from ragdash.text import tokenize
 
@@ -55,7 +56,7 @@ class Bm25Service:
                     count = sum(p == self.path for p, _, _ in service.requests)
                 service.answer(self, body, count)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"

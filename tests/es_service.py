@@ -24,10 +24,11 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import bm25s
+from quiet_server import QuietServer
 
 from ragdash.text import tokenize
 
@@ -70,7 +71,7 @@ class EsService:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 service.handle(self, raw)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -15,7 +15,9 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from quiet_server import QuietServer
 
 __all__ = ["SECRET", "HostileService", "hostile_service"]
 
@@ -47,7 +49,7 @@ class HostileService:
                 service.requests.append(self.path)
                 service.send(self, 200, json.dumps({"results": GOOD}).encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(
