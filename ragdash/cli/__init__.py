@@ -221,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="address to listen on (default 127.0.0.1: this machine only; expose it only "
         "behind an authenticating proxy)",
     )
+    dashboard.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a host name the dashboard is opened under besides this machine's (a proxy's, "
+        "e.g. dash.example.org); repeatable. Pages under other names are refused",
+    )
     _retriever_options(dashboard)  # the operator's retriever; a page visitor never names one
     common(
         sub.add_parser("rewrites", help="what the OCR fix rewrites in the docs, and why"),

@@ -12,7 +12,7 @@ from ragdash.errors import (
     RetrieverError,
 )
 
-__all__ = ["check_address", "cmd_dashboard", "dashboard_command"]
+__all__ = ["check_address", "check_host_name", "cmd_dashboard", "dashboard_command"]
 
 
 def check_address(address: str, port: int) -> None:
@@ -49,12 +49,35 @@ def check_address(address: str, port: int) -> None:
             raise BadInput(f"cannot listen on {shown} port {port}: {why}") from None
 
 
+def check_host_name(name: str) -> str:
+    """An ``--allowed-host`` as Streamlit's allow-list takes it (a host name, an IP address
+    or ``*.example.org``), or one line naming what is wrong: ``*`` alone would let any site
+    that resolves to this machine drive the dashboard."""
+    import ipaddress
+
+    shown = one_line(name)
+    try:
+        return str(ipaddress.ip_address(name))
+    except ValueError:
+        pass
+    labels = name.lower().rstrip(".").split(".")
+    if labels[0] == "*" and len(labels) > 2:
+        labels = labels[1:]
+    if (not name or len(name) > 253 or not all(_HOST_LABEL.match(x) for x in labels)
+            or labels[-1].isdigit()):  # fmt: skip
+        raise BadInput(
+            f"--allowed-host {shown!r} is not a host name (e.g. dash.example.org, "
+            "*.example.org) or an IP address"
+        )
+    return name.lower().rstrip(".")
+
+
 def dashboard_command(args: argparse.Namespace) -> list[str]:
     """The ``streamlit run`` command ``ragdash dashboard`` becomes: the docs, the workspace
     and the operator's retriever (``--retriever …``) go to the app after ``--``."""
     from ragdash.retrieval.options import spec_argv
     from ragdash.ui import APP_SCRIPT
-    from ragdash.ui.serve import streamlit_flags
+    from ragdash.ui.serve import allowed_hosts, streamlit_flags
 
     docs = _docs(args)
     if not docs.is_dir():
@@ -71,9 +94,12 @@ def dashboard_command(args: argparse.Namespace) -> list[str]:
             raise BadInput(str(exc)) from None
         spec = _replace(spec, body_template=str(Path(spec.body_template).resolve()))
     check_address(args.address, args.port)
-    flags = streamlit_flags(server_port=args.port, server_address=args.address)
-    return [
-        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT), *flags,
+    hosts = allowed_hosts(args.address, [check_host_name(n) for n in args.allowed_host or ()])
+    flags = streamlit_flags(
+        server_port=args.port, server_address=args.address, server_allowedHosts=hosts
+    )
+    return [  # ragdash.ui.serve: streamlit with the WebSocket's origin guard installed first
+        sys.executable, "-m", "ragdash.ui.serve", "run", str(APP_SCRIPT), *flags,
         "--", "--docs", str(docs.resolve()), "--workspace", str(Path(args.workspace).resolve()),
         *spec_argv(spec),
     ]  # fmt: skip

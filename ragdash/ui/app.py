@@ -15,6 +15,7 @@ from ragdash.ui.context import case_library, current_index, ensure_index
 from ragdash.ui.glossary import render_glossary
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import inject_css
+from ragdash.ui.serve import install_origin_guard
 from ragdash.ui.sidebar import render_sidebar
 from ragdash.ui.state import corpus_link_warning, current_view, sync_url
 
@@ -34,6 +35,7 @@ def favicon() -> Image.Image:
 
 def run() -> None:
     """Set up the page, the navigation and the sidebar, then render the chosen page."""
+    install_origin_guard()  # `streamlit run app.py`: from the first page run on (once)
     st.set_page_config(page_title="ragdash", page_icon=favicon(), layout="wide")
     inject_css()
     navigation = st.navigation(pages().navigation())
