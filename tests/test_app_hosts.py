@@ -110,3 +110,21 @@ def test_a_bad_allowed_host_is_one_line(tmp_path, name):
     assert result.returncode == 2, result.stderr
     assert "--allowed-host" in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_ragdash_dashboard_passes_the_host_list_and_no_grid_export(tmp_path):
+    """What `ragdash dashboard` hands Streamlit (the installed console script runs the same
+    code): the loopback names, its --address, each --allowed-host, no grid CSV download."""
+    from ragdash.cli import build_parser
+    from ragdash.cli.dashboard import dashboard_command
+
+    args = build_parser().parse_args(
+        ["dashboard", "--docs", str(SAMPLE), "--workspace", str(tmp_path / "ws"),
+         "--port", str(free_port()), "--allowed-host", "Dash.Example.org.",
+         "--allowed-host", "*.corp.example"]
+    )  # fmt: skip
+    command = dashboard_command(args)
+    assert command[1:4] == ["-m", "ragdash.ui.serve", "run"]
+    hosts = [f.split("=", 1)[1] for f in command if f.startswith("--server.allowedHosts=")]
+    assert hosts == ["127.0.0.1", "localhost", "::1", "dash.example.org", "*.corp.example"]
+    assert "--client.disableDataExport=true" in command

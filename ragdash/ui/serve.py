@@ -36,6 +36,10 @@ SERVER_OPTIONS: dict[str, str | int | bool] = {
     "client.toolbarMode": "minimal",
     # An uncaught error shows its type, never a traceback with server paths.
     "client.showErrorDetails": "type",
+    # No grid offers Streamlit's own "Download as CSV" (nor copies cells): it wrote document
+    # text as it is, so a subject =HYPERLINK(...) was a live formula in the spreadsheet.
+    # Every CSV a page offers is ragdash's own download, made safe by ragdash.csv_safe.
+    "client.disableDataExport": True,
 }
 
 
