@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -17,6 +18,10 @@ from pathlib import Path
 
 import pytest
 from browser_harness import free_port, running_app
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "ragdash" / "samples"
@@ -48,6 +53,47 @@ def test_streamlit_run_app_refuses_a_foreign_host():
         assert handshake(port, rebound, f"http://{rebound}") != 101
         assert handshake(port, rebound) != 101
         assert handshake(port, f"127.0.0.1:{port}", "http://evil.example") != 101
+
+
+MARKER = "zq-marker-7731"
+
+
+def page_run(port: int, origin: str) -> bytes:
+    """Every message of one run of the app's first page for a session opened from
+    ``origin`` (a real WebSocket client, as a page's script would open it)."""
+    frames = []
+    with connect(f"ws://127.0.0.1:{port}/_stcore/stream", origin=origin,
+                 open_timeout=20) as ws:  # fmt: skip
+        rerun = BackMsg()
+        rerun.rerun_script.query_string = ""
+        ws.send(rerun.SerializeToString())
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            frames.append(ws.recv(timeout=90))
+            message = ForwardMsg()
+            message.ParseFromString(frames[-1])
+            if message.WhichOneof("type") == "script_finished":
+                break
+    return b"".join(frames)
+
+
+def test_streamlit_run_app_shows_another_origin_nothing_from_its_first_session(tmp_path):
+    """`streamlit run app.py` cannot guard the handshake before a page first runs: that
+    first session of another origin is accepted by Streamlit, but the page shows it nothing,
+    and every handshake of another origin after it is refused."""
+    docs = tmp_path / "docs"
+    shutil.copytree(SAMPLE, docs)
+    (docs / f"{MARKER}.md").write_text(
+        "---\nsubject: Marker\nupdated: 2026-01-01\nstatus: current\n---\n# M\n\nText.\n"
+    )
+    with running_app(docs=docs, workspace=tmp_path / "ws") as url:
+        port = int(url.rsplit(":", 1)[1])
+        foreign = page_run(port, "http://localhost:9999")
+        assert MARKER.encode() not in foreign
+        assert b"answers only its own page" in foreign
+        with pytest.raises(InvalidStatus):
+            page_run(port, "http://localhost:9999")
+        assert MARKER.encode() in page_run(port, f"http://127.0.0.1:{port}")
 
 
 def wait_healthy(proc: subprocess.Popen, port: int) -> None:
@@ -108,7 +154,7 @@ def test_a_bad_allowed_host_is_one_line(tmp_path, name):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
-    assert "--allowed-host" in result.stderr and "Traceback" not in result.stderr
+    assert "is not a host name" in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 

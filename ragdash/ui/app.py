@@ -15,7 +15,7 @@ from ragdash.ui.context import case_library, current_index, ensure_index
 from ragdash.ui.glossary import render_glossary
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import inject_css
-from ragdash.ui.serve import install_origin_guard
+from ragdash.ui.serve import install_origin_guard, origin_is_own
 from ragdash.ui.sidebar import render_sidebar
 from ragdash.ui.state import corpus_link_warning, current_view, sync_url
 
@@ -37,6 +37,11 @@ def run() -> None:
     """Set up the page, the navigation and the sidebar, then render the chosen page."""
     install_origin_guard()  # `streamlit run app.py`: from the first page run on (once)
     st.set_page_config(page_title="ragdash", page_icon=favicon(), layout="wide")
+    headers = st.context.headers
+    if not origin_is_own(headers.get("Origin"), headers.get("Host")):
+        # the session the guard came too late for (`streamlit run app.py`'s first): no data
+        st.error("This dashboard answers only its own page, not a page of another site.")
+        st.stop()
     inject_css()
     navigation = st.navigation(pages().navigation())
     index = current_index()
