@@ -149,7 +149,7 @@ def test_a_bad_allowed_host_is_one_line(tmp_path, name):
     result = subprocess.run(
         [sys.executable, "-m", "ragdash", "dashboard", "--docs", str(SAMPLE),
          "--workspace", str(tmp_path / "ws"), "--port", str(free_port()),
-         "--allowed-host", name],
+         f"--allowed-host={name}"],
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
