@@ -178,6 +178,13 @@ def test_the_installed_dashboard_command_serves_the_app(installed, tmp_path):
             except OSError:
                 time.sleep(0.5)
         assert healthy, "the dashboard did not answer its health check"
+        # the console script applies the same server options: the Host list, the origin guard
+        from test_app_hosts import handshake
+
+        own = f"127.0.0.1:{port}"
+        assert handshake(port, own, f"http://{own}") == 101
+        assert handshake(port, f"rebind.attacker.test:{port}") != 101
+        assert handshake(port, own, "http://localhost:9999") != 101
         # stopping the command stops the server: nothing is left listening on the port
         server.terminate()
         server.wait(timeout=20)
