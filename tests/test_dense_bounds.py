@@ -191,3 +191,18 @@ def test_a_damaged_cache_entry_is_ignored_and_encoded_again(tmp_path, damage):
     assert np.array_equal(_read_in_time(tmp_path), good)
     assert _Counting.calls == 2  # encoded again
     assert npy.is_file() and np.array_equal(np.load(npy), good)  # and replaced
+
+
+def test_the_stress_runs_dense_retriever_names_a_narrow_query_too(service, corpus):
+    """``stress`` embeds through its own memo: the same check, not a TypeError."""
+    from ragdash.checks.stress import _retriever_factory
+    from ragdash.errors import RetrieverError
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.retrieval.index import CorpusIndex
+    from ragdash.retrieval.spec import RetrieverSpec
+    from ragdash.settings import Fixes
+
+    make = _retriever_factory(RetrieverSpec("dense", embeddings_url=service + "/narrow"))
+    retriever = make(CorpusIndex(load_folder(corpus[0])))
+    with pytest.raises(RetrieverError, match="the query's embedding has 3 numbers"):
+        retriever.retrieve("return window days", Fixes(), 3)

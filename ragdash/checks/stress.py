@@ -1031,9 +1031,9 @@ def _retriever_factory(spec: RetrieverSpec):
     memo = _MemoEmbedder(make_embedder(spec))
 
     class _Dense(DenseRetriever):
-        def dense_index(self, fixes: Fixes) -> DenseIndex:
-            key = index_key(fixes)
-            if key not in self._built:
+        def dense_index(self, fixes: Fixes, refresh: bool = False) -> DenseIndex:
+            key = index_key(fixes)  # refresh: the memo holds what the service answered
+            if key not in self._built or refresh:
                 passages, texts = indexed_texts(self.index, fixes)
                 self._built[key] = DenseIndex(passages, memo.encode(texts))
             return self._built[key]
