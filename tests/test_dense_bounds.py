@@ -102,20 +102,28 @@ def test_a_bad_embeddings_answer_fails_the_retriever_in_one_line(
     assert "1 could not be run" in done.stdout
 
 
-def test_cached_vectors_of_another_width_with_an_agreeing_manifest_are_encoded_again(
-    service, corpus, tmp_path
-):
+@pytest.mark.parametrize("damage", ["another-width", "header-claims-2**40-columns", "fifo"])
+def test_check_encodes_a_damaged_vector_cache_again(service, corpus, tmp_path, damage):
+    """Through ``check``: before, another width (manifest agreeing) was an internal
+    ValueError (exit 3), a header claiming (n, 2**40) "out of memory" (exit 2), a FIFO a run
+    that never ended."""
     cache = tmp_path / "cache"
     first = check(corpus, service + "/v1", cache)
     assert first.returncode == 0, first.stderr
-    # the same key, another width: the manifest and the .npy agree with each other
     (manifest,) = (cache / "dense").glob("*.json")
+    npy = manifest.with_suffix(".npy")
     about = json.loads(manifest.read_text())
-    np.save(manifest.with_suffix(".npy"), np.ones((about["passages"], 5), np.float32) / 5**0.5)
-    manifest.write_text(json.dumps({**about, "dimensions": 5}))
+    if damage == "another-width":  # the same key, another width: manifest and .npy agree
+        np.save(npy, np.ones((about["passages"], 5), np.float32) / 5**0.5)
+        manifest.write_text(json.dumps({**about, "dimensions": 5}))
+    elif damage == "fifo":
+        npy.unlink()
+        os.mkfifo(npy)
+    else:
+        npy.write_bytes(_forged((about["passages"], 2**40), np.load(npy).tobytes()))
     again = check(corpus, service + "/v1", cache)
     assert (again.returncode, again.stdout) == (0, first.stdout), again.stderr
-    assert np.load(manifest.with_suffix(".npy")).shape == (about["passages"], 4)  # rebuilt
+    assert np.load(npy).shape == (about["passages"], 4)  # rebuilt
 
 
 class _Counting:
