@@ -164,7 +164,7 @@ def _parse_pdf(
     max_pages: int,
     progress: Progress | None,
     ocr: OcrSettings = DEFAULT_OCR,
-    ocr_budget: Callable[[int], None] | None = None,
+    ocr_budget: Callable[[int], tuple[float, str] | None] | None = None,
 ) -> PdfText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
