@@ -399,7 +399,10 @@ def load_folder(
         raise IngestError(f"docs folder {str(folder)!r} does not exist or is not a folder")
     messages: list[IngestMessage] = []
     metadata_rows: list[tuple[str, dict[str, str]]] = []
-    if (folder / METADATA_FILE).is_file():
+    refused = link_refusal(folder / METADATA_FILE, folder)  # the same rule as documents
+    if refused:
+        messages.append(IngestMessage(METADATA_FILE, "warning", refused))
+    elif (folder / METADATA_FILE).is_file():
         metadata_rows, messages = read_metadata_csv(folder / METADATA_FILE)
     overrides = dict(metadata_rows)
     paths = []
