@@ -55,3 +55,27 @@ def huge_page_pdf(points: float = 200_000) -> bytes:
 def small_pdf(text: str = "Plain words on a normal page") -> bytes:
     """A normal one-page PDF, for comparison."""
     return raw_pdf(b"BT /F1 12 Tf 72 720 Td (" + text.encode() + b") Tj ET")
+
+
+def noise_pages_pdf(pages: int = 500, pixels: int = 600, seed: int = 7) -> bytes:
+    """``pages`` pages sharing one image of random grey noise (stored once: a small file
+    that asks OCR for every page) — the upload that held a parse slot for hours."""
+    import io
+    import random
+
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    rng = random.Random(seed)
+    noise = Image.frombytes(
+        "L", (pixels, pixels), bytes(rng.getrandbits(8) for _ in range(pixels * pixels))
+    )
+    reader = ImageReader(noise)
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=(612, 792))
+    for _ in range(pages):
+        pdf.drawImage(reader, 0, 0, 612, 792)  # one XObject, drawn on every page
+        pdf.showPage()
+    pdf.save()
+    return out.getvalue()

@@ -13,13 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_pdfs import huge_page_pdf, inflating_pdf, small_pdf, text_ops_pdf
+from hostile_pdfs import huge_page_pdf, inflating_pdf, noise_pages_pdf, small_pdf, text_ops_pdf
 
 from ragdash.errors import IngestCancelled, IngestError, SettingsError
 from ragdash.ingestion import bounded
 from ragdash.ingestion.bounded import ParseLimits
 from ragdash.ingestion.ingest import load_folder, read_pdf
 from ragdash.ingestion.inspection import render_page_with_tables
+from ragdash.ingestion.scans import tesseract_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -173,6 +174,56 @@ def test_limits_come_from_the_environment_and_bad_values_are_named():
     for bad in ("0", "-3", "lots", "9" * 40):
         with pytest.raises(SettingsError, match="RAGDASH_MAX_PAGE_OBJECTS"):
             ParseLimits.from_env({"RAGDASH_MAX_PAGE_OBJECTS": bad})
+    assert ParseLimits().ocr_seconds == 600  # ten minutes of OCR per PDF unless set
+    assert ParseLimits.from_env({"RAGDASH_OCR_SECONDS": "90"}).ocr_seconds == 90
+    with pytest.raises(SettingsError, match="RAGDASH_OCR_SECONDS"):
+        ParseLimits.from_env({"RAGDASH_OCR_SECONDS": "0"})
+
+
+@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+def test_a_many_page_noise_pdf_stops_at_the_configured_ocr_budget_naming_it(
+    monkeypatch, children
+):
+    """Regression (issue 40 #3): 500 pages sharing one noise image were allowed 300 s plus
+    60 s a page (8.4 hours); the total OCR budget stops them and says which limit it was."""
+    data = noise_pages_pdf(40)
+    assert len(data) < 1_000_000
+    monkeypatch.setenv("RAGDASH_OCR_SECONDS", "3")
+    started = time.monotonic()
+    with pytest.raises(IngestError) as raised:
+        read_pdf(data)
+    took = time.monotonic() - started
+    message = str(raised.value)
+    assert "the limit of 3 s of OCR per PDF (RAGDASH_OCR_SECONDS)" in message, message
+    assert "of 40 pages" in message
+    assert took < 60, took  # one noise page alone takes ~50 s of OCR on a loaded machine
+    assert not any(alive(pid) for pid in children)
+
+
+def test_a_parse_stopped_during_ocr_names_the_limit_it_actually_hit(
+    monkeypatch, children, tmp_path
+):
+    """Regression (issue 40 #3): a run given 60 s a page for OCR and killed long after its
+    plain limit named only that plain limit ("the limit of 10 s" after 95 s)."""
+    fake = tmp_path / "bin" / "tesseract"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *--version*) echo "tesseract 5.3.0"; exit 0;; esac\n'
+        "sleep 60\n"  # a page Tesseract never finishes
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("RAGDASH_PARSE_SECONDS", "5")  # room to start a child and open it
+    monkeypatch.setenv("RAGDASH_OCR_PAGE_SECONDS", "3")
+    started = time.monotonic()
+    with pytest.raises(IngestError) as raised:
+        read_pdf(noise_pages_pdf(1))
+    assert time.monotonic() - started < 30
+    message = str(raised.value)
+    assert "limit of 5 s" not in message, message
+    assert "3 s for each of the 1 page(s) to OCR (RAGDASH_OCR_PAGE_SECONDS)" in message, message
+    assert not any(alive(pid) for pid in children)
 
 
 def _parse_children() -> list[int]:

@@ -51,6 +51,20 @@ def test_table_report_and_untouched_folders(tmp_path):
     assert tree_digest(docs) == before_docs and tree_digest(workspace) == before_ws
 
 
+def test_a_new_workspace_is_not_written_without_save_cases(tmp_path):
+    """Regression (issue 40 #6): ``stress --workspace NEW`` wrote ``NEW/cache/pdf/…`` (the
+    docs say nothing is written without --save-cases); parses go to the command line's
+    parse cache, as every command's without a workspace."""
+    workspace = tmp_path / "new-ws"
+    cache = tmp_path / "cache"
+    out = run_module("ragdash", "stress", "--docs", "samples", "--workspace", str(workspace),
+                     "--generate", "3", "--seed", "5", "--faults", "typo", timeout=300,
+                     RAGDASH_CACHE_DIR=str(cache))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert not workspace.exists(), sorted(str(p) for p in workspace.rglob("*"))
+    assert list((cache / "pdf").glob("*.json.gz"))  # plans.pdf parsed once, kept there
+
+
 def test_save_cases_adds_the_generated_cases_to_the_workspace_library(tmp_path):
     workspace = tmp_path / "ws"
     workspace.mkdir()

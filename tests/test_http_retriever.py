@@ -124,6 +124,24 @@ def test_a_body_template_is_filled_on_the_parsed_json_so_a_query_cannot_break_it
             http(sample_index, "http://127.0.0.1:9/x", body_template=str(tmp_path / name))
 
 
+def test_a_query_holding_a_placeholder_is_sent_as_typed(sample_index, tmp_path):
+    """Regression (issue 40 #6): with ``"acme-{query}"`` in the template, the query
+    ``sync {k}`` was sent as ``acme-sync 3`` (the placeholders were filled one after the
+    other, so the query's own ``{k}`` was filled too)."""
+    template = tmp_path / "body.json"
+    template.write_text(json.dumps({
+        "query": {"match": {"text": {"query": "acme-{query}"}}}, "size": "{k}",
+    }))  # fmt: skip
+    query = "warehouse sync {k} {query}"
+    with running_es(_exported()) as es:
+        retriever = http(sample_index, es.url + "/passages/_search", shape="elasticsearch",
+                         body_template=str(template))  # fmt: skip
+        retriever.top(query, Fixes(), 3)
+        sent = es.requests[-1][1]
+    assert sent["query"]["match"]["text"]["query"] == f"acme-{query}"
+    assert sent["size"] == 3
+
+
 @pytest.mark.parametrize(
     ("path", "message"),
     [

@@ -453,6 +453,31 @@ def test_symbolic_links_in_the_docs_folder_are_not_followed(tmp_path, monkeypatc
     assert all("password" not in d.pages[0] for d in corpus.documents)
 
 
+def test_a_metadata_csv_linked_to_a_file_outside_the_docs_folder_is_not_read(
+    tmp_path, monkeypatch
+):
+    """Regression (issue 40 #6): ``metadata.csv`` as a link to a file outside the docs folder
+    was read (documents get the link check; it did not)."""
+    outside = tmp_path / "server-secrets.csv"
+    outside.write_text("file,id,subject\nreal.md,leaked,SECRET subject from outside\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "real.md").write_text("Real notes about sync.")
+    (docs / "metadata.csv").symlink_to(outside)
+    for follow in ("", "1"):
+        monkeypatch.setenv("RAGDASH_FOLLOW_SYMLINKS", follow)
+        corpus = load_folder(docs)
+        assert list(corpus.doc_ids) == ["real"]
+        assert all("SECRET" not in d.subject for d in corpus.documents)
+        [message] = [m for m in corpus.messages if m.source == "metadata.csv"]
+        assert "symbolic link" in message.message
+    inside = docs / "kept.csv"  # a link inside the folder is read once links are followed
+    inside.write_text("file,id\nreal.md,renamed\n")
+    (docs / "metadata.csv").unlink()
+    (docs / "metadata.csv").symlink_to(inside)
+    assert list(load_folder(docs).doc_ids) == ["renamed"]
+
+
 def test_a_folder_of_undated_files_is_warned_about_in_one_line(tmp_path, make_docs):
     """Ten undated files were ten warning lines; they are one, naming the first files and
     how many more."""

@@ -212,6 +212,28 @@ def test_the_cli_names_a_corrupt_library_in_one_line(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1 and "library.sqlite" in err
 
 
+def test_a_dangling_library_link_is_refused_and_nothing_is_created_at_its_target(
+    tmp_path, capsys
+):
+    """Regression (issue 40 #6): a dangling ``library.sqlite`` link made ``import-cases``
+    create the database at the link's target, outside the workspace."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    target = tmp_path / "elsewhere" / "planted.sqlite"
+    target.parent.mkdir()
+    (workspace / "library.sqlite").symlink_to(target)
+    cases = SAMPLE_DOCS / "cases.json"
+    code = main(["import-cases", str(cases), "--workspace", str(workspace)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "symbolic link" in err
+    assert "Traceback" not in err
+    assert not target.exists() and list(target.parent.iterdir()) == []
+    with pytest.raises(LibraryError, match="symbolic link to a missing file"):
+        CaseLibrary(workspace / "library.sqlite")
+    assert not target.exists()
+
+
 def test_another_programs_database_is_not_taken_over(tmp_path):
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as conn:

@@ -181,17 +181,17 @@ def test_a_ragdash_index_is_rebuilt_over_but_not_one_holding_a_users_file(saved,
 def test_temporary_folders_of_a_killed_build_are_removed_by_the_next_build(saved, tmp_path):
     docs, index, _ = saved
     folder = index.save(tmp_path / "big", docs)
-    # what a build killed mid-write leaves: its temporary folder (marked, partly written),
-    # one from an older version (unmarked, index files only) and an old index moved aside
+    # what a build killed between two files leaves: its temporary folder (marked, partly
+    # written, every file recorded) and an old index moved aside
     killed = tmp_path / ".big.999999-abcd1234.tmp"
     shutil.copytree(folder, killed)
     (killed / "manifest.json").unlink()
-    older = tmp_path / ".big.k3j4h5g6.tmp"
-    older.mkdir()
-    (older / "corpus.json").write_text("{")
     aside = tmp_path / ".big.old-999999"
     shutil.copytree(folder, aside)
-    # look-alikes that are not ragdash's: kept
+    # look-alikes that ragdash cannot prove it wrote: kept
+    older = tmp_path / ".big.k3j4h5g6.tmp"  # an older version's (unmarked): not provable
+    older.mkdir()
+    (older / "corpus.json").write_text("{")
     users = tmp_path / ".big.12345678.tmp"
     users.mkdir()
     (users / "thesis.tex").write_text("mine")
@@ -200,12 +200,75 @@ def test_temporary_folders_of_a_killed_build_are_removed_by_the_next_build(saved
     marked_but_mine = tmp_path / ".big.999998-zzzz9999.tmp"
     shutil.copytree(folder, marked_but_mine)
     (marked_but_mine / "draft.txt").write_text("mine")
+    cut = tmp_path / ".big.999997-cut12345.tmp"  # killed mid-file: that file is unrecorded
+    shutil.copytree(folder, cut)
+    (cut / "corpus.json").write_text('{"documents": [')
     assert main(["index", "build", "--docs", str(docs), "-o", str(folder)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [".big.12345678.tmp", ".big.999998-zzzz9999.tmp", ".other.abcdefgh.tmp", "big"]
-    )
+        [".big.12345678.tmp", ".big.999998-zzzz9999.tmp", ".other.abcdefgh.tmp", "big",
+         ".big.k3j4h5g6.tmp", ".big.999997-cut12345.tmp"]
+    )  # fmt: skip
     assert (users / "thesis.tex").read_text() == "mine"
     CorpusIndex.load(folder)
+
+
+def test_a_forged_marker_whose_manifest_lists_a_users_file_loses_nothing(saved, tmp_path):
+    """Regression (issue 40 #1): a folder with a forged ``.ragdash-index`` marker whose
+    manifest lists ``thesis.md`` lost ``thesis.md`` to ``index build -o``."""
+    docs, index, _ = saved
+    import hashlib
+
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    (folder / "thesis.md").write_text("my thesis")
+    (folder / "corpus.json").write_text("my own corpus notes")
+    digest = {n: hashlib.sha256((folder / n).read_bytes()).hexdigest()
+              for n in ("thesis.md", "corpus.json")}  # fmt: skip
+    listed = {n: {"bytes": (folder / n).stat().st_size, "sha256": d} for n, d in digest.items()}
+    (folder / "manifest.json").write_text(json.dumps({"files": listed}))
+    for marker in (
+        {"format": "ragdash-index", "version": 2},  # as main's markers were: no hashes
+        {"format": "ragdash-index", "version": 2, "files": {}},  # records none of them
+        {"format": "ragdash-index", "version": 2, "files": digest},  # names a user's file
+    ):
+        (folder / ".ragdash-index").write_text(json.dumps(marker))
+        before = _tree(folder)
+        with pytest.raises(IndexFileError, match="papers"):
+            index.save(folder, docs)
+        done = run_module("ragdash", "index", "build", "--docs", str(docs), "-o", str(folder))
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip().count("\n") == 0
+        assert _tree(folder) == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["papers"]
+    # an index file changed since the build is not ragdash's to replace either
+    built = index.save(tmp_path / "built", docs)
+    (built / "corpus.json").write_text("edited by hand")
+    with pytest.raises(IndexFileError, match="changed since ragdash wrote them.*corpus.json"):
+        index.save(built, docs)
+    assert (built / "corpus.json").read_text() == "edited by hand"
+
+
+def test_a_users_folder_named_like_a_leftover_is_never_removed(saved, tmp_path):
+    """Regression (issue 40 #1): a user's ``.idx.old-123`` holding index-named files was
+    removed as a killed build's leftover by the next ``index build -o idx``."""
+    docs, index, _ = saved
+    leftover = tmp_path / ".idx.old-123"
+    leftover.mkdir()
+    (leftover / "corpus.json").write_text("my corpus")
+    (leftover / "manifest.json").write_text('{"files": {}}')
+    forged = tmp_path / ".idx.old-124"  # a marker naming a hash its file does not have
+    forged.mkdir()
+    (forged / "corpus.json").write_text("my corpus")
+    (forged / ".ragdash-index").write_text(
+        json.dumps({"format": "ragdash-index", "files": {"corpus.json": "0" * 64}})
+    )
+    tmp_like = tmp_path / ".idx.4242-abcdefgh.tmp"
+    tmp_like.mkdir()
+    (tmp_like / "passages-plain.json").write_text("[]")
+    before = {p.name: _tree(p) for p in tmp_path.iterdir()}
+    assert main(["index", "build", "--docs", str(docs), "-o", str(tmp_path / "idx")]) == 0
+    assert {p.name: _tree(p) for p in tmp_path.iterdir() if p.name != "idx"} == before
+    CorpusIndex.load(tmp_path / "idx")
 
 
 def test_an_output_folder_that_cannot_be_made_is_named_in_one_line(tmp_path):

@@ -278,6 +278,7 @@ def test_a_30_page_scan_is_read_as_the_time_limit_grows_with_the_pages(monkeypat
     # a limit no 30-page OCR fits in, plus a per-page allowance: the scan is read
     monkeypatch.setenv("RAGDASH_PARSE_SECONDS", "4")
     monkeypatch.setenv("RAGDASH_OCR_PAGE_SECONDS", "60")
+    monkeypatch.setenv("RAGDASH_OCR_SECONDS", "3600")  # the per-page growth, not the total cap
     pdf = read_pdf(data)
     assert len(pdf.pages) == 30
     assert all("within 30 days" in " ".join(text.split()) for text in pdf.pages)

@@ -273,15 +273,111 @@ def test_a_kill_9_mid_upload_leaves_a_staging_folder_the_next_start_removes(tmp_
     assert not (root / "uploads" / "slow.pdf").exists()
 
 
+def _staging_folder(ws, name: str, upload: bytes = b"%PDF-1.4 staged") -> object:
+    """A staging folder as save_upload writes it (token file first, then the upload)."""
+    import hashlib
+    import json
+
+    folder = ws.tmp / name
+    folder.mkdir(parents=True)
+    token = name.split("-", 1)[1]
+    files = {"doc.pdf": hashlib.sha256(upload).hexdigest()}
+    marker = {"format": "ragdash-staging", "token": token, "files": files}
+    (folder / ".ragdash-staging").write_text(json.dumps(marker))
+    (folder / "doc.pdf").write_bytes(upload)
+    return folder
+
+
 def test_a_live_servers_staging_folder_is_kept(ws):
     import os
 
-    mine = ws.tmp / f"{os.getpid()}-0123456789abcdef"
-    mine.mkdir(parents=True)
-    dead = ws.tmp / "999999999-0123456789abcdef"
-    dead.mkdir()
+    mine = _staging_folder(ws, f"{os.getpid()}-0123456789abcdef")
+    dead = _staging_folder(ws, "999999999-0123456789abcdef")
     assert ws.clean_stale_temp() == [dead.name]
     assert mine.is_dir() and not dead.exists()
+
+
+def _user_files(tmp_path):
+    """What a user keeps in folders of their own: must survive every clean-up."""
+    docs = tmp_path / "Documents"
+    (docs / "thesis").mkdir(parents=True)
+    (docs / "thesis" / "thesis.md").write_text("my thesis")
+    (docs / "notes.txt").write_text("my notes")
+    (docs / "999999999-0123456789abcdef").mkdir()  # named like a staging folder
+    (docs / "999999999-0123456789abcdef" / "keep.pdf").write_text("mine")
+    return docs
+
+
+def _tree(folder):
+    return sorted(
+        (str(p.relative_to(folder)), p.read_bytes() if p.is_file() else None)
+        for p in folder.rglob("*")
+    )
+
+
+def test_a_symlinked_tmp_is_never_followed_and_foreign_entries_survive(ws, tmp_path, caplog):
+    """Regression (issue 40 #1): with ``tmp`` a link to ~/Documents, a start emptied the
+    linked folder; a user's own ``tmp/my-notes/`` was deleted too."""
+    documents = _user_files(tmp_path)
+    before = users = _tree(documents)
+    ws.root.mkdir()
+    ws.tmp.symlink_to(documents, target_is_directory=True)
+    with caplog.at_level("WARNING", logger="ragdash"):
+        assert ws.clean_stale_temp() == []
+    assert _tree(documents) == before
+    assert "symbolic link" in caplog.text
+    with pytest.raises(WorkspaceError, match="symbolic link"):  # never staged through it
+        ws.save_upload("a.md", doc_text("Alpha.", id="a").encode())
+    assert _tree(documents) == before
+
+    ws.tmp.unlink()
+    (ws.tmp / "my-notes").mkdir(parents=True)
+    (ws.tmp / "my-notes" / "ideas.md").write_text("mine")
+    (ws.tmp / "todo.txt").write_text("mine")
+    unmarked = ws.tmp / "999999999-0123456789abcdef"  # our naming, no token file
+    unmarked.mkdir()
+    (unmarked / "thesis.pdf").write_text("mine")
+    forged = _staging_folder(ws, "999999998-0123456789abcdef")  # a token file, but …
+    (forged / "doc.pdf").write_text("changed since")  # … the hash it records is not this
+    extra = _staging_folder(ws, "999999997-0123456789abcdef")
+    (extra / "thesis.md").write_text("mine")  # a file the token file does not record
+    wrong_token = _staging_folder(ws, "999999996-0123456789abcdef")
+    wrong_token.rename(ws.tmp / "999999996-fedcba9876543210")
+    linked = ws.tmp / "999999995-0123456789abcdef"
+    linked.symlink_to(documents / "999999999-0123456789abcdef")
+    ours = _staging_folder(ws, "999999994-0123456789abcdef")
+    before = _tree(ws.tmp)
+    assert ws.clean_stale_temp() == [ours.name]
+    assert _tree(ws.tmp) == [e for e in before if not e[0].startswith(ours.name)]
+    assert _tree(documents) == users  # nothing through the link either
+    assert (documents / "999999999-0123456789abcdef" / "keep.pdf").read_text() == "mine"
+
+
+def test_a_dashboard_start_keeps_a_symlinked_tmp_and_a_users_folder(tmp_path, app):
+    """The UI's start path (``context.workspace``) removes only a proven staging folder."""
+    documents = _user_files(tmp_path)
+    before = _tree(documents)
+    root = tmp_path / "workspace"
+    root.mkdir()
+    (root / "tmp").symlink_to(documents, target_is_directory=True)
+    at = app()
+    at.run()
+    assert not at.exception
+    assert _tree(documents) == before
+
+    (root / "tmp").unlink()
+    ws = Workspace(root)
+    (ws.tmp / "my-notes").mkdir(parents=True)
+    (ws.tmp / "my-notes" / "ideas.md").write_text("mine")
+    ours = _staging_folder(ws, "999999994-0123456789abcdef")
+    from ragdash.ui import context
+
+    context._clean_on_start.clear()  # a new server process
+    at = app()
+    at.run()
+    assert not at.exception
+    assert (ws.tmp / "my-notes" / "ideas.md").read_text() == "mine"
+    assert not ours.exists()
 
 
 def _claim_id(root: str, docs: str, source: str, new_id: str, barrier, results) -> None:

@@ -22,7 +22,8 @@ the workspace's case library.
 PDFs are parsed once: every command that reads them keeps the parse in the user's cache
 folder (:mod:`ragdash.ingestion.user_cache`; ``--cache-dir DIR`` or ``RAGDASH_CACHE_DIR``
 moves it, ``--no-cache`` parses again and keeps nothing; with ``--workspace`` the
-workspace's own cache is used). On a terminal, stderr shows the pages and OCR of a long
+workspace's own cache is used, except by ``stress``, which writes nothing there unless
+``--save-cases``). On a terminal, stderr shows the pages and OCR of a long
 load; piped, nothing."""
 
 from __future__ import annotations

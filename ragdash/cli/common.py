@@ -190,7 +190,10 @@ def _cache(args: argparse.Namespace) -> PdfCache | None:
     return parse_cache(getattr(args, "cache_dir", None))
 
 
-def _index(args: argparse.Namespace) -> CorpusIndex:
+def _index(args: argparse.Namespace, write_workspace: bool = True) -> CorpusIndex:
+    """The corpus of ``--docs`` (and ``--workspace``'s uploads and edits) indexed.
+    ``write_workspace=False`` (``stress``, which promises to write nothing there) keeps
+    the parses in the command line's cache instead of the workspace's own."""
     if getattr(args, "index", None):
         return _saved_index(args)
     docs = _docs(args)
@@ -199,8 +202,8 @@ def _index(args: argparse.Namespace) -> CorpusIndex:
     try:
         if args.workspace:
             workspace = Workspace(args.workspace)  # its own parse cache, as the dashboard's
-            if cache is None:
-                workspace.cache = None  # type: ignore[assignment]
+            if cache is None or not write_workspace:
+                workspace.cache = cache  # type: ignore[assignment]
             corpus = workspace.load(docs, progress=progress.file, limit=max_passages())
         else:
             corpus = load_folder(

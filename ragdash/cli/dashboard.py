@@ -110,6 +110,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     import subprocess
 
     command = dashboard_command(args)
+    warning = exposure_warning(args.address)
+    if warning:
+        print(f"ragdash: warning: {warning}", file=sys.stderr)
     if os.name == "posix":
         # Become the server: a SIGTERM to `ragdash dashboard` (a service manager, a test's
         # terminate()) then stops Streamlit itself instead of orphaning it on its port.
@@ -119,3 +122,35 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return subprocess.call(command)
     except KeyboardInterrupt:
         return EXIT_OK
+
+
+def exposure_warning(address: str) -> str | None:
+    """What to tell the operator when ``--address`` lets other machines in (the dashboard
+    has no login), or None for a loopback address or a name that resolves only to one::
+
+        >>> exposure_warning("127.0.0.1") is None and exposure_warning("localhost") is None
+        True
+        >>> exposure_warning("0.0.0.0").startswith("the dashboard has no login")
+        True
+    """
+    import ipaddress
+    import socket
+
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(address, None)}
+    except (OSError, UnicodeError):
+        found = {address}
+    try:
+        if found and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in found):
+            return None
+    except ValueError:
+        pass
+    where = (
+        "every network interface of this machine"
+        if address in ("0.0.0.0", "::", "") else f"{one_line(address)}"
+    )  # fmt: skip
+    return (
+        f"the dashboard has no login and listens on {where}: anyone who can reach it "
+        "can read the documents, upload files and edit metadata. Put an authenticating "
+        "proxy in front (docs/limits-and-security.md) or use --address 127.0.0.1"
+    )

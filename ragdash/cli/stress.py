@@ -109,7 +109,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
         if not target.parent.is_dir():
             raise BadInput(f"--report {args.report}: folder {str(target.parent)!r} does not exist")
     fixes = _fixes(args)
-    index = _index(args)
+    index = _index(args, write_workspace=False)  # the workspace: only --save-cases
     if args.generate is not None:
         cases = generate_cases(index.corpus, args.generate, args.seed, index)
         if not cases:

@@ -73,6 +73,7 @@ LIMIT_ENV = {
     "page_objects": "RAGDASH_MAX_PAGE_OBJECTS",
     "page_points": "RAGDASH_MAX_PAGE_POINTS",
     "ocr_page_seconds": "RAGDASH_OCR_PAGE_SECONDS",
+    "ocr_seconds": "RAGDASH_OCR_SECONDS",
 }
 
 #: The environment variables of the process-wide :class:`ParseBudget`.
@@ -90,7 +91,19 @@ class ParseLimits:
     ``page_points``: the longer side of a page (14,400 pt = 200 in is the PDF format's own
     limit); ``ocr_page_seconds``: added to ``seconds`` for each page that needs OCR, once
     the parse knows how many (a 30-page scan at ~12 s a page on a loaded 2-core machine
-    would not fit in 300 s; a text PDF keeps the plain limit)."""
+    would not fit in 300 s; a text PDF keeps the plain limit); ``ocr_seconds``: the most
+    OCR may add in all, whatever the page count — without it a 1 MB upload of 500 pages
+    sharing one noise image was allowed 8.4 hours and held a parse slot for them.
+
+    >>> limits = ParseLimits(seconds=10, ocr_page_seconds=30, ocr_seconds=60)
+    >>> limits.ocr_allowance(1)
+    (30.0, '30 s for each of the 1 page(s) to OCR (RAGDASH_OCR_PAGE_SECONDS)')
+    >>> limits.ocr_allowance(500)
+    (60.0, 'the limit of 60 s of OCR per PDF (RAGDASH_OCR_SECONDS)')
+    >>> limits.overtime(500)
+    'took longer than the limit of 70 s to read (10 s, RAGDASH_PARSE_SECONDS, plus the \
+limit of 60 s of OCR per PDF (RAGDASH_OCR_SECONDS)); stopped'
+    """
 
     seconds: float = 300.0
     memory_mb: int = 2048
@@ -98,6 +111,35 @@ class ParseLimits:
     page_objects: int = 100_000
     page_points: float = 14_400.0
     ocr_page_seconds: float = 60.0
+    ocr_seconds: float = 600.0
+
+    def ocr_allowance(self, pages: int) -> tuple[float, str]:
+        """The seconds OCR of ``pages`` pages may add to :attr:`seconds` — the per-page
+        allowance, capped by :attr:`ocr_seconds` — and the limit that sets them, named."""
+        pages = max(0, min(int(pages), 100_000))
+        per_page = pages * self.ocr_page_seconds
+        if per_page <= self.ocr_seconds:
+            return float(per_page), (
+                f"{self.ocr_page_seconds:g} s for each of the {pages:,} page(s) to OCR "
+                f"({LIMIT_ENV['ocr_page_seconds']})"
+            )
+        return float(self.ocr_seconds), (
+            f"the limit of {self.ocr_seconds:g} s of OCR per PDF ({LIMIT_ENV['ocr_seconds']})"
+        )
+
+    def overtime(self, ocr_pages: int = 0) -> str:
+        """What a parse stopped on its wall clock says: the limit it actually had, with
+        the OCR allowance it was given (a run killed after 95 s once named 10 s)."""
+        if not ocr_pages:
+            return (
+                f"took longer than the limit of {self.seconds:g} s to read "
+                f"({LIMIT_ENV['seconds']}); stopped"
+            )
+        extra, named = self.ocr_allowance(ocr_pages)
+        return (
+            f"took longer than the limit of {self.seconds + extra:g} s to read "
+            f"({self.seconds:g} s, {LIMIT_ENV['seconds']}, plus {named}); stopped"
+        )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ParseLimits:
@@ -382,6 +424,7 @@ def run_in_child(
         thread.start()
     deadline = time.monotonic() + limits.seconds
     state: tuple[float, str] = (0.0, "opening the PDF")
+    ocr_pages = 0  # pages the child said it will OCR: their allowance is on the deadline
     kept = False
     try:
         while True:
@@ -389,24 +432,22 @@ def run_in_child(
                 frame = frames.get(timeout=TICK_SECONDS)
             except queue.Empty:
                 if time.monotonic() > deadline:
-                    raise IngestError(
-                        f"took longer than the limit of {limits.seconds:g} s to read "
-                        f"({LIMIT_ENV['seconds']}); stopped"
-                    ) from None
+                    raise IngestError(limits.overtime(ocr_pages)) from None
                 if progress:
                     progress(*state)  # may raise (Cancel): the finally kills the child
                 continue
             if frame is None:
-                raise IngestError(_death(proc, limits))
+                raise IngestError(_death(proc, limits, ocr_pages))
             kind, body = frame
             if kind == b"p":
                 fraction, _, label = body.decode("utf-8", "replace").partition(" ")
                 state = (float(fraction), label)
                 if progress:
                     progress(*state)
-            elif kind == b"o":  # pages to OCR: more time, as much as they may need
-                pages = int(body.decode("ascii", "replace") or 0)
-                deadline += max(0, min(pages, 100_000)) * limits.ocr_page_seconds
+            elif kind == b"o" and not ocr_pages:  # pages to OCR: more time, within a budget
+                text = body.decode("ascii", "replace")
+                ocr_pages = max(0, min(int(text) if text.isdigit() else 0, 100_000))
+                deadline += limits.ocr_allowance(ocr_pages)[0]
             elif kind == b"e":
                 raise _error_of(body.decode("utf-8", "replace"))
             elif kind == b"r":
@@ -455,13 +496,10 @@ def _kill(proc: subprocess.Popen) -> None:
             pass
 
 
-def _death(proc: subprocess.Popen, limits: ParseLimits) -> str:
+def _death(proc: subprocess.Popen, limits: ParseLimits, ocr_pages: int = 0) -> str:
     code = proc.wait()
     if code < 0 and -code == signal.SIGXCPU:
-        return (
-            f"took longer than the limit of {limits.seconds:g} s to read "
-            f"({LIMIT_ENV['seconds']}); stopped"
-        )
+        return limits.overtime(ocr_pages)
     return (
         f"stopped the PDF reader (exit status {code}): it may need more than the limit of "
         f"{limits.memory_mb:,} MiB of memory ({LIMIT_ENV['memory_mb']})"

@@ -164,7 +164,7 @@ def _parse_pdf(
     max_pages: int,
     progress: Progress | None,
     ocr: OcrSettings = DEFAULT_OCR,
-    ocr_budget: Callable[[int], None] | None = None,
+    ocr_budget: Callable[[int], tuple[float, str] | None] | None = None,
 ) -> PdfText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
@@ -399,7 +399,10 @@ def load_folder(
         raise IngestError(f"docs folder {str(folder)!r} does not exist or is not a folder")
     messages: list[IngestMessage] = []
     metadata_rows: list[tuple[str, dict[str, str]]] = []
-    if (folder / METADATA_FILE).is_file():
+    refused = link_refusal(folder / METADATA_FILE, folder)  # the same rule as documents
+    if refused:
+        messages.append(IngestMessage(METADATA_FILE, "warning", refused))
+    elif (folder / METADATA_FILE).is_file():
         metadata_rows, messages = read_metadata_csv(folder / METADATA_FILE)
     overrides = dict(metadata_rows)
     paths = []

@@ -187,13 +187,17 @@ def _run(request: dict[str, Any], out: Any) -> Any:
 
         limits: ParseLimits = request["limits"]
 
-        def ocr_budget(pages: int) -> None:  # the parent extends its clock; so does the CPU cap
+        def ocr_budget(pages: int) -> tuple[float, str]:
+            """The parent extends its clock by the OCR allowance, and so does the CPU cap;
+            the OCR loop stops itself once the allowance is spent (the limit named)."""
             write_frame(out, b"o", str(int(pages)).encode("ascii"))
+            extra, named = limits.ocr_allowance(pages)
             soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
             if soft != resource.RLIM_INFINITY:
-                more = soft + int(pages * limits.ocr_page_seconds)
+                more = soft + int(extra)
                 if hard == resource.RLIM_INFINITY or more <= hard:
                     resource.setrlimit(resource.RLIMIT_CPU, (more, hard))
+            return extra, named
 
         ocr = request.get("ocr", DEFAULT_OCR)
         return _parse_pdf(request["data"], request["max_pages"], progress, ocr, ocr_budget)

@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import statistics
+import time
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -1451,7 +1452,7 @@ def ocr_pages_of(
     layouts: list[PageLayout],
     settings: OcrSettings = DEFAULT_OCR,
     progress: Callable[[float, str], None] | None = None,
-    ocr_budget: Callable[[int], None] | None = None,
+    ocr_budget: Callable[[int], tuple[float, str] | None] | None = None,
 ) -> OcrOutcome:
     """OCR the pages of an open pdfplumber ``pdf`` that need it — those with no text
     (``auto``), or every page (``all``) — replacing their entries of ``texts`` and
@@ -1460,7 +1461,9 @@ def ocr_pages_of(
     ``progress(fraction, "OCR of page N …")`` is called before each page; it may raise
     :class:`~ragdash.errors.IngestCancelled` to stop (nothing is kept).
     ``ocr_budget(pages)`` is told how many pages will be OCR'd before the first is read
-    (the bounded parse extends its time limit by a per-page allowance).
+    (the bounded parse extends its time limit by a per-page allowance, capped by a total);
+    it returns the seconds OCR may take and that limit's name, and once they are spent no
+    further page is started: :class:`~ragdash.errors.IngestError` naming the limit.
 
     Pages are read :func:`ocr_workers` at a time: drawn one by one here (pdfplumber is not
     thread-safe), then straightened and read by Tesseract in worker threads (each a
@@ -1480,9 +1483,8 @@ def ocr_pages_of(
         return OcrOutcome(missing=f"OCR is not possible: {missing}")
     low = 0
     read: list[int] = []
-    if ocr_budget is not None:
-        ocr_budget(len(wanted))  # the time limit grows with the pages to read
-    for number, ocr in _read_pages(pdf, wanted, settings, progress):
+    budget = ocr_budget(len(wanted)) if ocr_budget is not None else None
+    for number, ocr in _read_pages(pdf, wanted, settings, progress, budget):
         layout = ocr_layout(ocr)
         if not layout.ocr.words and texts[number - 1].strip():
             continue  # OCR found nothing where the text layer has text: keep the layer
@@ -1522,36 +1524,69 @@ def _read_pages(
     wanted: Sequence[int],
     settings: OcrSettings,
     progress: Callable[[float, str], None] | None,
+    budget: tuple[float, str] | None = None,
 ) -> Iterator[tuple[int, OcrPage]]:
-    """(page number, its OCR) for each of ``wanted``, in order, read in parallel."""
+    """(page number, its OCR) for each of ``wanted``, in order, read in parallel. Once
+    ``budget`` (seconds, the limit's name) is spent — checked before each page and while
+    waiting for one — :class:`~ragdash.errors.IngestError` names the limit at once, without
+    waiting for the pages being read (the bounded parse then kills their Tesseract)."""
     from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as WaitedTooLong
+
+    ends = time.monotonic() + budget[0] if budget is not None else None
+    read = 0
+
+    def over() -> IngestError:
+        named = budget[1] if budget is not None else "the OCR limit"
+        return IngestError(
+            f"needs more OCR time than {named}: stopped after {read:,} of {len(wanted):,} pages"
+        )
+
+    def result(future: Any) -> OcrPage:
+        nonlocal read
+        if ends is None:
+            page = future.result()
+        else:
+            try:
+                page = future.result(timeout=max(0.0, ends - time.monotonic()))
+            except WaitedTooLong:
+                raise over() from None
+        read += 1
+        return page
 
     workers = ocr_workers()
     if workers > 1:
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # one core per Tesseract process
     pending: deque[tuple[int, Any]] = deque()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        try:
-            for k, number in enumerate(wanted):
-                if progress:
-                    label = f"OCR of page {number} ({k + 1} of {len(wanted)} to read)"
-                    progress(k / len(wanted), label)
-                page = pdf.pages[number - 1]
-                image, resolution = render_for_ocr(page, settings.dpi)
-                page.close()
-                pending.append((number, pool.submit(
-                    read_page_image, image, resolution, number, settings.lang
-                )))  # fmt: skip
-                del image
-                while len(pending) > workers:
-                    done, future = pending.popleft()
-                    yield done, future.result()
-            while pending:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    stopped = False
+    try:
+        for k, number in enumerate(wanted):
+            if ends is not None and time.monotonic() > ends:
+                raise over()
+            if progress:
+                label = f"OCR of page {number} ({k + 1} of {len(wanted)} to read)"
+                progress(k / len(wanted), label)
+            page = pdf.pages[number - 1]
+            image, resolution = render_for_ocr(page, settings.dpi)
+            page.close()
+            pending.append((number, pool.submit(
+                read_page_image, image, resolution, number, settings.lang
+            )))  # fmt: skip
+            del image
+            while len(pending) > workers:
                 done, future = pending.popleft()
-                yield done, future.result()
-        finally:
-            for _, future in pending:
-                future.cancel()
+                yield done, result(future)
+        while pending:
+            done, future = pending.popleft()
+            yield done, result(future)
+    except IngestError:
+        stopped = True  # over the budget: answer now, not after the pages being read
+        raise
+    finally:
+        for _, future in pending:
+            future.cancel()
+        pool.shutdown(wait=not stopped, cancel_futures=True)
 
 
 #: Box colours on the page image: words under :data:`LOW_CONFIDENCE`, words the OCR fix

@@ -6,8 +6,9 @@ restart. Layout::
     workspace/removed/      removed uploads, kept (with a timestamp) so nothing is lost
     workspace/cache/pdf/    parsed PDFs by content hash (never parsed twice; safe to delete)
     workspace/tmp/          uploads being checked, one folder per upload named by the
-                            server's pid; moved into uploads/ when they load, and a folder
-                            whose process is gone (kill -9 mid-upload) is removed on start
+                            server's pid and marked with a token file; moved into uploads/
+                            when they load, and a marked folder whose process is gone
+                            (kill -9 mid-upload) is removed on start — nothing else there
 
 Every write is atomic (temp file + rename). The corpus the dashboard shows is the docs
 folder followed by the uploads, with the edits applied.
@@ -17,7 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import io
+import json
+import logging
 import os
 import re
 import secrets
@@ -135,7 +139,17 @@ def check_document(
 
 
 #: Staging folders are named ``<pid>-<random>``; the pid says whether their owner lives.
-_STAGE_NAME = re.compile(r"(\d+)-[0-9a-f]{16}")
+_STAGE_NAME = re.compile(r"(\d+)-([0-9a-f]{16})")
+#: The token file in each staging folder: ``{"format": STAGE_FORMAT, "token": <the random
+#: part of the folder's name>, "files": {name: sha256}}``, written before the upload itself.
+#: Only a folder that holds it, and nothing but the files it records with their recorded
+#: hashes, is ragdash's to remove.
+STAGE_MARKER = ".ragdash-staging"
+STAGE_FORMAT = "ragdash-staging"
+#: Largest token file read (it names one upload).
+_MARKER_BYTES = 4096
+
+_log = logging.getLogger("ragdash")
 
 
 def _process_alive(pid: int) -> bool:
@@ -143,9 +157,65 @@ def _process_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):
         return True
     return True
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _regular(path: Path) -> bool:
+    """A regular file, not a link (``lstat``: a link is never followed)."""
+    try:
+        return path.lstat().st_mode & 0o170000 == 0o100000
+    except OSError:
+        return False
+
+
+def _real_folder(path: Path) -> bool:
+    try:
+        return path.lstat().st_mode & 0o170000 == 0o040000
+    except OSError:
+        return False
+
+
+def _proven_staging(folder: Path, token: str) -> list[Path] | None:
+    """The files of ``folder`` when it is provably a staging folder ragdash wrote — a real
+    folder holding its token file (with ``token``) and only the files that file records,
+    each with its recorded SHA-256 — else None (then nothing in it is touched)."""
+    marker = folder / STAGE_MARKER
+    if not _real_folder(folder) or not _regular(marker):
+        return None
+    try:
+        if marker.lstat().st_size > _MARKER_BYTES:
+            return None
+        data = json.loads(marker.read_text("utf-8"))
+        entries = list(folder.iterdir())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not (
+        isinstance(data, dict) and data.get("format") == STAGE_FORMAT
+        and data.get("token") == token and isinstance(data.get("files"), dict)
+    ):  # fmt: skip
+        return None
+    files: dict[str, object] = data["files"]
+    for entry in entries:
+        if entry.name == STAGE_MARKER:
+            continue
+        if entry.name not in files or not _regular(entry):
+            return None
+        try:
+            if _sha256(entry) != files[entry.name]:
+                return None
+        except OSError:
+            return None
+    return [e for e in entries if e.name != STAGE_MARKER] + [marker]
 
 
 class Workspace:
@@ -161,31 +231,77 @@ class Workspace:
 
     def clean_stale_temp(self) -> list[str]:
         """Remove staging folders of uploads whose process is gone (a server killed with
-        ``kill -9`` while it read a PDF leaves one); returns their names. Folders of live
-        processes — another server on the same workspace mid-upload — are kept."""
+        ``kill -9`` while it read a PDF leaves one); returns their names.
+
+        Only what ragdash provably wrote goes: a folder named as :meth:`save_upload` names
+        it, holding its token file (:data:`STAGE_MARKER`) and nothing but the upload it
+        records, byte for byte (SHA-256). Folders of live processes — another server on the
+        same workspace mid-upload — are kept, and so is every other entry (a user's own
+        ``tmp/my-notes/``, a file). When ``tmp`` is a symbolic link nothing is touched and
+        a warning is logged: ragdash never deletes through a link.
+
+        >>> import tempfile; ws = Workspace(tempfile.mkdtemp())
+        >>> (ws.tmp / "my-notes").mkdir(parents=True); ws.clean_stale_temp()
+        []
+        >>> (ws.tmp / "my-notes").is_dir()
+        True
+        """
         removed: list[str] = []
-        if not self.tmp.is_dir():
+        if self.tmp.is_symlink():
+            _log.warning(
+                "%s is a symbolic link: ragdash removes nothing through it (left as it is)",
+                self.tmp,
+            )
             return removed
-        for entry in self.tmp.iterdir():
+        if not _real_folder(self.tmp):
+            return removed
+        for entry in sorted(self.tmp.iterdir()):
             match = _STAGE_NAME.fullmatch(entry.name)
-            if match and _process_alive(int(match.group(1))):
+            if not match or _process_alive(int(match.group(1))):
                 continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
-            removed.append(entry.name)
+            files = _proven_staging(entry, match.group(2))
+            if files is None:
+                continue
+            for path in files:
+                path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                entry.rmdir()  # only when empty: something added meanwhile stays
+                removed.append(entry.name)
         return removed
 
     def _stage(self, file_name: str, data: bytes) -> Path:
-        folder = self.tmp / f"{os.getpid()}-{secrets.token_hex(8)}"
+        """Write ``data`` to a new staging folder of this process, its token file first
+        (recording the upload's SHA-256), so a later start can prove the folder is
+        ragdash's."""
+        if self.tmp.is_symlink():
+            raise WorkspaceError(
+                f"{self.tmp} is a symbolic link: ragdash checks uploads only in a real "
+                "folder of the workspace (remove the link); nothing was saved"
+            )
+        token = secrets.token_hex(8)
+        folder = self.tmp / f"{os.getpid()}-{token}"
         folder.mkdir(parents=True)
+        marker = {
+            "format": STAGE_FORMAT,
+            "token": token,
+            "files": {file_name: hashlib.sha256(data).hexdigest()},
+        }
+        (folder / STAGE_MARKER).write_text(json.dumps(marker), "utf-8")
         path = folder / file_name
         with open(path, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         return path
+
+    def _unstage(self, staged: Path) -> None:
+        """Remove what :meth:`_stage` wrote (the upload, if still there, and the token
+        file) and its folder when that is then empty."""
+        for path in (staged, staged.parent / STAGE_MARKER):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        with contextlib.suppress(OSError):
+            staged.parent.rmdir()
 
     def _ensure(self) -> None:
         self.uploads.mkdir(parents=True, exist_ok=True)
@@ -248,7 +364,7 @@ class Workspace:
                         ) from None
                     os.replace(staged, target)
         finally:
-            shutil.rmtree(staged.parent, ignore_errors=True)
+            self._unstage(staged)
             with contextlib.suppress(OSError):
                 self.tmp.rmdir()  # only when no other upload is being checked
         return SavedUpload(file_name, warnings, count)

@@ -289,6 +289,12 @@ def fill_template(template: Any, query: str, k: int) -> Any:
 
         >>> fill_template({"q": {"match": {"text": "{query}"}}, "size": "{k}"}, 'a" b', 3)
         {'q': {'match': {'text': 'a" b'}}, 'size': 3}
+
+    Filled in one pass: placeholders in the query itself stay as typed (two ``replace``
+    calls once turned ``acme-{query}`` holding the query ``x {k}`` into ``acme-x 3``)::
+
+        >>> fill_template("acme-{query}", "x {k}", 3)
+        'acme-x {k}'
     """
     if isinstance(template, dict):
         return {key: fill_template(value, query, k) for key, value in template.items()}
@@ -299,8 +305,12 @@ def fill_template(template: Any, query: str, k: int) -> Any:
             return k
         if template == "{query}":
             return query
-        return template.replace("{query}", query).replace("{k}", str(k))
+        values = {"{query}": query, "{k}": str(k)}
+        return _PLACEHOLDER.sub(lambda m: values[m.group(0)], template)
     return template
+
+
+_PLACEHOLDER = re.compile(r"\{query\}|\{k\}")
 
 
 def request_body(spec: RetrieverSpec, query: str, k: int, template: Any = None) -> Any:

@@ -6,15 +6,17 @@ index/`` does it once: the folder holds the documents and both passage sets (tab
 and on) as JSON, each passage set's postings as ``.npy`` arrays (read memory-mapped, so a
 loaded index shares pages with the OS cache instead of copying them), and a manifest.
 
-The folder also holds :data:`MARKER` (``.ragdash-index``: a small JSON file naming the format),
-the one thing that tells a ragdash index from a user's folder. Building over a folder
-(:func:`check_target`) is allowed only when it is new, empty, or a marked ragdash index holding
-nothing but the files its manifest lists; anything else — a web app with its own
-``manifest.json``, a folder with a stray note — is refused in one line and left untouched:
-ragdash never deletes what it did not write. A build works in a temporary folder beside the
-target (``.NAME.PID-XXXX.tmp``, marked first of all) and swaps it in; temporary folders left by a
-killed build are removed by the next build into the same parent, and only those (ragdash's own
-naming, holding nothing but index files, and marked unless an older version made them).
+The folder also holds :data:`MARKER` (``.ragdash-index``: a small JSON file naming the format
+and recording the SHA-256 of every file the build wrote, each as soon as it is written). Building
+over a folder (:func:`check_target`) is allowed only when it is new, empty, or provably what a
+build wrote: marked, holding nothing but index files, each with the hash its marker recorded
+(:func:`proven_index`). Anything else — a web app with its own ``manifest.json``, a folder with
+a stray note, a forged marker whose manifest lists ``thesis.md``, an index file changed since —
+is refused in one line and left untouched: ragdash never deletes what it did not write. A build
+works in a temporary folder beside the target (``.NAME.PID-XXXX.tmp``, marked first of all) and
+swaps it in; temporary folders left by a killed build (and an old index a killed swap left
+aside, ``.NAME.old-PID``) are removed by the next build into the same parent when the same rule
+proves them ragdash's — a look-alike name alone proves nothing.
 
 The manifest records the index format and the ragdash version that wrote it, the SHA-256
 and size of every file, and each docs file's size, modification time and SHA-256. Loading
@@ -38,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from datetime import date
@@ -53,18 +56,21 @@ from ragdash.retrieval.inverted import InvertedIndex, Postings
 from ragdash.version import VERSION
 
 __all__ = [
-    "INDEX_FORMAT", "MANIFEST", "MARKER", "Parts", "check_target", "docs_listing", "read_index",
-    "save_index",
+    "INDEX_FORMAT", "MANIFEST", "MARKER", "Parts", "check_target", "docs_listing", "proven_index",
+    "read_index", "save_index",
 ]  # fmt: skip
 
 #: Bumped whenever what the folder holds, or how it is read, changes.
 INDEX_FORMAT = 2
 MANIFEST = "manifest.json"
 #: The file that marks a folder as a ragdash index (and a build's temporary folder as
-#: ragdash's): ``{"format": "ragdash-index", "version": INDEX_FORMAT}``. A generic name such as
-#: ``manifest.json`` is no proof: web apps and browser extensions have one too.
+#: ragdash's): ``{"format": "ragdash-index", "version": INDEX_FORMAT, "files": {name: sha256}}``.
+#: A generic name such as ``manifest.json`` is no proof: web apps and browser extensions have
+#: one too; nor is the marker alone — only files with the hashes it recorded are ragdash's.
 MARKER = ".ragdash-index"
 MARKER_FORMAT = "ragdash-index"
+#: Largest marker read (a dozen names and hashes take about 1 KB).
+_MARKER_BYTES = 64 * 1024
 #: Every name an index folder can hold (what a build writes); a temporary folder holding
 #: only these is a build's leftover even when it was killed before its marker was written.
 _INDEX_FILES = re.compile(
@@ -136,7 +142,8 @@ Parts = tuple[Corpus, dict[bool, tuple[Passage, ...]], dict[tuple[bool, bool], I
 
 def check_target(folder: str | Path) -> Path:
     """``folder`` if an index may be written there: it does not exist, is an empty folder, or
-    is a ragdash index (:data:`MARKER`) holding only the files its manifest lists. Anything
+    is provably a ragdash index (:func:`proven_index`: only index files, each with the
+    SHA-256 its :data:`MARKER` recorded). Anything
     else raises :class:`IndexFileError` in one line naming the folder and why — before any
     work, and again just before the swap. Nothing is ever deleted that a build did not
     write."""
@@ -153,7 +160,7 @@ def check_target(folder: str | Path) -> Path:
     entries = sorted(p.name for p in folder.iterdir())
     if not entries:
         return folder
-    if MARKER not in entries or not _marked(folder):
+    if MARKER not in entries or _marker(folder) is None:
         older = (
             " (an index built before the marker existed: delete it yourself if it is one)"
             if MANIFEST in entries else ""
@@ -162,35 +169,105 @@ def check_target(folder: str | Path) -> Path:
             f"{folder}: is not empty and is not a ragdash index (no {MARKER} marker) — "
             f"ragdash will not replace it; choose a new or empty folder{older}"
         )
-    try:
-        listed = set(json.loads((folder / MANIFEST).read_text("utf-8"))["files"])
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
-        listed = {n for n in entries if _INDEX_FILES.fullmatch(n)}  # a build cut short
-    foreign = [
-        n for n in entries
-        if n not in listed | {MANIFEST, MARKER} or not (folder / n).is_file()
-        or (folder / n).is_symlink()
-    ]  # fmt: skip
-    if foreign:
-        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
-        shown = ", ".join(repr(n) for n in foreign[:3]) + more
-        raise IndexFileError(
-            f"{folder}: is a ragdash index but also holds files ragdash did not write "
-            f"({shown}); move them out or choose another folder"
-        )
+    problem = _unproven(folder)
+    if problem:
+        raise IndexFileError(f"{folder}: {problem}")
     return folder
 
 
-def _marked(folder: Path) -> bool:
-    """Whether ``folder`` holds a ragdash marker file (any index format version)."""
+def _marker(folder: Path) -> dict[str, Any] | None:
+    """The ragdash marker of ``folder`` (any index format version), or None: a regular
+    file, not a link, small, naming ragdash's format."""
     marker = folder / MARKER
-    if marker.is_symlink() or not marker.is_file() or marker.stat().st_size > 4096:
-        return False
     try:
+        info = marker.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MARKER_BYTES:
+            return None
         data = json.loads(marker.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == MARKER_FORMAT else None
+
+
+def _unproven(folder: Path) -> str | None:
+    """Why ``folder`` is not provably what a build wrote, or None when it is: a real
+    folder with a ragdash marker, holding nothing but index files (by name, regular files,
+    no links), each with the SHA-256 its marker recorded (a recorded file may be missing: a
+    killed build had not written it yet)."""
+    try:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            return "is not a folder"
+        entries = sorted(p.name for p in folder.iterdir())
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    data = _marker(folder)
+    if data is None:
+        return f"is not a ragdash index (no {MARKER} marker)"
+    recorded = data.get("files")
+    if not isinstance(recorded, dict):
+        return (
+            f"is an index from an older ragdash (its {MARKER} records no file hashes), so "
+            "ragdash cannot prove it wrote every file there: delete it yourself or choose "
+            "another folder"
+        )
+    foreign, changed = [], []
+    for name in entries:
+        if name == MARKER:
+            continue
+        path = folder / name
+        try:
+            regular = stat.S_ISREG(path.lstat().st_mode)
+        except OSError:
+            regular = False
+        if not (regular and _INDEX_FILES.fullmatch(name) and name in recorded):
+            foreign.append(name)
+        elif _sha256(path) != recorded[name]:
+            changed.append(name)
+    if foreign:
+        return (
+            f"is a ragdash index but also holds files ragdash did not write ({_names(foreign)}); "
+            "move them out or choose another folder"
+        )
+    if changed:
+        return (
+            f"holds index files changed since ragdash wrote them ({_names(changed)}), so they "
+            "may be yours: move them out or choose another folder"
+        )
+    return None
+
+
+def proven_index(folder: str | Path) -> bool:
+    """Whether ``folder`` is provably what an index build wrote (see :func:`_unproven`):
+    the one rule for replacing an index and removing a killed build's leftovers.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / MARKER).write_text('{"format": "ragdash-index", "files": {}}')
+    >>> proven_index(folder)
+    True
+    >>> _ = (folder / "corpus.json").write_text("a user's own corpus.json")
+    >>> proven_index(folder)
+    False
+    """
+    return _unproven(Path(folder)) is None
+
+
+def _names(names: list[str]) -> str:
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return ", ".join(repr(n) for n in names[:3]) + more
+
+
+def _remove_proven(folder: Path) -> bool:
+    """Remove ``folder`` file by file if it is (still) provably a build's; False if not
+    (then nothing is removed)."""
+    if not proven_index(folder):
         return False
-    return isinstance(data, dict) and data.get("format") == MARKER_FORMAT
+    for path in folder.iterdir():
+        path.unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+    except OSError:  # something appeared meanwhile: it stays
+        return False
+    return True
 
 
 @contextlib.contextmanager
@@ -209,23 +286,14 @@ def _building_in(parent: Path) -> Iterator[None]:
 def _stale_temporaries(folder: Path) -> list[Path]:
     """Temporary folders a killed build into ``folder`` left beside it: named as a build
     names them (``.NAME.PID-XXXX.tmp``; ``.NAME.XXXXXXXX.tmp`` of versions before the marker;
-    the old index moved aside, ``.NAME.old-PID``), real folders holding nothing but index
-    files — and, under today's naming, marked (or still empty: killed before its first
-    file). Nothing else is touched."""
+    the old index moved aside, ``.NAME.old-PID``) — and only those :func:`proven_index`
+    proves a build's: a look-alike name proves nothing. Nothing else is touched."""
     name = re.escape(folder.name)
     current = re.compile(rf"\.{name}\.\d+-[A-Za-z0-9_]+\.tmp")
     older = re.compile(rf"\.{name}\.[A-Za-z0-9_]{{8}}\.tmp|\.{name}\.old-\d+")
     stale = []
     for path in folder.parent.iterdir():
-        ours = current.fullmatch(path.name)
-        if not (ours or older.fullmatch(path.name)) or path.is_symlink() or not path.is_dir():
-            continue
-        names = [p.name for p in path.iterdir()]
-        only_index_files = all(
-            _INDEX_FILES.fullmatch(n) and (path / n).is_file() and not (path / n).is_symlink()
-            for n in names
-        )
-        if only_index_files and (not ours or not names or _marked(path)):
+        if (current.fullmatch(path.name) or older.fullmatch(path.name)) and proven_index(path):
             stale.append(path)
     return sorted(stale)
 
@@ -242,12 +310,13 @@ def save_index(index: _Index, folder: str | Path, docs: str | Path | None = None
         folder.parent.mkdir(parents=True, exist_ok=True)
         with _building_in(folder.parent):
             for leftover in _stale_temporaries(folder):
-                shutil.rmtree(leftover, ignore_errors=True)
+                _remove_proven(leftover)
             prefix = f".{folder.name}.{os.getpid()}-"
             tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix, suffix=".tmp"))
             try:
-                _write_json(tmp / MARKER, {"format": MARKER_FORMAT, "version": INDEX_FORMAT})
-                _write_files(index, tmp, docs)
+                recorded: dict[str, str] = {}
+                _record(tmp, recorded)  # marked first of all
+                _write_files(index, tmp, docs, recorded)
                 _swap_in(tmp, folder)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -257,9 +326,29 @@ def save_index(index: _Index, folder: str | Path, docs: str | Path | None = None
     return folder
 
 
-def _write_files(index: _Index, tmp: Path, docs: str | Path | None) -> None:
+def _record(tmp: Path, recorded: dict[str, str], path: Path | None = None) -> None:
+    """Record ``path``'s SHA-256 in ``tmp``'s marker (rewritten whole; written once with no
+    files when ``path`` is None): what the marker records is what proves a file ragdash's."""
+    if path is not None:
+        recorded[path.name] = _sha256(path)
+    marker = {"format": MARKER_FORMAT, "version": INDEX_FORMAT, "files": recorded}
+    _write_json(tmp / MARKER, marker)
+
+
+def _write_files(
+    index: _Index, tmp: Path, docs: str | Path | None, recorded: dict[str, str]
+) -> None:
     corpus = index.corpus
-    _write_json(tmp / "corpus.json", {
+
+    def json_file(name: str, data: object) -> None:
+        _write_json(tmp / name, data)
+        _record(tmp, recorded, tmp / name)
+
+    def npy_file(name: str, array: np.ndarray) -> None:
+        np.save(tmp / name, array)
+        _record(tmp, recorded, tmp / name)
+
+    json_file("corpus.json", {
         "documents": [_document(d) for d in corpus.documents],
         "messages": [[m.source, m.level, m.message] for m in corpus.messages],
     })  # fmt: skip
@@ -268,12 +357,14 @@ def _write_files(index: _Index, tmp: Path, docs: str | Path | None) -> None:
         if tables and shared:
             continue
         inverted = index.inverted(tables)
-        _write_json(tmp / f"passages-{name}.json", [_passage(p) for p in inverted.passages])
-        _write_json(tmp / f"vocabulary-{name}.json", list(inverted.postings.vocabulary))
-        np.save(tmp / f"offsets-{name}.npy", inverted.postings.offsets)
-        np.save(tmp / f"ids-{name}.npy", inverted.postings.passage_ids)
+        json_file(f"passages-{name}.json", [_passage(p) for p in inverted.passages])
+        json_file(f"vocabulary-{name}.json", list(inverted.postings.vocabulary))
+        npy_file(f"offsets-{name}.npy", inverted.postings.offsets)
+        npy_file(f"ids-{name}.npy", inverted.postings.passage_ids)
     files = {
-        p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)} for p in sorted(tmp.iterdir())
+        p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        for p in sorted(tmp.iterdir())
+        if p.name != MARKER
     }
     manifest = {
         "format": INDEX_FORMAT,
@@ -287,7 +378,7 @@ def _write_files(index: _Index, tmp: Path, docs: str | Path | None) -> None:
         },
         "files": files,
     }
-    _write_json(tmp / MANIFEST, manifest)
+    json_file(MANIFEST, manifest)
     for path in tmp.iterdir():
         with path.open("rb") as handle:
             os.fsync(handle.fileno())
@@ -300,13 +391,13 @@ def _write_json(path: Path, data: object) -> None:
 def _swap_in(tmp: Path, folder: Path) -> None:
     """Rename the finished ``tmp`` over ``folder``: a new or empty folder is simply replaced;
     an old index (checked again: it may have changed during the build) is moved aside first,
-    then removed."""
+    then removed file by file once proven ragdash's again (anything else stays beside it)."""
     check_target(folder)
     if folder.exists() and any(folder.iterdir()):
         old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
         os.replace(folder, old)
         os.replace(tmp, folder)
-        shutil.rmtree(old, ignore_errors=True)
+        _remove_proven(old)
     else:
         os.replace(tmp, folder)  # rename(2) replaces an empty folder
 

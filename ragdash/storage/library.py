@@ -38,6 +38,7 @@ A connection is opened per operation, so one :class:`CaseLibrary` can be shared 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -217,6 +218,12 @@ class CaseLibrary:
     def _check_file(self) -> None:
         """Refuse a file that is not a healthy ragdash library, without writing to it."""
         if not self.path.exists():
+            if self.path.is_symlink():  # dangling: SQLite would create it at the target
+                raise LibraryError(
+                    f"{self._where()} is a symbolic link to a missing file "
+                    f"({os.readlink(self.path)!r}): ragdash does not create a library at a "
+                    "link's target; remove the link or point it at an existing library"
+                )
             if self.read_only:
                 raise LibraryError(f"{self._where()} does not exist")
             if not self.path.parent.is_dir():
