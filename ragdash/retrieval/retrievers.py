@@ -202,7 +202,7 @@ class ExternalRetriever:
             updated=doc.updated if doc else None,
             status=doc.status if doc else "current",
         )
-        return RankedPassage(rank, passage, hit.score)
+        return RankedPassage(rank, passage, hit.score, returned=True)
 
     def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
         return list(self.retrieve(query, fixes, k).ranked)
