@@ -122,6 +122,9 @@ class MiniLM:
     def get_config(self) -> dict[str, Any]:
         return {}
 
+    def is_legacy(self) -> bool:
+        return False
+
 
 def chroma_build(passages: Sequence[Mapping[str, Any]], options: Mapping[str, Any]):
     """A factory: the passages in an in-process Chroma collection (cosine); ``search``
