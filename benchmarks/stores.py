@@ -131,7 +131,7 @@ def chroma_build(passages: Sequence[Mapping[str, Any]], options: Mapping[str, An
     returns ``collection.query()``'s answer unchanged (``--shape chroma``)."""
     import chromadb
 
-    client = chromadb.EphemeralClient()
+    client = chromadb.EphemeralClient(chromadb.Settings(anonymized_telemetry=False))
     collection = client.create_collection(
         f"passages-{os.getpid()}-{next(_names)}", embedding_function=MiniLM(),
         metadata={"hnsw:space": "cosine"},
@@ -163,6 +163,7 @@ def chroma_server(timeout: float = SERVER_START_SECONDS) -> Iterator[tuple[str, 
     process = subprocess.Popen(
         [chroma, "run", "--path", str(Path(folder) / "data"), "--host", "127.0.0.1",
          "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
     )  # fmt: skip
     try:
         deadline = time.monotonic() + timeout
@@ -190,7 +191,8 @@ def index_chroma_server(host: str, port: int, name: str, fixes: Fixes) -> str:
     the URL of its v2 query endpoint."""
     import chromadb
 
-    client = chromadb.HttpClient(host=host, port=port)
+    client = chromadb.HttpClient(host=host, port=port,
+                                 settings=chromadb.Settings(anonymized_telemetry=False))
     records = _records(_docs(), fixes.names)
     collection = client.create_collection(name, embedding_function=MiniLM(),
                                           metadata={"hnsw:space": "cosine"})  # fmt: skip

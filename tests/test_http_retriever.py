@@ -4,6 +4,7 @@ every way a service lets a run down (timeouts, junk, unknown ids, 5xx, a server 
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -438,7 +439,12 @@ def test_every_search_body_ragdash_sends_is_what_the_official_query_dsl_parses(
     official client's query DSL (``elasticsearch.dsl``, what ``elasticsearch-dsl`` became)
     and come back equal — a known query type with its known parameters. No real cluster
     is asked (none is reachable from CI); the DSL does refuse a malformed query, as below."""
-    pytest.importorskip("elasticsearch", reason="the [stores] extra: pip install ragdash[stores]")
+    try:
+        import elasticsearch  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):  # requirements-dev installs it: CI never skips this
+            raise
+        pytest.skip("elasticsearch is not installed (pip install ragdash[stores])")
     from elasticsearch.dsl import Search
     from elasticsearch.dsl.query import Bool, Match, MultiMatch
 

@@ -32,7 +32,7 @@ def _need(*modules: str) -> None:
             message = f"{name} is not installed (pip install ragdash[stores])"
             if os.environ.get("CI"):
                 pytest.fail(message + " — CI runs the store tests")
-            pytest.skip(message)
+            pytest.skip(message, allow_module_level=True)
 
 
 _need("chromadb", "lancedb", "qdrant_client", "faiss", "langchain_community", "rank_bm25",
@@ -147,7 +147,8 @@ def test_a_query_embedded_by_another_model_names_both_sizes(server, sample_index
     import chromadb
 
     parts = urlsplit(server["all"])
-    client = chromadb.HttpClient(host=parts.hostname, port=parts.port)
+    client = chromadb.HttpClient(host=parts.hostname, port=parts.port,
+                                 settings=chromadb.Settings(anonymized_telemetry=False))
     other = client.create_collection("other-model", embedding_function=None)
     other.add(ids=["a"], embeddings=[[0.1, 0.2, 0.3]], documents=["x"],
               metadatas=[{"doc_id": "crm"}])  # fmt: skip
