@@ -73,7 +73,7 @@ from ragdash.retrieval.spec import SEARCH_BODY_SHAPES, RetrieverSpec, redact_url
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_REDIRECTS", "MAX_TEMPLATE_BYTES",
            "HttpBackend", "fill_template", "json_depth", "load_template",
-           "request_body", "wanted_fields"]  # fmt: skip
+           "needs_embedder", "request_body", "wanted_fields"]  # fmt: skip
 
 #: A bigger answer is refused (a service sending a whole index by mistake).
 MAX_ANSWER_BYTES = 20 * 1024 * 1024
@@ -380,24 +380,30 @@ def wanted_fields(raw: bytes) -> tuple[tuple[str, ...], tuple[int, int] | None]:
     return tuple(n for n in dict.fromkeys(names) if _NAME.match(n))[:3], dimension
 
 
+def needs_embedder(spec: RetrieverSpec) -> bool:
+    """True when ragdash embeds the query itself: ``http`` with ``--shape chroma`` and no
+    body template."""
+    return spec.kind == "http" and spec.shape == "chroma" and not spec.body_template
+
+
 class _Retry(Exception):  # noqa: N818 - not an error ragdash raises: "try again, because…"
     """A failure worth another attempt (timeout, refused or dropped connection, 5xx)."""
 class HttpBackend:
     """Calls one service; :meth:`fetch` is the whole contract (query, k → hits)."""
 
-    def __init__(self, spec: RetrieverSpec) -> None:
+    def __init__(self, spec: RetrieverSpec, embedder: Any = None) -> None:
+        """``embedder`` (``encode(texts)`` → rows, and a ``label``) embeds the query of a
+        ``chroma`` body: a Chroma server does not embed query texts. ``make_retriever``
+        loads it from the spec's ``--model`` / ``--embeddings-url`` when the retriever is
+        made, so a missing model is reported before any case runs."""
         if spec.kind != "http":
             raise ValueError(f"HttpBackend needs an http spec, not {spec.kind!r}")
         self.spec = spec
         self.name = spec.safe_url
         self.template = load_template(spec.body_template) if spec.body_template else None
-        #: chroma: the embedder of the query (a Chroma server does not embed query texts);
-        #: loaded now, so a missing model is reported before any case runs.
-        self.embedder = None
-        if spec.shape == "chroma" and self.template is None:
-            from ragdash.retrieval.dense import make_embedder
-
-            self.embedder = make_embedder(spec)
+        if needs_embedder(spec) and embedder is None:
+            raise ValueError("an http chroma backend needs the embedder of its queries")
+        self.embedder = embedder if needs_embedder(spec) else None
         self._vectors: dict[str, list[float]] = {}
 
     def headers(self) -> dict[str, str]:
