@@ -4,6 +4,7 @@ every way a service lets a run down (timeouts, junk, unknown ids, 5xx, a server 
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -446,3 +447,51 @@ def test_search_shape_fields_without_an_underscore_are_source_fields():
     assert chunked.search_field == "body"  # the multi_match field
     assert shape(id_field="_id").response_shape.id == "_id"
     assert shape().response_shape.id == "_source.doc_id" and shape().search_field == "text"
+
+
+def test_every_search_body_ragdash_sends_is_what_the_official_query_dsl_parses(
+    sample_index, sample_cases, tmp_path
+):
+    """Besides the emulation: the bodies sent while the testbed runs with every fix
+    (repaired queries included), in both shapes and through a body template, parse with the
+    official client's query DSL (``elasticsearch.dsl``, what ``elasticsearch-dsl`` became)
+    and come back equal — a known query type with its known parameters. No real cluster
+    is asked (none is reachable from CI); the DSL does refuse a malformed query, as below."""
+    try:
+        import elasticsearch  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):  # requirements-dev installs it: CI never skips this
+            raise
+        pytest.skip("elasticsearch is not installed (pip install ragdash[stores])")
+    from elasticsearch.dsl import Search
+    from elasticsearch.dsl.query import Bool, Match, MultiMatch
+
+    from ragdash.retrieval.http_retriever import fill_template
+
+    template = tmp_path / "match.json"
+    template.write_text(json.dumps({"query": {"match": {"text": {"query": "{query}"}}},
+                                    "size": "{k}"}))  # fmt: skip
+    with running_es(_exported("all")) as es:
+        url = es.url + "/passages/_search"
+        for settings in ({"shape": "elasticsearch"}, {"shape": "opensearch"},
+                         {"shape": "elasticsearch", "body_template": str(template)}):  # fmt: skip
+            runs = run_cases(http(sample_index, url, **settings), sample_cases, Fixes.all())
+            assert [r.error for r in runs if r.error] == []
+        bodies = [body for _, body in es.requests]
+    # the bool query of the docs' --body-template example, filled as ragdash fills it
+    bodies.append(fill_template({"query": {"bool": {
+        "must": [{"match": {"text": "{query}"}}],
+        "filter": [{"term": {"metadata.status": "current"}}]}}, "size": "{k}"},
+        'a "quoted" {query}', 5))  # fmt: skip
+    assert len(bodies) == 3 * len(sample_cases) + 1
+    for body in bodies:
+        search = Search.from_dict(body)
+        assert search.to_dict() == body
+        assert isinstance(search.query._proxied, MultiMatch | Match | Bool)
+        assert isinstance(body["size"], int) and body["size"] > 0
+    queries = {b["query"]["multi_match"]["query"] for b in bodies if "multi_match" in b["query"]}
+    assert {"warehouse sync", "enterprise ss0"} <= queries  # the fixes' repaired queries
+    for malformed in ({"query": "return policy"}, {"query": {"multi_matchx": {"query": "q"}}},
+                      {"query": {}}):  # fmt: skip
+        with pytest.raises(Exception):  # noqa: B017 - the DSL raises ValueError or its own
+            Search.from_dict(malformed)

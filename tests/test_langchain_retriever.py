@@ -144,7 +144,7 @@ def test_chroma_columns_and_distances_are_read_through_the_python_retriever(
     chroma = make_retriever(spec, sample_index)
     bm25 = make_retriever("bm25", sample_index)
     ranked = chroma.top("warehouse sync", Fixes(), 3)
-    assert ranked[0].doc_id == "inventory" and ranked[0].score > ranked[1].score  # -distance
+    assert ranked[0].doc_id == "inventory" and ranked[0].score > ranked[1].score  # similarity
     for case in sample_cases:
         assert [r.doc_id for r in chroma.top(case.query, Fixes(), 5)] == [
             r.doc_id for r in bm25.top(case.query, Fixes(), 5)
@@ -159,8 +159,8 @@ def test_hits_without_scores_rank_by_position_and_distances_count_lower_as_bette
     plain = parse_hits([{"id": "a", "text": "t"}, {"id": "b", "text": "u"}], ragdash, "s", 5)
     assert [(h.id, h.score) for h in plain] == [("a", 1.0), ("b", 0.5)]
     near = parse_hits([{"id": "a", "text": "t", "distance": 0.2}], ragdash, "s", 5)
-    assert near[0].score == -0.2
+    assert near[0].score == 1 / 1.2  # shown as a similarity, 1/(1+d)
     flagged = RetrieverSpec("http", url="http://h/s", lower_is_better=True).response_shape
-    assert parse_hits([{"id": "a", "text": "t", "score": 3}], flagged, "s", 5)[0].score == -3
+    assert parse_hits([{"id": "a", "text": "t", "score": 3}], flagged, "s", 5)[0].score == 0.25
     with pytest.raises(RetrieverError, match="s: 1 documents values for 2 ids"):
         parse_hits({"ids": [["a", "b"]], "documents": [["t"]]}, SHAPES["chroma"], "s", 5)

@@ -33,6 +33,15 @@ def test_requirements_txt_and_pyproject_list_the_same_dependencies():
     assert any(dep.startswith("numpy") for dep in listed)  # the core imports numpy
 
 
+def test_the_stores_extra_is_in_the_dev_requirements_so_ci_runs_the_store_tests():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["stores"]
+    dev = requirement_lines((ROOT / "requirements-dev.txt").read_text())
+    assert "ragdash[dense]" in extra
+    assert set(extra) - {"ragdash[dense]"} <= set(dev)
+    assert any(line.startswith("chromadb>=1.5") for line in extra)
+
+
 def test_the_dense_extra_is_in_the_dev_requirements_with_torch_pinned_first():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]["dense"]

@@ -256,7 +256,7 @@ def _evaluate(index: CorpusIndex, case: Case, query: str, fixes: Fixes) -> _Eval
         docs = {r.doc_id for r in ranked}
         complete = len(ranked) < limit  # every eligible passage is in `ranked`
         seen_both = case.expected_id in docs and len(docs) > 1
-        if seen_both or complete or ranked[-1].score <= 0:
+        if seen_both or complete or not ranked[-1].matched:
             break
         limit *= 4
     check = judge(probe, ranked, fixes)

@@ -22,9 +22,12 @@ e.g. an Elasticsearch ``_search`` answer), so::
     [Hit(id='plans', text='Pro | 100 Go', score=2.0, page=None)]
 
 A hit without a score (a LangChain ``Document`` has none) is ranked by its position: it
-gets the score ``1/rank``. A ``distance`` (or any score with ``lower_is_better``: Chroma,
-a vector store) is turned into ``-distance``, so a higher score is better everywhere in
-ragdash; the list order stays the ranking. Chroma's column-wise answer
+gets the score ``1/rank``. A ``distance`` (Chroma's ``distances``, LanceDB's ``_distance``,
+or any score with ``lower_is_better``) is shown as a similarity (:func:`similarity`:
+``1/(1+d)``, ``1-d`` below 0), so a higher score is better everywhere in ragdash; the list
+order stays the ranking, and every hit a service returned counts as retrieved whatever its
+score (:attr:`ragdash.retrieval.ranking.RankedPassage.matched`): a distance of 3.2 is a
+match, not "no passage matched". Chroma's column-wise answer
 (``{"ids": [[...]], "documents": [[...]], "metadatas": [[...]], "distances": [[...]]}``) is
 read as one row per hit (:func:`column_rows`).
 
@@ -46,6 +49,7 @@ from ragdash.retrieval.spec import ResponseShape, RetrieverSpec
 from ragdash.settings import Fixes
 
 __all__ = [
+    "DISTANCES",
     "SCHEMA_VERSION",
     "Hit",
     "Retrieval",
@@ -53,11 +57,15 @@ __all__ = [
     "column_rows",
     "field_value",
     "parse_hits",
+    "similarity",
 ]
 
 #: The version of the request/answer schema documented above.
 SCHEMA_VERSION = 1
 _MISSING = object()
+#: Fields read as a distance (lower is closer) when a hit has no score: schema v1's and a
+#: Chroma row's ``distance``, and the ``_distance`` LanceDB adds to a vector search's rows.
+DISTANCES = ("distance", "_distance")
 
 
 @dataclass(frozen=True)
@@ -185,6 +193,22 @@ def column_rows(answer: Any, source: str) -> list[dict[str, Any]]:
     return [{name: value[i] for name, value in columns.items()} for i in range(n)]
 
 
+def similarity(distance: float) -> float:
+    """A distance (lower is closer) as a similarity (higher is closer): ``1/(1+d)`` for
+    ``d >= 0`` (in (0, 1], 1 at distance 0), ``1-d`` below 0 (an inner-product "distance"
+    can be negative). Why not ``-d``: a negative score reads as "nothing matched", and a
+    similarity is what every other score in ragdash is. It is positive for every finite
+    ``d``, never increases as ``d`` grows and maps equal distances to equal scores, so the
+    service's order and its ties (which ``recency`` acts on) are kept::
+
+        >>> [round(similarity(d), 3) for d in (-2.0, 0.0, 0.25, 3.0, 1e300)]
+        [3.0, 1.0, 0.8, 0.25, 0.0]
+        >>> similarity(1e300) > 0
+        True
+    """
+    return 1.0 / (1.0 + distance) if distance >= 0 else 1.0 - distance
+
+
 def parse_hits(answer: Any, shape: ResponseShape, source: str, k: int) -> list[Hit]:
     """Read up to ``k`` hits from a decoded answer, checking each one."""
     if shape.columns:
@@ -208,8 +232,9 @@ def _hit(item: Any, shape: ResponseShape, where: str, rank: int = 1) -> Hit:
     score = field_value(item, shape.score)
     lower = shape.lower_is_better
     if score is _MISSING or score is None:
-        distance = field_value(item, "distance")
-        if distance is not _MISSING and distance is not None:
+        found = (field_value(item, name) for name in DISTANCES)
+        distance = next((d for d in found if d is not _MISSING and d is not None), None)
+        if distance is not None:
             score, lower = distance, True
         else:
             score = 1.0 / rank  # no score: the list order is the ranking
@@ -222,7 +247,7 @@ def _hit(item: Any, shape: ResponseShape, where: str, rank: int = 1) -> Hit:
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         raise RetrieverError(f"{where}: {shape.score!r} must be a finite number, got {score!r}")
     if lower:
-        score = -score
+        score = similarity(float(score))
     page = field_value(item, shape.page)
     if page is _MISSING or page is None:
         page = None

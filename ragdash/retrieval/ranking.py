@@ -46,6 +46,10 @@ class RankedPassage:
     score: float
     breakdown: tuple[TokenMatch, ...] = field(default=())
     moved: str = ""  # why the versions or recency fix moved it, naming the other version
+    #: A team's retriever returned it: it is retrieved whatever its score says (a distance
+    #: shown as a similarity, a reranker's negative logit) — only ragdash's own scorers list
+    #: passages that matched nothing.
+    returned: bool = False
 
     @property
     def doc_id(self) -> str:
@@ -53,8 +57,10 @@ class RankedPassage:
 
     @property
     def matched(self) -> bool:
-        """False when no query token matched: such a passage is listed, never retrieved."""
-        return self.score > 0
+        """False when no query token matched: such a passage is listed, never retrieved.
+        A hit a team's retriever returned always matched: "no passage matched" means the
+        service returned nothing."""
+        return self.returned or self.score > 0
 
 
 def query_tokens(query: str, unicode: bool = False) -> list[str]:

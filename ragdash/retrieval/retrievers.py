@@ -42,7 +42,7 @@ from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.retrieval.bm25 import Bm25Retriever
 from ragdash.retrieval.families import VersionFamilies, families_of
 from ragdash.retrieval.hits import Hit, Retrieval, Retriever
-from ragdash.retrieval.http_retriever import HttpBackend
+from ragdash.retrieval.http_retriever import HttpBackend, needs_embedder
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.langchain_retriever import LangChainBackend
 from ragdash.retrieval.post_fixes import EXTRA_DEPTH, apply_post_fixes, fetch_depth
@@ -202,7 +202,7 @@ class ExternalRetriever:
             updated=doc.updated if doc else None,
             status=doc.status if doc else "current",
         )
-        return RankedPassage(rank, passage, hit.score)
+        return RankedPassage(rank, passage, hit.score, returned=True)
 
     def top(self, query: str, fixes: Fixes, k: int) -> list[RankedPassage]:
         return list(self.retrieve(query, fixes, k).ranked)
@@ -231,6 +231,10 @@ def make_retriever(spec: RetrieverSpec | str | None, index: CorpusIndex) -> Retr
         from ragdash.retrieval.dense import DenseRetriever, HybridRetriever
 
         return (DenseRetriever if spec.kind == "dense" else HybridRetriever)(index, spec)
+    if needs_embedder(spec):  # a Chroma server takes the query's embedding, not its text
+        from ragdash.retrieval.dense import make_embedder
+
+        return ExternalRetriever(index, spec, HttpBackend(spec, make_embedder(spec)))
     if spec.kind == "python":
         from ragdash.retrieval.factory import FactoryBackend, is_factory
         from ragdash.retrieval.python_retriever import load_callable

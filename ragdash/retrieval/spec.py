@@ -415,6 +415,8 @@ class RetrieverSpec:
             details.append("lower is better")
         if self.factory:
             details.append("factory")
+        if self.kind == "http" and self.shape == "chroma" and not self.body_template:
+            details.append(f"query embedded with {self.embedder_label}")
         base = SHAPES[self.shape]
         for name, default in (
             ("results_path", base.results),

@@ -135,13 +135,17 @@ def operator_details(spec: RetrieverSpec) -> str:
         if shape.results:
             parts.append(f"hits at {code(shape.results)}")
     parts += [f"id {code(shape.id)}", f"text {code(shape.text)}"]
-    score = f"score {code(shape.score)}" + (" (lower is better)" if shape.lower_is_better
-                                             else "")  # fmt: skip
+    score = f"score {code(shape.score)}" + (
+        " (a distance: lower is better, shown as the similarity 1/(1+d))"
+        if shape.lower_is_better else "")  # fmt: skip
     if spec.kind != "langchain":
         parts.append(score + ", by position when missing")
     if spec.kind == "http":
         if spec.body_template:
             parts.append(f"request body from {code(spec.body_template)}")
+        elif spec.shape == "chroma":
+            parts.append(f"query embedded with {code(spec.embedder_label)} "
+                         "(query_embeddings)")  # fmt: skip
         if spec.auth_env:
             parts.append(f"Authorization from the variable {code(spec.auth_env)}")
         else:
