@@ -39,7 +39,7 @@ from ragdash.storage.case_store import load_cases
 __all__ = ["FLAWS", "KINDS", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "ragdash" / "samples"
+SAMPLES = ROOT / "sample_docs"
 ADVERSARIAL = ROOT / "tests" / "fixtures" / "adversarial"
 KINDS = ("seed", "bm25", "dense", "hybrid")
 #: The four seed flaws: their case on the testbed and the fix that targets each.

@@ -19,7 +19,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "ragdash" / "samples"
+SAMPLE_DOCS = ROOT / "sample_docs"
 SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
 
 

@@ -19,7 +19,7 @@ from ragdash.storage.case_store import load_cases
 from ragdash.ui.sidebar import FIX_LABELS
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 EXPLORE = "ragdash/ui/pages/explore.py"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"

@@ -21,7 +21,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.glossary import GLOSSARY, define, glossary_markdown, help_for
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"
 TRIAGE = "ragdash/ui/pages/triage.py"

@@ -23,7 +23,7 @@ from ragdash.ui.sidebar import FIX_LABELS
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "ragdash" / "samples"
+SAMPLE_DOCS = ROOT / "sample_docs"
 SCREENSHOTS = ROOT / "screenshots"
 WIDTHS = [1400, 800]
 CASES = {c.name: c for c in load_cases(SAMPLE_DOCS / "cases.json")}

@@ -410,6 +410,20 @@ def test_samples_names_the_bundled_samples_from_any_folder(tmp_path):
     assert result.returncode == 0 and "ours" in result.stdout, result.stderr
 
 
+def test_inspect_samples_plans_pdf_works_from_any_folder_and_a_local_file_wins(tmp_path):
+    """The README's ``inspect samples/plans.pdf`` reads the bundled PDF wherever ragdash
+    runs; a file of that path where it runs is the one read."""
+    result = run_cli("inspect", "samples/plans.pdf", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("plans.pdf: 2 page(s)")
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "plans.pdf").write_bytes(b"not a pdf")
+    result = run_cli("inspect", "samples/plans.pdf", cwd=tmp_path)
+    assert result.returncode == 2 and "plans.pdf" in result.stderr, result.stdout
+    result = run_cli("inspect", "samples/nope.pdf", cwd=tmp_path)
+    assert result.returncode == 2 and "samples/nope.pdf: cannot be read" in result.stderr
+
+
 # --- ragdash dashboard: the operator's settings, checked before Streamlit starts ---------
 
 

@@ -157,10 +157,10 @@ def test_every_relative_link_points_at_a_file_that_exists(path):
 
 @pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_repository_path_the_docs_name_exists(path):
-    """`ragdash/cli/checks.py`, `tests/test_bm25.py`, `ragdash/samples/plans.pdf`: a path written in
+    """`ragdash/cli/checks.py`, `tests/test_bm25.py`, `sample_docs/plans.pdf`: a path written in
     code style is a promise to a reader looking for it (globs such as `ui/pages/*` skipped)."""
     text = path.read_text(encoding="utf-8")
-    named = re.findall(r"`((?:ragdash|tests|scripts|benchmarks|docs)/[^`\s]*)`", text)
+    named = re.findall(r"`((?:ragdash|tests|scripts|benchmarks|docs|sample_docs)/[^`\s]*)`", text)
     missing = sorted({n for n in named if "*" not in n and not (ROOT / n).exists()})
     assert missing == []
 

@@ -19,7 +19,7 @@ import pytest
 from browser_harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 
 
 def requirement_lines(text: str) -> list[str]:
@@ -41,6 +41,17 @@ def test_the_dense_extra_is_in_the_dev_requirements_with_torch_pinned_first():
     assert "torch==2.13.0" in extra  # unpinned, pip pulls a multi-GB CUDA build
     assert dev.index("torch==2.13.0") < next(
         i for i, line in enumerate(dev) if line.startswith("sentence-transformers"))
+
+
+def test_pyproject_lists_every_package_and_maps_the_samples_from_sample_docs():
+    """The packages are listed (``find`` cannot map ``sample_docs/`` into the package): a new
+    subpackage left out of the list would be missing from the wheel."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    inits = ROOT.glob("ragdash/**/__init__.py")
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in inits}
+    assert set(setuptools["packages"]) == found | {"ragdash.samples"}
+    assert setuptools["package-dir"] == {"ragdash.samples": "sample_docs"}
+    assert not (ROOT / "ragdash" / "samples").exists()  # the design card's top-level layout
 
 
 def readme_snippet() -> str:
