@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import unicodedata
@@ -165,11 +166,30 @@ def test_every_repository_path_the_docs_name_exists(path):
     assert missing == []
 
 
+def python_on_path(bin_dir: Path) -> Path:
+    """A ``python`` in ``bin_dir`` that runs this interpreter (the docs say ``python``): a
+    script exec'ing ``sys.executable`` by its own path. A symlink would not do: a venv's
+    python reached through a link elsewhere finds no ``pyvenv.cfg`` beside it and runs the
+    base interpreter without the venv's packages."""
+    script = bin_dir / "python"
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_the_python_on_path_sees_the_packages_this_interpreter_sees(tmp_path):
+    python = python_on_path(tmp_path)
+    probe = "import sys, pytest; print(sys.prefix)"
+    result = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == sys.prefix
+
+
 @pytest.mark.parametrize("block", ALL_BLOCKS, ids=lambda b: b.name)
 def test_every_runnable_shell_block_exits_0(block, tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "python").symlink_to(sys.executable)  # the docs say `python`
+    python_on_path(bin_dir)
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",

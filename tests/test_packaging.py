@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import time
@@ -95,23 +96,51 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def fresh_venv(where: Path) -> Path:
-    """A fresh venv that sees the machine's packages (so nothing is downloaded); its bin."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(where)], check=True
+    """A fresh venv that sees the packages this interpreter sees (so nothing is downloaded);
+    its bin folder.
+
+    ``--system-site-packages`` would not do: a venv made from a venv's python inherits the
+    *base* interpreter's packages, not the venv's, and the tests run in either. A ``.pth``
+    file adds this interpreter's site folders instead (after the new venv's own, so what is
+    installed there wins), with their own ``.pth`` files (editable installs). pip comes from
+    them too (``--without-pip``)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    inherited = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        inherited.append(site.getusersitepackages())
+    (site_packages,) = where.glob("lib/python3*/site-packages")
+    (site_packages / "_inherited_from_the_tests.pth").write_text(
+        "".join(f"import site; site.addsitedir({d!r})\n" for d in inherited)
     )
     return where / "bin"
 
 
+def pip_env() -> dict[str, str]:
+    """pip without a package index: a dependency the environment lacks fails the install
+    instead of being downloaded."""
+    return {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory, wheel) -> Path:
-    """A fresh venv with the wheel installed by pip; returns the venv's bin folder."""
+    """A fresh venv with the wheel and its dependencies installed by pip (the dependencies
+    found already installed); returns the venv's bin folder."""
     bin_dir = fresh_venv(tmp_path_factory.mktemp("pkg") / "venv")
     pip = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-        capture_output=True, text=True, timeout=300,
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        capture_output=True, text=True, timeout=300, env=pip_env(),
     )  # fmt: skip
     assert pip.returncode == 0, pip.stderr
     return bin_dir
+
+
+def test_a_fresh_venv_sees_the_packages_this_interpreter_sees(tmp_path):
+    bin_dir = fresh_venv(tmp_path / "venv")
+    probe = "import sys, pytest, streamlit, pip; print(sys.prefix)"
+    result = subprocess.run([str(bin_dir / "python"), "-c", probe], capture_output=True,
+                            text=True, timeout=60)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(tmp_path / "venv")
 
 
 def test_the_wheel_ships_the_samples_and_an_entry_script_without_a_pages_folder(wheel):
