@@ -15,7 +15,7 @@ Prints Markdown (docs/retrievers.md carries a dated copy):
    the mean time per query once warm (fixes all), and encoding ``--encode N`` passages of
    third-party text (:mod:`benchmarks.texts`) with the dense model: the index build at N.
 
-Needs ``pip install ragdash[dense]`` for dense and hybrid. The vector cache goes to a
+Needs ``pip install -r requirements-dense.txt`` for dense and hybrid. The vector cache goes to a
 temporary folder, so every run encodes from scratch.
 """
 

@@ -34,14 +34,18 @@ def test_requirements_txt_and_pyproject_list_the_same_dependencies():
     assert any(dep.startswith("numpy") for dep in listed)  # the core imports numpy
 
 
-def test_the_dense_extra_is_in_the_dev_requirements_with_torch_pinned_first():
+def test_the_dense_extra_is_requirements_dense_with_torch_pinned_first_and_not_in_dev():
+    """The heavy packages are installed only for the dense tests (scripts/test.sh without
+    --light), not with every ``pip install -r requirements-dev.txt``."""
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]["dense"]
+    dense = requirement_lines((ROOT / "requirements-dense.txt").read_text())
     dev = requirement_lines((ROOT / "requirements-dev.txt").read_text())
-    assert set(extra) <= set(dev)
+    assert sorted(extra) == sorted(dense)
+    assert not any(line.startswith(("torch", "sentence-transformers")) for line in dev)
     assert "torch==2.13.0" in extra  # unpinned, pip pulls a multi-GB CUDA build
-    assert dev.index("torch==2.13.0") < next(
-        i for i, line in enumerate(dev) if line.startswith("sentence-transformers"))
+    assert dense.index("torch==2.13.0") < next(
+        i for i, line in enumerate(dense) if line.startswith("sentence-transformers"))
 
 
 def test_pyproject_lists_every_package_and_maps_the_samples_from_sample_docs():
@@ -73,7 +77,7 @@ def test_the_readme_python_snippet_runs_as_printed():
 def copy_checkout(dest: Path) -> Path:
     shutil.copytree(
         ROOT, dest,
-        ignore=shutil.ignore_patterns(".git", "workspace", "screenshots", "__pycache__",
+        ignore=shutil.ignore_patterns(".git", ".venv", "workspace", "screenshots", "__pycache__",
                                       "*.egg-info", "build", "dist", ".hypothesis", ".*_cache"),
     )  # fmt: skip
     return dest
