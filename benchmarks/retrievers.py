@@ -58,7 +58,8 @@ def _edits(retriever, case, fixes: Fixes, max_edits: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.retrievers", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m benchmarks.retrievers", description=__doc__,
+                                allow_abbrev=False)
     p.add_argument("--max-edits", type=int, default=3)
     p.add_argument("--no-fragility", action="store_true")
     p.add_argument("--encode", type=int, default=2000, metavar="N",

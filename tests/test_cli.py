@@ -557,3 +557,36 @@ def test_help_texts_are_plain_text_whole_sentences_without_rst_markup():
     assert "ragdash (or python -m ragdash): check cases, run a query, ablate, inspect a PDF, " \
         "export cases, list what the OCR fix rewrites, or start the dashboard." in top
     assert "Exit codes: 0 all passed" in top
+
+
+def test_check_and_stress_write_their_reports_with_the_same_mode(tmp_path):
+    """``stress --report`` wrote 0600, ``check --report`` 0644: both get a new file's mode."""
+    checked, stressed = tmp_path / "check.html", tmp_path / "stress.html"
+    result = run_cli("check", "--docs", "samples", "--cases", "samples", "--fixes", "all",
+                     "--report", str(checked))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    result = run_cli("stress", "--docs", "samples", "--generate", "3", "--seed", "1",
+                     "--faults", "typo", "--report", str(stressed))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    umask = os.umask(0)
+    os.umask(umask)
+    assert checked.stat().st_mode & 0o777 == stressed.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_version_prints_the_version_and_exits_0():
+    from ragdash.version import VERSION
+
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"ragdash {VERSION}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["check", "--doc", "samples", "--cases", "samples"],
+     ["query", "--docs", "samples", "--fix", "all", "sync"],
+     ["stress", "--doc", "samples"]],
+    ids=["--doc", "--fix", "stress --doc"],
+)
+def test_an_abbreviated_option_is_refused_not_guessed(capsys, args):
+    code, _, err = run_main(capsys, *args)
+    assert code == 2 and "unrecognized arguments" in err

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
 from ragdash.errors import (
@@ -80,6 +80,14 @@ class BadInput(RagdashError):
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and no abbreviations: ``--doc`` for ``--docs`` or
+    ``--fix`` for ``--fixes`` is refused, not silently taken (an option added later would
+    change what an abbreviation in a CI script means)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep one line
         raise BadInput(message)
 
@@ -431,10 +439,7 @@ def _write_text(path: str, text: str) -> None:
     from ragdash.atomic import atomic_write
 
     try:
-        atomic_write(path, text.encode("utf-8", "surrogatepass"))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)  # a report is for others to read, like any new file
+        atomic_write(path, text.encode("utf-8", "surrogatepass"))  # mode as for a new file
     except OSError as exc:
         raise BadInput(f"cannot write {path!r}: {exc.strerror or exc}") from None
 
