@@ -590,3 +590,12 @@ def test_version_prints_the_version_and_exits_0():
 def test_an_abbreviated_option_is_refused_not_guessed(capsys, args):
     code, _, err = run_main(capsys, *args)
     assert code == 2 and "unrecognized arguments" in err
+
+
+def test_a_folder_of_only_unread_files_names_what_it_skipped(capsys, tmp_path):
+    for name in ("guide.html", "policy.docx", *(f"page{i}.html" for i in range(6))):
+        (tmp_path / name).write_text("<p>return policy</p>", encoding="utf-8")
+    code, _, err = run_main(capsys, "query", "--docs", str(tmp_path), "return policy")
+    assert code == 2 and err.count("\n") == 1
+    assert "no loadable documents" in err and "reads .txt, .md and .pdf files" in err
+    assert "skipped 8 other file(s): guide.html, page0.html" in err and "and 3 more" in err

@@ -222,8 +222,23 @@ def _index(args: argparse.Namespace) -> CorpusIndex:
     for message in corpus.messages:
         say(f"ragdash: {field(message)}", file=sys.stderr)
     if not corpus.documents:
-        raise BadInput(f"no loadable documents in {str(docs)!r}")
+        raise BadInput(f"no loadable documents in {str(docs)!r}{_unread_note(docs)}")
     return CorpusIndex(corpus)
+
+
+def _unread_note(docs: Path, shown: int = 5) -> str:
+    """What a folder without a document holds instead, so the user sees why (a folder of
+    ``.html`` or ``.docx`` files said only "no loadable documents")."""
+    from ragdash.ingestion.ingest import DOC_SUFFIXES, unread_files
+
+    names = unread_files(docs)
+    if not names:
+        return ""
+    listed = ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown
+                                         else "")  # fmt: skip
+    readable = ", ".join(DOC_SUFFIXES[:-1]) + f" and {DOC_SUFFIXES[-1]}"
+    return (f": ragdash reads {readable} files and skipped {len(names)} other file(s): "
+            f"{listed}")
 
 
 def _saved_index(args: argparse.Namespace) -> CorpusIndex:
