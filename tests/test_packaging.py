@@ -139,12 +139,18 @@ def installed(tmp_path_factory, wheel) -> Path:
 
 
 def test_a_fresh_venv_sees_the_packages_this_interpreter_sees(tmp_path):
+    """The very same installed packages (in a venv: the venv's, not the base Python's)."""
+    import pytest as here_pytest
+    import streamlit as here_streamlit
+
     bin_dir = fresh_venv(tmp_path / "venv")
-    probe = "import sys, pytest, streamlit, pip; print(sys.prefix)"
+    probe = "import sys, pip, pytest, streamlit; print(sys.prefix, pytest.__file__, " \
+            "streamlit.__file__)"  # fmt: skip
     result = subprocess.run([str(bin_dir / "python"), "-c", probe], capture_output=True,
                             text=True, timeout=60)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == str(tmp_path / "venv")
+    assert result.stdout.split() == [str(tmp_path / "venv"), here_pytest.__file__,
+                                     here_streamlit.__file__]  # fmt: skip
 
 
 def test_the_wheel_ships_the_samples_and_an_entry_script_without_a_pages_folder(wheel):
