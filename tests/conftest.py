@@ -245,3 +245,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if os.environ.get("CI", "").lower() == "true" or os.environ.get("RAGDASH_REQUIRE_ALL"):
         pytest.fail(f"CI runs every test, and {message}", pytrace=False)
     pytest.skip(message)
+
+
+def open_documents(at, *names: str):
+    """Open the Documents page's rows (all, or those whose title starts with one of
+    ``names``) and rerun: a row is lazy, closed it draws nothing (ragdash/ui/documents.py)."""
+    for row in at.expander:
+        key = getattr(row, "key", None) or ""
+        wanted = not names or row.label.replace("\\", "").startswith(names)
+        if key.startswith("doc_open_") and wanted:
+            at.session_state[key] = True
+    return at.run()
