@@ -316,7 +316,7 @@ def open_every_expander(page) -> None:
         )
         if not opened:
             return
-        page.wait_for_timeout(800)
+        wait_for_app(page)  # a Documents row draws its view in the rerun its opening starts
 
 
 def narrow_inputs(page) -> list[str]:
