@@ -464,7 +464,8 @@ def pdf_report(rows: Sequence[PdfTiming]) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line (one function, so other benchmarks add their options here)."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__,
+                                     allow_abbrev=False)
     parser.add_argument("--quick", action="store_true", help="1k and 10k passages, fewer runs")
     parser.add_argument(
         "--sizes", "--passages", dest="passages", type=int, nargs="+",

@@ -364,7 +364,7 @@ def parse_sizes(values: Sequence[str]) -> list[int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench --dashboard",
-                                     description=__doc__)  # fmt: skip
+                                     description=__doc__, allow_abbrev=False)  # fmt: skip
     parser.add_argument("--sizes", nargs="+", default=["1k", "10k", "100k"],
                         help="corpus sizes in passages (default: 1k 10k 100k)")  # fmt: skip
     parser.add_argument("--pages", nargs="+", choices=list(PAGES), default=list(PAGES),

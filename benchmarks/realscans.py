@@ -324,7 +324,7 @@ def table_markdown(results: Sequence[RealScanResult], unreadable: str = "") -> s
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.realscans",
+        prog="python -m benchmarks.realscans", allow_abbrev=False,
         description="Render the real development PDFs as scans, OCR them and compare the "
         "proof-check pass rate with the born-digital files.",
     )

@@ -15,7 +15,7 @@ Prints Markdown (docs/retrievers.md carries a dated copy):
    the mean time per query once warm (fixes all), and encoding ``--encode N`` passages of
    third-party text (:mod:`benchmarks.texts`) with the dense model: the index build at N.
 
-Needs ``pip install ragdash[dense]`` for dense and hybrid. The vector cache goes to a
+Needs ``pip install -r requirements-dense.txt`` for dense and hybrid. The vector cache goes to a
 temporary folder, so every run encodes from scratch.
 """
 
@@ -39,7 +39,7 @@ from ragdash.storage.case_store import load_cases
 __all__ = ["FLAWS", "KINDS", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "ragdash" / "samples"
+SAMPLES = ROOT / "sample_docs"
 ADVERSARIAL = ROOT / "tests" / "fixtures" / "adversarial"
 KINDS = ("seed", "bm25", "dense", "hybrid")
 #: The four seed flaws: their case on the testbed and the fix that targets each.
@@ -58,7 +58,8 @@ def _edits(retriever, case, fixes: Fixes, max_edits: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.retrievers", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m benchmarks.retrievers", description=__doc__,
+                                allow_abbrev=False)
     p.add_argument("--max-edits", type=int, default=3)
     p.add_argument("--no-fragility", action="store_true")
     p.add_argument("--encode", type=int, default=2000, metavar="N",

@@ -465,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return realscans.main([a for a in args_in if a != "--real"])
 
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.scanbench",
+        prog="python -m benchmarks.scanbench", allow_abbrev=False,
         description="OCR generated scans and report CER and proof-check pass rates per dpi.",
     )
     parser.add_argument("--dpi", type=int, action="append", help="a scan resolution (repeat)")

@@ -28,7 +28,8 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.stress", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.stress", description=__doc__,
+                                     allow_abbrev=False)
     parser.add_argument("--size", type=int, default=10_000, help="passages (default 10000)")
     parser.add_argument("--cases", type=int, default=100, help="generated cases (default 100)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")

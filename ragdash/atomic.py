@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,11 +23,46 @@ from pathlib import Path
 __all__ = ["atomic_write", "file_lock"]
 
 
+def _umask() -> int:
+    """The process umask, read without changing it (``os.umask`` can only be read by setting
+    it, and a thread creating a file in between would get the wrong mode)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    """The mode ``open(path, "w")`` would leave: an existing file's own, else a new file's
+    (``0o666`` less the umask, so 0644 under the usual 022)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 def atomic_write(path: str | Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (the folder must exist)."""
+    """Replace ``path`` with ``data`` atomically (the folder must exist), with the mode a
+    plain write would give it — not the temp file's 0600: a report written by ``stress
+    --report`` and one by ``check --report`` are alike readable::
+
+        >>> import tempfile; folder = Path(tempfile.mkdtemp())
+        >>> atomic_write(folder / "a.txt", b"a"); (folder / "a.txt").read_bytes()
+        b'a'
+        >>> oct((folder / "a.txt").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+        True
+    """
     path = Path(path)
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -1,4 +1,4 @@
-"""Generate ragdash/samples/plans.pdf: a two-page plan sheet whose table is cut by the page break.
+"""Generate sample_docs/plans.pdf: a two-page plan sheet whose table is cut by the page break.
 
 The "Basic |" row ends page 1 and its values ("10 Go | 5 EUR") open page 2, as a PDF text
 layer does when a table runs over a page boundary. The prose also carries two OCR errors
@@ -57,7 +57,7 @@ def write_pdf(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    default = Path(__file__).resolve().parent.parent / "ragdash" / "samples" / "plans.pdf"
+    default = Path(__file__).resolve().parent.parent / "sample_docs" / "plans.pdf"
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else default
     write_pdf(target)
     print(f"wrote {target}")

@@ -1,28 +1,79 @@
 #!/usr/bin/env bash
-# Install everything the tests need on a fresh Debian machine, then run lint and the tests.
-# Browser tests drive Debian's chromium through playwright (never `playwright install`).
+# Install what the tests need, then run lint and the tests:
+#   bash scripts/test.sh [--light] [pytest options...]
+# It says what it installs system-wide (apt) before doing it. Python packages go into the
+# active venv; with no venv and a Python that refuses pip (PEP 668, Debian's), into ./.venv,
+# made here. The dense retriever's packages (torch, sentence-transformers: about 1.5 GB,
+# requirements-dense.txt) are installed for the tests marked `dense`; --light does not
+# install them (those tests then skip, saying why; under CI=true they fail). Browser tests drive Debian's chromium through playwright (never `playwright install`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+LIGHT=0
+if [ "${1:-}" = "--light" ]; then
+  LIGHT=1
+  shift
+fi
+PYTHON=python3
+
+# PEP 668: a system Python marked externally managed refuses `pip install` outside a venv.
+externally_managed() {
+  [ -z "${VIRTUAL_ENV:-}" ] && "$PYTHON" -c 'import os, sys, sysconfig
+sys.exit(0 if sys.prefix == sys.base_prefix and os.path.exists(
+    os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'
+}
+MAKE_VENV=0
+if [ -x .venv/bin/python ] && [ -z "${VIRTUAL_ENV:-}" ]; then
+  PYTHON=.venv/bin/python
+  echo "test.sh: using ./.venv (made by an earlier run)"
+elif externally_managed; then
+  MAKE_VENV=1
+fi
 
 # chromium for the browser tests; Tesseract and its language data for OCR of scanned PDFs
 # (without it scans are refused with a message saying how to install it). The English word
 # list of the fuzzy fix comes with pip (wordfreq, requirements.txt): no OS package.
 MISSING=""
-[ -x /usr/bin/chromium ] || MISSING="$MISSING chromium"
-command -v tesseract >/dev/null || MISSING="$MISSING tesseract-ocr"
+WHY=""
+[ -x /usr/bin/chromium ] || { MISSING="$MISSING chromium"; WHY="$WHY
+  chromium: the browser tests drive the dashboard in headless Chromium"; }
+command -v tesseract >/dev/null || { MISSING="$MISSING tesseract-ocr"; WHY="$WHY
+  tesseract-ocr: OCR of scanned PDFs"; }
 # English, French and German language data: a scan's language is chosen per page from the
 # installed ones (French and German pages read in English lose their accents).
-for LANG in eng fra deu; do
-  [ -n "$(find /usr/share/tesseract-ocr -name $LANG.traineddata 2>/dev/null | head -1)" ] \
-    || MISSING="$MISSING tesseract-ocr-$LANG"
+for code in eng fra deu; do
+  [ -n "$(find /usr/share/tesseract-ocr -name "$code.traineddata" 2>/dev/null | head -1)" ] \
+    || { MISSING="$MISSING tesseract-ocr-$code"; WHY="$WHY
+  tesseract-ocr-$code: the $code language data of the OCR tests"; }
 done
+if [ "$MAKE_VENV" = 1 ] && ! "$PYTHON" -c 'import ensurepip' 2>/dev/null; then
+  MISSING="$MISSING python3-venv"
+  WHY="$WHY
+  python3-venv: this Python refuses pip outside a venv (PEP 668); the tests run in ./.venv"
+fi
 if [ -n "$MISSING" ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "test.sh: installing system-wide with ${SUDO:+sudo }apt-get:$WHY"
   $SUDO apt-get update -qq
   # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $MISSING >/dev/null
 fi
-python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-python3 -m ruff check .
-python3 -m pytest -q "$@"
+if [ "$MAKE_VENV" = 1 ]; then
+  echo "test.sh: $PYTHON refuses pip outside a venv (PEP 668): making ./.venv and testing in it"
+  "$PYTHON" -m venv .venv
+  PYTHON=.venv/bin/python
+fi
+
+echo "test.sh: pip install -r requirements-dev.txt into $("$PYTHON" -c 'import sys; print(sys.prefix)')"
+"$PYTHON" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+if [ "$LIGHT" = 1 ]; then
+  echo "test.sh: --light: not installing torch and sentence-transformers; where they are" \
+    "missing, the dense tests skip saying so (under CI=true they fail)"
+else
+  echo "test.sh: pip install -r requirements-dense.txt (torch, sentence-transformers) for" \
+    "the dense tests; --light leaves them out"
+  "$PYTHON" -m pip install -q --disable-pip-version-check -r requirements-dense.txt
+fi
+"$PYTHON" -m ruff check .
+"$PYTHON" -m pytest -q "$@"

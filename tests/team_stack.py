@@ -21,7 +21,7 @@ from ragdash.text import tokenize
 
 __all__ = ["BUILDS", "build", "search"]
 
-SAMPLES = Path(__file__).resolve().parent.parent / "ragdash" / "samples"
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 BUILDS: list[Mapping[str, Any]] = []
 
 

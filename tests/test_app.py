@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import open_documents
 from shown import unescaped
 from streamlit.testing.v1 import AppTest
 
@@ -19,7 +20,7 @@ from ragdash.storage.case_store import load_cases
 from ragdash.ui.sidebar import FIX_LABELS
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 EXPLORE = "ragdash/ui/pages/explore.py"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"
@@ -442,7 +443,7 @@ SAVE_RETURNS_2026 = "FormSubmitter:edit_1:returns-2026-Save metadata"
 def test_editing_metadata_saves_it_and_bad_dates_are_refused(app, tmp_path):
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     updated = [t for t in at.text_input if t.label.startswith("Updated")]
     # Forms follow list order: the second document is returns-2026.
     updated[1].set_value("26/01/2026")
@@ -547,7 +548,7 @@ def test_the_passage_limit_refuses_an_upload_and_names_skipped_docs(app, tmp_pat
 def test_documents_page_lists_stale_versions_and_what_the_tables_fix_makes_findable(app):
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     no_exception(at)
     [pair] = [unescaped(w.value) for w in at.warning if "older version of" in w.value]
     assert pair.startswith("returns-2024 (2024-02-01, withdrawn) looks like an older version of "
@@ -896,7 +897,7 @@ def test_an_upload_named_like_a_bundled_file_does_not_break_the_documents_page(a
     )
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     no_exception(at)
     labels = [unescaped(e.label) for e in at.expander]
     assert any(label.startswith("crm — ") for label in labels)
@@ -930,7 +931,7 @@ def test_the_documents_page_draws_a_long_pdfs_pages_ten_at_a_time(app, tmp_path,
     monkeypatch.setenv("RAGDASH_DOCS", str(docs))
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     no_exception(at)
 
     def pages_drawn() -> list[int]:
@@ -966,7 +967,7 @@ def test_after_a_metadata_edit_the_documents_page_says_which_cases_it_moved(app,
     the 2024 policy (withdrawn too, but newer) now wins the tie."""
     at = app(fixes="recency")
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     assert not any("moved these cases" in w.value for w in at.warning)
     updated = [t for t in at.text_input if t.label.startswith("Updated")]
     updated[1].set_value("2023-01-01")  # list order: the second document is returns-2026
@@ -977,3 +978,43 @@ def test_after_a_metadata_edit_the_documents_page_says_which_cases_it_moved(app,
     assert "stale-version**: PASS → FAIL" in moved
     assert "now first: returns-2024 p1 #1 (was returns-2026 p1 #1)" in moved
     assert "typo" not in moved  # unchanged cases are not listed
+
+
+def test_the_documents_page_draws_a_document_only_when_its_row_is_opened(
+    app, tmp_path, monkeypatch
+):
+    """Issue 45: every closed row was computed and sent (its pages, passages, inspection and
+    page images): 5.8–13 s to open the page. Now the list draws first, a row's view when it
+    is opened, and a PDF is inspected once per content (a renamed copy is not redone)."""
+    import uuid
+
+    from pdf_factory import text_pages_pdf
+
+    import ragdash.ui.documents as documents
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf = text_pages_pdf([[f"Order {uuid.uuid4().hex}: the returns policy applies."]] * 2)
+    (docs / "first.pdf").write_bytes(pdf)
+    (docs / "copy.pdf").write_bytes(pdf)  # the same bytes under another name
+    (docs / "notes.md").write_text("# Notes\n\nWarehouse sync runs nightly.\n")
+    monkeypatch.setenv("RAGDASH_DOCS", str(docs))
+    inspected = []
+    real = documents.inspect_pdf
+    monkeypatch.setattr(documents, "inspect_pdf",
+                        lambda data, **kw: inspected.append(1) or real(data, **kw))  # fmt: skip
+    at = app()
+    at.run()
+    at.switch_page(DOCUMENTS).run()
+    no_exception(at)
+    assert sorted(at.dataframe[0].value["id"]) == ["copy", "first", "notes"]
+    assert len([e for e in at.expander if (e.key or "").startswith("doc_open_")]) == 3
+    assert not any(t.label == "Inspection" for t in at.tabs)
+    assert inspected == [] and not at.get("image")  # nothing of a closed row is drawn
+    open_documents(at, "first")
+    no_exception(at)
+    assert [t.label for t in at.tabs if t.label == "Inspection"] == ["Inspection"]
+    assert len(at.get("image")) == 1 and inspected == [1]
+    open_documents(at, "copy")
+    no_exception(at)
+    assert len(at.get("image")) == 2 and inspected == [1]  # the same content: not redone

@@ -98,7 +98,7 @@ def test_ragdash_dashboard_listens_on_localhost_only(tmp_path):
     """From a folder without the checkout's config: the CLI's own default decides."""
     port = free_port()
     addresses = run_and_listen(
-        [sys.executable, "-m", "ragdash", "dashboard", "--docs", str(ROOT / "ragdash" / "samples"),
+        [sys.executable, "-m", "ragdash", "dashboard", "--docs", str(ROOT / "sample_docs"),
          "--workspace", str(tmp_path / "ws"), "--port", str(port)],
         tmp_path, port,
     )  # fmt: skip

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import open_documents
 from streamlit.testing.v1 import AppTest
 from test_app import html_tables
 
@@ -21,7 +22,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.ui.glossary import GLOSSARY, define, glossary_markdown, help_for
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"
 TRIAGE = "ragdash/ui/pages/triage.py"
@@ -73,7 +74,7 @@ def visit_every_page(at: AppTest) -> dict[str, list[tuple[str, str | None]]]:
         next(b for b in at.button if b.label == "Save this run").click().run()
     no_exception(at)
     seen["suite"] = headers(at)
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     no_exception(at)
     seen["documents"] = headers(at)
     at.switch_page(TRIAGE).run()
@@ -126,7 +127,7 @@ def test_snake_case_columns_are_shown_as_words_with_their_help():
 def test_every_join_decision_shows_its_reason_in_full(workspace):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run(), "plans")
     no_exception(at)
     report = inspect_pdf((SAMPLE / "plans.pdf").read_bytes())
     decisions = next(t for t in html_tables(at) if {"why", "pages"} <= set(t.columns))
@@ -137,7 +138,7 @@ def test_every_join_decision_shows_its_reason_in_full(workspace):
 def test_passages_before_and_after_show_where_they_differ(workspace):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run(), "plans")
     no_exception(at)
     index = CorpusIndex(load_folder(SAMPLE))
     changed = [c for c in passage_diff(index, "plans") if c.change != "unchanged"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from conftest import open_documents
 from test_app import DOCUMENTS, no_exception
 from test_cli import run_main
 from test_textlayer import PROSE, _pdf
@@ -47,7 +48,7 @@ def _texts(at) -> list[str]:
 def test_documents_page_names_doubled_and_garbled_pages_and_offers_ocr(app, docs):
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     no_exception(at)
     texts = " ".join(_texts(at))
     assert "print every letter twice" in texts
@@ -64,7 +65,7 @@ def test_the_ocr_button_reads_the_garbled_page_with_tesseract(app, docs):
         pytest.skip("Tesseract is not installed")
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())
     next(b for b in at.button if b.label == "OCR page(s) 3 instead").click().run()
     no_exception(at)
     texts = " ".join(_texts(at))

@@ -220,8 +220,8 @@ def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_t
     no_exception(at)
     sentences = {md.value.split("** — ")[0].strip("*").replace("\\", ""): md.value
                  for md in at.markdown if "** — " in md.value}  # fmt: skip
-    bm25 = make_retriever("bm25", CorpusIndex(load_folder(ROOT / "ragdash" / "samples")))
-    case = next(c for c in load_cases(ROOT / "ragdash" / "samples" / "cases.json")
+    bm25 = make_retriever("bm25", CorpusIndex(load_folder(ROOT / "sample_docs")))
+    case = next(c for c in load_cases(ROOT / "sample_docs" / "cases.json")
                 if c.name == "typo-control")  # fmt: skip
     found = find_breaking_perturbation(bm25, case, Fixes(), "typo")  # type: ignore[arg-type]
     assert f"breaks after {found.edits} edit" in sentences["typo-control"]

@@ -107,7 +107,7 @@ def test_a_report_of_each_testbed_flaw_is_diagnosed_with_its_fix(page, name):
 
 
 def check_case_with_no_fix(case):
-    return check_case(CorpusIndex(load_folder(ROOT / "ragdash" / "samples")), case, Fixes())
+    return check_case(CorpusIndex(load_folder(ROOT / "sample_docs")), case, Fixes())
 
 
 def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(page):
@@ -119,7 +119,7 @@ def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(p
     at.button(key="tr_fragility_run").click().run(timeout=120)
     no_exception(at)
     [sentence] = [unescaped(md.value) for md in at.markdown if md.value.startswith("**report** — ")]
-    index = CorpusIndex(load_folder(ROOT / "ragdash" / "samples"))
+    index = CorpusIndex(load_folder(ROOT / "sample_docs"))
     reported = Case("report", case.query, case.expected_id, case.evidence, case.top_k)
     found = find_breaking_perturbation(index, reported, Fixes.parse("fuzzy"), "typo")
     phrase = result_phrase(found.outcome, found.edits, found.depth, found.stopped)
@@ -220,7 +220,7 @@ def test_calibration_counts_the_edit_presets_on_the_same_queries(page):
     table = next(df.value for df in page.dataframe if "rule" in df.value.columns)
     # The same queries the page used (default: 3 typo variants per clean case, seed 0).
     queries = calibration_queries(list(CASES.values()), 3, 0.1, 0).queries
-    index = CorpusIndex(load_folder(ROOT / "ragdash" / "samples"))
+    index = CorpusIndex(load_folder(ROOT / "sample_docs"))
     expected = evaluate_presets(index, queries, base=Fixes(fuzzy=True))
     assert table["rule"].tolist() == [r.rule for r in expected] == ["es-auto", "typos-5-9"]
     assert table["repaired"].tolist() == [r.repaired for r in expected]

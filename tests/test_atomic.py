@@ -38,3 +38,21 @@ def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temp_file(tmp_pat
         atomic_write(target, "not bytes")  # type: ignore[arg-type]
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["data.txt"]
+
+
+def test_a_written_file_gets_a_new_files_mode_and_a_replaced_one_keeps_its_own(tmp_path):
+    """Not the temp file's 0600: what ragdash writes for a user reads like any file they
+    make (0644 under the usual umask 022); a file made private stays private."""
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "new.html", b"report")
+        private = tmp_path / "private.json"
+        private.write_bytes(b"{}")
+        private.chmod(0o600)
+        atomic_write(private, b"{}\n")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "new.html").stat().st_mode & 0o777 == 0o644
+    assert private.stat().st_mode & 0o777 == 0o600

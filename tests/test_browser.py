@@ -35,7 +35,7 @@ from ragdash.visible import visible_controls
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "ragdash" / "samples"
+SAMPLE_DOCS = ROOT / "sample_docs"
 #: The bundled corpus's hash, which every link made on it carries.
 SAMPLE_HASH = corpus_fingerprint(load_folder(SAMPLE_DOCS))
 RED = "rgb(255, 0, 0)"

@@ -23,7 +23,7 @@ from ragdash.ui.sidebar import FIX_LABELS
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DOCS = ROOT / "ragdash" / "samples"
+SAMPLE_DOCS = ROOT / "sample_docs"
 SCREENSHOTS = ROOT / "screenshots"
 WIDTHS = [1400, 800]
 CASES = {c.name: c for c in load_cases(SAMPLE_DOCS / "cases.json")}
@@ -316,7 +316,7 @@ def open_every_expander(page) -> None:
         )
         if not opened:
             return
-        page.wait_for_timeout(800)
+        wait_for_app(page)  # a Documents row draws its view in the rerun its opening starts
 
 
 def narrow_inputs(page) -> list[str]:

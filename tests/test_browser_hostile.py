@@ -179,6 +179,7 @@ def test_hostile_corpus_on_every_page_stays_text(hostile_session):
                         if summary.is_visible():  # not inside a hidden tab or a closed one
                             summary.click()
                     page.wait_for_timeout(1500)
+                    wait_for_app(page)  # the opened rows draw their views in a rerun
                     problems += check_page(page, "documents, expanders open", outside)
             shot(page, f"hostile-{path}-{width}")
         page.close()

@@ -410,6 +410,20 @@ def test_samples_names_the_bundled_samples_from_any_folder(tmp_path):
     assert result.returncode == 0 and "ours" in result.stdout, result.stderr
 
 
+def test_inspect_samples_plans_pdf_works_from_any_folder_and_a_local_file_wins(tmp_path):
+    """The README's ``inspect samples/plans.pdf`` reads the bundled PDF wherever ragdash
+    runs; a file of that path where it runs is the one read."""
+    result = run_cli("inspect", "samples/plans.pdf", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("plans.pdf: 2 page(s)")
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "plans.pdf").write_bytes(b"not a pdf")
+    result = run_cli("inspect", "samples/plans.pdf", cwd=tmp_path)
+    assert result.returncode == 2 and "plans.pdf" in result.stderr, result.stdout
+    result = run_cli("inspect", "samples/nope.pdf", cwd=tmp_path)
+    assert result.returncode == 2 and "samples/nope.pdf: cannot be read" in result.stderr
+
+
 # --- ragdash dashboard: the operator's settings, checked before Streamlit starts ---------
 
 
@@ -543,3 +557,45 @@ def test_help_texts_are_plain_text_whole_sentences_without_rst_markup():
     assert "ragdash (or python -m ragdash): check cases, run a query, ablate, inspect a PDF, " \
         "export cases, list what the OCR fix rewrites, or start the dashboard." in top
     assert "Exit codes: 0 all passed" in top
+
+
+def test_check_and_stress_write_their_reports_with_the_same_mode(tmp_path):
+    """``stress --report`` wrote 0600, ``check --report`` 0644: both get a new file's mode."""
+    checked, stressed = tmp_path / "check.html", tmp_path / "stress.html"
+    result = run_cli("check", "--docs", "samples", "--cases", "samples", "--fixes", "all",
+                     "--report", str(checked))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    result = run_cli("stress", "--docs", "samples", "--generate", "3", "--seed", "1",
+                     "--faults", "typo", "--report", str(stressed))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    umask = os.umask(0)
+    os.umask(umask)
+    assert checked.stat().st_mode & 0o777 == stressed.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_version_prints_the_version_and_exits_0():
+    from ragdash.version import VERSION
+
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"ragdash {VERSION}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["check", "--doc", "samples", "--cases", "samples"],
+     ["query", "--docs", "samples", "--fix", "all", "sync"],
+     ["stress", "--doc", "samples"]],
+    ids=["--doc", "--fix", "stress --doc"],
+)
+def test_an_abbreviated_option_is_refused_not_guessed(capsys, args):
+    code, _, err = run_main(capsys, *args)
+    assert code == 2 and "unrecognized arguments" in err
+
+
+def test_a_folder_of_only_unread_files_names_what_it_skipped(capsys, tmp_path):
+    for name in ("guide.html", "policy.docx", *(f"page{i}.html" for i in range(6))):
+        (tmp_path / name).write_text("<p>return policy</p>", encoding="utf-8")
+    code, _, err = run_main(capsys, "query", "--docs", str(tmp_path), "return policy")
+    assert code == 2 and err.count("\n") == 1
+    assert "no loadable documents" in err and "reads .txt, .md and .pdf files" in err
+    assert "skipped 8 other file(s): guide.html, page0.html" in err and "and 3 more" in err

@@ -18,7 +18,7 @@ from hostile_pdfs import huge_page_pdf, inflating_pdf, text_ops_pdf
 from ragdash.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 
 
 @pytest.fixture(scope="module")

@@ -52,6 +52,7 @@ def failing(retriever, fixes: Fixes) -> list[str]:
     return [r.case.name for r in run_cases(retriever, CASES, fixes) if not r.passed]
 
 
+@pytest.mark.dense
 def test_dense_and_hybrid_pass_the_testbed_with_all_fixes_and_show_real_failures_without(
     embedder, samples
 ):
@@ -65,6 +66,7 @@ def test_dense_and_hybrid_pass_the_testbed_with_all_fixes_and_show_real_failures
     assert failing(hybrid, Fixes()) == ["stale-version", "ocr-noise", "split-table"]
 
 
+@pytest.mark.dense
 def test_check_runs_dense_from_the_command_line_and_caches_vectors_as_npy(tmp_path):
     cache = tmp_path / "cache"
     args = ("check", "--docs", str(SAMPLE_DOCS), "--cases", str(SAMPLE_CASES),
@@ -81,6 +83,7 @@ def test_check_runs_dense_from_the_command_line_and_caches_vectors_as_npy(tmp_pa
     assert vectors.shape == (about["passages"], 384)
 
 
+@pytest.mark.dense
 def test_vectors_are_read_back_from_the_cache_not_encoded_again(embedder, tmp_path):
     class Counting:
         identity, label, calls = embedder.identity, embedder.label, 0
@@ -101,16 +104,17 @@ def test_vectors_are_read_back_from_the_cache_not_encoded_again(embedder, tmp_pa
     assert Counting.calls == 3
 
 
+@pytest.mark.dense
 def test_a_missing_model_is_one_line_naming_how_to_install_one(tmp_path):
     with pytest.raises(RetrieverError) as err:
         SentenceEmbedder(str(tmp_path / "no-such-model"))
     message = str(err.value)
-    assert "pip install ragdash[dense]" in message and "never downloads" in message
+    assert 'pip install "/path/to/ragdash[dense]"' in message and "never downloads" in message
     assert "\n" not in message
     done = run_module("ragdash", "check", "--docs", str(SAMPLE_DOCS), "--retriever", "dense",
                       "--model", "sentence-transformers/not-a-real-model-xyz", timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stderr
-    assert "pip install ragdash[dense]" in done.stderr
+    assert 'pip install "/path/to/ragdash[dense]"' in done.stderr
 
 
 class _Embeddings(BaseHTTPRequestHandler):
@@ -139,6 +143,7 @@ class _Embeddings(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.dense
 def test_an_embeddings_endpoint_ranks_as_the_local_model_does(embedder, samples):
     _Embeddings.model = embedder
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
@@ -250,6 +255,7 @@ def _seen(retriever, query: str, fixes: Fixes) -> tuple:
                                  for r in got.ranked)  # fmt: skip
 
 
+@pytest.mark.dense
 @pytest.mark.parametrize("kind", ["bm25", "python", "factory", "dense", "hybrid"])
 def test_the_fix_support_table_says_what_each_retriever_really_does(
     kind, corpora, embedder, monkeypatch

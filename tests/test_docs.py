@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import unicodedata
@@ -157,19 +158,38 @@ def test_every_relative_link_points_at_a_file_that_exists(path):
 
 @pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_repository_path_the_docs_name_exists(path):
-    """`ragdash/cli/checks.py`, `tests/test_bm25.py`, `ragdash/samples/plans.pdf`: a path written in
+    """`ragdash/cli/checks.py`, `tests/test_bm25.py`, `sample_docs/plans.pdf`: a path written in
     code style is a promise to a reader looking for it (globs such as `ui/pages/*` skipped)."""
     text = path.read_text(encoding="utf-8")
-    named = re.findall(r"`((?:ragdash|tests|scripts|benchmarks|docs)/[^`\s]*)`", text)
+    named = re.findall(r"`((?:ragdash|tests|scripts|benchmarks|docs|sample_docs)/[^`\s]*)`", text)
     missing = sorted({n for n in named if "*" not in n and not (ROOT / n).exists()})
     assert missing == []
+
+
+def python_on_path(bin_dir: Path) -> Path:
+    """A ``python`` in ``bin_dir`` that runs this interpreter (the docs say ``python``): a
+    script exec'ing ``sys.executable`` by its own path. A symlink would not do: a venv's
+    python reached through a link elsewhere finds no ``pyvenv.cfg`` beside it and runs the
+    base interpreter without the venv's packages."""
+    script = bin_dir / "python"
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_the_python_on_path_sees_the_packages_this_interpreter_sees(tmp_path):
+    python = python_on_path(tmp_path)
+    probe = "import sys, pytest; print(sys.prefix)"
+    result = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == sys.prefix
 
 
 @pytest.mark.parametrize("block", ALL_BLOCKS, ids=lambda b: b.name)
 def test_every_runnable_shell_block_exits_0(block, tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "python").symlink_to(sys.executable)  # the docs say `python`
+    python_on_path(bin_dir)
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",

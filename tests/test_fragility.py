@@ -1,6 +1,6 @@
 """Fragility: the fewest OCR/typo edits that break a case, found by a seeded, bounded search.
 
-Expected numbers come from running the search on the bundled testbed (ragdash/samples/)."""
+Expected numbers come from running the search on the bundled testbed (sample_docs/)."""
 
 from __future__ import annotations
 

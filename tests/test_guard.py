@@ -8,6 +8,7 @@ an unforeseen bug in a renderer would; the other documents go through the real c
 from __future__ import annotations
 
 import pytest
+from conftest import open_documents
 from shown import unescaped
 
 import ragdash.ui.documents
@@ -55,7 +56,7 @@ def test_documents_page_shows_a_card_with_remove_and_draws_the_rest(app, stored_
     )
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())  # a row draws only when open
     assert not at.exception, [e.value for e in at.exception]
     [card] = _card(at)
     assert "bad.md" in card.replace("\\", "") and "unexpected error" in card

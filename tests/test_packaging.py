@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ import pytest
 from browser_harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = ROOT / "sample_docs"
 
 
 def requirement_lines(text: str) -> list[str]:
@@ -33,23 +34,38 @@ def test_requirements_txt_and_pyproject_list_the_same_dependencies():
     assert any(dep.startswith("numpy") for dep in listed)  # the core imports numpy
 
 
-def test_the_stores_extra_is_in_the_dev_requirements_so_ci_runs_the_store_tests():
+def test_the_stores_extra_is_in_the_dense_requirements_so_ci_runs_the_store_tests():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]["stores"]
-    dev = requirement_lines((ROOT / "requirements-dev.txt").read_text())
+    heavy = requirement_lines((ROOT / "requirements-dense.txt").read_text())
     assert "ragdash[dense]" in extra
-    assert set(extra) - {"ragdash[dense]"} <= set(dev)
+    assert set(extra) - {"ragdash[dense]"} <= set(heavy)
     assert any(line.startswith("chromadb>=1.5") for line in extra)
 
 
-def test_the_dense_extra_is_in_the_dev_requirements_with_torch_pinned_first():
+def test_the_dense_extra_is_requirements_dense_with_torch_pinned_first_and_not_in_dev():
+    """The heavy packages are installed only for the dense tests (scripts/test.sh without
+    --light), not with every ``pip install -r requirements-dev.txt``."""
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]["dense"]
+    dense = requirement_lines((ROOT / "requirements-dense.txt").read_text())
     dev = requirement_lines((ROOT / "requirements-dev.txt").read_text())
-    assert set(extra) <= set(dev)
+    assert set(extra) <= set(dense)
+    assert not any(line.startswith(("torch", "sentence-transformers")) for line in dev)
     assert "torch==2.13.0" in extra  # unpinned, pip pulls a multi-GB CUDA build
-    assert dev.index("torch==2.13.0") < next(
-        i for i, line in enumerate(dev) if line.startswith("sentence-transformers"))
+    assert dense.index("torch==2.13.0") < next(
+        i for i, line in enumerate(dense) if line.startswith("sentence-transformers"))
+
+
+def test_pyproject_lists_every_package_and_maps_the_samples_from_sample_docs():
+    """The packages are listed (``find`` cannot map ``sample_docs/`` into the package): a new
+    subpackage left out of the list would be missing from the wheel."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    inits = ROOT.glob("ragdash/**/__init__.py")
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in inits}
+    assert set(setuptools["packages"]) == found | {"ragdash.samples"}
+    assert setuptools["package-dir"] == {"ragdash.samples": "sample_docs"}
+    assert not (ROOT / "ragdash" / "samples").exists()  # the design card's top-level layout
 
 
 def readme_snippet() -> str:
@@ -70,7 +86,7 @@ def test_the_readme_python_snippet_runs_as_printed():
 def copy_checkout(dest: Path) -> Path:
     shutil.copytree(
         ROOT, dest,
-        ignore=shutil.ignore_patterns(".git", "workspace", "screenshots", "__pycache__",
+        ignore=shutil.ignore_patterns(".git", ".venv", "workspace", "screenshots", "__pycache__",
                                       "*.egg-info", "build", "dist", ".hypothesis", ".*_cache"),
     )  # fmt: skip
     return dest
@@ -93,23 +109,57 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def fresh_venv(where: Path) -> Path:
-    """A fresh venv that sees the machine's packages (so nothing is downloaded); its bin."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(where)], check=True
+    """A fresh venv that sees the packages this interpreter sees (so nothing is downloaded);
+    its bin folder.
+
+    ``--system-site-packages`` would not do: a venv made from a venv's python inherits the
+    *base* interpreter's packages, not the venv's, and the tests run in either. A ``.pth``
+    file adds this interpreter's site folders instead (after the new venv's own, so what is
+    installed there wins), with their own ``.pth`` files (editable installs). pip comes from
+    them too (``--without-pip``)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    inherited = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        inherited.append(site.getusersitepackages())
+    (site_packages,) = where.glob("lib/python3*/site-packages")
+    (site_packages / "_inherited_from_the_tests.pth").write_text(
+        "".join(f"import site; site.addsitedir({d!r})\n" for d in inherited)
     )
     return where / "bin"
 
 
+def pip_env() -> dict[str, str]:
+    """pip without a package index: a dependency the environment lacks fails the install
+    instead of being downloaded."""
+    return {**os.environ, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory, wheel) -> Path:
-    """A fresh venv with the wheel installed by pip; returns the venv's bin folder."""
+    """A fresh venv with the wheel and its dependencies installed by pip (the dependencies
+    found already installed); returns the venv's bin folder."""
     bin_dir = fresh_venv(tmp_path_factory.mktemp("pkg") / "venv")
     pip = subprocess.run(
-        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-        capture_output=True, text=True, timeout=300,
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        capture_output=True, text=True, timeout=300, env=pip_env(),
     )  # fmt: skip
     assert pip.returncode == 0, pip.stderr
     return bin_dir
+
+
+def test_a_fresh_venv_sees_the_packages_this_interpreter_sees(tmp_path):
+    """The very same installed packages (in a venv: the venv's, not the base Python's)."""
+    import pytest as here_pytest
+    import streamlit as here_streamlit
+
+    bin_dir = fresh_venv(tmp_path / "venv")
+    probe = "import sys, pip, pytest, streamlit; print(sys.prefix, pytest.__file__, " \
+            "streamlit.__file__)"  # fmt: skip
+    result = subprocess.run([str(bin_dir / "python"), "-c", probe], capture_output=True,
+                            text=True, timeout=60)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(tmp_path / "venv"), here_pytest.__file__,
+                                     here_streamlit.__file__]  # fmt: skip
 
 
 def test_the_wheel_ships_the_samples_and_an_entry_script_without_a_pages_folder(wheel):

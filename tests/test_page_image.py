@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+from conftest import open_documents
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
@@ -43,7 +44,7 @@ def test_the_documents_page_draws_a_thin_page_without_an_error(app, tmp_path, mo
     monkeypatch.setenv("RAGDASH_DOCS", str(docs))
     at = app()
     at.run()
-    at.switch_page(DOCUMENTS).run(timeout=120)
+    open_documents(at.switch_page(DOCUMENTS).run(timeout=120))
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value for e in at.error] == []
     assert len(at.get("image")) == 1  # the page view of strip.pdf

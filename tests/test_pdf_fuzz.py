@@ -14,7 +14,7 @@ from ragdash.ingestion.ingest import read_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [
-    ROOT / "ragdash" / "samples" / "plans.pdf",
+    ROOT / "sample_docs" / "plans.pdf",
     *sorted((ROOT / "tests" / "fixtures").glob("*.pdf")),
 ]
 #: Seconds one mutated input may take before the loader counts as hung.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import open_documents
 from shown import unescaped
 
 from ragdash.ingestion.scans import tesseract_missing
@@ -20,7 +21,7 @@ def test_an_uploaded_scan_shows_its_ocr_tab_with_image_text_and_learned_entries(
     at.run()
     at.switch_page(DOCUMENTS).run()
     at.file_uploader(key="upload").upload("returns-scan.pdf", scan_of(POLICY), "application/pdf")
-    at.run()
+    open_documents(at.run(), "returns-scan")
     assert not at.exception
     assert (tmp_path / "workspace" / "uploads" / "returns-scan.pdf").is_file()
     warnings = [w.value for w in at.warning]
@@ -59,6 +60,7 @@ def test_without_tesseract_an_uploaded_scan_is_refused_saying_how_to_install(
     assert "apt\\-get install tesseract\\-ocr" in errors
     assert not (tmp_path / "workspace" / "uploads" / "returns-scan.pdf").exists()
     assert "returns-2026" in list(at.dataframe[0].value["id"])  # the rest is still there
+    open_documents(at)
     assert not any(t.label == "OCR (scanned pages)" for t in at.tabs)
 
 
@@ -69,7 +71,7 @@ def test_the_ocr_tab_shows_where_ocr_found_no_words(app):
     at.run()
     at.switch_page(DOCUMENTS).run()
     at.file_uploader(key="upload").upload("half.pdf", half_unreadable_scan(), "application/pdf")
-    at.run()
+    open_documents(at.run(), "half")
     assert not at.exception
     verdicts = " ".join(unescaped(i.value) for i in at.info)
     assert "OCR may have missed text on page 1" in verdicts and "Good" not in verdicts

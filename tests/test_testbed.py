@@ -1,4 +1,4 @@
-"""The bundled testbed (ragdash/samples/) does what it is there to show.
+"""The bundled testbed (sample_docs/) does what it is there to show.
 
 Each corrupted case fails with no fix, with the diagnosis its flaw causes; its own fix alone
 repairs it; all fixes pass everything; every clean control passes with no fix and with every

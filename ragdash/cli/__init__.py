@@ -66,6 +66,7 @@ from ragdash.errors import (
     RagdashError,
 )
 from ragdash.ingestion.ingest import MAX_PDF_PAGES
+from ragdash.version import VERSION
 
 __all__ = ["COMMANDS", "build_parser", "main", "main_exit"]
 
@@ -73,6 +74,7 @@ __all__ = ["COMMANDS", "build_parser", "main", "main_exit"]
 def build_parser() -> argparse.ArgumentParser:
     head, codes = __doc__.split("\n\n")[:2]
     parser = _Parser(prog="ragdash", description=_plain(head), epilog=_plain(codes))
+    parser.add_argument("--version", action="version", version=f"ragdash {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p: argparse.ArgumentParser, cases: bool, fixes: str = "none") -> None:

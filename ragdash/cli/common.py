@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
 from ragdash.errors import (
@@ -80,6 +80,14 @@ class BadInput(RagdashError):
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors and no abbreviations: ``--doc`` for ``--docs`` or
+    ``--fix`` for ``--fixes`` is refused, not silently taken (an option added later would
+    change what an abbreviation in a CI script means)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep one line
         raise BadInput(message)
 
@@ -217,8 +225,23 @@ def _index(args: argparse.Namespace, write_workspace: bool = True) -> CorpusInde
     for message in corpus.messages:
         say(f"ragdash: {field(message)}", file=sys.stderr)
     if not corpus.documents:
-        raise BadInput(f"no loadable documents in {str(docs)!r}")
+        raise BadInput(f"no loadable documents in {str(docs)!r}{_unread_note(docs)}")
     return CorpusIndex(corpus)
+
+
+def _unread_note(docs: Path, shown: int = 5) -> str:
+    """What a folder without a document holds instead, so the user sees why (a folder of
+    ``.html`` or ``.docx`` files said only "no loadable documents")."""
+    from ragdash.ingestion.ingest import DOC_SUFFIXES, unread_files
+
+    names = unread_files(docs)
+    if not names:
+        return ""
+    listed = ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown
+                                         else "")  # fmt: skip
+    readable = ", ".join(DOC_SUFFIXES[:-1]) + f" and {DOC_SUFFIXES[-1]}"
+    return (f": ragdash reads {readable} files and skipped {len(names)} other file(s): "
+            f"{listed}")
 
 
 def _saved_index(args: argparse.Namespace) -> CorpusIndex:
@@ -434,10 +457,7 @@ def _write_text(path: str, text: str) -> None:
     from ragdash.atomic import atomic_write
 
     try:
-        atomic_write(path, text.encode("utf-8", "surrogatepass"))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)  # a report is for others to read, like any new file
+        atomic_write(path, text.encode("utf-8", "surrogatepass"))  # mode as for a new file
     except OSError as exc:
         raise BadInput(f"cannot write {path!r}: {exc.strerror or exc}") from None
 

@@ -61,11 +61,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+    from ragdash.bundled import file_path
     from ragdash.ingestion.inspection import inspect_pdf
 
-    path = Path(args.file)
+    path = file_path(args.file)
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -45,6 +45,7 @@ __all__ = [
     "read_metadata_csv",
     "read_pdf",
     "split_front_matter",
+    "unread_files",
 ]
 
 TEXT_SUFFIXES = (".txt", ".md")
@@ -277,6 +278,26 @@ def list_order(folder: Path, metadata_rows: list[tuple[str, dict[str, str]]]) ->
     }
     ordered = [files.pop(name) for name, _ in metadata_rows if name in files]
     return ordered + [files[name] for name in sorted(files)]
+
+
+def unread_files(folder: Path) -> list[str]:
+    """The files in ``folder`` that are not documents ragdash reads (``.html``, ``.docx``, …),
+    by name: what a folder that gives no document holds instead. ``metadata.csv``, a
+    ``cases.json`` and hidden files are not counted::
+
+        >>> import tempfile; folder = Path(tempfile.mkdtemp())
+        >>> for name in ("b.docx", "a.html", "notes.md", "cases.json", ".DS_Store"):
+        ...     _ = (folder / name).write_text("x")
+        >>> unread_files(folder)
+        ['a.html', 'b.docx']
+    """
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    known = {METADATA_FILE, "cases.json"}
+    return [p.name for p in entries if p.is_file() and not p.name.startswith(".")
+            and p.name not in known and p.suffix.lower() not in DOC_SUFFIXES]  # fmt: skip
 
 
 #: Set to 1 to follow symbolic links in a docs folder — only to files inside the folder.

