@@ -18,6 +18,8 @@ from ragdash.cli.common import (
     _table,
     emit,
     field,
+    inputs_line,
+    inputs_record,
     say,
 )
 
@@ -137,11 +139,12 @@ def cmd_stress(args: argparse.Namespace) -> int:
 
         atomic_write(Path(args.report), stress_report(report).encode("utf-8"))
     if args.json:
-        record = report.to_dict()
+        record = {"inputs": inputs_record(args, cases), **report.to_dict()}
         if saved:
             record["saved_cases"] = saved
         emit(json.dumps(record, indent=2))
         return EXIT_OK
+    say(inputs_line(args, cases))
     origin = f"generated with seed {args.seed}" if args.generate else "from the case file"
     say(f"{len(report.cases)} cases ({origin}), faults at rate {args.rate:g}, seed {args.seed}")
     for retriever in report.retrievers:
