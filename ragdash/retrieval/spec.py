@@ -51,10 +51,32 @@ __all__ = [
     "ResponseShape",
     "RetrieverSpec",
     "fix_support",
+    "retriever_kind",
+    "shown_kind",
     "fix_support_table",
 ]
 
 RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "langchain", "dense", "hybrid")
+#: What users read and type for ragdash's own scorer: ``builtin``. Its kind is ``seed`` inside
+#: (saved runs and ``--json`` keep that value, and ``--retriever seed`` is still read), but
+#: in user-facing text "seed" means only ``--seed``, the random seed.
+BUILTIN = "builtin"
+KIND_ALIASES = {BUILTIN: "seed"}
+
+
+def retriever_kind(text: str) -> str:
+    """The kind a user's word names: ``builtin`` (or ``seed``) is ragdash's own scorer::
+
+    >>> retriever_kind("builtin"), retriever_kind(" BM25 ")
+    ('seed', 'bm25')
+    """
+    word = str(text).strip().lower()
+    return KIND_ALIASES.get(word, word)
+
+
+def shown_kind(kind: str) -> str:
+    """The name users read for a kind: ``builtin`` for ragdash's own scorer."""
+    return BUILTIN if kind == "seed" else kind
 #: The kinds only whoever starts ragdash may name (see :attr:`RetrieverSpec.operator_only`).
 OPERATOR_KINDS = ("http", "python", "langchain", "dense", "hybrid")
 RETRIEVER_DESCRIPTIONS = {
