@@ -117,7 +117,7 @@ def check_counts() -> str:
     return (
         f"with all fixes on every case passes ({none['passed']}/{total} → "
         f"{every['passed']}/{total}: `ragdash check --docs samples --cases samples --fixes "
-        "none`, then `--fixes all`)"
+        "none`, then `--fixes all`)."
     )
 
 
@@ -128,7 +128,10 @@ def ablate_counts() -> str:
         passed[r["configuration"]] = passed.get(r["configuration"], 0) + bool(r["passed"])
     total = len({r["case"] for r in rows})
     shown = ", ".join(f"{c} {n}/{total}" for c, n in passed.items())
-    return f"`ragdash ablate --docs samples --cases samples`, cases passed per configuration: {shown}."
+    return (
+        f"`ragdash ablate --docs samples --cases samples`, cases passed per configuration: "
+        f"{shown}."
+    )
 
 
 @dataclass(frozen=True)

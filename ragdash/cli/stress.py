@@ -179,8 +179,9 @@ def cmd_stress(args: argparse.Namespace) -> int:
         say(f"\n{len(unsaved)} faulted variant(s) no fix saves (failing under all):")
         for r in unsaved[:20]:
             missing = "; ".join(r.missing_evidence) or "-"
-            say(f"  {field(r.case)} {r.fault}/{r.variant} [{shown_kind(r.retriever)}]: {r.diagnosis}, "
-                f"first {field(r.first_id or '-')}, missing {field(missing)}")  # fmt: skip
+            say(f"  {field(r.case)} {r.fault}/{r.variant} [{shown_kind(r.retriever)}]: "
+                f"{r.diagnosis}, first {field(r.first_id or '-')}, "
+                f"missing {field(missing)}")  # fmt: skip
         if len(unsaved) > 20:
             say(f"  … and {len(unsaved) - 20} more (--json or --report for all)")
     injected = report.injected
