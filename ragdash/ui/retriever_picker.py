@@ -54,7 +54,7 @@ __all__ = [
 
 EXTERNAL_TTL = 30
 RETRIEVER_WIDGET_KEYS = ("w_retriever", "w_k1", "w_b")
-LABELS = {"seed": "seed (ragdash scorer)", "bm25": "bm25", "http": "HTTP service",
+LABELS = {"seed": "builtin (ragdash scorer)", "bm25": "bm25", "http": "HTTP service",
           "python": "Python function", "langchain": "LangChain retriever"}  # fmt: skip
 BUILTIN_KINDS = ("seed", "bm25")
 

@@ -37,7 +37,7 @@ from ragdash.checks.stress import (
 from ragdash.checks.stress_report import stress_report
 from ragdash.errors import RagdashError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES
 from ragdash.ui.context import error_text, settings
 from ragdash.ui.guard import section_guard
@@ -234,7 +234,7 @@ def fix_sentences(report: StressReport) -> list[str]:
             if none is not None and fixed is not None and none.total
         ]  # fmt: skip
         counts = "; ".join(
-            f"{r}: {a.passed:d}/{a.total:d} → {b.passed:d}/{b.total:d}"
+            f"{shown_kind(r)}: {a.passed:d}/{a.total:d} → {b.passed:d}/{b.total:d}"
             for r, a, b in pairs
         )
         title = FAULT_HEADINGS.get(fault, fault)
@@ -299,15 +299,16 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
             key="stress_n",
             help="Only for generated cases: passages picked with the seed, a query from each "
             "passage's distinctive words, evidence found in that passage only. They are not "
-            "saved (`ragdash stress --generate N` saves them to the library for review).",
+            "saved (`ragdash stress --generate N --save-cases --workspace DIR` saves them to "
+            "the workspace's case library for review).",
         )  # fmt: skip
         default = view.retriever.kind if view.retriever.kind in offered else "seed"
         kinds = st.multiselect(
             "Retrievers", list(offered), default=[default], key="stress_retrievers",
-            format_func=plain,
-            help="ragdash's own scorers, and the dense or hybrid model when the dashboard was "
-            "started with one. A team's service or code is not offered: its index never sees "
-            "the injected documents.",
+            format_func=lambda kind: plain(shown_kind(kind)),
+            help="ragdash's own scorers (builtin and bm25), and the dense or hybrid model when "
+            "the dashboard was started with one. A team's service or code is not offered: its "
+            "index never sees the injected documents.",
         )  # fmt: skip
         submitted = st.form_submit_button("Run the stress test", icon=":material/play_arrow:",
                                           type="primary")  # fmt: skip
@@ -482,8 +483,8 @@ def _results(run: StressRun) -> None:
         frame = matrix_frame(report, retriever)
         if frame.empty:
             continue
-        st.markdown(f"**Retriever: {literal(retriever)}** — faulted cases passing, per fault "
-                    "and fix")  # fmt: skip
+        st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — faulted cases "
+                    "passing, per fault and fix")  # fmt: skip
         event = st.altair_chart(
             matrix(frame), width="stretch", on_select="rerun", key=f"stress_matrix_{retriever}"
         )
@@ -541,7 +542,7 @@ def _picker(run: StressRun) -> None:
     names = [
         f"{r.case} · {FAULT_TITLES.get(r.fault, r.fault)}"
         + (f" ({r.variant})" if r.variant else "")
-        + f" · {r.retriever}: {words}"
+        + f" · {shown_kind(r.retriever)}: {words}"
         for r, words in rows
     ]
     row = st.container(horizontal=True, vertical_alignment="bottom")
