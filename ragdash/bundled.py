@@ -1,4 +1,4 @@
-"""The bundled samples: four documents, their metadata, the proof-check cases and a PDF,
+"""The bundled samples: five documents, their metadata, the proof-check cases and a PDF,
 shipped inside the package (``ragdash/samples``) so that an installed ragdash has them
 wherever it runs — the dashboard's default docs folder, the Guided tour's corpus, and
 ``--docs samples`` / ``--cases samples`` on the command line.

@@ -784,7 +784,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--ablation",
         action="store_true",
-        help="also run the ablation for the report (always for seed and bm25)",
+        help="also run the ablation for the report (always for builtin and bm25)",
     )
     g.add_argument(
         "--baseline", default=None, help="a run id, latest, or a run file: print the diff from it"

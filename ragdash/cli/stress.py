@@ -1,4 +1,4 @@
-"""``stress``: the seed's faults injected into a docs folder, cases run under no fix, the
+"""``stress``: the four flaws injected into a docs folder, cases run under no fix, the
 targeted fix and all fixes (see :mod:`ragdash.checks.stress`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stress test: inject the seed's faults into the documents, run every case under no fix, the
+"""Stress test: inject the four flaws into the documents, run every case under no fix, the
 fix that targets the fault and all fixes, and show what breaks — the matrix as a heatmap
 (fault × configuration, one per retriever, ``7/10`` in each cell), which fix repairs which
 fault, the cases no fix saves, and a click-through from a cell to its faulted case in
