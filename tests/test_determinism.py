@@ -38,20 +38,21 @@ from benchmarks import dashboard
 from benchmarks.bench import make_corpus, make_queries
 from benchmarks.texts import remixed
 from ragdash.checks.calibration import typo_variants
+from ragdash.checks.cases import case_to_dict
 from ragdash.checks.generate import generate_cases
 from ragdash.checks.robustness import noisy_queries
 from ragdash.checks.stress import ocr_damage, _rng
 from ragdash.ingestion.ingest import load_folder
-from ragdash.bundled import SAMPLES_CASES, SAMPLES_DIR
+from ragdash.bundled import SAMPLES, SAMPLES_CASES
 from ragdash.storage.case_store import load_cases
 
-corpus = load_folder(SAMPLES_DIR)
+corpus = load_folder(SAMPLES)
 texts = [d.text for d in corpus.documents] * 3
 cases = load_cases(SAMPLES_CASES)
 out = {
-    "generated": [c.to_dict() for c in generate_cases(corpus, 12, seed=5)],
+    "generated": [case_to_dict(c) for c in generate_cases(corpus, 12, seed=5)],
     "noisy": [noisy_queries(c.query, f, 0.3, 4, 9) for c in cases for f in ("ocr", "typo")],
-    "calibration": [c.query for c in typo_variants(cases, 3, 0.2, 4)],
+    "calibration": [c.case.query for c in typo_variants(cases, 3, 0.2, 4)],
     "ocr-damage": ocr_damage(texts[0], {"refund", "window"}, 0.3, _rng(2, "x")),
     "bench-corpus": [[d.pages, str(d.updated), d.status]
                      for d in make_corpus(texts + remixed(texts, 5)).documents],
@@ -102,3 +103,25 @@ def test_the_seeded_library_draws_are_the_same_under_every_hash_seed(tmp_path):
     outputs = {h: _run(["-c", LIBRARY_DRAWS], h, tmp_path) for h in HASH_SEEDS}
     assert outputs["1"] == outputs["0"]
     assert outputs["12345"] == outputs["0"]
+
+
+def test_the_stress_page_shows_the_matrix_ragdash_stress_prints(app, tmp_path):
+    """Same inputs — generated cases, seed 7, both built-in scorers, the default rate — give
+    the page and the command (in another process, under another hash seed) the same cells."""
+    from test_app_stress import _cells, _run_page
+
+    at = _run_page(
+        app(), stress_source="generated", stress_n=20, stress_seed=7,
+        stress_retrievers=["seed", "bm25"],
+    )  # fmt: skip
+    shown = _cells(at)
+    argv = ["-m", "ragdash", "stress", "--docs", "samples", "--generate", "20", "--seed", "7",
+            "--retriever", "builtin,bm25", "--json"]  # fmt: skip
+    printed = json.loads(_run(argv, "12345", tmp_path))
+    expected = {
+        (retriever, fault, configuration): f"{c['passed']}/{c['total']}" if c["total"] else "n/a"
+        for retriever, faults in printed["retrievers"].items()
+        for fault, configurations in faults.items()
+        for configuration, c in configurations.items()
+    }
+    assert shown == expected
