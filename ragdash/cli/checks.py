@@ -196,6 +196,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         say(
             json.dumps(
                 {
+                    "inputs": inputs_record(args),
                     "query": args.text,
                     "retriever": retriever.spec.label,
                     "fixes": fixes.label,
@@ -205,6 +206,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             )
         )
         return EXIT_OK
+    say(inputs_line(args))
     if retriever.spec.kind != "seed":
         say(f"retriever: {retriever.spec.label}")
     say(f"fixes: {fixes.label}")
