@@ -41,3 +41,24 @@ def test_the_readme_quotes_no_stress_figure_outside_its_block():
     outside = re.sub(r"<!-- docs-numbers:.*?<!-- /docs-numbers -->", "", text, flags=re.S)
     assert not re.findall(r"\d+/\d+ → \d+/\d+", outside)
     assert "alike" not in outside
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+@pytest.mark.parametrize("heading", ["Measured", "Speed"])
+def test_every_measured_paragraph_of_the_stress_page_names_its_command_and_date(heading):
+    """A figure outside a generated block (real PDFs, timings) is only checkable by rerunning
+    what it names: each such paragraph names the command and the date it was run."""
+    text = (ROOT / "docs" / "stress.md").read_text(encoding="utf-8")
+    section = re.sub(r"<!-- docs-numbers:.*?<!-- /docs-numbers -->", "", _section(text, heading),
+                     flags=re.S)  # fmt: skip
+    figures = re.compile(r"\d+/\d+|\b\d+(\.\d+)? s\b|\d+×")
+    for paragraph in section.split("\n\n"):
+        if not figures.search(paragraph):
+            continue
+        assert re.search(r"`[^`]*(ragdash |python -m benchmarks\.)[^`]*`", paragraph), paragraph
+        assert re.search(r"\b20\d\d-\d\d-\d\d\b", paragraph), paragraph
