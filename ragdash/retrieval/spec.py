@@ -75,7 +75,13 @@ def retriever_kind(text: str) -> str:
 
 
 def shown_kind(kind: str) -> str:
-    """The name users read for a kind: ``builtin`` for ragdash's own scorer."""
+    """The name users read for a kind: ``builtin`` for ragdash's own scorer. Also reads a
+    label an older ragdash saved (``seed``) as today's, so a run saved then and one saved now
+    with the same scorer are not told apart::
+
+    >>> shown_kind("seed"), shown_kind("bm25 (k1=1.2, b=0.75)")
+    ('builtin', 'bm25 (k1=1.2, b=0.75)')
+    """
     return BUILTIN if kind == "seed" else kind
 #: The kinds only whoever starts ragdash may name (see :attr:`RetrieverSpec.operator_only`).
 OPERATOR_KINDS = ("http", "python", "langchain", "dense", "hybrid")
@@ -277,7 +283,8 @@ class RetrieverSpec:
     def __post_init__(self) -> None:
         if self.kind not in RETRIEVER_KINDS:
             raise SettingsError(
-                f"unknown retriever {self.kind!r}; choose from {', '.join(RETRIEVER_KINDS)}"
+                f"unknown retriever {self.kind!r}; choose from "
+                f"{', '.join(map(shown_kind, RETRIEVER_KINDS))}"
             )
         object.__setattr__(self, "k1", _number("bm25 k1", self.k1, 0, 100))
         object.__setattr__(self, "b", _number("bm25 b", self.b, 0, 1))
@@ -338,12 +345,14 @@ class RetrieverSpec:
         if isinstance(value, RetrieverSpec):
             return value
         if isinstance(value, str):
-            return cls(kind=value.strip().lower())
+            return cls(kind=retriever_kind(value))
         if isinstance(value, Mapping):
             known = {f.name for f in fields(cls)}
             unknown = sorted(set(value) - known)
             if unknown:
                 raise SettingsError(f"unknown retriever setting {', '.join(map(repr, unknown))}")
+            if isinstance(value.get("kind"), str):
+                value = {**value, "kind": retriever_kind(value["kind"])}
             return cls(**value)
         raise SettingsError(f"retriever {value!r} is not a kind name, a mapping or a spec")
 
@@ -423,7 +432,7 @@ class RetrieverSpec:
         if self.kind == "bm25":
             return f"bm25 (k1={self.k1:g}, b={self.b:g})"
         if self.kind == "seed":
-            return "seed"
+            return BUILTIN
         if self.kind == "dense":
             return f"dense ({self.embedder_label})"
         if self.kind == "hybrid":
