@@ -106,8 +106,12 @@ def test_the_seeded_library_draws_are_the_same_under_every_hash_seed(tmp_path):
 
 
 def test_the_stress_page_shows_the_matrix_ragdash_stress_prints(app, tmp_path):
-    """Same inputs — generated cases, seed 7, both built-in scorers, the default rate — give
-    the page and the command (in another process, under another hash seed) the same cells."""
+    """A page run names the command that prints its numbers; run in another process (under
+    another hash seed) that command prints the very cells the page shows — generated cases,
+    seed 7, both built-in scorers, the default rate."""
+    import re
+    import shlex
+
     from test_app_stress import _cells, _run_page
 
     from ragdash.retrieval.spec import shown_kind
@@ -117,9 +121,10 @@ def test_the_stress_page_shows_the_matrix_ragdash_stress_prints(app, tmp_path):
         stress_retrievers=["seed", "bm25"],
     )  # fmt: skip
     shown = {(shown_kind(r), f, c): cell for (r, f, c), cell in _cells(at).items()}
-    argv = ["-m", "ragdash", "stress", "--docs", "samples", "--generate", "20", "--seed", "7",
-            "--retriever", "builtin,bm25", "--json"]  # fmt: skip
-    printed = json.loads(_run(argv, "12345", tmp_path))
+    caption = next(c.value for c in at.caption if "The same numbers as" in c.value)
+    command = shlex.split(re.search(r"The same numbers as `([^`]+)`", caption).group(1))
+    assert command[:2] == ["ragdash", "stress"] and "--generate" in command
+    printed = json.loads(_run(["-m", "ragdash", *command[1:], "--json"], "12345", tmp_path))
     expected = {
         (retriever, fault, configuration): f"{c['passed']}/{c['total']}" if c["total"] else "n/a"
         for retriever, faults in printed["retrievers"].items()

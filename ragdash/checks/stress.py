@@ -87,6 +87,10 @@ TARGETED_FIX: dict[str, tuple[str, ...]] = {
     "split-table": ("tables",),
 }
 CONFIG_NONE, CONFIG_ALL = "none", "all"
+#: The share of other words OCR damage hits in a document, unless asked otherwise: one
+#: default for ``ragdash stress --rate`` and the Stress page's slider, so both give the
+#: same numbers for the same inputs.
+DEFAULT_RATE = 0.3
 #: Retriever kinds whose index ragdash builds, so corpus faults can reach them.
 IN_PROCESS = ("seed", "bm25", "dense")
 _CORPUS_FAULTS = ("stale", "ocr-doc", "split-table")

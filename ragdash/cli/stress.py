@@ -28,7 +28,7 @@ __all__ = ["add_stress_parser", "cmd_stress"]
 
 def add_stress_parser(sub, common, jobs_option) -> None:
     """Register ``ragdash stress`` (``common`` adds --docs, --cases, fixes, --json...)."""
-    from ragdash.checks.stress import FAULTS
+    from ragdash.checks.stress import DEFAULT_RATE, FAULTS
 
     p = sub.add_parser(
         "stress", help="inject the four flaws into the docs; which fix repairs what"
@@ -53,8 +53,8 @@ def add_stress_parser(sub, common, jobs_option) -> None:
     p.add_argument(
         "--rate",
         type=float,
-        default=0.3,
-        help="share of other words OCR damage hits in the document (default 0.3)",
+        default=DEFAULT_RATE,
+        help=f"share of other words OCR damage hits in the document (default {DEFAULT_RATE:g})",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for faults and generated cases")
     p.add_argument("--report", default=None, metavar="FILE", help="write an HTML report")

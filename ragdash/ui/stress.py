@@ -18,8 +18,11 @@ runs on every rerun of the Test suite whether or not it is open.
 from __future__ import annotations
 
 import json
+import shlex
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import altair as alt
 import pandas as pd
@@ -27,6 +30,7 @@ import streamlit as st
 
 from ragdash.bundled import SAMPLES
 from ragdash.checks.stress import (
+    DEFAULT_RATE,
     FAULTS,
     IN_PROCESS,
     TARGETED_FIX,
@@ -59,7 +63,7 @@ from ragdash.ui.stress_view import (
     config_title,
     run_id,
 )
-from ragdash.ui.text import grid, label, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.viewstate import ViewState
 
 __all__ = [
@@ -73,6 +77,7 @@ __all__ = [
     "matrix",
     "matrix_frame",
     "render",
+    "stress_command",
     "stress_retrievers",
     "unsaved_cases",
     "variant_rows",
@@ -219,6 +224,34 @@ def fix_words(fault: str) -> str:
     return " + ".join(FIX_LABELS[name] for name in TARGETED_FIX.get(fault, ()))
 
 
+def stress_command(
+    source: str, n: int, faults: Sequence[str], rate: float, seed: int,
+    retrievers: Sequence[str], docs: Path, workspace: Path,
+) -> str:  # fmt: skip
+    """The ``ragdash stress`` command that prints a page run's numbers (the page and the
+    command call the same core with the same arguments; fix settings at their defaults)::
+
+        >>> stress_command("generated", 20, FAULTS, 0.3, 7, ("seed", "bm25"), SAMPLES,
+        ...                Path("ws")).split(" --workspace ws ")
+        ['ragdash stress --docs samples', '--generate 20 --seed 7 --retriever builtin,bm25']
+    """
+    shown = "samples" if docs.resolve() == SAMPLES.resolve() else str(docs)
+    parts = ["ragdash", "stress"]
+    if source == "samples":
+        parts += ["--docs", "samples", "--cases", "samples"]
+    else:  # the dashboard's documents: the docs folder and the workspace's uploads
+        parts += ["--docs", shown, "--workspace", str(workspace)]
+        if source == "generated":
+            parts += ["--generate", str(n)]
+    parts += ["--seed", str(seed)]
+    if rate != DEFAULT_RATE:
+        parts += ["--rate", f"{rate:g}"]
+    if tuple(faults) != tuple(FAULTS):
+        parts += ["--faults", ",".join(faults)]
+    parts += ["--retriever", ",".join(shown_kind(k) for k in retrievers)]
+    return shlex.join(parts)
+
+
 def fix_sentences(report: StressReport) -> list[str]:
     """Which fix repairs which fault on this corpus, one plain sentence per fault (plain
     text): the targeted fix's pass count against no fix, for every retriever."""
@@ -286,7 +319,8 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
         )  # fmt: skip
         c1, c2 = st.columns(2)
         rate = c1.slider(
-            "Damage rate (OCR and typos, per letter)", 0.05, 1.0, 0.3, 0.05, key="stress_rate"
+            "Damage rate (OCR and typos, per letter)", 0.05, 1.0, DEFAULT_RATE, 0.05,
+            key="stress_rate",
         )
         seed = c2.number_input("Seed", 0, 10**9, 0, key="stress_seed",
                                help="the same seed injects the same faults")  # fmt: skip
@@ -473,11 +507,13 @@ def _results(run: StressRun) -> None:
     report = run.report
     variants = len({(r.case, r.fault, r.variant) for r in report.results})
     st.subheader("What breaks, and what repairs it")
+    command = stress_command(run.source, run.n, run.faults, run.rate, run.seed,
+                             run.retrievers, settings().docs, settings().workspace)  # fmt: skip
     st.caption(
         f"{len(report.cases):d} cases ({literal(SOURCE_WORDS[run.source])}), "
         f"{variants:d} faulted variants, rate {run.rate:g}, seed {run.seed:d} — "
-        f"ran in {run.seconds:.1f} s. Same as `ragdash stress` with the same inputs (fix "
-        "settings at their defaults; uploads count as documents here)."
+        f"ran in {run.seconds:.1f} s. The same numbers as {code(command)} (fix settings at "
+        "their defaults)."
     )
     for retriever in report.retrievers:
         frame = matrix_frame(report, retriever)
