@@ -29,6 +29,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,11 @@ STRESS_ARGS = ("--docs", "samples", "--generate", "20", "--seed", "7")
 STRESS_COMMAND = "ragdash stress " + " ".join(STRESS_ARGS)
 FAULT_WORDS = {"stale": "stale", "ocr-doc": "OCR in the document", "typo": "typo",
                "ocr-query": "OCR in the query", "split-table": "split table"}  # fmt: skip
+
+
+def _wrapped(text: str) -> str:
+    """A sentence as the pages wrap prose (lines of at most 92 characters)."""
+    return textwrap.fill(text, 92, break_long_words=False, break_on_hyphens=False)
 
 
 def ragdash_json(*args: str) -> dict:
@@ -83,7 +89,7 @@ def stress_readme() -> str:
         same = builtin[fault] == bm25[fault]
         shown = builtin[fault] if same else f"{builtin[fault]} (bm25 {bm25[fault]})"
         parts.append(f"{words} {shown}")
-    return (
+    return _wrapped(
         f"On the samples (`{STRESS_COMMAND} --retriever builtin,bm25`; passed/total, no fix → "
         f"targeted fix, the built-in scorer, bm25 where it differs): {', '.join(parts)}."
     )
@@ -112,7 +118,7 @@ def check_counts() -> str:
     none = ragdash_json("check", "--docs", "samples", "--cases", "samples", "--fixes", "none")
     every = ragdash_json("check", "--docs", "samples", "--cases", "samples", "--fixes", "all")
     total = none["passed"] + none["failed"]
-    return (
+    return _wrapped(
         f"with all fixes on every case passes ({none['passed']}/{total} → "
         f"{every['passed']}/{total}: `ragdash check --docs samples --cases samples --fixes "
         "none`, then `--fixes all`)."
@@ -126,7 +132,7 @@ def ablate_counts() -> str:
         passed[r["configuration"]] = passed.get(r["configuration"], 0) + bool(r["passed"])
     total = len({r["case"] for r in rows})
     shown = ", ".join(f"{c} {n}/{total}" for c, n in passed.items())
-    return (
+    return _wrapped(
         f"`ragdash ablate --docs samples --cases samples`, cases passed per configuration: "
         f"{shown}."
     )
