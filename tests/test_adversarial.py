@@ -45,13 +45,13 @@ def test_the_corpus_is_big_enough_and_loads_cleanly(index):
     assert index.corpus.messages == ()
     assert {c.expected_id for c in CASES} <= set(index.corpus.doc_ids)
     for raw in RAW.values():
-        assert set(raw["expected"]) == set(CONFIGS), raw["name"]
+        assert set(raw["x-expected"]) == set(CONFIGS), raw["name"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_each_case_gets_its_expected_diagnosis_under_every_configuration(checks, case):
     got = {label: checks[case.name, label].diagnosis.value for label in CONFIGS}
-    assert got == RAW[case.name]["expected"]
+    assert got == RAW[case.name]["x-expected"]
 
 
 @pytest.mark.parametrize("fix", FIX_NAMES)
@@ -63,13 +63,13 @@ def test_no_single_fix_turns_a_passing_case_into_a_failing_one(checks, fix):
 
 
 def test_all_fixes_together_pass_every_answerable_case(checks):
-    answerable = [c for c in CASES if RAW[c.name]["answerable"]]
+    answerable = [c for c in CASES if RAW[c.name]["x-answerable"]]
     assert len(answerable) >= 15
     assert [c.name for c in answerable if not checks[c.name, "all"].passed] == []
 
 
 def test_unanswerable_cases_fail_under_every_configuration(checks):
-    for name in (n for n, raw in RAW.items() if not raw["answerable"]):
+    for name in (n for n, raw in RAW.items() if not raw["x-answerable"]):
         assert not any(checks[name, label].passed for label in CONFIGS), name
 
 

@@ -87,7 +87,7 @@ def test_a_visitor_cannot_name_a_function_in_the_page_a_link_or_the_session(app,
     at.session_state["w_q"] = _payload(target)
     at.run()
     no_exception(at)
-    assert at.selectbox(key="w_retriever").options == ["seed (ragdash scorer)", "bm25"]
+    assert at.selectbox(key="w_retriever").options == ["builtin (ragdash scorer)", "bm25"]
     assert [t.key for t in at.sidebar.text_input] == ["w_ocrmap", "w_protect"]  # no Function
     assert not target.exists()
     at.switch_page(SUITE).run()  # every page ranks with the same retriever
@@ -107,7 +107,7 @@ def test_the_operators_python_function_is_offered_read_only_and_ranks(
     at.run()
     no_exception(at)
     picker = at.selectbox(key="w_retriever")
-    assert picker.options == ["seed (ragdash scorer)", "bm25", "Python function"]
+    assert picker.options == ["builtin (ragdash scorer)", "bm25", "Python function"]
     assert picker.value == "python"  # a fresh session opens on the operator's retriever
     assert [t.key for t in at.sidebar.text_input] == ["w_ocrmap", "w_protect"]
     assert "mypkg.mod:search" in captions(at) and "read-only" in captions(at)
@@ -157,7 +157,7 @@ def test_a_bad_operator_setting_is_one_message_and_the_page_uses_seed(app, monke
     at = app()
     at.run()
     no_exception(at)
-    assert at.selectbox(key="w_retriever").options == ["seed (ragdash scorer)", "bm25"]
+    assert at.selectbox(key="w_retriever").options == ["builtin (ragdash scorer)", "bm25"]
     assert "started with cannot be used" in texts(at.sidebar.error)
 
 

@@ -207,7 +207,7 @@ def test_query_fuzzy_rule_es_auto_repairs_the_typo_whatever_the_threshold(capsys
 def test_ablate_json_lists_every_case_and_configuration(capsys, sample_cases):
     code, out, _ = run_main(capsys, "ablate", *DOCS, *CASES, "--json")
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert len(records) == len(sample_cases) * len(configurations())
     assert set(records[0]) == set(ABLATION_COLUMNS)
     assert {r["configuration"] for r in records} == set(configurations())
@@ -216,7 +216,7 @@ def test_ablate_json_lists_every_case_and_configuration(capsys, sample_cases):
 def test_ablate_text_is_a_case_by_configuration_matrix(capsys, sample_cases):
     code, out, _ = run_main(capsys, "ablate", *DOCS, *CASES)
     assert code == 0
-    header = out.splitlines()[0]
+    header = out.splitlines()[1]  # after the line naming the docs and the cases
     assert all(name in header for name in configurations())
     assert all(case.name in out for case in sample_cases)
 
@@ -241,7 +241,7 @@ FRAGILITY_FIELDS = {
 def test_fragility_json_compares_no_fixes_with_all_fixes(capsys, sample_cases):
     code, out, _ = run_main(capsys, "fragility", *DOCS, *CASES, "--kind", "ocr", "--json")
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert len(records) == len(sample_cases) * 2
     assert all(set(r) >= FRAGILITY_FIELDS for r in records)
     assert {(r["configuration"], r["fault"]) for r in records} == {("none", "ocr"), ("all", "ocr")}
@@ -278,7 +278,7 @@ def test_fragility_respects_the_evaluation_budget_and_max_edits(capsys):
     args = ("fragility", *DOCS, *CASES, "--kind", "typo", "--max-edits", "2")
     code, out, _ = run_main(capsys, *args, "--max-evaluations", "30", "--json")
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert all(r["evaluations"] <= 30 and r["max_edits"] == 2 for r in records)
     assert any(r["exhausted"] and "not searched further" in r["sentence"] for r in records)
 
@@ -291,7 +291,7 @@ def test_fragility_is_the_same_whatever_the_hash_seed():
         assert result.returncode == 0, result.stderr
         outputs.append(json.loads(result.stdout))
     assert outputs[0] == outputs[1]
-    assert any(r["outcome"] == "breaks" for r in outputs[0])
+    assert any(r["outcome"] == "breaks" for r in outputs[0]["rows"])
 
 
 @pytest.mark.parametrize(
@@ -325,7 +325,7 @@ def test_output_piped_into_a_reader_that_stops_early_gives_no_traceback():
         text=True,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline().startswith("seed 0")
+    assert proc.stdout.readline().startswith("docs: samples (--docs)")
     proc.stdout.close()
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 0

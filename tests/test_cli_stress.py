@@ -26,7 +26,7 @@ def test_json_holds_every_fault_with_none_targeted_and_all(tmp_path):
     assert list(stale) == ["none", "recency,status,versions", "all"]
     assert stale["none"]["passed"] < stale["recency,status,versions"]["passed"]
     assert record["targeted"]["typo"] == "fuzzy"
-    assert set(record["retrievers"]) == {"seed", "bm25"}
+    assert set(record["retrievers"]) == {"builtin", "bm25"}
     assert len(record["cases"]) == 12 and record["injected"]
     assert {"fault", "case", "reason"} <= set(record["skipped"][0])
 

@@ -54,7 +54,7 @@ def test_seed_is_the_default_and_ranks_exactly_as_the_proof_check_always_did(
     sample_index, sample_cases
 ):
     retriever = make_retriever(None, sample_index)
-    assert retriever.spec == RetrieverSpec() and retriever.spec.label == "seed"
+    assert retriever.spec == RetrieverSpec() and retriever.spec.label == "builtin"
     for fixes in (Fixes(), Fixes.all()):
         runs = run_cases(retriever, sample_cases, fixes)
         old = [check_case(sample_index, case, fixes) for case in sample_cases]
@@ -119,7 +119,7 @@ def test_ragdash_check_with_a_python_callable_from_the_current_folder(mypkg):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"kind": "solr"}, "unknown retriever 'solr'; choose from seed, bm25, http, python, "
+        ({"kind": "solr"}, "unknown retriever 'solr'; choose from builtin, bm25, http, python, "
                            "langchain, dense, hybrid"),
         ({"kind": "http"}, "the http retriever needs a URL"),
         ({"kind": "http", "url": "ftp://x/y"}, "must start with http:// or https://"),

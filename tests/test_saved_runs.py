@@ -51,7 +51,7 @@ def testbed_runs():
 def test_a_run_keeps_every_case_outcome_the_settings_and_the_corpus(testbed_runs):
     none, _ = testbed_runs
     assert (none.passed, none.total) == (4, 8)
-    assert none.fixes_label == "none" and none.retriever_label == "seed"
+    assert none.fixes_label == "none" and none.retriever_label == "builtin"
     assert none.corpus_fingerprint == CorpusIndex(load_folder(SAMPLE_DOCS)).fingerprint
     assert {d.doc_id for d in none.documents} >= {"returns-2024", "returns-2026", "plans"}
     stale = none.case("stale-version")
@@ -122,7 +122,7 @@ def test_a_changed_retriever_is_named(testbed_runs):
     bm25 = saved(index, Fixes(), spec=RetrieverSpec("bm25"))
     diff = diff_runs(testbed_runs[0], bm25)
     assert diff.retriever_changed
-    assert all(any("the retriever changed: seed → bm25" in r for r in c.reasons)
+    assert all(any("the retriever changed: builtin → bm25" in r for r in c.reasons)
                for c in diff.changes)  # fmt: skip
 
 
@@ -307,3 +307,14 @@ def test_check_names_the_word_list_the_run_records_it_and_a_baseline_made_with_a
     err = capsys.readouterr().err
     assert "the baseline's English word list differs from this run's" in err
     assert "/usr/share/dict/words (73,604 words)" in err and word_list_label() in err
+
+
+def test_a_run_an_older_ragdash_saved_as_seed_reads_as_the_builtin_scorer(testbed_runs):
+    """The built-in scorer was labelled "seed" (the word --seed also uses); a run saved then
+    is read as builtin, so a diff against a run saved today does not call it another
+    retriever."""
+    from ragdash.checks.snapshot import SavedRun
+
+    none, _ = testbed_runs
+    old = {**none.to_dict(), "retriever_label": "seed"}
+    assert SavedRun.from_dict(old).retriever_label == "builtin"

@@ -9,6 +9,7 @@ too long to convert, is reported like any other malformed file, never a tracebac
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict
@@ -25,7 +26,9 @@ __all__ = [
     "MAX_CASE_TOP_K",
     "MAX_EVIDENCE",
     "MAX_FIELD_CHARS",
+    "CASE_KEYS",
     "case_from_dict",
+    "nearest_key",
     "case_to_dict",
     "dump_cases",
     "parse_cases",
@@ -40,20 +43,65 @@ MAX_EVIDENCE = 100
 MAX_CASE_TOP_K = 1000
 
 
+#: The keys a case may have: required, then optional. ``fixes`` is the repairing fix an
+#: export records beside a case (read back, not used). A key starting with ``x-`` is the
+#: user's own note (``"x-reviewed": "2026-03"``): kept out of the case, never checked.
+REQUIRED_KEYS = ("name", "query", "expected_id")
+OPTIONAL_KEYS = ("evidence", "top_k", "kind", "note", "fixes")
+CASE_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+USER_KEY_PREFIX = "x-"
+_TEXT_KEYS = ("name", "query", "expected_id", "kind", "note")
+
+
+def nearest_key(key: str, known: Iterable[str] = CASE_KEYS) -> str | None:
+    """The known key ``key`` was most likely meant to be, or ``None``::
+
+    >>> nearest_key("evidance"), nearest_key("topk"), nearest_key("colour")
+    ('evidence', 'top_k', None)
+    """
+    found = difflib.get_close_matches(key.lower(), list(known), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def _unknown_key(key: str, where: str, known: Iterable[str] = CASE_KEYS) -> CaseFileError:
+    near = nearest_key(key, known)
+    hint = f"did you mean {near!r}?" if near else f"the keys are {', '.join(CASE_KEYS)}"
+    return CaseFileError(f"{where}: unknown key {key!r} ({hint}); nothing was loaded")
+
+
 def case_from_dict(data: Any, where: str = "case") -> Case:
-    """Build a :class:`Case` from a JSON object, checking every field."""
+    """Build a :class:`Case` from a JSON object, checking every field. Strict, because a
+    misspelled key would otherwise be dropped in silence (``"evidance": ["999 EUR"]`` would
+    check no evidence and pass): an unknown key, a missing required key or a value of the
+    wrong type is refused naming the case, the key and the key it was likely meant to be::
+
+        >>> try:
+        ...     case_from_dict({"name": "a", "query": "q", "expected_id": "d", "topk": 3})
+        ... except CaseFileError as exc:
+        ...     print(exc)
+        case: unknown key 'topk' (did you mean 'top_k'?); nothing was loaded
+    """
     if not isinstance(data, dict):
         raise CaseFileError(f"{where} is not a JSON object")
-    missing = [
-        key for key in ("name", "query", "expected_id") if not str(data.get(key, "")).strip()
-    ]
+    for key in data:
+        if key not in CASE_KEYS and not str(key).startswith(USER_KEY_PREFIX):
+            raise _unknown_key(str(key), where)
+    for key in _TEXT_KEYS:
+        if key in data and not isinstance(data[key], str):
+            raise CaseFileError(f"{where}: {key!r} must be text, not {_json_type(data[key])}")
+    missing = [key for key in REQUIRED_KEYS if not str(data.get(key, "")).strip()]
     if missing:
-        raise CaseFileError(f"{where} has no {', '.join(missing)}")
+        raise CaseFileError(
+            f"{where} has no {', '.join(missing)} (required: {', '.join(REQUIRED_KEYS)})"
+        )
     evidence = data.get("evidence", [])
     if isinstance(evidence, str):
         evidence = [evidence]
     if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
         raise CaseFileError(f"{where}: 'evidence' must be a list of strings")
+    fixes = data.get("fixes", "")
+    if not isinstance(fixes, str):
+        raise CaseFileError(f"{where}: 'fixes' must be text, not {_json_type(fixes)}")
     if len(evidence) > MAX_EVIDENCE:
         raise CaseFileError(f"{where}: more than {MAX_EVIDENCE} evidence strings")
     for key in ("name", "query", "expected_id", "kind", "note"):
@@ -73,6 +121,28 @@ def case_from_dict(data: Any, where: str = "case") -> Case:
         kind=str(data.get("kind", "")),
         note=str(data.get("note", "")),
     )
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a value's type, as a user wrote it (``a number``, ``a list``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _where(source: str, number: int, item: Any) -> str:
+    """``cases.json: case 3 ('refund')``: the case by position and, when it has one, name."""
+    name = item.get("name") if isinstance(item, dict) else None
+    named = f" ({name[:80]!r})" if isinstance(name, str) and name.strip() else ""
+    return f"{source}: case {number}{named}"
 
 
 def case_to_dict(case: Case) -> dict[str, Any]:
@@ -101,7 +171,7 @@ def parse_cases(text: str, source: str = "cases") -> list[Case]:
         raise CaseFileError(f"{source} must hold a list of cases or an object with 'cases'")
     if len(items) > MAX_CASES:
         raise CaseFileError(f"{source} holds {len(items):,} cases; the limit is {MAX_CASES:,}")
-    cases = [case_from_dict(item, f"{source}: case {i + 1}") for i, item in enumerate(items)]
+    cases = [case_from_dict(item, _where(source, i + 1, item)) for i, item in enumerate(items)]
     seen: set[str] = set()
     for case in cases:
         if case.name in seen:

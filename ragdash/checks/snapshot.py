@@ -36,7 +36,7 @@ from ragdash.errors import RagdashError, RunError
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.retrieval.highlight import match_kinds
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.retrieval.wordlist import word_list_label
 from ragdash.settings import Fixes
 
@@ -223,7 +223,7 @@ class SavedRun:
                 name=str(data.get("name") or ""),
                 at=str(data["at"]),
                 retriever=_items(data["retriever"]),
-                retriever_label=str(data["retriever_label"]),
+                retriever_label=shown_kind(str(data["retriever_label"])),
                 fixes=_items(data["fixes"]),
                 fixes_label=str(data["fixes_label"]),
                 corpus_fingerprint=str(data["corpus_fingerprint"]),

@@ -55,7 +55,7 @@ from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
-from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.text import is_ocr_candidate, tokenize, tokenizer
 
@@ -87,6 +87,10 @@ TARGETED_FIX: dict[str, tuple[str, ...]] = {
     "split-table": ("tables",),
 }
 CONFIG_NONE, CONFIG_ALL = "none", "all"
+#: The share of other words OCR damage hits in a document, unless asked otherwise: one
+#: default for ``ragdash stress --rate`` and the Stress page's slider, so both give the
+#: same numbers for the same inputs.
+DEFAULT_RATE = 0.3
 #: Retriever kinds whose index ragdash builds, so corpus faults can reach them.
 IN_PROCESS = ("seed", "bm25", "dense")
 _CORPUS_FAULTS = ("stale", "ocr-doc", "split-table")
@@ -257,8 +261,8 @@ class StressReport:
                     for c in self.configurations(fault)
                     if (cell := self.cell(fault, c, retriever)) is not None
                 }
-        by_retriever = {
-            r: {
+        by_retriever = {  # by the names users read: builtin, not "seed" (that is --seed)
+            shown_kind(r): {
                 f: {
                     c: _cell_record(cell)
                     for c in self.configurations(f)
@@ -291,7 +295,7 @@ class StressReport:
                     "fault": r.fault,
                     "variant": r.variant,
                     "configuration": r.configuration,
-                    "retriever": r.retriever,
+                    "retriever": shown_kind(r.retriever),
                     "query": r.query,
                     "passed": r.passed,
                     "diagnosis": r.diagnosis,

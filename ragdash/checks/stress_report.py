@@ -17,6 +17,7 @@ from __future__ import annotations
 from ragdash.case import DIAGNOSIS_TEXT, Diagnosis
 from ragdash.checks.html_report import DIAGNOSIS_COLORS, _page, _t
 from ragdash.checks.stress import StressReport
+from ragdash.retrieval.spec import shown_kind
 
 __all__ = ["stress_report"]
 
@@ -51,7 +52,7 @@ def _matrix(report: StressReport) -> str:
                 f"<tr><th>{_t(fault)}</th>{''.join(cells)}<td><code>{_t(configs[1])}</code>"
                 "</td></tr>"
             )
-        parts.append(f"<h3>{_t(retriever)}</h3><div class='scroll'><table class='heat'>"
+        parts.append(f"<h3>{_t(shown_kind(retriever))}</h3><div class='scroll'><table class='heat'>"
                      f"{''.join(rows)}</table></div>")  # fmt: skip
     return "".join(parts)
 
@@ -61,7 +62,7 @@ def _repairs(report: StressReport) -> str:
     for retriever in report.retrievers:
         for fault, words in report.repairs(retriever).items():
             rows.append(
-                f"<tr><td>{_t(retriever)}</td><td>{_t(fault)}</td><td>{_t(words)}</td></tr>"
+                f"<tr><td>{_t(shown_kind(retriever))}</td><td>{_t(fault)}</td><td>{_t(words)}</td></tr>"
             )
     return f"<table>{''.join(rows)}</table>"
 
@@ -78,7 +79,7 @@ def _unsaved(report: StressReport) -> str:
             "pass", "ranking", "extraction") else r.diagnosis  # fmt: skip
         rows.append(
             f"<tr><td>{_t(r.case)}</td><td>{_t(r.fault)}</td><td>{_t(r.variant)}</td>"
-            f"<td>{_t(r.retriever)}</td><td>{_t(r.query)}</td>"
+            f"<td>{_t(shown_kind(r.retriever))}</td><td>{_t(r.query)}</td>"
             f"<td style='color:{color}'><b>{_t(r.diagnosis)}</b><br><small>{_t(why)}</small></td>"
             f"<td>{_t(r.first_id or '-')}</td>"
             f"<td>{_t('; '.join(r.missing_evidence) or '-')}</td></tr>"
@@ -116,7 +117,7 @@ def stress_report(report: StressReport, title: str = "ragdash stress test") -> s
         f"<table class='facts'><tr><td>seed</td><td>{report.seed}</td></tr>"
         f"<tr><td>rate</td><td>{report.rate:g}</td></tr>"
         f"<tr><td>cases</td><td>{len(report.cases)}</td></tr>"
-        f"<tr><td>retrievers</td><td>{_t(', '.join(report.retrievers))}</td></tr>"
+        f"<tr><td>retrievers</td><td>{_t(', '.join(map(shown_kind, report.retrievers)))}</td></tr>"
         f"<tr><td>skipped</td><td>{_t(skipped_text or 'none')}</td></tr></table>"
     )
     notes = "".join(f"<p class='muted'>{_t(n)}</p>" for n in report.notes)

@@ -28,6 +28,8 @@ from ragdash.cli.common import (
     _table,
     emit,
     field,
+    inputs_line,
+    inputs_record,
     say,
 )
 from ragdash.errors import (
@@ -62,6 +64,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     kept = _keep_run(args, retriever, index, cases, fixes, runs)
     if args.json:
         report = {
+            "inputs": inputs_record(args, cases),
             "retriever": retriever.spec.label,
             "fixes": fixes.label,
             "passed": passed,
@@ -77,6 +80,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             report.update(kept.record())
         emit(json.dumps(report, indent=2))
     else:
+        say(inputs_line(args, cases))
         rows = [("case", "expected", "ranked first", "verdict", "diagnosis", "missing evidence")]
         for r in runs:
             c = r.check
@@ -192,6 +196,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         say(
             json.dumps(
                 {
+                    "inputs": inputs_record(args),
                     "query": args.text,
                     "retriever": retriever.spec.label,
                     "fixes": fixes.label,
@@ -201,6 +206,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             )
         )
         return EXIT_OK
+    say(inputs_line(args))
     if retriever.spec.kind != "seed":
         say(f"retriever: {retriever.spec.label}")
     say(f"fixes: {fixes.label}")
@@ -230,11 +236,12 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     retriever = _retriever(args, index)
     metrics = None
     identical: dict[str, tuple[str, str]] = {}
+    cases = _cases(args, index)
     try:
         if retriever.spec.kind == "seed" and not args.metrics:
             from ragdash.checks.parallel import parallel_ablation
 
-            table = parallel_ablation(index, _cases(args, index), fixes, jobs=args.jobs)
+            table = parallel_ablation(index, cases, fixes, jobs=args.jobs)
         else:
             from ragdash.checks.ablation import configurations
             from ragdash.checks.runs import run_configurations
@@ -243,7 +250,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             run, identical = _distinct_configurations(retriever.spec.kind, configs)
             shared = getattr(retriever, "answers_shared", None)
             with shared() if shared is not None else contextlib.nullcontext():
-                table, metrics = run_configurations(retriever, _cases(args, index), run,
+                table, metrics = run_configurations(retriever, cases, run,
                                                     args.metrics_k)  # fmt: skip
             table, metrics = _expand_identical(configs, identical, table, metrics)
     except QueryError as exc:
@@ -253,6 +260,7 @@ def cmd_ablate(args: argparse.Namespace) -> int:
 
         if args.metrics and metrics is not None:
             emit(json.dumps({
+                "inputs": inputs_record(args, cases),
                 "retriever": retriever.spec.label,
                 "rows": records(table),
                 "metrics": records(metrics),
@@ -260,10 +268,13 @@ def cmd_ablate(args: argparse.Namespace) -> int:
                               for label, (same, why) in identical.items()},
             }, indent=2))  # fmt: skip
         else:
-            emit(json.dumps(records(table), indent=2))
+            emit(json.dumps({"inputs": inputs_record(args, cases),
+                             "retriever": retriever.spec.label, "rows": records(table)},
+                            indent=2))  # fmt: skip
     else:
         import pandas as pd
 
+        say(inputs_line(args, cases))
         from ragdash.checks.runs import RunRow
         from ragdash.frames import ablation_matrix, frame, metrics_table
 
@@ -394,8 +405,10 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     if args.json:
         from ragdash.frames import records
 
-        emit(json.dumps(records(table), indent=2))
+        emit(json.dumps({"inputs": inputs_record(args, cases), "rows": records(table)},
+                        indent=2))  # fmt: skip
         return EXIT_OK
+    say(inputs_line(args, cases))
     say(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
     for case in cases:
         rows = [("fault", "fixes", "result", "corrupted query", "failure", "evaluations")]

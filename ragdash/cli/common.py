@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
+from ragdash.bundled import SAMPLES, SAMPLES_CASES, SAMPLES_WORD, cases_path, docs_path
+from ragdash.case import Case
 from ragdash.errors import (
     CaseFileError,
     IngestError,
@@ -55,6 +56,8 @@ __all__ = [
     "default_docs",
     "emit",
     "field",
+    "inputs_line",
+    "inputs_record",
     "one_line",
     "say",
 ]
@@ -198,10 +201,85 @@ def _cache(args: argparse.Namespace) -> PdfCache | None:
     return parse_cache(getattr(args, "cache_dir", None))
 
 
+def _is_samples(text: str | Path, bundled: Path) -> bool:
+    """``text`` names the bundled samples (the word, or the path of the bundled file)."""
+    if text == SAMPLES_WORD:
+        return True
+    try:
+        return Path(text).resolve() == bundled.resolve()
+    except OSError:
+        return False
+
+
+def _refuse_samples_for_own_cases(args: argparse.Namespace) -> None:
+    """``--cases mine.json`` without ``--docs``: the cases are about the user's documents,
+    and checking them against the bundled samples fails every one with "not in the corpus"
+    — refused, asking for the folder (never a silent fall-back)."""
+    cases = getattr(args, "cases", None)
+    if not cases or _is_samples(cases, SAMPLES_CASES):
+        return
+    if args.docs or getattr(args, "index", None) or os.environ.get("RAGDASH_DOCS"):
+        return
+    raise BadInput(
+        f"--cases {cases} names your own cases: give --docs DIR, the folder they are about "
+        "(--docs samples for the bundled samples)"
+    )
+
+
+def inputs_record(args: argparse.Namespace, cases: Sequence[Case] | None = None) -> dict:
+    """Which docs folder and which cases a command used — its ``--json`` ``inputs`` and
+    (by :func:`inputs_line`) its first line, so a run always says what it ran on::
+
+        >>> ns = argparse.Namespace(docs="samples", cases="samples", workspace=None)
+        >>> inputs_record(ns)
+        {'docs': 'samples', 'docs_from': '--docs', 'cases': 'samples'}
+    """
+    if getattr(args, "index", None):
+        docs, origin = str(args.index), "--index (a saved index)"
+    else:
+        folder = _docs(args)
+        docs = SAMPLES_WORD if _is_samples(folder, SAMPLES) else str(folder)
+        if args.docs:
+            origin = "--docs"
+        elif os.environ.get("RAGDASH_DOCS"):
+            origin = "$RAGDASH_DOCS"
+        else:
+            origin = "default (no --docs, no $RAGDASH_DOCS): the bundled samples"
+    record: dict = {"docs": docs, "docs_from": origin}
+    if getattr(args, "workspace", None):
+        record["workspace"] = str(args.workspace)
+    generate = getattr(args, "generate", None)
+    given = getattr(args, "cases", None)
+    if generate is not None:
+        record["cases"] = f"generated with seed {args.seed}"
+    elif given:
+        record["cases"] = SAMPLES_WORD if _is_samples(given, SAMPLES_CASES) else str(given)
+    elif getattr(args, "workspace", None):
+        record["cases"] = f"{docs}/cases.json and the workspace's case library"
+    if cases is not None:
+        record["case_count"] = len(cases)
+    return record
+
+
+def inputs_line(args: argparse.Namespace, cases: Sequence[Case] | None = None) -> str:
+    """The first line of a command's output: ``docs: samples (--docs) · cases: mine.json
+    (3 cases)``."""
+    record = inputs_record(args, cases)
+    parts = [f"docs: {record['docs']} ({record['docs_from']})"]
+    if "workspace" in record:
+        parts.append(f"workspace: {record['workspace']}")
+    if "cases" in record:
+        count = record.get("case_count")
+        counted = f" ({count} case{'' if count == 1 else 's'})" if count is not None else ""
+        parts.append(f"cases: {record['cases']}{counted}")
+    return field(" · ".join(parts))
+
+
 def _index(args: argparse.Namespace, write_workspace: bool = True) -> CorpusIndex:
     """The corpus of ``--docs`` (and ``--workspace``'s uploads and edits) indexed.
     ``write_workspace=False`` (``stress``, which promises to write nothing there) keeps
     the parses in the command line's cache instead of the workspace's own."""
+    _refuse_samples_for_own_cases(args)
     if getattr(args, "index", None):
         return _saved_index(args)
     docs = _docs(args)
@@ -729,7 +807,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--ablation",
         action="store_true",
-        help="also run the ablation for the report (always for seed and bm25)",
+        help="also run the ablation for the report (always for builtin and bm25)",
     )
     g.add_argument(
         "--baseline", default=None, help="a run id, latest, or a run file: print the diff from it"

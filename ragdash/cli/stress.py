@@ -1,4 +1,4 @@
-"""``stress``: the seed's faults injected into a docs folder, cases run under no fix, the
+"""``stress``: the four flaws injected into a docs folder, cases run under no fix, the
 targeted fix and all fixes (see :mod:`ragdash.checks.stress`)."""
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from ragdash.cli.common import (
     _table,
     emit,
     field,
+    inputs_line,
+    inputs_record,
     say,
 )
 
@@ -26,10 +28,10 @@ __all__ = ["add_stress_parser", "cmd_stress"]
 
 def add_stress_parser(sub, common, jobs_option) -> None:
     """Register ``ragdash stress`` (``common`` adds --docs, --cases, fixes, --json...)."""
-    from ragdash.checks.stress import FAULTS
+    from ragdash.checks.stress import DEFAULT_RATE, FAULTS
 
     p = sub.add_parser(
-        "stress", help="inject the seed's faults into the docs; which fix repairs what"
+        "stress", help="inject the four flaws into the docs; which fix repairs what"
     )
     common(p, cases=True)
     p.add_argument(
@@ -40,8 +42,9 @@ def add_stress_parser(sub, common, jobs_option) -> None:
         help="generate N cases from the docs (seeded) instead of --cases",
     )
     p.add_argument(
-        "--retriever", default="seed", help="comma-separated: seed, bm25, dense (default seed)"
-    )
+        "--retriever", default="builtin",
+        help="comma-separated: builtin (ragdash's own scorer), bm25, dense (default builtin)",
+    )  # fmt: skip
     p.add_argument(
         "--faults",
         default=",".join(FAULTS),
@@ -50,8 +53,8 @@ def add_stress_parser(sub, common, jobs_option) -> None:
     p.add_argument(
         "--rate",
         type=float,
-        default=0.3,
-        help="share of other words OCR damage hits in the document (default 0.3)",
+        default=DEFAULT_RATE,
+        help=f"share of other words OCR damage hits in the document (default {DEFAULT_RATE:g})",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for faults and generated cases")
     p.add_argument("--report", default=None, metavar="FILE", help="write an HTML report")
@@ -79,20 +82,22 @@ def _faults(text: str) -> tuple[str, ...]:
 
 def _retrievers(text: str) -> tuple[str, ...]:
     from ragdash.checks.stress import IN_PROCESS
+    from ragdash.retrieval.spec import retriever_kind, shown_kind
 
-    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    names = tuple(dict.fromkeys(retriever_kind(n) for n in text.split(",") if n.strip()))
     bad = [n for n in names if n not in IN_PROCESS]
     if bad or not names:
         raise BadInput(
             f"--retriever: {', '.join(map(repr, bad)) or 'empty list'} cannot be stressed; "
-            f"choose from {', '.join(IN_PROCESS)} (ragdash injects documents into indexes it "
-            "builds itself)"
+            f"choose from {', '.join(map(shown_kind, IN_PROCESS))} (ragdash injects "
+            "documents into indexes it builds itself)"
         )
     return names
 
 
 def cmd_stress(args: argparse.Namespace) -> int:
     from ragdash.checks.stress import generate_cases, run_stress
+    from ragdash.retrieval.spec import shown_kind
 
     faults = _faults(args.faults)
     retrievers = _retrievers(args.retriever)
@@ -137,11 +142,12 @@ def cmd_stress(args: argparse.Namespace) -> int:
 
         atomic_write(Path(args.report), stress_report(report).encode("utf-8"))
     if args.json:
-        record = report.to_dict()
+        record = {"inputs": inputs_record(args, cases), **report.to_dict()}
         if saved:
             record["saved_cases"] = saved
         emit(json.dumps(record, indent=2))
         return EXIT_OK
+    say(inputs_line(args, cases))
     origin = f"generated with seed {args.seed}" if args.generate else "from the case file"
     say(f"{len(report.cases)} cases ({origin}), faults at rate {args.rate:g}, seed {args.seed}")
     for retriever in report.retrievers:
@@ -159,7 +165,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
                         f"{cell.passed}/{cell.total} {cell.rate:.0%} [{low:.0%}-{high:.0%}]"
                     )
             rows.append((fault, *cells, configs[1]))
-        say(f"\n{retriever}:")
+        say(f"\n{shown_kind(retriever)}:")
         say(_table(rows))
         for fault, words in report.repairs(retriever).items():
             say(f"  {fault}: {words}")
@@ -173,8 +179,9 @@ def cmd_stress(args: argparse.Namespace) -> int:
         say(f"\n{len(unsaved)} faulted variant(s) no fix saves (failing under all):")
         for r in unsaved[:20]:
             missing = "; ".join(r.missing_evidence) or "-"
-            say(f"  {field(r.case)} {r.fault}/{r.variant} [{r.retriever}]: {r.diagnosis}, "
-                f"first {field(r.first_id or '-')}, missing {field(missing)}")  # fmt: skip
+            say(f"  {field(r.case)} {r.fault}/{r.variant} [{shown_kind(r.retriever)}]: "
+                f"{r.diagnosis}, first {field(r.first_id or '-')}, "
+                f"missing {field(missing)}")  # fmt: skip
         if len(unsaved) > 20:
             say(f"  … and {len(unsaved) - 20} more (--json or --report for all)")
     injected = report.injected

@@ -43,6 +43,8 @@ from ragdash.retrieval.spec import (
     RETRIEVER_KINDS,
     SHAPES,
     RetrieverSpec,
+    retriever_kind,
+    shown_kind,
 )
 
 __all__ = [
@@ -85,10 +87,12 @@ class _Parser(argparse.ArgumentParser):
 def add_retriever_options(p: argparse.ArgumentParser) -> None:
     """``--retriever`` and its settings (every default ``None``: the spec's own defaults
     apply, and :func:`spec_from_options` can tell "not given" from "given")."""
-    g = p.add_argument_group("retriever (default: seed, ragdash's own scorer)")
-    g.add_argument("--retriever", choices=RETRIEVER_KINDS, default=None,
-                   help="seed, bm25, http (--url), python or langchain (--callable), dense "
-                   "(--model or --embeddings-url) or hybrid (bm25 + dense)")
+    g = p.add_argument_group("retriever (default: builtin, ragdash's own scorer)")
+    g.add_argument("--retriever", choices=RETRIEVER_KINDS, default=None, type=retriever_kind,
+                   metavar="{" + ",".join(shown_kind(k) for k in RETRIEVER_KINDS) + "}",
+                   help="builtin (ragdash's own scorer; 'seed' is read too), bm25, http "
+                   "(--url), python or langchain (--callable), dense (--model or "
+                   "--embeddings-url) or hybrid (bm25 + dense)")
     g.add_argument("--url", default=None, help="http: the service's search URL")
     g.add_argument("--callable", default=None,
                    help="python: package.module:function(query, top_k) returning hits; "
@@ -145,7 +149,7 @@ def spec_from_options(values: Mapping[str, object]) -> RetrieverSpec:
     """The spec the given settings name (``None`` = not given). Raises SettingsError."""
     given = {name: value for name, value in values.items() if value is not None}
     if "kind" in given:
-        given["kind"] = str(given["kind"]).strip().lower()
+        given["kind"] = retriever_kind(str(given["kind"]))
     return RetrieverSpec.resolve(given)
 
 

@@ -51,10 +51,38 @@ __all__ = [
     "ResponseShape",
     "RetrieverSpec",
     "fix_support",
+    "retriever_kind",
+    "shown_kind",
     "fix_support_table",
 ]
 
 RETRIEVER_KINDS = ("seed", "bm25", "http", "python", "langchain", "dense", "hybrid")
+#: What users read and type for ragdash's own scorer: ``builtin``. Its kind is ``seed`` inside
+#: (saved runs and ``--json`` keep that value, and ``--retriever seed`` is still read), but
+#: in user-facing text "seed" means only ``--seed``, the random seed.
+BUILTIN = "builtin"
+KIND_ALIASES = {BUILTIN: "seed"}
+
+
+def retriever_kind(text: str) -> str:
+    """The kind a user's word names: ``builtin`` (or ``seed``) is ragdash's own scorer::
+
+    >>> retriever_kind("builtin"), retriever_kind(" BM25 ")
+    ('seed', 'bm25')
+    """
+    word = str(text).strip().lower()
+    return KIND_ALIASES.get(word, word)
+
+
+def shown_kind(kind: str) -> str:
+    """The name users read for a kind: ``builtin`` for ragdash's own scorer. Also reads a
+    label an older ragdash saved (``seed``) as today's, so a run saved then and one saved now
+    with the same scorer are not told apart::
+
+    >>> shown_kind("seed"), shown_kind("bm25 (k1=1.2, b=0.75)")
+    ('builtin', 'bm25 (k1=1.2, b=0.75)')
+    """
+    return BUILTIN if kind == "seed" else kind
 #: The kinds only whoever starts ragdash may name (see :attr:`RetrieverSpec.operator_only`).
 OPERATOR_KINDS = ("http", "python", "langchain", "dense", "hybrid")
 RETRIEVER_DESCRIPTIONS = {
@@ -255,7 +283,8 @@ class RetrieverSpec:
     def __post_init__(self) -> None:
         if self.kind not in RETRIEVER_KINDS:
             raise SettingsError(
-                f"unknown retriever {self.kind!r}; choose from {', '.join(RETRIEVER_KINDS)}"
+                f"unknown retriever {self.kind!r}; choose from "
+                f"{', '.join(map(shown_kind, RETRIEVER_KINDS))}"
             )
         object.__setattr__(self, "k1", _number("bm25 k1", self.k1, 0, 100))
         object.__setattr__(self, "b", _number("bm25 b", self.b, 0, 1))
@@ -316,12 +345,14 @@ class RetrieverSpec:
         if isinstance(value, RetrieverSpec):
             return value
         if isinstance(value, str):
-            return cls(kind=value.strip().lower())
+            return cls(kind=retriever_kind(value))
         if isinstance(value, Mapping):
             known = {f.name for f in fields(cls)}
             unknown = sorted(set(value) - known)
             if unknown:
                 raise SettingsError(f"unknown retriever setting {', '.join(map(repr, unknown))}")
+            if isinstance(value.get("kind"), str):
+                value = {**value, "kind": retriever_kind(value["kind"])}
             return cls(**value)
         raise SettingsError(f"retriever {value!r} is not a kind name, a mapping or a spec")
 
@@ -401,7 +432,7 @@ class RetrieverSpec:
         if self.kind == "bm25":
             return f"bm25 (k1={self.k1:g}, b={self.b:g})"
         if self.kind == "seed":
-            return "seed"
+            return BUILTIN
         if self.kind == "dense":
             return f"dense ({self.embedder_label})"
         if self.kind == "hybrid":

@@ -53,6 +53,7 @@ from ragdash.checks.proof import check_case
 from ragdash.checks.snapshot import SavedRun
 from ragdash.errors import CaseFileError, LibraryError, RunError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.spec import shown_kind
 from ragdash.settings import Fixes
 
 __all__ = [
@@ -495,7 +496,9 @@ class CaseLibrary:
                 values = {}
             if not isinstance(values, dict) or _depth(values) > 2:
                 values = {}
-            summaries.append(RunSummary(*head, metrics=tuple(values.items())))
+            run_id, name, at, label, *rest = head  # an older ragdash saved "seed": builtin
+            summaries.append(RunSummary(run_id, name, at, shown_kind(str(label)), *rest,
+                                        metrics=tuple(values.items())))  # fmt: skip
         return summaries
 
     def saved_runs(self) -> list[SavedRun]:

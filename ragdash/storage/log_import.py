@@ -11,7 +11,9 @@ Each row needs a query and the expected document id; evidence and a name are opt
 Accepted column names (case-insensitive): ``query`` / ``question`` / ``q``; ``expected_id``
 / ``expected`` / ``expected_doc`` / ``doc_id`` / ``document``; ``evidence`` (several strings
 separated by ``;`` in CSV, a list or a string in JSONL); ``name`` / ``id`` (default:
-``<file stem>-<row>``); ``top_k``. A bad row never stops the import: it is reported by row
+``<file stem>-<row>``); ``top_k``. Other columns are ignored, except one a slip away from
+a known name (``evidance``, ``top-k``): that row is refused naming the column meant. A bad
+row never stops the import: it is reported by row
 number (the header is row 1 of a CSV; JSONL rows are lines) and the good rows are kept — a
 JSONL line nested 100,000 deep or holding a number of 5,000 digits is one bad row too. The
 limits of a cases file hold here as well (:mod:`ragdash.checks.cases`): each field, the
@@ -28,6 +30,7 @@ any row is imported: split it)::
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 from collections.abc import Collection, Mapping
@@ -126,8 +129,9 @@ def parse_log_cases(
             errors.append(RowProblem(number, str(exc)))
             continue
         if known_ids is not None and case.expected_id not in known_ids:
-            errors.append(RowProblem(number, f"expected document {case.expected_id!r} is not in "
-                                           "the corpus"))
+            errors.append(
+                RowProblem(number, f"expected document {case.expected_id!r} is not in the corpus")
+            )
             continue
         if case.name in names:
             errors.append(RowProblem(number, f"a case named {case.name!r} already exists"))
@@ -201,7 +205,24 @@ def _pick(row: Mapping[str, Any], field: str) -> Any:
     return None
 
 
+#: Every column name read (the aliases of every field).
+KNOWN_COLUMNS = tuple(a for aliases in ALIASES.values() for a in aliases)
+
+
+def _misspelled(row: Mapping[str, Any]) -> None:
+    """A log has other columns (a timestamp, a user) and they are ignored; but a column one
+    slip from a known name (``evidance``) is a mistake that would drop the evidence in
+    silence, so it is refused with the name it was likely meant to be."""
+    for column in row:
+        if column in KNOWN_COLUMNS:
+            continue
+        near = difflib.get_close_matches(column, KNOWN_COLUMNS, n=1, cutoff=0.8)
+        if near:
+            raise CaseFileError(f"unknown column {column!r} (did you mean {near[0]!r}?)")
+
+
 def _case(row: Mapping[str, Any], default_name: str, fmt: str) -> Case:
+    _misspelled(row)
     for field in ("query", "expected_id", "name"):
         value = _pick(row, field)
         if isinstance(value, (dict, list)):  # JSONL: text or a number, never a structure

@@ -382,7 +382,7 @@ def _try_query(doc: Document) -> None:
         alone = Bm25Retriever(alone, chosen)  # type: ignore[assignment]
         st.caption(f"Ranked by {literal(chosen.label)} over this document alone.")
     elif chosen.external:
-        st.caption(f"Ranked by the seed scorer: {literal(chosen.label)} searches its own "
+        st.caption(f"Ranked by the builtin scorer: {literal(chosen.label)} searches its own "
                    "whole index, so it cannot be asked about one document.")  # fmt: skip
     cols = st.columns(2)
     for col, fixes, state in zip(

@@ -52,14 +52,15 @@ CONFIGURATIONS: dict[str, str] = {
 #: ignore case (:func:`define`).
 GLOSSARY: dict[str, str] = {
     # --- the proof check and its words
-    "proof check": "For one question: is the expected document ranked in the top k, and does "
-    "its text contain every evidence string? PASS if both, FAIL otherwise.",
+    "proof check": "For one question: is the expected document ranked first (#1), and do the "
+    "top k passages sent to the model contain every evidence string? PASS if both, FAIL "
+    "otherwise.",
     "verdict": "PASS or FAIL from the proof check (ERROR when the retriever did not answer).",
-    "diagnosis": "Why a case fails: ranking (the right document is not ranked high enough) "
-    "or extraction (it is ranked, but the evidence is missing from its text); pass when it "
-    "passes.",
-    "ranking": "A ranking failure: the expected document is not in the top k results.",
-    "extraction": "An extraction failure: the expected document is ranked, but the words that "
+    "diagnosis": "Why a case fails: ranking (the right document is not ranked first) or "
+    "extraction (it is first, but the evidence is missing from the text sent to the model); "
+    "pass when it passes.",
+    "ranking": "A ranking failure: another document is ranked first, not the expected one.",
+    "extraction": "An extraction failure: the expected document is first, but the words that "
     "prove the answer are not in the passage (lost when the file was read or cut).",
     "evidence": "The exact words the right passage must contain for the answer to count, "
     "e.g. '30 days'. Matched as whole words: '4 disks' is not found inside '24 disks'.",
@@ -70,8 +71,8 @@ GLOSSARY: dict[str, str] = {
     "query": "The question as a user typed it.",
     "expected": "The document that should answer the query.",
     "ranked first": "The document the retriever put at the top.",
-    "top k": "How many results are checked: the proof check passes only if the expected "
-    "document is among the first k.",
+    "top k": "How many passages are sent to the model: the evidence must be in their text. "
+    "The expected document must still be ranked first.",
     "configuration": "Which fixes are on for that row (see the fix names in this glossary).",
     "fixes": "The fixes turned on (see the fix names in this glossary).",
     "passed": "How many cases pass under that configuration, of all cases.",

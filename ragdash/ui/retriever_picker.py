@@ -54,7 +54,7 @@ __all__ = [
 
 EXTERNAL_TTL = 30
 RETRIEVER_WIDGET_KEYS = ("w_retriever", "w_k1", "w_b")
-LABELS = {"seed": "seed (ragdash scorer)", "bm25": "bm25", "http": "HTTP service",
+LABELS = {"seed": "builtin (ragdash scorer)", "bm25": "bm25", "http": "HTTP service",
           "python": "Python function", "langchain": "LangChain retriever"}  # fmt: skip
 BUILTIN_KINDS = ("seed", "bm25")
 
@@ -78,7 +78,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
     problem = settings().retriever_problem
     if problem:
         bar.error(f"The retriever the dashboard was started with cannot be used: "
-                  f"{literal(problem)} — only seed and bm25 are offered.")  # fmt: skip
+                  f"{literal(problem)} — only builtin and bm25 are offered.")  # fmt: skip
     kinds = offered_kinds(operator)
     if st.session_state.get("w_retriever") not in (None, *kinds):
         del st.session_state["w_retriever"]  # not on offer here: never trusted from a session
@@ -110,7 +110,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         try:
             return replace(base, k1=k1, b=b)
         except SettingsError as exc:
-            bar.caption(f"Using the seed scorer: {literal(str(exc))}.")
+            bar.caption(f"Using the builtin scorer: {literal(str(exc))}.")
             return RetrieverSpec()
     target = operator.safe_url if kind == "http" else operator.callable
     bar.caption(f"{LABELS[kind]} {code(target)} — set where the dashboard was started "
@@ -177,12 +177,12 @@ def page_retriever(index: CorpusIndex, spec: RetrieverSpec) -> Retriever:
     whatever a session holds, the page never imports or calls anything else."""
     if spec.operator_only and spec != operator_retriever():
         st.sidebar.warning("Only the retriever set where the dashboard was started is called "
-                           "— ranking with the seed scorer.")  # fmt: skip
+                           "— ranking with the builtin scorer.")  # fmt: skip
         spec = RetrieverSpec()
     try:
         return _retriever(index, index.fingerprint, astuple(spec))
     except RetrieverError as exc:
-        st.sidebar.error(f"{literal(str(exc))} — ranking with the seed scorer.")
+        st.sidebar.error(f"{literal(str(exc))} — ranking with the builtin scorer.")
         return _retriever(index, index.fingerprint, astuple(RetrieverSpec()))
 
 
@@ -204,7 +204,7 @@ def searches_here(retriever: Retriever, what: str) -> bool:
         return True
     st.caption(
         f"The {literal(what)} asks the retriever thousands of queries, so the dashboard runs it "
-        f"only for ragdash's own scorers (seed, bm25), not for {literal(retriever.spec.label)}; "
+        f"only for ragdash's own scorers (builtin, bm25), not for {literal(retriever.spec.label)}; "
         "from the CLI, `ragdash fragility --retriever …` searches any retriever, bounded by "
         "`--max-evaluations`."
     )

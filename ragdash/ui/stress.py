@@ -1,4 +1,4 @@
-"""Stress test: inject the seed's faults into the documents, run every case under no fix, the
+"""Stress test: inject the four flaws into the documents, run every case under no fix, the
 fix that targets the fault and all fixes, and show what breaks — the matrix as a heatmap
 (fault × configuration, one per retriever, ``7/10`` in each cell), which fix repairs which
 fault, the cases no fix saves, and a click-through from a cell to its faulted case in
@@ -18,8 +18,11 @@ runs on every rerun of the Test suite whether or not it is open.
 from __future__ import annotations
 
 import json
+import shlex
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import altair as alt
 import pandas as pd
@@ -27,6 +30,7 @@ import streamlit as st
 
 from ragdash.bundled import SAMPLES
 from ragdash.checks.stress import (
+    DEFAULT_RATE,
     FAULTS,
     IN_PROCESS,
     TARGETED_FIX,
@@ -37,7 +41,7 @@ from ragdash.checks.stress import (
 from ragdash.checks.stress_report import stress_report
 from ragdash.errors import RagdashError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.spec import RetrieverSpec
+from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES
 from ragdash.ui.context import error_text, settings
 from ragdash.ui.guard import section_guard
@@ -59,7 +63,7 @@ from ragdash.ui.stress_view import (
     config_title,
     run_id,
 )
-from ragdash.ui.text import grid, label, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.viewstate import ViewState
 
 __all__ = [
@@ -73,6 +77,7 @@ __all__ = [
     "matrix",
     "matrix_frame",
     "render",
+    "stress_command",
     "stress_retrievers",
     "unsaved_cases",
     "variant_rows",
@@ -219,6 +224,34 @@ def fix_words(fault: str) -> str:
     return " + ".join(FIX_LABELS[name] for name in TARGETED_FIX.get(fault, ()))
 
 
+def stress_command(
+    source: str, n: int, faults: Sequence[str], rate: float, seed: int,
+    retrievers: Sequence[str], docs: Path, workspace: Path,
+) -> str:  # fmt: skip
+    """The ``ragdash stress`` command that prints a page run's numbers (the page and the
+    command call the same core with the same arguments; fix settings at their defaults)::
+
+        >>> stress_command("generated", 20, FAULTS, 0.3, 7, ("seed", "bm25"), SAMPLES,
+        ...                Path("ws")).split(" --workspace ws ")
+        ['ragdash stress --docs samples', '--generate 20 --seed 7 --retriever builtin,bm25']
+    """
+    shown = "samples" if docs.resolve() == SAMPLES.resolve() else str(docs)
+    parts = ["ragdash", "stress"]
+    if source == "samples":
+        parts += ["--docs", "samples", "--cases", "samples"]
+    else:  # the dashboard's documents: the docs folder and the workspace's uploads
+        parts += ["--docs", shown, "--workspace", str(workspace)]
+        if source == "generated":
+            parts += ["--generate", str(n)]
+    parts += ["--seed", str(seed)]
+    if rate != DEFAULT_RATE:
+        parts += ["--rate", f"{rate:g}"]
+    if tuple(faults) != tuple(FAULTS):
+        parts += ["--faults", ",".join(faults)]
+    parts += ["--retriever", ",".join(shown_kind(k) for k in retrievers)]
+    return shlex.join(parts)
+
+
 def fix_sentences(report: StressReport) -> list[str]:
     """Which fix repairs which fault on this corpus, one plain sentence per fault (plain
     text): the targeted fix's pass count against no fix, for every retriever."""
@@ -234,7 +267,7 @@ def fix_sentences(report: StressReport) -> list[str]:
             if none is not None and fixed is not None and none.total
         ]  # fmt: skip
         counts = "; ".join(
-            f"{r}: {a.passed:d}/{a.total:d} → {b.passed:d}/{b.total:d}"
+            f"{shown_kind(r)}: {a.passed:d}/{a.total:d} → {b.passed:d}/{b.total:d}"
             for r, a, b in pairs
         )
         title = FAULT_HEADINGS.get(fault, fault)
@@ -286,7 +319,8 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
         )  # fmt: skip
         c1, c2 = st.columns(2)
         rate = c1.slider(
-            "Damage rate (OCR and typos, per letter)", 0.05, 1.0, 0.3, 0.05, key="stress_rate"
+            "Damage rate (OCR and typos, per letter)", 0.05, 1.0, DEFAULT_RATE, 0.05,
+            key="stress_rate",
         )
         seed = c2.number_input("Seed", 0, 10**9, 0, key="stress_seed",
                                help="the same seed injects the same faults")  # fmt: skip
@@ -299,15 +333,16 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
             key="stress_n",
             help="Only for generated cases: passages picked with the seed, a query from each "
             "passage's distinctive words, evidence found in that passage only. They are not "
-            "saved (`ragdash stress --generate N` saves them to the library for review).",
+            "saved (`ragdash stress --generate N --save-cases --workspace DIR` saves them to "
+            "the workspace's case library for review).",
         )  # fmt: skip
         default = view.retriever.kind if view.retriever.kind in offered else "seed"
         kinds = st.multiselect(
             "Retrievers", list(offered), default=[default], key="stress_retrievers",
-            format_func=plain,
-            help="ragdash's own scorers, and the dense or hybrid model when the dashboard was "
-            "started with one. A team's service or code is not offered: its index never sees "
-            "the injected documents.",
+            format_func=lambda kind: plain(shown_kind(kind)),
+            help="ragdash's own scorers (builtin and bm25), and the dense or hybrid model when "
+            "the dashboard was started with one. A team's service or code is not offered: its "
+            "index never sees the injected documents.",
         )  # fmt: skip
         submitted = st.form_submit_button("Run the stress test", icon=":material/play_arrow:",
                                           type="primary")  # fmt: skip
@@ -472,18 +507,20 @@ def _results(run: StressRun) -> None:
     report = run.report
     variants = len({(r.case, r.fault, r.variant) for r in report.results})
     st.subheader("What breaks, and what repairs it")
+    command = stress_command(run.source, run.n, run.faults, run.rate, run.seed,
+                             run.retrievers, settings().docs, settings().workspace)  # fmt: skip
     st.caption(
         f"{len(report.cases):d} cases ({literal(SOURCE_WORDS[run.source])}), "
         f"{variants:d} faulted variants, rate {run.rate:g}, seed {run.seed:d} — "
-        f"ran in {run.seconds:.1f} s. Same as `ragdash stress` with the same inputs (fix "
-        "settings at their defaults; uploads count as documents here)."
+        f"ran in {run.seconds:.1f} s. The same numbers as {code(command)} (fix settings at "
+        "their defaults)."
     )
     for retriever in report.retrievers:
         frame = matrix_frame(report, retriever)
         if frame.empty:
             continue
-        st.markdown(f"**Retriever: {literal(retriever)}** — faulted cases passing, per fault "
-                    "and fix")  # fmt: skip
+        st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — faulted cases "
+                    "passing, per fault and fix")  # fmt: skip
         event = st.altair_chart(
             matrix(frame), width="stretch", on_select="rerun", key=f"stress_matrix_{retriever}"
         )
@@ -541,7 +578,7 @@ def _picker(run: StressRun) -> None:
     names = [
         f"{r.case} · {FAULT_TITLES.get(r.fault, r.fault)}"
         + (f" ({r.variant})" if r.variant else "")
-        + f" · {r.retriever}: {words}"
+        + f" · {shown_kind(r.retriever)}: {words}"
         for r, words in rows
     ]
     row = st.container(horizontal=True, vertical_alignment="bottom")

@@ -223,7 +223,7 @@ def retriever_from_params(
                 "langchain": "a LangChain retriever", "dense": "a dense (embedding) model",
                 "hybrid": "a hybrid (bm25 + dense) retriever"}[kind]  # fmt: skip
         return RetrieverSpec(), [*problems, (
-            f"retriever={kind}: this dashboard was started without {what}, so the seed "
+            f"retriever={kind}: this dashboard was started without {what}, so the builtin "
             "scorer is used (only whoever starts it names one)"
         )]  # fmt: skip
     settings: dict[str, object] = {"kind": kind}

@@ -35,7 +35,7 @@ def render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         library_tab(index, view)
     with calibration:
         if view.retriever.kind != "seed":
-            st.caption("Calibration sweeps the seed scorer's fuzzy matching, whatever the "
+            st.caption("Calibration sweeps the builtin scorer's fuzzy matching, whatever the "
                        "sidebar's retriever: it asks thousands of queries. The threshold it "
                        "finds is the one every retriever's query repair uses (the fuzzy fix "
                        "repairs a bm25, http, python or langchain query by the same rule).")
