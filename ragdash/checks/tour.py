@@ -24,7 +24,7 @@ class TourStep:
     case_name: str
     fix: str
     failure: str  # what goes wrong with no fix, one sentence
-    repair: str  # what the fix does about it, one sentence
+    repair: str  # what the fix does about it, one sentence after its name ("it …")
 
 
 #: Why the stale-version flaw has three toggles: said once, on its tour step.
@@ -43,7 +43,7 @@ TOUR: tuple[TourStep, ...] = (
         "status",
         "The 2024 and 2026 return policies tie on every query word, so list order hands the "
         "model the withdrawn 2024 one (60 days instead of 30).",
-        "Skip withdrawn leaves the withdrawn 2024 policy out, so the 2026 one comes first.",
+        "it leaves the withdrawn 2024 policy out, so the 2026 one comes first.",
     ),
     TourStep(
         "OCR noise",
@@ -51,7 +51,7 @@ TOUR: tuple[TourStep, ...] = (
         "ocr",
         "The scanned plans PDF reads “Enterpr1se” and “SS0”, so neither query word matches it "
         "and the CRM note, which mentions “Enterprise customers”, comes first.",
-        "OCR normalization reads 1 as i and 0 as o in words, so both words match the PDF.",
+        "it reads 1 as i and 0 as o in words, so both query words match the PDF.",
     ),
     TourStep(
         "Typos",
@@ -59,7 +59,7 @@ TOUR: tuple[TourStep, ...] = (
         "fuzzy",
         "“warehuse” matches nothing, so only “sync” counts and the CRM document, listed "
         "first, wins.",
-        "Fuzzy matching lets “warehuse” match “warehouse”, so the inventory document wins.",
+        "it lets “warehuse” match “warehouse”, so the inventory document wins.",
     ),
     TourStep(
         "Tables cut by a page break",
@@ -68,7 +68,7 @@ TOUR: tuple[TourStep, ...] = (
         "The page break cuts the plans table's “Basic |” row from its “10 Go” value (10 GB: "
         "the PDF is a French supplier's price list), so the right document comes first but "
         "the model never sees the number.",
-        "Join split tables puts the whole row back into one passage.",
+        "it puts the whole row back into one passage.",
     ),
 )
 

@@ -76,7 +76,9 @@ TABLE_CSS = """
 .rd-verdict .rd-v-head { font-weight: 700; font-size: 1.02rem; margin-bottom: 0.15rem; }
 .rd-v-fail .rd-v-word { color: #c92a2a; }
 .rd-v-pass .rd-v-word { color: #2b8a3e; }
-.rd-verdict .rd-wrong { color: #c92a2a; font-weight: 700; text-decoration: line-through; }
+.rd-verdict .rd-wrong { color: #c92a2a; font-weight: 700; text-decoration: line-through;
+  white-space: nowrap; }
+.rd-verdict .rd-right { white-space: nowrap; }
 .rd-verdict .rd-right { font-weight: 700; }
 .rd-cards { display: flex; flex-wrap: wrap; gap: 0.4rem; margin-top: 0.35rem; }
 .rd-card { flex: 1 1 140px; min-width: 0; background: #fff; border: 1px solid #dee2e6;
@@ -89,6 +91,11 @@ TABLE_CSS = """
 .rd-tok.rd-ocr { background: #ffd59e; }
 .rd-tok.rd-fuzzy { background: #c9d7ff; }
 .rd-tok.rd-none { background: #f1f3f5; color: #868e96; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+@media (max-width: 1000px) {
+  [data-testid="stSidebar"] { width: 220px !important; min-width: 220px !important; }
+  [data-testid="stMainBlockContainer"] { padding-left: 1.25rem; padding-right: 1.25rem; }
+}
 """
 
 
@@ -157,6 +164,7 @@ class VerdictSide:
     title: str
     check: ProofCheck
     expected: RankedPassage | None = None
+    note: str = ""  # a sentence after the verdict (e.g. the whole-word rule, when it decided)
 
 
 def _tokens_html(r: RankedPassage) -> str:
@@ -178,10 +186,14 @@ def _card(r: RankedPassage | None, heading: str, expected: bool) -> str:
     if r is None:
         body = "not retrieved: no query word matches it"
         return f'<div class="{cls}"><div class="rd-card-head">{heading}</div>{body}</div>'
-    where = f"#{r.rank} · score {fmt_score(r.score)}"
+    p = r.passage
+    pages = f"page {p.page_start}" if p.page_start == p.page_end else (
+        f"pages {p.page_start}–{p.page_end}"
+    )
+    where = f"#{r.rank} · score {fmt_score(r.score)} · {pages}, part {p.position + 1}"
     return (
         f'<div class="{cls}"><div class="rd-card-head">{heading}</div>'
-        f'<div>{escape_text(where)} · {escape_text(passage_words(r.passage))}</div>'
+        f"<div>{escape_text(where)}</div>"
         f"<div>{_tokens_html(r)}</div></div>"
     )
 
@@ -223,6 +235,8 @@ def verdict_html(side: VerdictSide) -> str:
             marks.append(f"{_quoted(missing)} is not in what the model reads")
         if marks:
             line += " The model reads #1: " + "; ".join(marks) + "."
+    if side.note:
+        line += f" Note: {escape_text(side.note)}."
     cards = ""
     if top is not None:
         first_is_expected = top.doc_id == case.expected_id

@@ -52,8 +52,8 @@ def render_sidebar(
         )
     else:
         bar.caption(
-            "One toggle per fix; stale versions have three (recency, skip withdrawn, demote "
-            "older versions). The Guided tour shows which flaw each fix repairs."
+            "One toggle per fix; three act on stale versions (the Guided tour says why). "
+            "The tour shows which flaw each fix repairs."
         )
     for name in FIX_NAMES if toggles else ():
         applies, how = fix_note(retriever, name)
