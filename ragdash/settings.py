@@ -44,6 +44,7 @@ __all__ = [
     "TYPOS_5_9",
     "Fixes",
     "configuration_title",
+    "fixes_title",
     "OcrMap",
     "format_ocr_map",
     "format_protected",
@@ -77,6 +78,17 @@ FIX_TITLES = {
     "versions": "Demote older versions",
     "unicode": "Unicode tokenizer",
 }
+
+
+def fixes_title(fixes: Fixes) -> str:
+    """The fixes that are on, by title: "Skip withdrawn, Fuzzy matching"; "all fixes" when
+    every one is on (seven names made a heading of three lines); "no fix" when none.
+
+    >>> fixes_title(Fixes(status=True, fuzzy=True)), fixes_title(Fixes())
+    ('Skip withdrawn, Fuzzy matching', 'no fix')
+    """
+    on = [FIX_TITLES[n] for n in FIX_NAMES if getattr(fixes, n)]
+    return "all fixes" if len(on) == len(FIX_NAMES) else ", ".join(on) or "no fix"
 
 
 def configuration_title(label: str) -> str:

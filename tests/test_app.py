@@ -321,7 +321,7 @@ def test_the_suite_heatmap_says_pass_or_fail_in_its_cells_and_filters_failures(a
     spec = next(s for s in vega_specs(at) if "params" in s)
     shown = spec["layer"][0]["encoding"]["x"]["sort"]
     assert set(CASE_FIX) <= set(shown) < set(all_cases)
-    assert "none" in spec["layer"][0]["encoding"]["y"]["sort"]
+    assert "No fix" in spec["layer"][0]["encoding"]["y"]["sort"]
 
 
 def test_heatmap_cells_carry_their_word_and_a_click_names_its_cell():
@@ -336,8 +336,10 @@ def test_heatmap_cells_carry_their_word_and_a_click_names_its_cell():
     words = [r["verdict"] for r in next(iter(spec["datasets"].values()))]
     assert words == ["FAIL", "PASS", "FAIL"]
 
-    event = SimpleNamespace(selection={"cell": [{"case": "typo", "configuration": "none"}]})
-    assert clicked_cell(event) == ("typo", "none")
+    # the rows are named as the sidebar names the fixes; a click carries the code label
+    assert spec["layer"][0]["encoding"]["y"]["sort"] == ["No fix", "OCR normalization"]
+    event = SimpleNamespace(selection={"cell": [{"case": "typo", "config": "fuzzy"}]})
+    assert clicked_cell(event) == ("typo", "fuzzy")
     assert clicked_cell(SimpleNamespace(selection={"cell": []})) is None
     assert clicked_cell(None) is None
 

@@ -23,7 +23,7 @@ from ragdash.retrieval.compare import (
 )
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes, fixes_title
 from ragdash.ui.context import case_library
 from ragdash.ui.glossary import show_table
 from ragdash.ui.guard import document_guard, document_source
@@ -316,9 +316,9 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
 
 def fix_names(fixes: Fixes) -> str:
     """The fixes that are on, by the names the sidebar gives them (``Fuzzy matching``);
-    ``all fixes`` when every one is on (seven names made a heading of three lines)."""
-    on = [FIX_LABELS[n] for n in FIX_NAMES if getattr(fixes, n)]
-    return "all fixes" if len(on) == len(FIX_NAMES) else ", ".join(on) or "none"
+    ``all fixes`` when every one is on, ``none`` when none (:func:`fixes_title`)."""
+    title = fixes_title(fixes)
+    return "none" if title == "no fix" else title
 
 
 def boundary_decided(check: ProofCheck) -> bool:
