@@ -4,8 +4,6 @@ case — and one name per fix, the sidebar's, on every page and chart."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from shown import unescaped
 
@@ -61,9 +59,8 @@ def explore_fix(app, case) -> str:
              k=str(case.top_k), fixes="none")  # fmt: skip
     at.run()
     no_exception(at)
-    text = next(
-        unescaped(m.value) for m in at.markdown if m.value.endswith("would repair this** — turn it on.")
-    )
+    suggestion = "would repair this** — turn it on."
+    text = next(unescaped(m.value) for m in at.markdown if m.value.endswith(suggestion))
     return named_fix(text.removeprefix("**"))
 
 

@@ -368,7 +368,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     # field sums it over a passage's stacked rows, which could put #1 below #2).
     order = list(dict.fromkeys(row["passage"] for row in sorted(rows, key=lambda r: r["rank"])))
     whole = all(float(row["points"]).is_integer() for row in rows)
-    x_axis = alt.Axis(format="d", tickMinStep=1) if whole else alt.Axis()
+    x_axis = alt.Axis(format="d", tickMinStep=1, tickCount=6) if whole else alt.Axis(tickCount=6)
     present = [KIND_NAMES[k] for k in KIND_COLORS if KIND_NAMES[k] in set(data["kind"])]
     colors = {KIND_NAMES[k]: c for k, c in KIND_COLORS.items()}
     return (
