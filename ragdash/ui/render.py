@@ -182,6 +182,8 @@ def _tokens_html(r: RankedPassage) -> str:
 
 
 def _card(r: RankedPassage | None, heading: str, expected: bool) -> str:
+    """A passage beside another: its heading, where it ranks, its score and the query words
+    it matched (each with its points)."""
     cls = "rd-card rd-card-expected" if expected else "rd-card"
     if r is None:
         body = "not retrieved: no query word matches it"
@@ -190,7 +192,8 @@ def _card(r: RankedPassage | None, heading: str, expected: bool) -> str:
     pages = f"page {p.page_start}" if p.page_start == p.page_end else (
         f"pages {p.page_start}–{p.page_end}"
     )
-    where = f"#{r.rank} · score {fmt_score(r.score)} · {pages}, part {p.position + 1}"
+    rank = "" if heading.startswith("#") else f"ranked #{r.rank} · "
+    where = f"{rank}score {fmt_score(r.score)} · {pages}, part {p.position + 1}"
     return (
         f'<div class="{cls}"><div class="rd-card-head">{heading}</div>'
         f"<div>{escape_text(where)}</div>"
@@ -223,18 +226,16 @@ def verdict_html(side: VerdictSide) -> str:
         if top is not None and top.doc_id != case.expected_id:
             line = f"#1 is <b>{first}</b>, not the expected <b>{expected_id}</b>."
         else:
-            line = f"#1 is <b>{expected_id}</b>, the expected document,"
-            line += " but the model does not read the evidence."
-        marks = [
-            f'it says <span class="rd-wrong">{escape_text(found)}</span> where '
-            f'<span class="rd-right">{escape_text(want)}</span> is expected'
-            for want, found in wrong.items()
-        ]
+            line = f"#1 is <b>{expected_id}</b>, the expected document, but its evidence "
+            line += "is not all in what the model reads."
+        for want, found in wrong.items():
+            line += (
+                f' The model reads <span class="rd-wrong">{escape_text(found)}</span> where '
+                f'<span class="rd-right">{escape_text(want)}</span> is expected.'
+            )
         missing = [e for e in check.missing_evidence if e not in wrong]
         if missing:
-            marks.append(f"{_quoted(missing)} is not in what the model reads")
-        if marks:
-            line += " The model reads #1: " + "; ".join(marks) + "."
+            line += f" Missing from what the model reads: {_quoted(missing)}."
     if side.note:
         line += f" Note: {escape_text(side.note)}."
     cards = ""
