@@ -33,6 +33,7 @@ from ragdash.ui.render import (
     breakdown_chart,
     breakdown_frame,
     fmt_score,
+    label_words,
     legend,
     passage_html,
     passage_words,
@@ -476,8 +477,9 @@ def _what_moved(view: ViewState, baseline: list[RankedPassage], ranked: list[Ran
         return
     for m in moves:
         before, after, change, reason = _movement_words(m, len(baseline), len(ranked))
+        name = literal(label_words(m.label))
         st.markdown(
-            f"- **{literal(m.label)}**: {literal(before)} → {literal(after)} ({literal(change)}) — "
+            f"- **{name}**: {literal(before)} → {literal(after)} ({literal(change)}) — "
             f"{literal(round_numbers(reason))}"
         )
 

@@ -34,6 +34,7 @@ __all__ = [
     "html_table",
     "human_time",
     "inject_css",
+    "label_words",
     "legend",
     "passage_html",
     "passage_words",
@@ -91,6 +92,7 @@ TABLE_CSS = """
 .rd-tok.rd-ocr { background: #ffd59e; }
 .rd-tok.rd-fuzzy { background: #c9d7ff; }
 .rd-tok.rd-none { background: #f1f3f5; color: #868e96; }
+.rd-passage.rd-rows { white-space: pre; overflow-x: auto; }
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
 @media (max-width: 1000px) {
   [data-testid="stSidebar"] { width: 220px !important; min-width: 220px !important; }
@@ -153,6 +155,23 @@ def passage_words(passage: Passage) -> str:
         else f"pages {passage.page_start}–{passage.page_end}"
     )
     return f"{passage.doc_id}, {pages}, part {passage.position + 1}"
+
+
+_LABEL = re.compile(r"^(?P<doc>.*) p(?P<a>\d+)(?:-(?P<b>\d+))? #(?P<n>\d+)$")
+
+
+def label_words(label: str) -> str:
+    """A passage label (``plans p1-2 #2``, what the core's comparisons carry) in the plain
+    words of :func:`passage_words`; any other text as it is.
+
+    >>> label_words("plans p1-2 #2"), label_words("crm p1 #1"), label_words("x")
+    ('plans, pages 1–2, part 2', 'crm, page 1, part 1', 'x')
+    """
+    m = _LABEL.match(label)
+    if m is None:
+        return label
+    pages = f"page {m['a']}" if m["b"] in (None, m["a"]) else f"pages {m['a']}–{m['b']}"
+    return f"{m['doc']}, {pages}, part {m['n']}"
 
 
 @dataclass(frozen=True)
@@ -318,7 +337,10 @@ def legend() -> None:
 def passage_html(ranked: RankedPassage, evidence: Sequence[str]) -> str:
     """The passage text, escaped, with matched tokens and evidence marked."""
     body = highlight_html(ranked.passage.text, match_kinds(ranked.breakdown), evidence)
-    return f'<div class="rd-passage">{body}</div>'
+    # a table's rows stay whole (scrolling sideways when narrow): at 800 px a row wrapped
+    # in the middle and read as two rows
+    cls = "rd-passage rd-rows" if ranked.passage.kind == "table" else "rd-passage"
+    return f'<div class="{cls}">{body}</div>'
 
 
 def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
