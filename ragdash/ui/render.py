@@ -243,10 +243,10 @@ def verdict_html(side: VerdictSide) -> str:
     else:
         wrong = dict(wrong_values(check))
         if top is not None and top.doc_id != case.expected_id:
-            line = f"#1 is <b>{first}</b>, not the expected <b>{expected_id}</b>."
+            line = f"Ranking problem: #1 is <b>{first}</b>, not the expected <b>{expected_id}</b>."
         else:
-            line = f"#1 is <b>{expected_id}</b>, the expected document, but its evidence "
-            line += "is not all in what the model reads."
+            line = f"Extraction problem: #1 is <b>{expected_id}</b>, the expected document, "
+            line += "but its evidence is not all in what the model reads."
         for want, found in wrong.items():
             line += (
                 f' The model reads <span class="rd-wrong">{escape_text(found)}</span> where '
@@ -359,6 +359,13 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
     )
 
 
+def _short_where(passage: Passage) -> str:
+    """``plans p. 1–2``: the document and its pages, short enough for an axis label."""
+    if passage.page_start == passage.page_end:
+        return f"{passage.doc_id} p. {passage.page_start}"
+    return f"{passage.doc_id} p. {passage.page_start}–{passage.page_end}"
+
+
 def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     """Stacked bars: each passage's score split by match kind (exact / OCR / fuzzy), #1 on
     top. Read at a glance: whole-number ticks when every score is whole (0.05 steps for
@@ -371,8 +378,9 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     rows = [
         {
             # axis labels show bidi controls as code points, as every label does
+            # the pages too: two passages of one document read as two bars named "plans"
             "passage": plain(
-                f"#{r.rank} {r.passage.doc_id}" + (" (tie)" if r.rank in tied else "")
+                f"#{r.rank} {_short_where(r.passage)}" + (" (tie)" if r.rank in tied else "")
             ),
             "full name": plain(passage_words(r.passage)),
             "rank": r.rank,
