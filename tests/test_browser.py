@@ -458,8 +458,10 @@ def pick_case(page, name: str) -> None:
 
 
 def verdict_alerts(page) -> list[str]:
-    """Every proof-check verdict on the page, the comparison tab's included."""
-    return [a for a in alert_texts(page) if re.match(r"^(PASS|FAIL|RANKING|EXTRACTION)\b", a)]
+    """Every proof-check verdict on the page: the verdict boxes (never an error alert)."""
+    boxes = page.locator('[data-testid="stMain"] .rd-verdict').all_inner_texts()
+    shown = [b.strip() for b in boxes] + alert_texts(page)
+    return [a for a in shown if re.match(r"^(PASS|FAIL|RANKING|EXTRACTION)\b", a)]
 
 
 @pytest.mark.parametrize("fixes", ["none", "all"])
