@@ -37,11 +37,14 @@ __all__ = [
     "ES_AUTO",
     "FIX_DESCRIPTIONS",
     "FIX_NAMES",
+    "FIX_TITLES",
     "FUZZY_RULES",
     "RATIO",
     "SEED_OCR_MAP",
     "TYPOS_5_9",
     "Fixes",
+    "configuration_title",
+    "fixes_title",
     "OcrMap",
     "format_ocr_map",
     "format_protected",
@@ -61,6 +64,53 @@ FIX_DESCRIPTIONS = {
     "versions": "rank the newer of two detected versions of a document above the older one",
     "unicode": "tokenize any script: NFKC, casefold, accents kept (café), CJK as bigrams",
 }
+
+#: The one display name of each fix: the sidebar's toggles, every chart's rows and columns,
+#: the tour, Explore's and Triage's advice all say these words (a heatmap said ``status``
+#: where the sidebar said "Skip withdrawn"). Configuration labels (``all-but-ocr``) are
+#: named from them by :func:`configuration_title`.
+FIX_TITLES = {
+    "recency": "Recency tie-break",
+    "status": "Skip withdrawn",
+    "ocr": "OCR normalization",
+    "fuzzy": "Fuzzy matching",
+    "tables": "Join split tables",
+    "versions": "Demote older versions",
+    "unicode": "Unicode tokenizer",
+}
+
+
+def fixes_title(fixes: Fixes) -> str:
+    """The fixes that are on, by title: "Skip withdrawn, Fuzzy matching"; "all fixes" when
+    every one is on (seven names made a heading of three lines); "no fix" when none.
+
+    >>> fixes_title(Fixes(status=True, fuzzy=True)), fixes_title(Fixes())
+    ('Skip withdrawn, Fuzzy matching', 'no fix')
+    """
+    on = [FIX_TITLES[n] for n in FIX_NAMES if getattr(fixes, n)]
+    return "all fixes" if len(on) == len(FIX_NAMES) else ", ".join(on) or "no fix"
+
+
+def configuration_title(label: str) -> str:
+    """A configuration label as the pages show it: a fix by its title, ``none`` as "No fix",
+    ``all`` as "All fixes", ``all-but-X`` as "All but <title of X>"; anything else as it is.
+
+    >>> configuration_title("status"), configuration_title("all-but-ocr")
+    ('Skip withdrawn', 'All but OCR normalization')
+    >>> configuration_title("none"), configuration_title("recency,ocr")
+    ('No fix', 'Recency tie-break + OCR normalization')
+    """
+    if label == "none":
+        return "No fix"
+    if label == "all":
+        return "All fixes"
+    if label.startswith("all-but-") and label.removeprefix("all-but-") in FIX_TITLES:
+        return f"All but {FIX_TITLES[label.removeprefix('all-but-')]}"
+    names = label.split(",")
+    if all(n in FIX_TITLES for n in names):
+        return " + ".join(FIX_TITLES[n] for n in names)
+    return label
+
 
 DEFAULT_THRESHOLD = 80.0
 RATIO, ES_AUTO, TYPOS_5_9 = "ratio", "es-auto", "typos-5-9"

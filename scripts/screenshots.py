@@ -16,16 +16,22 @@ SHOTS = {
     "tour": "/tour",
     "explore-none": "/?q=return+policy+days&fixes=none&expect=returns-2026&evidence=30+days&k=1",
     "explore-all": "/?q=warehuse+sync&fixes=all&expect=inventory&evidence=15+minutes&k=2",
+    "explore-flaw": "/",
     "suite": "/suite?fixes=fuzzy",
+    "stress": "/stress",
     "documents": "/documents",
     "triage": "/triage",
 }
 #: Buttons to click before the screenshot (long work the page only runs on request).
-CLICKS = {"suite": ["Search for the smallest breaking corruption"]}
+CLICKS = {
+    "suite": ["Search for the smallest breaking corruption"],
+    "stress": ["Run the stress test"],
+    "explore-flaw": ["Stale versions"],  # a flaw button: the verdict comes first
+}
 
 
 #: README image → the screenshot it is copied from.
-README = {"explore": "explore-all", "suite": "suite", "tour": "tour"}
+README = {"explore": "explore-flaw", "suite": "suite", "tour": "tour", "stress": "stress"}
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import open_documents
-from shown import unescaped
+from shown import unescaped, verdict_boxes
 from streamlit.testing.v1 import AppTest
 
 from ragdash.checks.faults import corrupt_query
@@ -25,7 +25,7 @@ EXPLORE = "ragdash/ui/pages/explore.py"
 SUITE = "ragdash/ui/pages/suite.py"
 DOCUMENTS = "ragdash/ui/pages/documents.py"
 #: Which fix repairs which corrupted case of the bundled testbed.
-CASE_FIX = {"stale-version": "recency", "ocr-noise": "ocr", "typo": "fuzzy",
+CASE_FIX = {"stale-version": "status", "ocr-noise": "ocr", "typo": "fuzzy",
             "split-table": "tables"}
 RESULT_HEADER = re.compile(r"^\*\*#(\d+) · (.+?)\*\*")
 
@@ -125,8 +125,8 @@ def test_the_first_screen_shows_no_error_and_the_four_flaws_one_click_each(app):
         assert at.text_input(key="w_q").value == case.query
         assert at.toggle(key=f"w_fix_{fix}").value
         assert param(at, "fixes") == fix
-        assert any(m.value.startswith("**Proof check: FAIL → PASS**") for m in at.markdown)
-        assert at.error[0].value.startswith("**FAIL**") and at.success
+        assert [v.split()[0] for v in verdicts(at)] == ["FAIL", "PASS"]
+        assert not at.error  # a FAIL is a verdict box, never an application error
 
 
 @pytest.mark.parametrize("name", sorted(CASE_FIX))
@@ -136,11 +136,11 @@ def test_toggling_each_fix_repairs_its_case(app, name):
              evidence=";".join(case.evidence), k=str(case.top_k))
     at.run()
     no_exception(at)
-    assert at.error, "with no fix the corrupted case must fail"
+    assert fails(at), "with no fix the corrupted case must fail"
     at.toggle(key=f"w_fix_{CASE_FIX[name]}").set_value(True).run()
     no_exception(at)
     assert results(at)[0] == case.expected_id
-    assert at.success and "PASS" in at.success[0].value
+    assert passes(at)
     assert param(at, "fixes") == CASE_FIX[name]
 
 
@@ -322,7 +322,7 @@ def test_the_suite_heatmap_says_pass_or_fail_in_its_cells_and_filters_failures(a
     spec = next(s for s in vega_specs(at) if "params" in s)
     shown = spec["layer"][0]["encoding"]["x"]["sort"]
     assert set(CASE_FIX) <= set(shown) < set(all_cases)
-    assert "none" in spec["layer"][0]["encoding"]["y"]["sort"]
+    assert "No fix" in spec["layer"][0]["encoding"]["y"]["sort"]
 
 
 def test_heatmap_cells_carry_their_word_and_a_click_names_its_cell():
@@ -337,8 +337,10 @@ def test_heatmap_cells_carry_their_word_and_a_click_names_its_cell():
     words = [r["verdict"] for r in next(iter(spec["datasets"].values()))]
     assert words == ["FAIL", "PASS", "FAIL"]
 
-    event = SimpleNamespace(selection={"cell": [{"case": "typo", "configuration": "none"}]})
-    assert clicked_cell(event) == ("typo", "none")
+    # the rows are named as the sidebar names the fixes; a click carries the code label
+    assert spec["layer"][0]["encoding"]["y"]["sort"] == ["No fix", "OCR normalization"]
+    event = SimpleNamespace(selection={"cell": [{"case": "typo", "config": "fuzzy"}]})
+    assert clicked_cell(event) == ("typo", "fuzzy")
     assert clicked_cell(SimpleNamespace(selection={"cell": []})) is None
     assert clicked_cell(None) is None
 
@@ -592,7 +594,7 @@ def test_a_query_matching_nothing_shows_no_winner_and_says_so(app):
     at.run()
     no_exception(at)
     assert any("No passage matched the query" in w.value for w in at.warning)
-    assert at.error and "no passage matched the query" in at.error[0].value
+    assert fails(at) and "No passage matched the query" in fails(at)[0]
 
 
 def test_the_protected_list_reaches_the_fixes_and_the_link(app):
@@ -613,8 +615,16 @@ def test_the_documents_page_shows_the_ocr_rewrite_budget(app):
     budget = "OCR fix rewrites 1 of"
     assert any(e.label.startswith(budget) for e in at.expander)
 def verdicts(at: AppTest) -> list[str]:
-    """The proof-check verdicts on the page (PASS in a success box, FAIL in an error box)."""
-    return [a.value for a in (*at.success, *at.error) if a.value.startswith(("**PASS", "**FAIL"))]
+    """The proof-check verdict boxes on the page, in order (``FAIL · No fix …``)."""
+    return verdict_boxes(at)
+
+
+def fails(at: AppTest) -> list[str]:
+    return [v for v in verdicts(at) if v.startswith("FAIL")]
+
+
+def passes(at: AppTest) -> list[str]:
+    return [v for v in verdicts(at) if v.startswith("PASS")]
 
 
 @pytest.mark.parametrize("name", sorted(CASE_FIX))
@@ -628,8 +638,8 @@ def test_the_case_picker_on_explore_sets_query_expected_document_and_evidence(ap
     assert at.selectbox(key="w_expect").value == case.expected_id
     assert at.text_input(key="w_evidence").value == "; ".join(case.evidence)
     assert param(at, "expect") == case.expected_id
-    assert at.error  # with no fix the corrupted case fails, and the page says why
-    assert any(d in at.error[0].value for d in ("ranking problem", "extraction problem"))
+    assert fails(at)  # with no fix the corrupted case fails, and the page says why
+    assert any(d in fails(at)[0] for d in ("Ranking problem", "Extraction problem"))
 
 
 @pytest.mark.parametrize("fixes", ["none", "all"])
@@ -673,17 +683,16 @@ def test_typing_a_known_cases_query_picks_up_its_expectation(app, name):
     no_exception(at)
     assert at.selectbox(key="w_expect").value == case.expected_id
     assert at.selectbox(key="w_case").value == name
-    assert at.error and at.error[0].value.startswith("**FAIL**")
-    assert not at.success
+    assert fails(at) and not passes(at)
     # the FAIL names the fix that repairs it (stale versions: skip withdrawn repairs it
     # outright, recency only wins the tie), one click away
-    named = [n for n, text in FIX_LABELS.items() for i in at.info
+    named = [n for n, text in FIX_LABELS.items() for i in at.markdown
              if i.value.startswith(f"**{text} would repair this**")]  # fmt: skip
-    assert named == (["status"] if name == "stale-version" else [CASE_FIX[name]])
+    assert named == [CASE_FIX[name]]
     at.button(key="explore_repair").click().run()
     no_exception(at)
     assert at.toggle(key=f"w_fix_{named[0]}").value
-    assert any(s.value.startswith("**PASS**") for s in at.success)
+    assert passes(at)
     assert param(at, "fixes") == named[0]
 
 
@@ -693,7 +702,7 @@ def test_a_cases_query_with_its_own_top_k_brings_it(app):
     at.text_input(key="w_q").input("pro plan storage").run()  # split-table-control, k=2
     no_exception(at)
     assert at.number_input(key="w_k").value == 2
-    assert any(s.value.startswith("**PASS**") for s in at.success)
+    assert passes(at)
 
 
 def test_on_the_tour_the_sidebar_hides_the_fix_toggles(app):
@@ -714,13 +723,13 @@ def test_explore_says_page_1_and_the_word_rule_only_when_it_decided(app):
     verdict, PASS too."""
     at = app(q="warehuse sync", fixes="fuzzy", expect="inventory", evidence="15 minutes")
     at.run()
-    texts = [m.value for m in at.markdown] + [a.value for a in (*at.success, *at.error)]
+    texts = [m.value for m in at.markdown] + verdicts(at)
     assert not any("pages 1–1" in t for t in texts)
     assert any(" · page 1 · " in t for t in texts)
     assert not any("24 disks" in t for t in texts)
     at = app(q="warehuse sync", fixes="fuzzy", expect="inventory", evidence="5 minutes")
     at.run()  # "5 minutes" is only inside "15 minutes": the rule decided this FAIL
-    assert any("24 disks" in e.value for e in at.error)
+    assert any("24 disks" in v for v in fails(at))
 
 
 def test_an_expectation_set_by_hand_belongs_to_the_query_it_was_set_for(app):
@@ -728,7 +737,7 @@ def test_an_expectation_set_by_hand_belongs_to_the_query_it_was_set_for(app):
     at.run()
     assert any("No expectation set" in i.value for i in at.info)
     at.selectbox(key="w_expect").set_value("inventory").run()
-    assert at.error and "ranking problem" in at.error[0].value
+    assert fails(at) and "Ranking problem" in fails(at)[0]
 
 
 def test_a_link_without_k_opens_at_the_top_k_of_a_fresh_app(app):
@@ -763,7 +772,7 @@ def test_a_missing_docs_folder_is_reported_once_with_what_to_do(app, tmp_path, m
     # The tour does not need the docs folder: it runs on the bundled samples.
     at.switch_page("ragdash/ui/pages/tour.py").run()
     no_exception(at)
-    assert any("FAIL" in e.value for e in at.error) and any("PASS" in s.value for s in at.success)
+    assert fails(at) and passes(at)
 
 
 def test_an_empty_docs_folder_says_what_to_do(app, tmp_path, monkeypatch):
@@ -814,9 +823,9 @@ def test_no_fix_and_current_fixes_side_by_side_with_a_verdict_on_each(app):
     at.run()
     no_exception(at)
     assert not at.tabs
-    assert any(m.value.startswith("**Proof check: FAIL → PASS**") for m in at.markdown)
-    assert any(e.value.startswith("**FAIL** — ranking problem") for e in at.error)
-    assert any(s.value.startswith("**PASS**") for s in at.success)
+    assert [v.split()[0] for v in verdicts(at)] == ["FAIL", "PASS"]
+    assert fails(at)[0].startswith("FAIL · No fix Ranking problem")
+    assert passes(at)[0].startswith("PASS · With Fuzzy matching")
     assert any(m.value == "**Current fixes: Fuzzy matching**" for m in at.markdown)
     # Scores read rounded, and no "None" anywhere in the comparison.
     frames = [df.value for df in at.dataframe if "score" in df.value.columns]

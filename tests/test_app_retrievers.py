@@ -187,10 +187,10 @@ def test_the_suite_shows_metrics_per_configuration_beside_the_ablation(app):
     at.switch_page(SUITE).run()
     no_exception(at)
     metrics = next(d.value for d in at.dataframe if "MRR" in d.value.columns)
-    assert list(metrics["configuration"])[:2] == ["none", "recency"]
+    assert list(metrics["configuration"])[:2] == ["No fix", "Recency tie-break"]
     by_config = metrics.set_index("configuration")
-    assert by_config.loc["all", "MRR"] == 1.0 and by_config.loc["none", "MRR"] < 1.0
-    assert by_config.loc["all", "passed"] == "8/8"
+    assert by_config.loc["All fixes", "MRR"] == 1.0 and by_config.loc["No fix", "MRR"] < 1.0
+    assert by_config.loc["All fixes", "passed"] == "8/8"
     assert any("against **bm25" in m.value for m in at.markdown)
 
 

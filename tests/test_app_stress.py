@@ -37,6 +37,9 @@ def _core():
 
 
 def _run_page(at: AppTest, **inputs) -> AppTest:
+    """Run the page's form with ``inputs``; the case library unless another source is named
+    (the page's default is generated cases: these tests compare with the bundled cases)."""
+    inputs.setdefault("stress_source", "library")
     at.run()
     at.switch_page(STRESS).run()
     no_exception(at)
@@ -303,3 +306,41 @@ def test_a_run_that_breaks_shows_an_error_card_not_a_cancellation(app, monkeypat
     assert any("cannot be shown" in e.value for e in at.error)
     at.run()
     assert not any("cancelled" in i.value for i in at.info)
+
+
+def test_generated_cases_are_the_default_source(app):
+    """Issue 43: the page defaulted to the case library, where the table fault is n/a in
+    every column (no library case is a table row)."""
+    at = app()
+    at.run()
+    at.switch_page(STRESS).run()
+    no_exception(at)
+    source = next(r for r in at.radio if r.key == "stress_source")
+    assert source.value == "generated" and source.options[0].startswith("Generated")
+
+
+def test_a_cells_click_opens_a_case_the_fault_broke_first():
+    """Issue 43: a stress cell opened a case that fails without the fault too (FAIL → FAIL
+    with an unrelated suggestion): a case that passes clean and fails faulted comes first."""
+    from ragdash.checks.stress import StressResult
+    from ragdash.ui.stress import _cell_results
+
+    def result(case: str, passed: bool, clean: bool) -> StressResult:
+        return StressResult(case, "typo", "", "none", "seed", "q", passed, "pass" if passed
+                            else "ranking", "x", (), (), clean_passed=clean)  # fmt: skip
+
+    results = [result("fails-anyway", False, False), result("passes", True, True),
+               result("broken", False, True)]  # fmt: skip
+    run = SimpleNamespace(report=SimpleNamespace(results=results))
+    assert [r.case for r in _cell_results(run, "typo", "none", "seed")] == [
+        "broken", "fails-anyway", "passes"]  # fmt: skip
+
+
+def test_the_core_says_which_faulted_cases_pass_clean():
+    """A bundled corrupted case fails with no fix before any fault: never "broken by the
+    fault"; its control passes clean."""
+    report = run_stress(load_folder(SAMPLE_DOCS), load_cases(SAMPLE_CASES), faults=("typo",))
+    none = {r.case: r for r in report.results if r.configuration == "none"}
+    assert none["typo"].clean_passed is False and not none["typo"].broken_by_fault
+    assert none["typo-control"].clean_passed is True
+    assert any(r.broken_by_fault for r in report.results)

@@ -112,7 +112,9 @@ def alerts(page, kind: str = "") -> list[str]:
 
 
 def verdicts(page) -> list[str]:
-    return [a for a in alerts(page) if re.match(r"^(PASS|FAIL)\b", a)]
+    """The verdict boxes' texts, in order (``FAIL · No fix …``, ``PASS · With …``)."""
+    boxes = page.locator('[data-testid="stMain"] .rd-verdict').all_inner_texts()
+    return [b.strip() for b in boxes if re.match(r"^(PASS|FAIL)\b", b.strip())]
 
 
 @pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
@@ -130,7 +132,8 @@ def test_the_first_screen_shows_no_error_and_the_four_flaws(app_url, sized_page)
         "FAIL",
         "PASS",
     ]
-    assert "Proof check: FAIL → PASS" in page.locator('[data-testid="stMain"]').inner_text()
+    # red is a FAIL only: no verdict is drawn as an application error
+    assert alerts(page, "Error") == []
 
 
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.kind == "corrupted"])
@@ -345,7 +348,9 @@ def narrow_inputs(page) -> list[str]:
 
 @pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
 def test_a_click_on_a_heatmap_cell_opens_its_case_in_explore(app_url, sized_page):
-    """Issue 29 #6: the heatmap had no click-through (Altair selection + on_select)."""
+    """Issue 29 #6: the heatmap had no click-through (Altair selection + on_select). Issue
+    43: the click carries its row's fixes — a PASS cell (typo × Fuzzy matching) opened with
+    no fix landed on a FAIL."""
     page, width = sized_page
     open_view(page, app_url + "/suite?fixes=none")
     page.locator('[data-testid="stVegaLiteChart"] svg').first.wait_for()
@@ -356,7 +361,7 @@ def test_a_click_on_a_heatmap_cell_opens_its_case_in_explore(app_url, sized_page
                 `[data-testid="stVegaLiteChart"] svg g[aria-label^="${axis}-axis"] `
                 + '.role-axis-label text')].find(t => t.textContent === text)
                 .getBoundingClientRect();
-            const x = find('X', 'typo'), y = find('Y', 'none');
+            const x = find('X', 'typo'), y = find('Y', 'Fuzzy matching');
             return [(x.left + x.right) / 2, (y.top + y.bottom) / 2];
         }"""
     )
@@ -364,8 +369,69 @@ def test_a_click_on_a_heatmap_cell_opens_its_case_in_explore(app_url, sized_page
     page.locator('[data-testid="stMain"] h1', has_text="Explore").wait_for()
     wait_for_app(page)
     assert page.get_by_label("Query", exact=True).input_value() == CASES["typo"].query
-    assert eventually(lambda: [v.split()[0] for v in verdicts(page)][:1], ["FAIL"]) == ["FAIL"]
+    got = eventually(lambda: [v.split()[0] for v in verdicts(page)], ["FAIL", "PASS"])
+    assert got == ["FAIL", "PASS"]  # no fix beside the row's fix, which passes
+    fuzzy = page.locator('[data-testid="stSidebar"] [data-testid="stCheckbox"]',
+                         has_text=FIX_LABELS["fuzzy"]).locator("input")  # fmt: skip
+    assert fuzzy.is_checked()
     shot(page, f"suite-click-explore-{width}")
+
+
+SCREENS = [(1400, 1000), (800, 900)]
+
+
+def boxes(page, selector: str) -> list[dict]:
+    """The bounding boxes (and texts) of the main area's elements matching ``selector``."""
+    return page.evaluate(
+        """(sel) => [...document.querySelectorAll(sel)].map(e => {
+            const r = e.getBoundingClientRect();
+            return {top: r.top, bottom: r.bottom, left: r.left, right: r.right,
+                    text: e.textContent.trim()};
+        })""",
+        '[data-testid="stMain"] ' + selector,
+    )
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("step", TOUR, ids=lambda s: s.case_name)
+def test_after_a_flaw_button_the_verdict_is_on_the_first_screen(app_url, browser, size, step):
+    """Issue 43: after a flaw button the FAIL box started at y ≈ 1200 on an 800×900 screen
+    (on screen only the query box changed). Now, without scrolling: FAIL beside PASS, the
+    wrong value marked against the expected one, the expected document beside #1."""
+    width, height = size
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        open_view(page, app_url + "/")
+        page.get_by_role("button", name=step.flaw).click()
+        eventually(lambda: [v.split()[0] for v in verdicts(page)], ["FAIL", "PASS"])
+        wait_for_app(page)
+        shot_name = f"flaw-{step.case_name}-{width}"
+        page.screenshot(path=str(SCREENSHOTS / f"{shot_name}.png"))
+        fail, passed = boxes(page, ".rd-v-fail"), boxes(page, ".rd-v-pass")
+        assert len(fail) == 1 and len(passed) == 1, verdicts(page)
+        for box in (*fail, *passed):
+            assert box["top"] >= 0 and box["bottom"] <= height, (box["text"][:40], box)
+        cards = boxes(page, ".rd-v-fail .rd-card")
+        expected = [c for c in cards if "expected" in c["text"].lower()]
+        assert expected, cards  # the expected document is shown on the FAIL side
+        first = cards[0]
+        assert first["text"].startswith("#1 ")
+        for card in cards:
+            assert card["bottom"] <= height, card
+        case = CASES[step.case_name]
+        if first["text"].split()[1] != case.expected_id:  # beside #1, not below the fold
+            assert expected[0]["text"].startswith(f"Expected: {case.expected_id}")
+        if step.case_name == "stale-version":
+            [wrong] = boxes(page, ".rd-v-fail .rd-wrong")
+            [right] = boxes(page, ".rd-v-fail .rd-right")
+            assert (wrong["text"], right["text"]) == ("60 days", "30 days")
+            assert wrong["bottom"] <= height
+        # red is FAIL only: the accent colour (switched-on toggle, buttons) is not red
+        toggle = page.locator('[data-testid="stSidebar"] [data-testid="stCheckbox"]',
+                              has_text=FIX_LABELS[step.fix])  # fmt: skip
+        assert toggle.locator("input").is_checked()
+    finally:
+        page.close()
 
 
 @pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
@@ -429,7 +495,7 @@ def test_the_fragility_charts_name_every_case(app_url, sized_page):
                 bars: [...svg.querySelectorAll('.mark-rect path')]
                     .map(p => p.getBoundingClientRect().height).filter(h => h > 0),
             }))
-            .filter(c => c.names.length && !c.names.includes("none"))"""  # not the heatmap
+            .filter(c => c.names.length && !c.names.includes("No fix"))"""  # not the heatmap
     )
     shot(page, f"suite-fragility-{width}")
     assert len(charts) == 2, charts  # OCR and typos

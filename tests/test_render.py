@@ -62,3 +62,35 @@ def test_the_robustness_chart_lists_every_configuration_and_stays_within_0_to_1(
     assert spec["encoding"]["y"]["scale"]["clamp"] is True
     assert spec["mark"]["clip"] is True
     assert spec["encoding"]["strokeDash"]["field"] == "configuration"
+
+
+def test_the_chart_names_kinds_as_the_legend_does_and_each_bar_apart(sample_index):
+    """Issue 43: the chart legend said "ocr" where the highlight legend said
+    "OCR-normalized"; two bars were both labelled "plans"; 21-31 ticks on an axis."""
+    ranked = sample_index.search("enterprise sso plan storage", Fixes.parse("ocr"))[:6]
+    spec = breakdown_chart(ranked).to_dict()
+    assert "OCR-normalized" in spec["encoding"]["color"]["scale"]["domain"]
+    assert "ocr" not in spec["encoding"]["color"]["scale"]["domain"]
+    labels = [label.split(" ", 1)[1] for label in spec["encoding"]["y"]["sort"]]
+    plans = [label for label in labels if label.startswith("plans")]
+    assert len(plans) >= 2 and len(set(plans)) == len(plans), plans  # pages tell them apart
+    assert spec["encoding"]["x"]["axis"]["tickCount"] <= 6
+
+
+def test_the_verdict_box_marks_the_wrong_value_and_escapes_every_text(sample_index):
+    from ragdash.case import Case
+    from ragdash.checks.proof import check_case
+    from ragdash.ui.render import VerdictSide, verdict_html
+
+    stale = Case("stale", "return policy days", "returns-2026", ("30 days",))
+    check = check_case(sample_index, stale, Fixes())
+    ranked = sample_index.search(stale.query, Fixes())
+    expected = next(r for r in ranked if r.doc_id == "returns-2026")
+    html = verdict_html(VerdictSide("No fix", check, expected))
+    assert '<span class="rd-wrong">60 days</span>' in html
+    assert '<span class="rd-right">30 days</span>' in html
+    assert "Expected: returns-2026" in html and "ranked #2" in html
+    hostile = Case("h", "return policy days", "<img src=x onerror=alert(1)>", ("<u>",))
+    html = verdict_html(VerdictSide("<i>t</i>", check_case(sample_index, hostile, Fixes())))
+    assert "<img" not in html and "<i>" not in html and "<u>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html

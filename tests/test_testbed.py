@@ -19,7 +19,7 @@ from ragdash.storage.case_store import load_cases
 
 #: corrupted case → (the fix that targets its flaw, how it fails with no fix)
 CASE_FIX = {
-    "stale-version": ("recency", Diagnosis.RANKING),
+    "stale-version": ("status", Diagnosis.RANKING),
     "ocr-noise": ("ocr", Diagnosis.RANKING),
     "typo": ("fuzzy", Diagnosis.RANKING),
     "split-table": ("tables", Diagnosis.EXTRACTION),

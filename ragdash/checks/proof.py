@@ -23,7 +23,15 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 
-__all__ = ["check_case", "collapse", "context_text", "evidence_found", "judge", "missing_evidence"]
+__all__ = [
+    "check_case",
+    "collapse",
+    "context_text",
+    "evidence_found",
+    "judge",
+    "missing_evidence",
+    "wrong_values",
+]
 
 
 def collapse(text: str) -> str:
@@ -91,3 +99,34 @@ def judge(
 def check_case(index: CorpusIndex, case: Case, fixes: Fixes) -> ProofCheck:
     """Run a case's query under ``fixes`` and judge it. Raises ``QueryError`` on a bad query."""
     return judge(case, index.top(case.query, fixes, max(case.top_k, 1)), fixes)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def wrong_values(check: ProofCheck) -> tuple[tuple[str, str], ...]:
+    """What the model reads in place of each missing evidence string that holds a number:
+    the same words with another number, as ``(expected, found)`` pairs — the withdrawn
+    policy's "60 days" where "30 days" was expected. Shown on a FAIL so the wrong answer is
+    marked as wrong; an evidence string with no number, or no look-alike, gives no pair.
+
+    >>> from ragdash.bundled import SAMPLES
+    >>> from ragdash.ingestion.ingest import load_folder
+    >>> index = CorpusIndex(load_folder(SAMPLES))
+    >>> case = Case("stale", "return policy days", "returns-2026", ("30 days",))
+    >>> wrong_values(check_case(index, case, Fixes()))
+    (('30 days', '60 days'),)
+    """
+    sent = unicodedata.normalize("NFKC", context_text(check.ranked)).translate(_DASHES)
+    pairs = []
+    for evidence in check.missing_evidence:
+        if not _NUMBER.search(evidence):
+            continue
+        parts = _NUMBER.split(" ".join(evidence.split()))
+        body = r"\d+(?:[.,]\d+)*".join(
+            r"\s+".join(re.escape(w) for w in part.split(" ")) for part in parts
+        )
+        found = re.search(rf"(?<![\w.,]){body}(?![\w])", sent, re.IGNORECASE)
+        if found and collapse(found.group()) != collapse(evidence):
+            pairs.append((evidence, " ".join(found.group().split())))
+    return tuple(pairs)

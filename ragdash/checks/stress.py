@@ -160,6 +160,15 @@ class StressResult:
     first_id: str
     missing_evidence: tuple[str, ...]
     injected: tuple[str, ...]
+    #: Whether the case passes on the clean corpus with its own query under the same
+    #: configuration and retriever: a failure with ``clean_passed`` is one the fault caused
+    #: (what a click on a matrix cell should open), not one the case had anyway.
+    clean_passed: bool | None = None
+
+    @property
+    def broken_by_fault(self) -> bool:
+        """Fails faulted, passes clean: the fault broke it."""
+        return not self.passed and bool(self.clean_passed)
 
 
 @dataclass(frozen=True)
@@ -1076,6 +1085,7 @@ def _run_serial(
     cancelled = False
     total = max(len(cases) * len(faults), 1)
     clean_retrievers = [m(clean.index) for m in makers]
+    clean_passed: dict[tuple[str, str, int], bool] = {}
     for c, case in enumerate(cases):
         if cancel is not None and cancel.is_set():
             cancelled = True
@@ -1104,7 +1114,11 @@ def _run_serial(
                         continue
                     retriever = clean_retrievers[s] if not v.changed else makers[s](index_v)
                     for label, config in configs.items():
-                        results.append(_judge(retriever, v, label, labels[s], config))
+                        key = (case.name, label, s)
+                        if key not in clean_passed:  # the case as it is, once per config
+                            clean_passed[key] = _passes(clean_retrievers[s], case, config)
+                        result = _judge(retriever, v, label, labels[s], config)
+                        results.append(replace(result, clean_passed=clean_passed[key]))
     if progress:
         progress(1.0, "done")
     cells = []
@@ -1127,6 +1141,14 @@ def _run_serial(
         tuple(cells), tuple(results), run, tuple(skipped), tuple(made), seed, rate,
         tuple(faults), labels, tuple(notes), cancelled, corpus,
     )  # fmt: skip
+
+
+def _passes(retriever, case: Case, config: Fixes) -> bool:
+    """Whether ``case`` passes as it is (clean corpus, its own query) under ``config``."""
+    try:
+        return judge(case, retriever.top(case.query, config, max(case.top_k, 1)), config).passed
+    except QueryError:
+        return False
 
 
 def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -> StressResult:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from ragdash.case import Case, ProofCheck
 from ragdash.checks.proof import check_case
+from ragdash.checks.triage import Advice, advice
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 
-__all__ = ["TOUR", "TourOutcome", "TourStep", "run_step"]
+__all__ = ["STALE_TOGGLES", "TOUR", "TourOutcome", "TourStep", "run_step"]
 
 
 @dataclass(frozen=True)
@@ -23,17 +24,26 @@ class TourStep:
     case_name: str
     fix: str
     failure: str  # what goes wrong with no fix, one sentence
-    repair: str  # what the fix does about it, one sentence
+    repair: str  # what the fix does about it, one sentence after its name ("it …")
 
+
+#: Why the stale-version flaw has three toggles: said once, on its tour step.
+STALE_TOGGLES = (
+    "Three toggles act on stale versions. Skip withdrawn leaves out a document marked "
+    "withdrawn — the 2024 policy is, so it repairs this case. Demote older versions is for "
+    "an old copy nobody marked: it detects the two versions and ranks the newer first. "
+    "Recency tie-break only reorders an exact score tie by date; it passes here only "
+    "because the two policies happen to tie."
+)
 
 TOUR: tuple[TourStep, ...] = (
     TourStep(
         "Stale versions",
         "stale-version",
-        "recency",
+        "status",
         "The 2024 and 2026 return policies tie on every query word, so list order hands the "
         "model the withdrawn 2024 one (60 days instead of 30).",
-        "Recency breaks the tie by update date, so the 2026 policy comes first.",
+        "it leaves the withdrawn 2024 policy out, so the 2026 one comes first.",
     ),
     TourStep(
         "OCR noise",
@@ -41,7 +51,7 @@ TOUR: tuple[TourStep, ...] = (
         "ocr",
         "The scanned plans PDF reads “Enterpr1se” and “SS0”, so neither query word matches it "
         "and the CRM note, which mentions “Enterprise customers”, comes first.",
-        "OCR normalization reads 1 as i and 0 as o in words, so both words match the PDF.",
+        "it reads 1 as i and 0 as o in words, so both query words match the PDF.",
     ),
     TourStep(
         "Typos",
@@ -49,43 +59,53 @@ TOUR: tuple[TourStep, ...] = (
         "fuzzy",
         "“warehuse” matches nothing, so only “sync” counts and the CRM document, listed "
         "first, wins.",
-        "Fuzzy matching lets “warehuse” match “warehouse”, so the inventory document wins.",
+        "it lets “warehuse” match “warehouse”, so the inventory document wins.",
     ),
     TourStep(
         "Tables cut by a page break",
         "split-table",
         "tables",
-        "The page break cuts the plans table's “Basic |” row from its “10 Go” value, so the "
-        "right document comes first but the model never sees the number.",
-        "Joining split tables puts the whole row back into one passage.",
+        "The page break cuts the plans table's “Basic |” row from its “10 Go” value (10 GB: "
+        "the PDF is a French supplier's price list), so the right document comes first but "
+        "the model never sees the number.",
+        "it puts the whole row back into one passage.",
     ),
 )
 
 
 @dataclass(frozen=True)
 class TourOutcome:
-    """A step run on a corpus: the proof check with no fix and with its fix alone."""
+    """A step run on a corpus: the proof check with no fix and with the fix that
+    :func:`ragdash.checks.triage.advice` names — the same fix Explore and Triage name."""
 
     step: TourStep
     case: Case
     before: ProofCheck
     after: ProofCheck
+    advice: Advice
+
+    @property
+    def fix(self) -> str:
+        """The fix the step turns on: the advice's (the step's own when there is none)."""
+        return self.advice.fix or self.step.fix
 
     @property
     def shows_the_flaw(self) -> bool:
-        """The step tells its story: it fails with no fix and passes with its fix."""
-        return not self.before.passed and self.after.passed
+        """The step tells its story: it fails with no fix and passes with its fix, the fix
+        its words name."""
+        return not self.before.passed and self.after.passed and self.fix == self.step.fix
 
 
 def run_step(
     index: CorpusIndex, cases: Sequence[Case], step: TourStep, base: Fixes | None = None
 ) -> TourOutcome | None:
-    """Run ``step``'s case with no fix and with its fix alone (settings from ``base``);
-    None when the cases do not include it (another docs folder)."""
+    """Run ``step``'s case with no fix and with the advised fix alone (settings from
+    ``base``); None when the cases do not include it (another docs folder)."""
     case = next((c for c in cases if c.name == step.case_name), None)
     if case is None:
         return None
     base = base or Fixes()
+    told = advice(index, case, base)
     before = check_case(index, case, base.with_only(()))
-    after = check_case(index, case, base.with_only([step.fix]))
-    return TourOutcome(step, case, before, after)
+    after = check_case(index, case, base.with_only([told.fix or step.fix]))
+    return TourOutcome(step, case, before, after, told)

@@ -13,13 +13,16 @@ from ragdash.case import REPORTED, Case, Diagnosis, ProofCheck
 from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.proof import check_case
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, Fixes
+from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, FIX_TITLES, Fixes
 
 __all__ = [
+    "Advice",
     "Repair",
     "RepairKind",
     "Report",
     "Triage",
+    "advice",
+    "advice_of",
     "case_name",
     "classify_repair",
     "repairing_fix",
@@ -204,16 +207,86 @@ def triage(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Triage:
     return Triage(case, checks, passing, repairs, summary, outcomes)
 
 
-def repairing_fix(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Fixes | None:
-    """The single fix an export should run ``case`` under: the first fix that really repairs
-    it, else the first that wins it a tie; None when it passes with no fix or no single fix
-    makes it pass (then the export's own fixes apply). Settings come from ``base``."""
-    base = base or Fixes()
-    result = triage(index, case, base)
+@dataclass(frozen=True)
+class Advice:
+    """The one fix to turn on for a failing case, as every page names it (the Guided tour,
+    the landing buttons, Explore's suggestion, Triage's advice, the exports): the first fix
+    that really repairs it (changes the matching or which versions may be returned), else
+    the first that wins it a tie. ``fix`` is None when the case passes with no fix or no
+    single fix makes it pass. ``others`` are the other single fixes that make it pass.
+
+    Why one function: the stale-version case was repaired by "Recency tie-break" on the
+    tour, by "Skip withdrawn" in Explore and "only by winning a tie" in Triage — three
+    stories for one flaw.
+
+    >>> Advice(None, None).sentence
+    'No single fix repairs it on its own.'
+    """
+
+    fix: str | None
+    repair: Repair | None
+    others: tuple[Repair, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """The fix by its display name (``Skip withdrawn``), or '' when there is none."""
+        return FIX_TITLES[self.fix] if self.fix else ""
+
+    @property
+    def sentence(self) -> str:
+        """The advice in one sentence, e.g. "Skip withdrawn repairs it: the document
+        ranked first before is filtered out."."""
+        if self.repair is None:
+            return "No single fix repairs it on its own."
+        how = _ADVICE_WORDS.get(self.repair.kind, self.repair.kind.value)
+        return f"{self.title} repairs it: {how}."
+
+
+#: How a recommended fix works, in the words of the advice.
+_ADVICE_WORDS = {
+    RepairKind.MATCH: "a query word now matches the expected document",
+    RepairKind.FILTER: "the withdrawn document ranked first before is left out",
+    RepairKind.REWRITE: "the passages are rebuilt so the evidence is in what the model reads",
+    RepairKind.VERSION: "the older of the two detected versions is ranked below the newer",
+    RepairKind.DATE_TIE: "it only wins a tie on update date (the matching is unchanged)",
+    RepairKind.ORDER_TIE: "it only wins a tie on list order (another file order would undo it)",
+}
+
+
+def advice_of(result: Triage) -> Advice:
+    """The :class:`Advice` of a triaged case (see :func:`advice`)."""
     if result.baseline.passed:
-        return None
-    chosen = result.repairs[:1] or tuple(r.fix for r in result.tie_wins[:1])
-    return base.with_only(chosen) if chosen else None
+        return Advice(None, None)
+    real = [r for r in result.outcomes if r.real]
+    chosen = (real or list(result.tie_wins))[:1]
+    if not chosen:
+        return Advice(None, None)
+    others = tuple(r for r in result.outcomes if r is not chosen[0])
+    return Advice(chosen[0].fix, chosen[0], others)
+
+
+def advice(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Advice:
+    """Which single fix to turn on for ``case`` (settings from ``base``): the one answer
+    every page gives.
+
+    >>> from ragdash.bundled import SAMPLES, SAMPLES_CASES
+    >>> from ragdash.ingestion.ingest import load_folder
+    >>> from ragdash.storage.case_store import load_cases
+    >>> index = CorpusIndex(load_folder(SAMPLES))
+    >>> stale = next(c for c in load_cases(SAMPLES_CASES) if c.name == "stale-version")
+    >>> advice(index, stale).title
+    'Skip withdrawn'
+    """
+    return advice_of(triage(index, case, base))
+
+
+def repairing_fix(index: CorpusIndex, case: Case, base: Fixes | None = None) -> Fixes | None:
+    """The single fix an export should run ``case`` under: :func:`advice`'s fix; None when
+    it passes with no fix or no single fix makes it pass (then the export's own fixes
+    apply). Settings come from ``base``."""
+    base = base or Fixes()
+    chosen = advice(index, case, base).fix
+    return base.with_only([chosen]) if chosen else None
 
 
 def triage_report(

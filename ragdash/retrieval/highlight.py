@@ -186,6 +186,6 @@ HIGHLIGHT_CSS = """
 .rd-passage mark.hit-exact { background: #b6e3b6; }
 .rd-passage mark.hit-ocr { background: #ffd59e; }
 .rd-passage mark.hit-fuzzy { background: #c9d7ff; }
-.rd-passage mark.evidence { outline: 2px solid #d6336c; outline-offset: 0; }
+.rd-passage mark.evidence { outline: 2px solid #7048e8; outline-offset: 0; }
 .rd-legend mark { padding: 0 4px; border-radius: 2px; margin-right: 6px; }
 """

@@ -9,11 +9,11 @@ from urllib.parse import quote_plus
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import EVIDENCE_RULE, Case, Diagnosis, ProofCheck
+from ragdash.case import EVIDENCE_RULE, Case, ProofCheck
 from ragdash.checks.faults import corrupt_query
 from ragdash.checks.proof import judge
 from ragdash.checks.tour import TOUR
-from ragdash.checks.triage import repairing_fix
+from ragdash.checks.triage import advice
 from ragdash.errors import QueryError, RetrieverError
 from ragdash.retrieval.compare import (
     Movement,
@@ -23,20 +23,23 @@ from ragdash.retrieval.compare import (
 )
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, Fixes, fixes_title
 from ragdash.ui.context import case_library
 from ragdash.ui.glossary import show_table
 from ragdash.ui.guard import document_guard, document_source
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import (
+    VerdictSide,
     breakdown_chart,
     breakdown_frame,
     fmt_score,
+    label_words,
     legend,
     passage_html,
+    passage_words,
     ranked_passage,
     round_numbers,
-    verdict_word,
+    verdict_panel,
     wrapped_table,
 )
 from ragdash.ui.retriever_picker import bm25_frame, page_retriever, retriever_search
@@ -314,9 +317,9 @@ def _breakdown(r: RankedPassage, view: ViewState, retriever, query: str) -> None
 
 def fix_names(fixes: Fixes) -> str:
     """The fixes that are on, by the names the sidebar gives them (``Fuzzy matching``);
-    ``all fixes`` when every one is on (seven names made a heading of three lines)."""
-    on = [FIX_LABELS[n] for n in FIX_NAMES if getattr(fixes, n)]
-    return "all fixes" if len(on) == len(FIX_NAMES) else ", ".join(on) or "none"
+    ``all fixes`` when every one is on, ``none`` when none (:func:`fixes_title`)."""
+    title = fixes_title(fixes)
+    return "none" if title == "no fix" else title
 
 
 def boundary_decided(check: ProofCheck) -> bool:
@@ -329,43 +332,23 @@ def boundary_decided(check: ProofCheck) -> bool:
     return any(" ".join(e.split()).casefold() in sent for e in check.missing_evidence)
 
 
-def _verdict_box(check: ProofCheck) -> None:
-    """One proof check in one sentence: PASS, or FAIL with what went wrong in plain words
-    (the whole-word rule only when it decided the verdict)."""
-    k = check.case.top_k
-    sent = "the passage sent to the model" if k == 1 else f"the top {k:d} passages sent"
-    expected = code(check.case.expected_id)
-    first = code(check.first_id or "nothing")
-    missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
-    needs = " and every evidence string is in " + sent if check.case.evidence else ""
-    if check.no_match:
-        text = "**FAIL** — no passage matched the query: every score is 0, so nothing is retrieved."
-    elif check.passed:
-        text = f"**PASS** — {expected} is ranked first{needs}."
-    elif check.diagnosis is Diagnosis.RANKING:
-        text = f"**FAIL** — ranking problem: {first} is ranked first, not {expected}."
-    else:
-        text = (
-            f"**FAIL** — extraction problem: {expected} is first, but {missing} is not in "
-            f"{sent}."
-        )
-    if boundary_decided(check):
-        text += f" Note: {literal(EVIDENCE_RULE)}."
-    if check.passed:
-        st.success(text, icon=":material/check_circle:")
-    else:
-        st.error(text, icon=":material/cancel:")
+def _side(title: str, check: ProofCheck, ranked: list[RankedPassage]) -> VerdictSide:
+    """One side of the verdict panel: the check, the expected document's best passage in
+    the side's whole ranking (beside #1, whatever top-k), the whole-word rule when it
+    decided the verdict."""
+    expect = check.case.expected_id
+    expected = next((r for r in ranked if r.doc_id == expect and r.matched), None)
+    note = EVIDENCE_RULE if boundary_decided(check) else ""
+    return VerdictSide(title, check, expected, note)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _repair_name(_index: CorpusIndex, key: tuple, _case: Case, _base: Fixes) -> str | None:
-    """The one fix that repairs the case on its own (:func:`repairing_fix`), by name; cached
-    on the corpus, the case and the settings (``key``): it runs the case under every fix."""
+    """The fix :func:`ragdash.checks.triage.advice` names for the case (the one the tour and
+    Triage name), by name; cached on the corpus, the case and the settings (``key``): it
+    runs the case under every fix."""
     del key
-    fixes = repairing_fix(_index, _case, _base)
-    if fixes is None:
-        return None
-    return next((n for n in FIX_NAMES if getattr(fixes, n)), None)
+    return advice(_index, _case, _base).fix
 
 
 def _turn_on(name: str) -> None:
@@ -384,9 +367,7 @@ def _suggest_fix(index: CorpusIndex, case: Case, view: ViewState) -> None:
     if name is None or getattr(view.fixes, name):
         st.caption("No single fix repairs this query on its own.")
         return
-    st.info(
-        f"**{FIX_LABELS[name]} would repair this** — turn it on.", icon=":material/build:"
-    )
+    st.markdown(f"**{FIX_LABELS[name]} would repair this** — turn it on.")
     st.button(
         f"Turn on {FIX_LABELS[name]}",
         key="explore_repair",
@@ -395,6 +376,11 @@ def _suggest_fix(index: CorpusIndex, case: Case, view: ViewState) -> None:
         on_click=_turn_on,
         args=(name,),
     )
+
+
+def no_fix(view: ViewState) -> Fixes:
+    """The view's settings with every fix off (the left side)."""
+    return view.fixes.with_only(())
 
 
 def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
@@ -407,7 +393,7 @@ def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
             [
                 {
                     "rank": r.rank,
-                    "passage": r.passage.label
+                    "passage": passage_words(r.passage)
                     + (INJECTED_WORD if r.passage.doc_id in injected else ""),
                     "score": fmt_score(r.score),
                 }
@@ -421,7 +407,7 @@ def _ranking_table(results: list[RankedPassage], view: ViewState) -> None:
         column_config={
             "rank": st.column_config.NumberColumn(width=44),
             "passage": st.column_config.TextColumn(
-                help="document, page(s) and position of the passage in the document"
+                help="document, page(s) and which part of the document"
             ),
             "score": st.column_config.TextColumn(width=52),
         },
@@ -445,49 +431,39 @@ def _side_by_side(
     baseline: list[RankedPassage],
     ranked: list[RankedPassage],
     seed: bool,
+    verdict_slot,
 ) -> None:
-    """The first screen's answer: no fix beside the current fixes, a verdict on each, and
-    on a FAIL the fix that repairs it, one click away."""
+    """The answer, first: in ``verdict_slot`` (drawn above the inputs) no fix beside the
+    current fixes, a verdict on each with the wrong value marked and the expected document
+    beside #1, and on a FAIL the fix that repairs it, one click away. Below: the top-k of
+    each side."""
     no_fixes = view.fixes.with_only(())
     case = Case("explore", view.q, view.expect, view.evidence, view.k) if view.expect else None
     before = judge(case, baseline, no_fixes) if case else None
     after = judge(case, ranked, view.fixes) if case else None
-    if before is None or after is None:
-        _no_expectation(view)
-    elif view.fixes.enabled:
-        st.markdown(
-            f"**Proof check: {verdict_word(before.passed)} → {verdict_word(after.passed)}** "
-            "(no fix → current fixes)"
-        )
-    else:
-        st.markdown(f"**Proof check: {verdict_word(before.passed)}** with no fix")
+    with verdict_slot:
+        if case is None or before is None or after is None:
+            _no_expectation(view)
+        else:
+            sides = [_side("No fix", before, baseline)]
+            if view.fixes.enabled:
+                sides.append(_side(f"With {fix_names(view.fixes)}", after, ranked))
+            verdict_panel(sides)
+            last = after if view.fixes.enabled else before
+            if not last.passed and seed:
+                _suggest_fix(index, case, view)
+            elif not view.fixes.enabled and before.passed:
+                st.caption("This query passes with no fix.")
     left, right = st.columns(2)
     with left:
         st.markdown("**No fix**")
-        if before is not None:
-            _verdict_box(before)
         _ranking_table(baseline, view)
-        why = tie_explanation(baseline, no_fixes)
-        if why:
-            st.caption(literal(why))
     with right:
         if view.fixes.enabled:
             st.markdown(f"**Current fixes: {literal(fix_names(view.fixes))}**")
-            if after is not None:
-                _verdict_box(after)
             _ranking_table(ranked, view)
-            why = tie_explanation(ranked, view.fixes)
-            if why:
-                st.caption(literal(why))
-            if case is not None and after is not None and not after.passed and seed:
-                _suggest_fix(index, case, view)
-            return
-        st.markdown("**With a fix**")
-        if case is not None and before is not None and not before.passed and seed:
-            _suggest_fix(index, case, view)
-        elif before is not None and before.passed:
-            st.caption("This query passes with no fix.")
         else:
+            st.markdown("**With a fix**")
             st.caption("No fix is on: turn one on in the sidebar to see it beside no fix.")
 
 
@@ -501,8 +477,9 @@ def _what_moved(view: ViewState, baseline: list[RankedPassage], ranked: list[Ran
         return
     for m in moves:
         before, after, change, reason = _movement_words(m, len(baseline), len(ranked))
+        name = literal(label_words(m.label))
         st.markdown(
-            f"- **{literal(m.label)}**: {literal(before)} → {literal(after)} ({literal(change)}) — "
+            f"- **{name}**: {literal(before)} → {literal(after)} ({literal(change)}) — "
             f"{literal(round_numbers(reason))}"
         )
 
@@ -541,16 +518,18 @@ def _share_link(view: ViewState, corpus: str) -> None:
         st.code(plain(f"{base}?{query}"), language=None, wrap_lines=True)
 
 
-def _open_flaw(case: Case, fix: str) -> None:
-    """Open a flaw's case with its fix on: no fix (FAIL) beside the fix (PASS)."""
+def _open_flaw(index: CorpusIndex, case: Case) -> None:
+    """Open a flaw's case with the fix :func:`ragdash.checks.triage.advice` names on (the
+    fix the tour and Triage name): no fix (FAIL) beside the fix (PASS)."""
     open_case(case)
     view = st.session_state[VIEW_KEY]
-    set_view(replace(view, fixes=view.fixes.with_only([fix])))
+    fix = advice(index, case, view.fixes).fix
+    set_view(replace(view, fixes=view.fixes.with_only([fix] if fix else [])))
     for n in FIX_NAMES:
         st.session_state.pop(f"w_fix_{n}", None)
 
 
-def _hero(cases: list[Case]) -> None:
+def _hero(index: CorpusIndex, cases: list[Case]) -> None:
     """The four flaws, each one click from FAIL → PASS (when the cases include the bundled
     testbed's: another docs folder has other cases)."""
     steps = [(step, next((c for c in cases if c.name == step.case_name), None)) for step in TOUR]
@@ -570,7 +549,7 @@ def _hero(cases: list[Case]) -> None:
             icon=":material/play_arrow:",
             help=f"{label(step.failure)} Fix: {FIX_LABELS[step.fix]}.",
             on_click=_open_flaw,
-            args=(case, step.fix),
+            args=(index, case),
         )
 
 
@@ -585,7 +564,9 @@ def _picker_follows_query(cases: list[Case], view: ViewState) -> None:
 def render(index: CorpusIndex, view: ViewState) -> None:
     """The Explore page."""
     st.title("Explore")
-    st.markdown(INTRO)
+    opened = bool(view.expect)  # a case is open: its verdict comes first, the intro last
+    if not opened:
+        st.markdown(INTRO)
     links = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     links.page_link(
         pages().tour,
@@ -600,7 +581,8 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     if variant is not None:
         stress_note(variant)
     else:
-        _hero(cases)
+        _hero(index, cases)
+    verdict_slot = st.container()  # the verdict, first: filled once the query has run
     _picker_follows_query(cases, view)
     _case_picker(cases)
     view = _inputs(view, index.corpus.doc_ids, cases)
@@ -642,8 +624,10 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     where = injected_ranks(baseline, ranked, fix_names(view.fixes))
     if where:  # a stress test's injected document, wherever it ranks
         st.markdown(f":orange-badge[:material/science: injected] {literal(where)}.")
-    _side_by_side(index, view, baseline, ranked, seed)
-    why = tie_explanation(ranked, view.fixes) if seed else None
+    _side_by_side(index, view, baseline, ranked, seed, verdict_slot)
+    # the tie explained once: on the current side, else on the no-fix side
+    why = (tie_explanation(ranked, view.fixes) or tie_explanation(baseline, no_fix(view)))
+    why = why if seed else None
     if why:
         # one line: an id with blank lines must not break the caption into paragraphs
         st.caption(f"Tie at the top: {label(why)}")
@@ -656,6 +640,9 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     st.subheader("Ranked passages (current fixes)")
     _results(ranked, view, retriever, query)
     _injected_below(ranked, view, retriever, query)
+    if opened:
+        st.markdown("**About ragdash**")
+        st.markdown(INTRO)
 
 
 def _injected_below(

@@ -19,7 +19,7 @@ from ragdash.checks.fragility import (
 )
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import Fixes, configuration_title
 from ragdash.ui.render import wrapped_table
 from ragdash.ui.text import grid, label, literal
 
@@ -95,7 +95,7 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
             {
                 "case": row.case,
                 "fault": KIND_TITLES.get(row.fault, row.fault),
-                "configuration": row.configuration,
+                "configuration": configuration_title(row.configuration),
                 "edits": length,
                 "label": label,
                 "result": result_phrase(row.outcome, edits, int(row.depth), row.stopped),
@@ -130,7 +130,8 @@ def fragility_chart(table: pd.DataFrame, fault: str | None = None) -> alt.LayerC
         x=alt.X(
             "edits:Q",
             title="character edits to break the proof check",
-            axis=alt.Axis(tickMinStep=1, format="d"),
+            # a handful of whole-number ticks: 0-30 edits drew 31 of them
+            axis=alt.Axis(tickMinStep=1, format="d", tickCount=6),
             scale=alt.Scale(domainMax=int(data["edits"].max()) + 2),
         ),
         color=alt.Color(

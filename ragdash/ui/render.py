@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragdash.case import ProofCheck
+from ragdash.checks.proof import wrong_values
+from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
 from ragdash.retrieval.ranking import RankedPassage
@@ -21,6 +25,8 @@ from ragdash.ui.text import grid, literal, plain
 __all__ = [
     "DIAGNOSIS_COLORS",
     "KIND_COLORS",
+    "KIND_NAMES",
+    "VerdictSide",
     "TABLE_CSS",
     "breakdown_chart",
     "breakdown_frame",
@@ -28,17 +34,24 @@ __all__ = [
     "html_table",
     "human_time",
     "inject_css",
+    "label_words",
     "legend",
     "passage_html",
+    "passage_words",
     "ranked_passage",
     "round_numbers",
     "text_block",
+    "verdict_html",
+    "verdict_panel",
     "verdict_word",
     "wrapped_table",
 ]
 
 #: One color per match kind, in the kinds' preference order (strongest first).
 KIND_COLORS = dict(zip(MatchKind.matched(), ("#4caf50", "#f59f00", "#4c6ef5"), strict=True))
+#: One name per match kind, in the chart's legend, the passage legend and the breakdowns
+#: (the chart said "ocr" where the highlight legend said "OCR-normalized").
+KIND_NAMES = {MatchKind.EXACT: "exact", MatchKind.OCR: "OCR-normalized", MatchKind.FUZZY: "fuzzy"}
 DIAGNOSIS_COLORS = {"pass": "#2f9e44", "ranking": "#e03131", "extraction": "#f08c00"}
 #: Tables drawn as HTML (:func:`html_table`) wrap instead of cutting cells off, so every
 #: column header stays readable at laptop widths (800 px).
@@ -56,6 +69,35 @@ TABLE_CSS = """
 .rd-passage mark.rd-diff-ins { background: #b2f2bb; }
 .rd-table td.rd-fail { color: #c92a2a; font-weight: 600; }
 .rd-table td.rd-pass { color: #2b8a3e; font-weight: 600; }
+.rd-verdicts { display: flex; flex-wrap: wrap; gap: 0.6rem; margin: 0.2rem 0 0.4rem; }
+.rd-verdict { flex: 1 1 300px; min-width: 0; border-radius: 0.5rem; padding: 0.55rem 0.75rem;
+  border: 1px solid; border-left-width: 6px; font-size: 0.92rem; line-height: 1.4; }
+.rd-verdict.rd-v-fail { background: #fff5f5; border-color: #e03131; }
+.rd-verdict.rd-v-pass { background: #ebfbee; border-color: #2f9e44; }
+.rd-verdict .rd-v-head { font-weight: 700; font-size: 1.02rem; margin-bottom: 0.15rem; }
+.rd-v-fail .rd-v-word { color: #c92a2a; }
+.rd-v-pass .rd-v-word { color: #2b8a3e; }
+.rd-verdict .rd-wrong { color: #c92a2a; font-weight: 700; text-decoration: line-through;
+  white-space: nowrap; }
+.rd-verdict .rd-right { white-space: nowrap; }
+.rd-verdict .rd-right { font-weight: 700; }
+.rd-cards { display: flex; flex-wrap: wrap; gap: 0.4rem; margin-top: 0.35rem; }
+.rd-card { flex: 1 1 140px; min-width: 0; background: #fff; border: 1px solid #dee2e6;
+  border-radius: 0.4rem; padding: 0.3rem 0.5rem; font-size: 0.84rem; }
+.rd-card.rd-card-expected { border: 2px dashed #3b5bdb; }
+.rd-card .rd-card-head { font-weight: 600; overflow-wrap: anywhere; }
+.rd-tok { display: inline-block; white-space: nowrap; border-radius: 3px; padding: 0 4px;
+  margin: 1px 2px 1px 0; font-size: 0.8rem; background: #e9ecef; }
+.rd-tok.rd-exact { background: #b6e3b6; }
+.rd-tok.rd-ocr { background: #ffd59e; }
+.rd-tok.rd-fuzzy { background: #c9d7ff; }
+.rd-tok.rd-none { background: #f1f3f5; color: #868e96; }
+.rd-passage.rd-rows { white-space: pre; overflow-x: auto; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
+@media (max-width: 1000px) {
+  [data-testid="stSidebar"] { width: 220px !important; min-width: 220px !important; }
+  [data-testid="stMainBlockContainer"] { padding-left: 1.25rem; padding-right: 1.25rem; }
+}
 """
 
 
@@ -98,6 +140,143 @@ def human_time(stamp: str) -> str:
 
 def verdict_word(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
+
+
+def passage_words(passage: Passage) -> str:
+    """A passage's name in plain words: ``plans p1-2 #2`` → ``plans, pages 1–2, part 2``.
+
+    >>> p = Passage("plans", "text", page_start=1, page_end=2, position=1, order=0, kind="pdf")
+    >>> passage_words(p)
+    'plans, pages 1–2, part 2'
+    """
+    pages = (
+        f"page {passage.page_start}"
+        if passage.page_start == passage.page_end
+        else f"pages {passage.page_start}–{passage.page_end}"
+    )
+    return f"{passage.doc_id}, {pages}, part {passage.position + 1}"
+
+
+_LABEL = re.compile(r"^(?P<doc>.*) p(?P<a>\d+)(?:-(?P<b>\d+))? #(?P<n>\d+)$")
+
+
+def label_words(label: str) -> str:
+    """A passage label (``plans p1-2 #2``, what the core's comparisons carry) in the plain
+    words of :func:`passage_words`; any other text as it is.
+
+    >>> label_words("plans p1-2 #2"), label_words("crm p1 #1"), label_words("x")
+    ('plans, pages 1–2, part 2', 'crm, page 1, part 1', 'x')
+    """
+    m = _LABEL.match(label)
+    if m is None:
+        return label
+    pages = f"page {m['a']}" if m["b"] in (None, m["a"]) else f"pages {m['a']}–{m['b']}"
+    return f"{m['doc']}, {pages}, part {m['n']}"
+
+
+@dataclass(frozen=True)
+class VerdictSide:
+    """One side of a verdict panel: a proof check under a title (``No fix``, ``With Skip
+    withdrawn``) and, when the expected document is not #1, its best passage in the whole
+    ranking (None when it is not ranked at all)."""
+
+    title: str
+    check: ProofCheck
+    expected: RankedPassage | None = None
+    note: str = ""  # a sentence after the verdict (e.g. the whole-word rule, when it decided)
+
+
+def _tokens_html(r: RankedPassage) -> str:
+    chips = []
+    for m in r.breakdown:
+        kind = m.kind if m.points > 0 else MatchKind.NONE
+        cls = {MatchKind.EXACT: "rd-exact", MatchKind.OCR: "rd-ocr",
+               MatchKind.FUZZY: "rd-fuzzy"}.get(kind, "rd-none")  # fmt: skip
+        word = m.query_token if m.passage_token in (None, m.query_token) else (
+            f"{m.query_token}→{m.passage_token}"
+        )
+        points = fmt_score(m.points)
+        chips.append(f'<span class="rd-tok {cls}">{escape_text(word)} +{points}</span>')
+    return "".join(chips) or '<span class="rd-tok rd-none">no query word matches</span>'
+
+
+def _card(r: RankedPassage | None, heading: str, expected: bool) -> str:
+    """A passage beside another: its heading, where it ranks, its score and the query words
+    it matched (each with its points)."""
+    cls = "rd-card rd-card-expected" if expected else "rd-card"
+    if r is None:
+        body = "not retrieved: no query word matches it"
+        return f'<div class="{cls}"><div class="rd-card-head">{heading}</div>{body}</div>'
+    p = r.passage
+    pages = f"page {p.page_start}" if p.page_start == p.page_end else (
+        f"pages {p.page_start}–{p.page_end}"
+    )
+    rank = "" if heading.startswith("#") else f"ranked #{r.rank} · "
+    where = f"{rank}score {fmt_score(r.score)} · {pages}, part {p.position + 1}"
+    return (
+        f'<div class="{cls}"><div class="rd-card-head">{heading}</div>'
+        f"<div>{escape_text(where)}</div>"
+        f"<div>{_tokens_html(r)}</div></div>"
+    )
+
+
+def _quoted(values: Sequence[str]) -> str:
+    return ", ".join(f"“{escape_text(v)}”" for v in values)
+
+
+def verdict_html(side: VerdictSide) -> str:
+    """One verdict box, escaped: PASS or FAIL with the side's title, what went wrong (the
+    wrong value struck through beside the expected one: “60 days” for “30 days”), then #1
+    beside the expected document, each with its score breakdown."""
+    check = side.check
+    case = check.case
+    expected_id = escape_text(case.expected_id)
+    word = verdict_word(check.passed)
+    cls = "rd-v-pass" if check.passed else "rd-v-fail"
+    top = check.ranked[0] if check.ranked else None
+    first = escape_text(top.doc_id) if top else "nothing"
+    if check.no_match:
+        line = "No passage matched the query: nothing is retrieved."
+    elif check.passed:
+        held = f" and holds {_quoted(case.evidence)}" if case.evidence else ""
+        line = f"#1 is <b>{expected_id}</b>, the expected document{held}."
+    else:
+        wrong = dict(wrong_values(check))
+        if top is not None and top.doc_id != case.expected_id:
+            line = f"Ranking problem: #1 is <b>{first}</b>, not the expected <b>{expected_id}</b>."
+        else:
+            line = f"Extraction problem: #1 is <b>{expected_id}</b>, the expected document, "
+            line += "but its evidence is not all in what the model reads."
+        for want, found in wrong.items():
+            line += (
+                f' The model reads <span class="rd-wrong">{escape_text(found)}</span> where '
+                f'<span class="rd-right">{escape_text(want)}</span> is expected.'
+            )
+        missing = [e for e in check.missing_evidence if e not in wrong]
+        if missing:
+            line += f" Missing from what the model reads: {_quoted(missing)}."
+    if side.note:
+        line += f" Note: {escape_text(side.note)}."
+    cards = ""
+    if top is not None:
+        first_is_expected = top.doc_id == case.expected_id
+        head = f"#1 {first}" + (" (expected)" if first_is_expected else "")
+        cards = _card(top, head, first_is_expected)
+        if not first_is_expected:
+            cards += _card(side.expected, f"Expected: {expected_id}", True)
+        cards = f'<div class="rd-cards">{cards}</div>'
+    return (
+        f'<div class="rd-verdict {cls}" role="status" aria-label="{word}">'
+        f'<div class="rd-v-head"><span class="rd-v-word">{word}</span> · '
+        f"{escape_text(side.title)}</div><div>{line}</div>{cards}</div>"
+    )
+
+
+def verdict_panel(sides: Sequence[VerdictSide]) -> None:
+    """The verdicts side by side (stacked when narrow), drawn first on the tour and on
+    Explore: FAIL or PASS before any detail. Red is used for FAIL only."""
+    boxes = "".join(verdict_html(side) for side in sides)
+    st.html(f'<div class="rd-verdicts">{boxes}</div>')
 
 
 def html_table(rows: Sequence[dict[str, object]], columns: Sequence[str], label: str) -> str:
@@ -158,7 +337,10 @@ def legend() -> None:
 def passage_html(ranked: RankedPassage, evidence: Sequence[str]) -> str:
     """The passage text, escaped, with matched tokens and evidence marked."""
     body = highlight_html(ranked.passage.text, match_kinds(ranked.breakdown), evidence)
-    return f'<div class="rd-passage">{body}</div>'
+    # a table's rows stay whole (scrolling sideways when narrow): at 800 px a row wrapped
+    # in the middle and read as two rows
+    cls = "rd-passage rd-rows" if ranked.passage.kind == "table" else "rd-passage"
+    return f'<div class="{cls}">{body}</div>'
 
 
 def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
@@ -177,6 +359,13 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
     )
 
 
+def _short_where(passage: Passage) -> str:
+    """``plans p. 1–2``: the document and its pages, short enough for an axis label."""
+    if passage.page_start == passage.page_end:
+        return f"{passage.doc_id} p. {passage.page_start}"
+    return f"{passage.doc_id} p. {passage.page_start}–{passage.page_end}"
+
+
 def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     """Stacked bars: each passage's score split by match kind (exact / OCR / fuzzy), #1 on
     top. Read at a glance: whole-number ticks when every score is whole (0.05 steps for
@@ -189,12 +378,13 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     rows = [
         {
             # axis labels show bidi controls as code points, as every label does
+            # the pages too: two passages of one document read as two bars named "plans"
             "passage": plain(
-                f"#{r.rank} {r.passage.doc_id}" + (" (tie)" if r.rank in tied else "")
+                f"#{r.rank} {_short_where(r.passage)}" + (" (tie)" if r.rank in tied else "")
             ),
-            "full name": plain(r.passage.label),
+            "full name": plain(passage_words(r.passage)),
             "rank": r.rank,
-            "kind": m.kind,
+            "kind": KIND_NAMES.get(m.kind, str(m.kind)),
             "points": m.points,
             "token": f"{m.query_token} → {m.passage_token}",
         }
@@ -209,8 +399,9 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     # field sums it over a passage's stacked rows, which could put #1 below #2).
     order = list(dict.fromkeys(row["passage"] for row in sorted(rows, key=lambda r: r["rank"])))
     whole = all(float(row["points"]).is_integer() for row in rows)
-    x_axis = alt.Axis(format="d", tickMinStep=1) if whole else alt.Axis()
-    present = [kind for kind in KIND_COLORS if kind in set(data["kind"])]
+    x_axis = alt.Axis(format="d", tickMinStep=1, tickCount=6) if whole else alt.Axis(tickCount=6)
+    present = [KIND_NAMES[k] for k in KIND_COLORS if KIND_NAMES[k] in set(data["kind"])]
+    colors = {KIND_NAMES[k]: c for k, c in KIND_COLORS.items()}
     return (
         alt.Chart(grid(data))
         .mark_bar()
@@ -219,7 +410,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
             x=alt.X("sum(points):Q", title="score (points)", axis=x_axis),
             color=alt.Color(
                 "kind:N",
-                scale=alt.Scale(domain=present, range=[KIND_COLORS[k] for k in present]),
+                scale=alt.Scale(domain=present, range=[colors[k] for k in present]),
                 title="match",
                 legend=alt.Legend(orient="bottom"),
             ),

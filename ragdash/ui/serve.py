@@ -40,6 +40,9 @@ SERVER_OPTIONS: dict[str, str | int | bool] = {
     # text as it is, so a subject =HYPERLINK(...) was a live formula in the spreadsheet.
     # Every CSV a page offers is ragdash's own download, made safe by ragdash.csv_safe.
     "client.disableDataExport": True,
+    # Red means FAIL only: Streamlit's default accent (buttons, switched-on toggles, chips)
+    # is red, so a "Next step" button looked like the FAIL box beside it. Blue, as the icon.
+    "theme.primaryColor": "#3b5bdb",
 }
 
 

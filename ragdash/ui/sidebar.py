@@ -15,6 +15,7 @@ from ragdash.settings import (
     DEFAULT_FUZZY_RULE,
     FIX_DESCRIPTIONS,
     FIX_NAMES,
+    FIX_TITLES,
     FUZZY_RULES,
     Fixes,
     format_ocr_map,
@@ -29,15 +30,8 @@ from ragdash.ui.viewstate import MAX_TOP_K, ViewState
 
 __all__ = ["FIX_LABELS", "corpus_caption", "render_sidebar"]
 
-FIX_LABELS = {
-    "recency": "Recency tie-break",
-    "status": "Skip withdrawn",
-    "ocr": "OCR normalization",
-    "fuzzy": "Fuzzy matching",
-    "tables": "Join split tables",
-    "versions": "Demote older versions",
-    "unicode": "Unicode tokenizer",
-}
+#: The fixes by their display names: the one mapping of the core (every chart uses it).
+FIX_LABELS = FIX_TITLES
 
 
 def render_sidebar(
@@ -58,8 +52,8 @@ def render_sidebar(
         )
     else:
         bar.caption(
-            "One toggle per fix; stale versions have three (recency, skip withdrawn, demote "
-            "older versions). The Guided tour shows which flaw each fix repairs."
+            "One toggle per fix; three act on stale versions (the Guided tour says why). "
+            "The tour shows which flaw each fix repairs."
         )
     for name in FIX_NAMES if toggles else ():
         applies, how = fix_note(retriever, name)

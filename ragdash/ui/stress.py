@@ -299,10 +299,14 @@ def unsaved_cases(report: StressReport) -> list[StressResult]:
 
 
 def _sources(index: CorpusIndex, library: int) -> list[str]:
-    """The case sources on offer: the library when it has cases, generated cases always, and
-    the bundled sample cases when the docs folder is not the samples already."""
-    found = ["library"] if library else []
-    found.append("generated")
+    """The case sources on offer: generated cases always (the default), the library when it
+    has cases, and the bundled sample cases when the docs folder is not the samples
+    already."""
+    # generated first, the default: the library's cases rarely hold a table row, so the
+    # table fault was n/a in every column
+    found = ["generated"]
+    if library:
+        found.append("library")
     if settings().docs != SAMPLES:
         found.append("samples")
     return found
@@ -445,12 +449,15 @@ def _cell_results(run: StressRun, fault: str, configuration: str, retriever: str
     found = [
         r for r in run.report.results if (r.fault, _configuration_of(r), r.retriever) == wanted
     ]
-    return sorted(found, key=lambda r: r.passed)  # failures first: the interesting ones
+    # the cases the fault broke first (fail faulted, pass clean), then other failures: a
+    # case that fails without the fault said FAIL → FAIL with an unrelated suggestion
+    return sorted(found, key=lambda r: (not r.broken_by_fault, r.passed))
 
 
 def _open_clicked(event: object, run: StressRun, retriever: str) -> None:
-    """Open a clicked cell's first failing case (its first case when all pass) in Explore,
-    once per click (the chart keeps its selection when the page is opened again)."""
+    """Open a case the clicked cell's fault broke (else its first failing case, its first
+    case when all pass) in Explore, once per click (the chart keeps its selection when the
+    page is opened again)."""
     cell = clicked_cell(event)
     key = f"stress_opened_{retriever}"
     if cell == st.session_state.get(key):
@@ -531,8 +538,8 @@ def _results(run: StressRun) -> None:
         "variants — a stale duplicate dated, withdrawn or reworded — each counted; hover "
         "for the pass rate and its 95% interval). Columns: no fix, the fixes that "
         "target the fault, all fixes. Red is few passing, green all; grey: no case could be "
-        "faulted this way. **Click a cell** to open its first failing case in Explore, with "
-        "the injected document marked."
+        "faulted this way. **Click a cell** to open a case the fault broke (it passes "
+        "without the fault) in Explore, with the injected document marked."
     )
     st.markdown("**Which fix repairs which fault**")
     for sentence in fix_sentences(report):
@@ -564,7 +571,8 @@ def variant_rows(report: StressReport) -> list[tuple[StressResult, str]]:
             for r in results
         )
         first = next((r for r in results if r.configuration == "none"), results[0])
-        rows.append((first, words, all(r.passed for r in results)))
+        broke = any(r.broken_by_fault for r in results)
+        rows.append((first, words, (not broke, all(r.passed for r in results))))
     rows.sort(key=lambda row: row[2])
     return [(first, words) for first, words, _ in rows]
 

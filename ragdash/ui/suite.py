@@ -4,6 +4,7 @@ retriever, the ablation matrix with the retrieval metrics beside it, and case im
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import altair as alt
 import pandas as pd
@@ -19,7 +20,7 @@ from ragdash.csv_safe import frame_csv
 from ragdash.errors import CaseFileError, LibraryError
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import FIX_NAMES, Fixes, configuration_title, fixes_title
 from ragdash.storage.case_store import add_case
 from ragdash.ui.context import case_library, error_text, settings
 from ragdash.ui.fragility import render_fragility
@@ -30,7 +31,7 @@ from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.runs import render_saved_runs
 from ragdash.ui.shell import empty_corpus_notice
-from ragdash.ui.state import open_case
+from ragdash.ui.state import VIEW_KEY, open_case, set_view
 from ragdash.ui.suite_metrics import (
     METRICS_HELP,
     METRICS_WIDTHS,
@@ -51,6 +52,7 @@ __all__ = [
     "TOOLTIP",
     "clicked_cell",
     "failures_only",
+    "open_in_configuration",
     "heatmap",
     "render",
     "suite_rows",
@@ -83,7 +85,7 @@ HEATMAP_SELECTION = "cell"
 #: A cell's tooltip: what it is, and in plain words what its diagnosis and fixes mean.
 TOOLTIP = [
     "case",
-    "configuration",
+    alt.Tooltip("configuration:N", title="fixes on"),
     alt.Tooltip("fixes:N", title="which fixes"),
     "diagnosis",
     alt.Tooltip("meaning:N", title="what it means"),
@@ -108,6 +110,12 @@ def heatmap(table: pd.DataFrame) -> alt.LayerChart:
     columns, so at 800 px each cell is wide enough for its word; a click on a cell selects
     its case (:data:`HEATMAP_SELECTION`), which the page opens in Explore."""
     shown = grid(table)  # case names drawn as axis labels: a raw U+202E reverses one
+    # one name per fix, the sidebar's: rows read "Skip withdrawn", never "status"; the code
+    # label (``config``) travels with a click, to open the cell's own configuration
+    shown = shown.assign(
+        config=shown["configuration"],
+        configuration=shown["configuration"].map(configuration_title),
+    )
     order = list(dict.fromkeys(shown["configuration"]))
     cases = list(dict.fromkeys(shown["case"]))
     colors = dict(DIAGNOSIS_COLORS)
@@ -117,10 +125,10 @@ def heatmap(table: pd.DataFrame) -> alt.LayerChart:
         verdict=shown["diagnosis"].map(CELL_WORDS).fillna("FAIL"),
         # plain words on hover: what the diagnosis and the configuration mean
         meaning=shown["diagnosis"].map(lambda d: define(d) or ""),
-        fixes=shown["configuration"].map(lambda c: define(c) or ""),
+        fixes=shown["config"].map(lambda c: define(c) or ""),
     )
     pick = alt.selection_point(
-        name=HEATMAP_SELECTION, fields=["case", "configuration"], on="click"
+        name=HEATMAP_SELECTION, fields=["case", "config"], on="click"
     )
     base = alt.Chart(grid(data)).encode(
         x=alt.X(
@@ -227,24 +235,39 @@ def _add_case_form(index: CorpusIndex, cases: list[Case]) -> None:
 
 
 def clicked_cell(event: object) -> tuple[str, str] | None:
-    """The (case, configuration) of the heatmap cell clicked, from the chart's event."""
+    """The (case, configuration label) of the heatmap cell clicked, from the chart's event."""
     selection = getattr(event, "selection", None) or {}
     points = selection.get(HEATMAP_SELECTION) or []
     point = next((p for p in points if isinstance(p, dict) and "case" in p), None)
-    return (str(point["case"]), str(point.get("configuration", ""))) if point else None
+    return (str(point["case"]), str(point.get("config", ""))) if point else None
 
 
-def _open_clicked_case(event: object, cases: list[Case]) -> None:
-    """Open a clicked cell's case in Explore — once per click: the chart keeps its selection
-    when the page is opened again, which must not send the visitor straight back."""
+def open_in_configuration(case: Case, label: str, base: Fixes) -> None:
+    """Put ``case`` into the view under the configuration ``label`` names (``status``,
+    ``all-but-ocr``; settings from ``base``), so Explore shows what the cell showed: a
+    PASS cell opened with no fix landed on a FAIL."""
+    open_case(case)
+    fixes = configurations(base).get(label)
+    if fixes is None:
+        return
+    view = st.session_state[VIEW_KEY]
+    set_view(replace(view, fixes=fixes), reseed_widgets=True)
+    for name in FIX_NAMES:
+        st.session_state.pop(f"w_fix_{name}", None)
+
+
+def _open_clicked_case(event: object, cases: list[Case], base: Fixes) -> None:
+    """Open a clicked cell's case in Explore under the cell's configuration — once per
+    click: the chart keeps its selection when the page is opened again, which must not send
+    the visitor straight back."""
     cell = clicked_cell(event)
     if cell == st.session_state.get("suite_heatmap_opened"):
         return
     st.session_state["suite_heatmap_opened"] = cell
     case = next((c for c in cases if cell and c.name == cell[0]), None)
-    if case is None:
+    if case is None or cell is None:
         return
-    open_case(case)
+    open_in_configuration(case, cell[1], base)
     st.switch_page(pages().explore)
 
 
@@ -277,11 +300,13 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
     errors = sum(r.check is None for r in runs)
     against = "" if seed else f" against **{literal(retriever.spec.label)}**"
     st.markdown(
-        f"**{passed:d} of {len(runs)}** cases pass with fixes **{literal(view.fixes.label)}**"
+        f"**{passed:d} of {len(runs)}** cases pass with **{literal(fixes_title(view.fixes))}**"
         f"{against}." + (f" The retriever failed on **{errors:d}**." if errors else "")
     )
     columns = SUITE_COLUMNS if seed else (*SUITE_COLUMNS, "message")
-    st.html(html_table(suite_rows(runs), columns, "Every case under the current fixes"))
+    # whole words: "extraction" broke as "extractio-n" at 800 px; the table scrolls instead
+    table_html = html_table(suite_rows(runs), columns, "Every case under the current fixes")
+    st.html(f'<div class="rd-words">{table_html}</div>')
 
     row = st.container(horizontal=True, vertical_alignment="bottom")
     chosen = row.selectbox(
@@ -317,25 +342,27 @@ def _render(index: CorpusIndex, view: ViewState, corpus_key: tuple) -> None:
         event = st.altair_chart(
             heatmap(shown), width="stretch", on_select="rerun", key="suite_heatmap"
         )
-        _open_clicked_case(event, cases)
+        _open_clicked_case(event, cases, view.fixes)
     st.caption(
-        "Rows: no fixes (none), each fix alone, all fixes (all), and all fixes but one "
-        f"(all-but-…). {len(configurations())} configurations × {len(cases)} cases; green "
-        "passes, red is a ranking failure, orange an extraction failure. Click a cell to "
-        "open its case in Explore."
+        "Rows: no fix, each fix alone, all fixes, and all fixes but one. "
+        f"{len(configurations())} configurations × {len(cases)} cases; green passes, red is "
+        "a ranking failure, orange an extraction failure. Click a cell to open its case in "
+        "Explore with that row's fixes on."
     )
-    st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
-    shown_metrics = metrics_frame(metrics, len(cases))
-    show_table(
-        shown_metrics,
-        hide_index=True,
-        width="stretch",
-        height="content",
-        column_order=[c for c in METRICS_WIDTHS if c in shown_metrics.columns],
-        column_config=metrics_columns(),
-    )
-    st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
-                    help=METRICS_HELP)  # fmt: skip
+    with st.expander("Engineering metrics (hit@k, evidence@k, MRR, nDCG)"):
+        st.markdown(f"**Retrieval metrics per configuration** ({literal(retriever.spec.label)})")
+        shown_metrics = metrics_frame(metrics, len(cases))
+        shown_metrics["configuration"] = shown_metrics["configuration"].map(configuration_title)
+        show_table(
+            shown_metrics,
+            hide_index=True,
+            width="stretch",
+            height="content",
+            column_order=[c for c in METRICS_WIDTHS if c in shown_metrics.columns],
+            column_config=metrics_columns(),
+        )
+        st.number_input("Metrics depth k", 1, 50, DEFAULT_METRIC_K, key="suite_metric_k",
+                        help=METRICS_HELP)  # fmt: skip
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download ablation (CSV)", frame_csv(table), "ragdash-ablation.csv", "text/csv"

@@ -9,14 +9,21 @@ from dataclasses import replace
 import streamlit as st
 
 from ragdash.case import ProofCheck
-from ragdash.checks.tour import TOUR, TourOutcome, run_step
+from ragdash.checks.tour import STALE_TOGGLES, TOUR, TourOutcome, run_step
 from ragdash.errors import CaseFileError, IngestError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.ranking import RankedPassage
 from ragdash.storage.case_store import load_cases
 from ragdash.ui.context import DEFAULT_DOCS, error_text, settings
 from ragdash.ui.navigation import pages
-from ragdash.ui.render import fmt_score, passage_html
+from ragdash.ui.render import (
+    VerdictSide,
+    fmt_score,
+    passage_html,
+    passage_words,
+    verdict_panel,
+)
 from ragdash.ui.sidebar import FIX_LABELS
 from ragdash.ui.state import PAGE_PARAMS_KEY, VIEW_KEY, open_case, set_view
 from ragdash.ui.text import code, literal
@@ -33,46 +40,47 @@ def _bundled() -> tuple[CorpusIndex, tuple]:
     return index, tuple(load_cases(DEFAULT_DOCS / "cases.json"))
 
 
-def _side(check: ProofCheck, title: str) -> None:
-    word = "PASS" if check.passed else "FAIL"
-    first = check.first_id or "nothing"
-    text = f"**{literal(title)}: {word}** — {code(first)} ranked first"
-    if check.missing_evidence:
-        missing = ", ".join(f"“{literal(e)}”" for e in check.missing_evidence)
-        text += f", {missing} missing from what the model reads"
-    text += "."
-    if check.passed:
-        st.success(text, icon=":material/check_circle:")
-    else:
-        st.error(text, icon=":material/cancel:")
-    if check.ranked:
-        r = check.ranked[0]
-        st.caption(f"#1 · {literal(r.passage.label)} · score {fmt_score(r.score)}")
-        st.html(passage_html(r, check.case.evidence))
+#: How deep a side is ranked to find the expected document when it is not #1.
+EXPECTED_DEPTH = 200
 
 
-def _step(outcome: TourOutcome, number: int) -> None:
+def _expected(index: CorpusIndex, check: ProofCheck) -> RankedPassage | None:
+    """The expected document's best passage in the whole ranking (beside #1, whatever k)."""
+    case = check.case
+    ranked = index.top(case.query, check.fixes, EXPECTED_DEPTH)
+    return next((r for r in ranked if r.doc_id == case.expected_id and r.matched), None)
+
+
+def _passage(check: ProofCheck, title: str) -> None:
+    """The #1 passage of one side, as the model reads it."""
+    if not check.ranked:
+        return
+    r = check.ranked[0]
+    st.caption(f"{literal(title)}: #1 · {literal(passage_words(r.passage))} · "
+               f"score {fmt_score(r.score)}")  # fmt: skip
+    st.html(passage_html(r, check.case.evidence))
+
+
+def _step(index: CorpusIndex, outcome: TourOutcome, number: int) -> None:
+    """Verdict first (FAIL beside PASS, the wrong value marked, the expected document beside
+    #1), then the query, the story and the passages."""
     step, case = outcome.step, outcome.case
+    fix = FIX_LABELS[outcome.fix]
     st.subheader(f"Step {number:d} of {len(TOUR)}: {literal(step.flaw)}")
     st.markdown(f"**Query:** {code(case.query)} · expected {code(case.expected_id)}")
-    if case.evidence:
-        st.markdown(
-            "**Evidence the answer needs:** "
-            + ", ".join(f"“{literal(e)}”" for e in case.evidence)
-        )
-    st.markdown(f"**What goes wrong:** {literal(step.failure)}")
-    st.markdown(
-        f"**The toggle that repairs it:** {literal(FIX_LABELS[step.fix])} "
-        f"({code(step.fix)}) — {literal(step.repair)}"
+    verdict_panel(
+        [
+            VerdictSide("No fix", outcome.before, _expected(index, outcome.before)),
+            VerdictSide(f"With {fix}", outcome.after, _expected(index, outcome.after)),
+        ]
     )
-    left, right = st.columns(2)
-    with left:
-        _side(outcome.before, "No fix")
-    with right:
-        _side(outcome.after, f"With {FIX_LABELS[step.fix]}")
-    verdicts = f"{'PASS' if outcome.before.passed else 'FAIL'} → "
-    verdicts += "PASS" if outcome.after.passed else "FAIL"
-    st.markdown(f"**Proof check: {verdicts}**")
+    st.markdown(f"**What goes wrong:** {literal(step.failure)}")
+    st.markdown(f"**The toggle that repairs it:** {literal(fix)} — {literal(step.repair)}")
+    if outcome.fix == "status":
+        st.caption(literal(STALE_TOGGLES))
+    with st.expander("What the model reads (#1 on each side)"):
+        _passage(outcome.before, "No fix")
+        _passage(outcome.after, f"With {fix}")
 
 
 def _step_param(value: str | None) -> int:
@@ -97,10 +105,9 @@ def render(view: ViewState) -> None:
     """The Guided tour page."""
     st.title("Guided tour")
     st.markdown(
-        "Four realistic flaws break a simple keyword retriever; each has a toggle that "
-        "repairs it. Each step runs one bundled case with no fix and with its fix: the proof "
-        "check passes only when the expected document is first and the evidence is in the "
-        "text sent to the model."
+        "Four realistic flaws break a simple keyword retriever; one toggle repairs each. A "
+        "step runs one bundled case with no fix and with its fix: PASS only when the "
+        "expected document is first and the evidence is in the text sent to the model."
     )
     try:
         index, cases = _bundled()
@@ -115,7 +122,7 @@ def render(view: ViewState) -> None:
         st.session_state[STEP_KEY] = _step_param(st.query_params.get("step"))
     number = min(max(int(st.session_state[STEP_KEY]), 1), len(TOUR))
     st.session_state[PAGE_PARAMS_KEY] = {"step": str(number)}
-    st.progress(number / len(TOUR), f"Step {number:d} of {len(TOUR)}")
+    st.progress(number / len(TOUR))  # the step's heading says "Step n of 4"
     outcome = run_step(index, cases, TOUR[number - 1], view.fixes)
     if outcome is None:
         st.error(
@@ -124,7 +131,7 @@ def render(view: ViewState) -> None:
             icon=":material/error:",
         )
         return
-    _step(outcome, number)
+    _step(index, outcome, number)
     nav = st.container(horizontal=True, gap="small")
     back = explore = forward = nav
     back.button(

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ragdash.case import Case, Diagnosis, ProofCheck
 from ragdash.checks.ablation import ALL
-from ragdash.checks.triage import Report, Triage, case_name, triage
+from ragdash.checks.triage import Report, Triage, advice_of, case_name, triage
 from ragdash.cli.common import check_command
 from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
@@ -105,6 +105,15 @@ def _headline(result: Triage) -> None:
         st.markdown("**Repaired by:** no single fix changes the matching")
     for tie in result.tie_wins:
         st.markdown(f"**Passes only by a tie-break:** {literal(tie.detail)}.")
+    _advice(result)
+
+
+def _advice(result: Triage) -> None:
+    """The one fix to turn on — the fix the Guided tour and Explore name for the same case
+    (:func:`ragdash.checks.triage.advice_of`)."""
+    told = advice_of(result)
+    if told.fix:
+        st.markdown(f"**Turn on:** {literal(told.title)} — {literal(told.sentence)}")
 
 
 def _configuration_table(result: Triage) -> None:
