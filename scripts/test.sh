@@ -25,4 +25,5 @@ if [ -n "$MISSING" ]; then
 fi
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 python3 -m ruff check .
+lint-imports
 python3 -m pytest -q "$@"

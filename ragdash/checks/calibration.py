@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
-from ragdash.case import REPORTED, Case, ProofCheck
+from ragdash.case import REPORTED, Case
 from ragdash.checks.faults import typo_noise
-from ragdash.checks.proof import judge
+from ragdash.checks.proof import ProofCheck, judge
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind

@@ -39,10 +39,10 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from ragdash.case import Case, Diagnosis, ProofCheck
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.ablation import BASELINE
 from ragdash.checks.faults import QUERY_FAULTS, typo_variants
-from ragdash.checks.proof import context_text, judge, missing_evidence
+from ragdash.checks.proof import ProofCheck, context_text, judge, missing_evidence
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ragdash.bundled import SAMPLES, SAMPLES_WORD, cases_path, docs_path
+from ragdash.bundled import SAMPLES_WORD, cases_path, docs_path
 from ragdash.errors import (
     CaseFileError,
     IngestError,
@@ -51,7 +51,6 @@ __all__ = [
     "EXIT_RETRIEVER",
     "EXIT_TERMINATED",
     "MAX_WORD_SHOWN",
-    "check_command",
     "default_docs",
     "emit",
     "field",
@@ -117,20 +116,6 @@ def _note_reserved_word(args: argparse.Namespace) -> None:
         if getattr(args, option, None) == SAMPLES_WORD:
             say(f"ragdash: note: --{option} samples means the samples bundled with ragdash; "
                   f"write ./samples for the folder of that name here", file=sys.stderr)  # fmt: skip
-
-
-def check_command(docs: str | Path, workspace: str | Path) -> str:
-    """The shell command that checks every case the dashboard sees, as pages print it (the
-    bundled samples by their word, not by a path inside site-packages)::
-
-        >>> check_command(SAMPLES, "ws")
-        'ragdash check --docs samples --workspace ws --fixes all'
-    """
-    shown = SAMPLES_WORD if Path(docs).resolve() == SAMPLES.resolve() else str(docs)
-    return (
-        f"ragdash check --docs {shlex.quote(shown)} "
-        f"--workspace {shlex.quote(str(workspace))} --fixes all"
-    )
 
 
 class _LoadProgress:

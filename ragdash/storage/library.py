@@ -46,9 +46,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragdash.atomic import file_lock
-from ragdash.case import Case, ProofCheck
+from ragdash.case import Case
 from ragdash.checks.cases import MAX_CASES, case_from_dict, case_to_dict
-from ragdash.checks.proof import check_case
+from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.checks.snapshot import SavedRun
 from ragdash.errors import CaseFileError, LibraryError, RunError
 from ragdash.retrieval.index import CorpusIndex

@@ -9,9 +9,9 @@ from urllib.parse import quote_plus
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import EVIDENCE_RULE, Case, Diagnosis, ProofCheck
+from ragdash.case import EVIDENCE_RULE, Case, Diagnosis
 from ragdash.checks.faults import corrupt_query
-from ragdash.checks.proof import judge
+from ragdash.checks.proof import ProofCheck, judge
 from ragdash.checks.tour import TOUR
 from ragdash.checks.triage import repairing_fix
 from ragdash.errors import QueryError, RetrieverError

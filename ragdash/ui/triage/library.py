@@ -8,10 +8,10 @@ import streamlit as st
 from ragdash.case import Case
 from ragdash.checks.cases import parse_cases
 from ragdash.checks.triage import repairing_fix
-from ragdash.cli.common import check_command
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.storage.case_store import check_command
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings

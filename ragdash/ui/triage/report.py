@@ -8,12 +8,13 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import Case, Diagnosis, ProofCheck
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.ablation import ALL
+from ragdash.checks.proof import ProofCheck
 from ragdash.checks.triage import Report, Triage, case_name, triage
-from ragdash.cli.common import check_command
 from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.storage.case_store import check_command
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.glossary import show_table
