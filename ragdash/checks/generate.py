@@ -233,8 +233,8 @@ class _Stats:
     def distinctive(self, text: str, exclude: Iterable[str], rng: random.Random) -> list[str]:
         """The text's words (4+ letters, no stopwords) rarest first (seeded among ties)."""
         banned = {t for e in exclude for t in tokenize(e)}
-        words = {w.lower() for w in _WORD.findall(text)}
-        words = [w for w in words if w not in STOPWORDS and w not in banned and w in self.df]
+        found = {w.lower() for w in _WORD.findall(text)}
+        words = [w for w in found if w not in STOPWORDS and w not in banned and w in self.df]
         rng.shuffle(words)
         return sorted(words, key=lambda w: self.df[w])
 
