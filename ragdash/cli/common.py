@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from ragdash.bundled import SAMPLES_WORD, cases_path, docs_path
 from ragdash.errors import (
@@ -40,6 +40,9 @@ from ragdash.settings import (
 )
 from ragdash.storage.case_store import load_cases, workspace_cases
 from ragdash.visible import visible_controls
+
+if TYPE_CHECKING:  # imported where it runs: most commands never diff
+    from ragdash.checks.rundiff import RunDiff
 
 __all__ = [
     "BadInput",
@@ -79,7 +82,7 @@ class BadInput(RagdashError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep one line
+    def error(self, message: str) -> NoReturn:  # argparse would exit 2 with usage; keep one line
         raise BadInput(message)
 
 
@@ -299,7 +302,7 @@ class _Kept:
     run: object  # SavedRun
     saved: str = ""
     files: tuple[str, ...] = ()
-    diff: object = None  # RunDiff
+    diff: RunDiff | None = None
     gated: bool = False
     reasons: tuple[str, ...] = ()
 
@@ -360,7 +363,7 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
     if not wanted:
         return None
     baseline = _load_run(args.baseline, args) if args.baseline else None
-    ablation = ()
+    ablation: tuple[tuple[str, str, str], ...] = ()
     if args.ablation or (not retriever.spec.external and (args.save_run or args.run_file
                                                          or args.report)):  # fmt: skip
         from ragdash.checks.ablation import configurations
@@ -394,7 +397,7 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
 
         _write_text(args.report, diff_report(diff) if diff is not None else run_report(run))
         files.append(args.report)
-    reasons = ()
+    reasons: tuple[str, ...] = ()
     if gated:
         try:
             reasons = tuple(
@@ -432,9 +435,12 @@ def _run_library(args: argparse.Namespace, create: bool = False):
 
     library = getattr(args, "library", None)
     workspace = getattr(args, "workspace", None)
-    if not library and not workspace:
+    if library:
+        path = Path(library)
+    elif workspace:
+        path = library_path(workspace)
+    else:
         raise BadInput("runs are kept in a case library: give --workspace DIR or --library FILE")
-    path = Path(library) if library else library_path(workspace)
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -509,7 +515,7 @@ def _metrics_table(retriever, cases, fixes: Fixes, k: int) -> str:
     configs = {"none": fixes.with_only(())}
     configs[fixes.names] = fixes
     _, metrics = run_configurations(retriever, cases, configs, k)
-    rows = [("configuration", "passed", "errors", *METRIC_NAMES)]
+    rows: list[tuple[str, ...]] = [("configuration", "passed", "errors", *METRIC_NAMES)]
     for m in metrics:
         values = (m.hit_at_k, m.recall_at_k_docs, m.recall_at_k_evidence, m.mrr, m.ndcg_at_k)
         cells = ["-" if v is None else f"{v:.3f}" for v in values]

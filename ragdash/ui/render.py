@@ -5,8 +5,9 @@ sees it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -100,7 +101,7 @@ def verdict_word(passed: bool) -> str:
     return "PASS" if passed else "FAIL"
 
 
-def html_table(rows: Sequence[dict[str, object]], columns: Sequence[str], label: str) -> str:
+def html_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str], label: str) -> str:
     """An escaped HTML table of ``rows`` (``columns`` in order, key columns first). Cells
     wrap; a ``verdict`` cell is colored; a header with a glossary entry
     (:mod:`ragdash.ui.glossary`) shows it on hover. Every cell goes through ``html.escape``."""
@@ -186,7 +187,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     totals = {r.rank: sum(m.points for m in r.breakdown if m.points > 0) for r in ranked}
     tied = {rank for rank, total in totals.items()
             if total > 0 and sum(t == total for t in totals.values()) > 1}  # fmt: skip
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             # axis labels show bidi controls as code points, as every label does
             "passage": plain(

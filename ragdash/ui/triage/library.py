@@ -41,7 +41,8 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
     if not entries:
         st.info("No saved cases yet: diagnose a report and save it, or import a cases.json.")
         return
-    runs = library.history() if library else []
+    assert library is not None  # the entries were read from it
+    runs = library.history()
     last = {run.case_name: run for run in runs if run.configuration == view.fixes.label}
     show_table(
         grid(pd.DataFrame(

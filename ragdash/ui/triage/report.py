@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -139,9 +140,9 @@ def _passages(check: ProofCheck, title: str) -> None:
     for r in check.ranked:  # one bad document shows an error card; the others still draw
         heading = f"#{r.rank} · {literal(r.passage.label)} · score {fmt_score(r.score)}"
         document_guard(
-            lambda r=r: document_source(r.passage.doc_id),
+            partial(document_source, r.passage.doc_id),
             f"triage_{title}_{r.rank}",
-            lambda r=r, heading=heading: ranked_passage(r, check.case.evidence, heading),
+            partial(ranked_passage, r, check.case.evidence, heading),
         )
 
 
