@@ -26,4 +26,5 @@ fi
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 python3 -m ruff check .
 lint-imports
+python3 -m mypy
 python3 -m pytest -q "$@"
