@@ -64,7 +64,8 @@ def run_probe(tmp_path: Path, **env: str) -> tuple[str, dict[str, int]]:
     environ.update(PYTHONPATH=str(ROOT), **env)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         "--doctest-modules", "--continue-on-collection-errors", "-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)],
+         "--doctest-modules", "--continue-on-collection-errors",
+         "-c", os.devnull, "--rootdir", str(tmp_path), str(tmp_path)],
         capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=300,
     )  # fmt: skip
     counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", done.stdout.splitlines()[-1])}
