@@ -24,8 +24,8 @@ the file or value at fault.
 """
 
 from ragdash.bundled import SAMPLES, SAMPLES_CASES
-from ragdash.case import Case, Diagnosis, ProofCheck
-from ragdash.checks.proof import check_case
+from ragdash.case import Case, Diagnosis
+from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.checks.runs import CaseRun, metrics_of, run_cases
 from ragdash.errors import RagdashError, RetrieverError
 from ragdash.ingestion.documents import Corpus

@@ -1,6 +1,7 @@
-"""The case model: a proof-check case, its outcome and the diagnosis — the vocabulary every
-stage above ingestion shares (checks judge cases, storage keeps them, the CLI and the pages
-show them), so it lives in the base layer and imports nothing but settings.
+"""The case model: a proof-check case and the diagnosis — the vocabulary every stage above
+ingestion shares (checks judge cases, storage keeps them, the CLI and the pages show them),
+so it lives in the base layer and imports nothing of ragdash. The outcome of a check
+(:class:`ragdash.checks.proof.ProofCheck`) holds ranked passages, so it lives with the check.
 
 Why a module of its own: storage and the pages read and write cases without running a check,
 and a module that defines a case should not pull in the ranking code that judges one::
@@ -14,12 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
-
-from ragdash.settings import Fixes
-
-if TYPE_CHECKING:  # only a type: the case model does not depend on the ranking code
-    from ragdash.retrieval.ranking import RankedPassage
 
 __all__ = [
     "DIAGNOSIS_TEXT",
@@ -28,7 +23,6 @@ __all__ = [
     "NO_MATCH",
     "Case",
     "Diagnosis",
-    "ProofCheck",
 ]
 
 
@@ -75,34 +69,3 @@ class Case:
     top_k: int = 1
     kind: str = ""  # free label, e.g. "corrupted" or "control"
     note: str = ""
-
-
-@dataclass(frozen=True)
-class ProofCheck:
-    """The outcome of running one case under one set of fixes."""
-
-    case: Case
-    fixes: Fixes
-    ranked: tuple[RankedPassage, ...]  # the top-k passages sent to the model
-    diagnosis: Diagnosis
-    missing_evidence: tuple[str, ...]
-
-    @property
-    def passed(self) -> bool:
-        return self.diagnosis is Diagnosis.PASS
-
-    @property
-    def first_id(self) -> str | None:
-        return self.ranked[0].doc_id if self.ranked else None
-
-    @property
-    def no_match(self) -> bool:
-        """True when no passage scored anything: nothing was retrieved."""
-        return not self.ranked
-
-    @property
-    def reason(self) -> str:
-        """The verdict in one sentence, with how evidence was looked for."""
-        if self.no_match:
-            return f"{NO_MATCH}; {EVIDENCE_RULE}"
-        return f"{self.diagnosis.explanation}; {EVIDENCE_RULE}"

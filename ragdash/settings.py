@@ -225,6 +225,11 @@ def _resolve_ocr_map(value: object) -> OcrMap:
     raise SettingsError(f"OCR map {value!r} is not text, a mapping or a list of pairs")
 
 
+def _switched_on(names: Iterable[str]) -> dict[str, Any]:
+    """``{name: True}`` for each fix name, as keyword arguments of :class:`Fixes`."""
+    return dict.fromkeys(names, True)
+
+
 @dataclass(frozen=True)
 class Fixes:
     """Which fixes are on, and their settings; validated and canonical once created.
@@ -274,7 +279,7 @@ class Fixes:
 
     @classmethod
     def all(cls, **settings: Any) -> Fixes:
-        return cls(**dict.fromkeys(FIX_NAMES, True), **settings)
+        return cls(**_switched_on(FIX_NAMES), **settings)
 
     @classmethod
     def parse(cls, spec: str, **settings: Any) -> Fixes:
@@ -286,7 +291,7 @@ class Fixes:
                 f"unknown fix {', '.join(map(repr, unknown))}; "
                 f"choose from {', '.join(FIX_NAMES)}, or all / none"
             )
-        return cls(**dict.fromkeys(names, True), **settings)
+        return cls(**_switched_on(names), **settings)
 
     @classmethod
     def resolve(
@@ -319,7 +324,8 @@ class Fixes:
     def with_only(self, names: Iterable[str]) -> Fixes:
         """The same settings with exactly ``names`` switched on."""
         chosen = set(names)
-        return replace(self, **{name: name in chosen for name in FIX_NAMES})
+        switches: dict[str, Any] = {name: name in chosen for name in FIX_NAMES}
+        return replace(self, **switches)
 
     # -- reading ------------------------------------------------------------------------
 

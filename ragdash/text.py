@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import product
 
 from ragdash.settings import SEED_OCR_MAP
@@ -162,7 +162,7 @@ def is_code_like(token: str) -> bool:
     return runs[0] in digits and len(runs[1]) < 3
 
 
-def letters_by_digit(ocr_map: Sequence[tuple[str, str]] | Mapping[str, str]) -> dict[str, str]:
+def letters_by_digit(ocr_map: Iterable[tuple[str, str]] | Mapping[str, str]) -> dict[str, str]:
     """The letters each digit may stand for, as digit → letters in map order:
     ``(("1", "i"), ("1", "l"))`` → ``{"1": "il"}``."""
     pairs = ocr_map.items() if isinstance(ocr_map, Mapping) else ocr_map

@@ -76,4 +76,7 @@ else
   "$PYTHON" -m pip install -q --disable-pip-version-check -r requirements-dense.txt
 fi
 "$PYTHON" -m ruff check .
+# import-linter's lint-imports, run by this Python (its script may not be on PATH in a venv)
+"$PYTHON" -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+"$PYTHON" -m mypy
 "$PYTHON" -m pytest -q "$@"

@@ -1,7 +1,10 @@
-"""Shared fixtures: the bundled testbed, a docs-folder builder and a real-PDF writer."""
+"""Shared fixtures: the bundled testbed, a docs-folder builder, a real-PDF writer, and the
+one rule for tests that need something this machine may lack (:func:`require`)."""
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import os
 import subprocess
 import sys
@@ -9,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -21,6 +25,128 @@ from ragdash.storage.case_store import load_cases
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DOCS = ROOT / "sample_docs"
 SAMPLE_CASES = SAMPLE_DOCS / "cases.json"
+
+
+# --- What a test needs: skipped here when missing, a failure in CI --------------------------
+#
+# A test that needs a browser, Tesseract, a development set of real PDFs or an optional
+# package asks for it through require() (or one of the helpers built on it). On a
+# developer's machine a missing one skips the test with the reason. In CI — CI=true, which CI
+# sets, or RAGDASH_REQUIRE_ALL=1 anywhere — it FAILS the test: CI has Chromium, Tesseract with
+# eng/fra/deu, ../shared and every requirements-dev package, so a skip there would only hide
+# a broken install. pytest_runtest_makereport below turns any other skip into a failure in
+# that mode too, except the reasons of ALLOWED_SKIPS.
+
+#: The development sets of real PDFs: ``$RAGDASH_SHARED``, else ``../shared`` beside the
+#: repository (where CI has it). Never an absolute path of one machine.
+SHARED = Path(os.environ.get("RAGDASH_SHARED", "").strip() or ROOT.parent / "shared")
+CHROMIUM = "/usr/bin/chromium"
+
+#: Skips CI accepts, by a phrase of their reason, each with why it is not a missing
+#: capability. Everything else that skips in CI fails.
+ALLOWED_SKIPS: dict[str, str] = {
+    "root can read anything": "CI runs as root, where chmod 0 cannot hide a file from the "
+    "reader; test_a_file_that_cannot_be_read_is_skipped_with_a_message checks the same "
+    "message as root",
+}
+
+
+def require_all() -> bool:
+    """True in CI (``CI=true``) or with ``RAGDASH_REQUIRE_ALL=1``: nothing may be missing."""
+    return (
+        os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+        or os.environ.get("RAGDASH_REQUIRE_ALL", "").strip() not in {"", "0"}
+    )
+
+
+def require(problem: str | None, *, also: str = "") -> None:
+    """Nothing when ``problem`` is None; else skip the calling test (or module) saying
+    ``problem`` — or fail it when everything is required (:func:`require_all`, or the
+    environment variable named by ``also`` is set, e.g. ``RAGDASH_REQUIRE_BROWSER``)."""
+    if problem is None:
+        return
+    if require_all() or (also and os.environ.get(also)):
+        why = also if also and os.environ.get(also) else "CI=true or RAGDASH_REQUIRE_ALL=1"
+        pytest.fail(f"required here ({why}) but missing: {problem}", pytrace=False)
+    pytest.skip(problem, allow_module_level=True)
+
+
+def browser_problem() -> str | None:
+    """Why the browser tests cannot run here (Debian chromium, python playwright), or None."""
+    if not Path(CHROMIUM).is_file():
+        return f"browser tests need Debian chromium: {CHROMIUM} is missing (apt install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "browser tests need python playwright (pip install playwright)"
+    return None
+
+
+def require_browser() -> None:
+    require(browser_problem(), also="RAGDASH_REQUIRE_BROWSER")
+
+
+def tesseract_problem() -> str | None:
+    from ragdash.ingestion.scans import tesseract_missing
+
+    return tesseract_missing()
+
+
+def require_tesseract() -> None:
+    require(tesseract_problem())
+
+
+def dev_set(name: str) -> Path:
+    """The development set ``name`` (``realpdfs``, ``realpdfs2``, ...) under :data:`SHARED`;
+    a test without it skips (fails in CI)."""
+    folder = SHARED / name
+    if not folder.is_dir():
+        require(f"development set {name} not found at {folder} "
+                f"(put shared/ beside the repository or set RAGDASH_SHARED)")  # fmt: skip
+    return folder
+
+
+def require_module(name: str) -> ModuleType:
+    """``import name``; a test without the package skips (fails in CI) — the replacement for
+    ``pytest.importorskip``."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        problem = f"python package {name} is not installed ({exc})"
+    require(problem)
+    raise AssertionError(problem)  # not reached: require() skipped or failed
+
+
+@pytest.fixture(scope="session")
+def tesseract() -> None:
+    """Use as ``@pytest.mark.usefixtures("tesseract")``: the test needs Tesseract."""
+    require_tesseract()
+
+
+def _fail_a_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Where everything is required, a skipped ``report`` becomes a failure naming the skip's
+    reason, unless the reason is one of :data:`ALLOWED_SKIPS`."""
+    if not report.skipped or hasattr(report, "wasxfail") or not require_all():
+        return
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    if not any(phrase in reason for phrase in ALLOWED_SKIPS):
+        report.outcome = "failed"
+        report.longrepr = f"skipped where nothing may be (CI=true, RAGDASH_REQUIRE_ALL=1): {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """A test skipped by a skipif mark, a fixture or the test itself."""
+    outcome = yield
+    _fail_a_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):
+    """A whole module skipped while it is collected."""
+    outcome = yield
+    _fail_a_skip(outcome.get_result())
 
 
 @pytest.fixture(autouse=True)
@@ -213,8 +339,20 @@ SLOW_FILES = frozenset({
 })  # fmt: skip
 
 
+def _all_examples_skipped(item: pytest.Item) -> bool:
+    """A docstring whose every example is marked ``+SKIP`` (it needs the user's folders): prose
+    that reads like a session, not a test."""
+    test = getattr(item, "dtest", None)
+    return test is not None and all(ex.options.get(doctest.SKIP) for ex in test.examples)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow files and every browser test ``slow``."""
+    """Mark the slow files and every browser test ``slow``; leave out the docstrings whose
+    every example is ``+SKIP`` (they would only be reported skipped)."""
+    prose = [item for item in items if _all_examples_skipped(item)]
+    if prose:
+        config.hook.pytest_deselected(items=prose)
+        items[:] = [item for item in items if item not in prose]
     for item in items:
         if item.path.name in SLOW_FILES or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)

@@ -3,19 +3,20 @@
 needs, join their tables, and judge each ``truth.json`` decision.
 
 ``../shared`` is the folder beside the repository (CI checks it out there); the
-``RAGDASH_SHARED`` environment variable points elsewhere (a worktree uses /work/shared)."""
+``RAGDASH_SHARED`` environment variable points elsewhere (``conftest.SHARED``). Without a set
+its tests skip, and fail in CI (``conftest.require``)."""
 
 from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
 import pdfplumber
+from conftest import SHARED
 
 from ragdash.case import Case
 from ragdash.ingestion.documents import Document
@@ -23,16 +24,6 @@ from ragdash.ingestion.furniture import WINDOW, find_furniture
 from ragdash.ingestion.joins import JoinedTable, join_tables
 from ragdash.ingestion.pdf_layout import PageLayout, page_layout
 
-
-def _shared() -> Path:
-    named = os.environ.get("RAGDASH_SHARED", "").strip()
-    if named:
-        return Path(named)
-    beside = Path(__file__).resolve().parents[1].parent / "shared"
-    return beside if beside.is_dir() else Path("/work/shared")
-
-
-SHARED = _shared()
 #: The development sets, in order; each holds PDFs, a MANIFEST and a truth.json.
 SETS = ("realpdfs", "realpdfs2")
 REALPDFS = SHARED / "realpdfs"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from browser_harness import free_port
+from conftest import require
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK_V4 = "0100007F"  # 127.0.0.1 as /proc/net/tcp writes it
@@ -80,7 +81,7 @@ def stop_group(proc: subprocess.Popen) -> None:
 @pytest.fixture(autouse=True)
 def _needs_proc():
     if not Path("/proc/net/tcp").is_file():
-        pytest.skip("needs Linux /proc/net/tcp to read the listening address")
+        require("needs Linux /proc/net/tcp to read the listening address")
 
 
 def test_streamlit_run_app_listens_on_localhost_only():

@@ -3,10 +3,8 @@ OCR signals they offer as one-click map entries (issue 28, report fixes)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import open_documents
+from conftest import open_documents, require_tesseract
 from test_app import DOCUMENTS, no_exception
 from test_cli import run_main
 from test_textlayer import PROSE, _pdf
@@ -61,8 +59,7 @@ def test_documents_page_names_doubled_and_garbled_pages_and_offers_ocr(app, docs
 
 @pytest.mark.slow
 def test_the_ocr_button_reads_the_garbled_page_with_tesseract(app, docs):
-    if not shutil.which("tesseract"):
-        pytest.skip("Tesseract is not installed")
+    require_tesseract()
     at = app()
     at.run()
     open_documents(at.switch_page(DOCUMENTS).run())

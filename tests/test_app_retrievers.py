@@ -6,6 +6,7 @@ apply, BM25's per-token breakdown, and the Test suite's metrics beside the ablat
 from __future__ import annotations
 
 import pytest
+from conftest import require_module
 from test_app import ROOT, SUITE, html_tables, no_exception, param, results
 from test_retrievers import mypkg  # noqa: F401 - the fixture: a team's search function
 
@@ -13,7 +14,7 @@ from ragdash.settings import Fixes
 from ragdash.storage.case_store import load_cases
 from ragdash.storage.passages_export import passage_records
 
-pytest.importorskip("bm25s")
+require_module("bm25s")
 
 from bm25_service import running  # noqa: E402
 
@@ -308,7 +309,7 @@ def test_the_operators_service_shows_its_field_paths_and_auth_variable_never_the
 def test_the_operators_langchain_retriever_is_offered_read_only_with_its_fields(
     app, monkeypatch, tmp_path
 ):
-    pytest.importorskip("langchain_core")
+    require_module("langchain_core")
     from conftest import SAMPLE_DOCS
     from test_langchain_retriever import RAG_MODULE
 

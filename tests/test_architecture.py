@@ -5,6 +5,12 @@ or is a page script."""
 from __future__ import annotations
 
 import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import networkx as nx
@@ -115,55 +121,68 @@ def test_every_error_ragdash_raises_on_purpose_sits_under_one_root():
     assert defined_elsewhere == []
 
 
-#: The layers, lowest first. A module may import modules of its own layer or of layers below,
-#: never above: base (settings, errors, the text tokenizer, the case model) <- ingestion <-
-#: retrieval <- checks <- storage <- the interfaces (CLI, pages, the public API).
-LAYERS = (
-    ("base", ("ragdash.settings", "ragdash.errors", "ragdash.text", "ragdash.case",
-              "ragdash.atomic", "ragdash.version", "ragdash.bundled", "ragdash.visible",
-              "ragdash.csv_safe")),
-    ("ingestion", ("ragdash.ingestion",)),
-    ("retrieval", ("ragdash.retrieval",)),
-    ("checks", ("ragdash.checks",)),
-    ("storage", ("ragdash.storage",)),
-    ("interfaces", ("ragdash.frames", "ragdash.cli", "ragdash.ui", "ragdash.__main__", "ragdash")),
-)
+def _contracts() -> list[dict]:
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        return tomllib.load(handle)["tool"]["importlinter"]["contracts"]
 
 
-def layer_of(module: str) -> int:
-    """The index in :data:`LAYERS` of the most specific prefix naming ``module``."""
-    best, best_len = None, -1
-    for rank, (_, prefixes) in enumerate(LAYERS):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
-                best, best_len = rank, len(prefix)
-    assert best is not None, f"{module} belongs to no layer: add it to LAYERS"
-    return best
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` (import-linter, the authority on the layers) on the package under
+    ``root`` with ``root``'s pyproject.toml."""
+    return subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()",
+         "--config", str(root / "pyproject.toml"), "--no-cache"],
+        capture_output=True, text=True, cwd=root, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+
+
+def test_the_import_contracts_hold():
+    """The layers (base <- ingestion <- retrieval <- checks <- storage <- ui <- cli), the base
+    importing nothing above it, the pages never importing the CLI, the package never importing
+    the benchmarks and the core never importing Streamlit — as import-linter reads the imports
+    (relative ones, those inside functions and those made only for type hints included)."""
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
 
 
 def test_every_module_sits_in_a_layer():
-    for name in MODULES:
-        layer_of(name)
+    """A module outside every layer would be free of the rule: each top-level module and
+    package of ragdash is named in the layers contract."""
+    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    named = {m.strip() for layer in layers["layers"] for m in layer.replace("|", ":").split(":")}
+    top = {".".join(name.split(".")[:2]) for name in MODULES} - {"ragdash"}
+    assert top - named == set()
 
 
-def test_layers_import_only_downwards():
-    """The pipeline's stages run one way: nothing imports a layer above its own."""
-    upward = []
-    for name, path in MODULES.items():
-        mine = layer_of(name)
-        for target in imports_of(path):
-            theirs = layer_of(target)
-            if theirs > mine:
-                upward.append(f"{name} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
-    assert upward == [], "\n".join(upward)
-
-
-def test_the_layer_rule_catches_an_upward_import(tmp_path):
-    """The rule is live: an ingestion module importing the ranking code is caught."""
-    bad = tmp_path / "bad.py"
-    bad.write_text("from ragdash.retrieval.ranking import rank\n", encoding="utf-8")
-    assert layer_of("ragdash.retrieval.ranking") > layer_of("ragdash.ingestion.ingest")
-    assert "ragdash.retrieval.ranking" in imports_of(bad)
+@pytest.mark.parametrize(
+    ("module", "line", "shown"),
+    [
+        ("case.py", "from ragdash.retrieval.ranking import RankedPassage",
+         "ragdash.case -> ragdash.retrieval.ranking"),
+        ("case.py", "if TYPE_CHECKING:\n    from ragdash.retrieval.ranking import RankedPassage",
+         "ragdash.case -> ragdash.retrieval.ranking"),
+        ("ui/serve.py", "from ..cli import common", "ragdash.ui.serve -> ragdash.cli.common"),
+        ("ingestion/ingest.py", "import benchmarks.bench",
+         "ragdash.ingestion.ingest -> benchmarks"),
+    ],
+)  # fmt: skip
+def test_the_import_contracts_catch_a_wrong_import(tmp_path, module, line, shown):
+    """The contracts are live: an upward import (plain, for type hints only, relative) or one
+    of the benchmarks, added to a copy of the package, breaks them, named file and line."""
+    shutil.copytree(PACKAGE, tmp_path / "ragdash", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "benchmarks" / "bench.py").write_text("", encoding="utf-8")
+    target = tmp_path / "ragdash" / module
+    source = target.read_text(encoding="utf-8")
+    extra = "from typing import TYPE_CHECKING\n" if "TYPE_CHECKING" in line else ""
+    target.write_text(f"{source}\n{extra}{line}\n", encoding="utf-8")
+    result = lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert shown in result.stdout, result.stdout
 
 
 def test_benchmarks_live_outside_the_package():
@@ -209,3 +228,56 @@ def test_every_module_says_what_it_exports():
             if isinstance(value, ast.Constant) and value.value not in defined:
                 dangling.append(f"{name}.{value.value}")
     assert missing == [] and dangling == [], (missing, dangling)
+
+
+def _doc_table_rows() -> list[tuple[list[str], str]]:
+    """docs/architecture.md's module table: per row, the folders of its *where* cell
+    (``ragdash/ui/``) and the whole row's text."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = []
+    for line in doc.splitlines():
+        cells = line.split("|")
+        if line.startswith("|") and len(cells) > 3 and "`ragdash/" in cells[2]:
+            rows.append((re.findall(r"`(ragdash/[^`]*)`", cells[2]), line))
+    return rows
+
+
+def undocumented_modules(rows: list[tuple[list[str], str]]) -> list[str]:
+    """Module files under ragdash/ that docs/architecture.md does not list: a file is listed
+    when a row's *where* cell names it (``ragdash/frames.py``), or names its folder
+    (``ragdash/ui/``, the nearest one) and the row names the module relative to that folder
+    in backticks (``triage/report`` for ``ragdash/ui/triage/report.py``, ``triage`` for its
+    package ``ragdash/ui/triage/__init__.py``)."""
+    missing = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if path.name == "__init__.py" and path.parent != PACKAGE:
+            rel = rel.removesuffix("__init__.py")
+        if any(rel in where for where, _ in rows):
+            continue
+        folders = [(f, line) for where, line in rows for f in where
+                   if f.endswith("/") and rel.startswith(f)]  # fmt: skip
+        if not folders:
+            missing.append(rel)
+            continue
+        folder, line = max(folders, key=lambda pair: len(pair[0]))
+        if f"`{rel.removeprefix(folder).removesuffix('.py').rstrip('/')}`" not in line:
+            missing.append(rel)
+    return missing
+
+
+def test_the_architecture_page_lists_every_module_and_public_name():
+    """docs/architecture.md lists every module of the package in its layer's row, and names
+    every public name of ``ragdash.__all__`` in its public-API section."""
+    import ragdash
+
+    assert undocumented_modules(_doc_table_rows()) == []
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    api = doc.split("## The public Python API", 1)[1].split("\n## ", 1)[0]
+    assert [n for n in ragdash.__all__ if f"`{n}`" not in api] == []
+
+
+def test_a_module_missing_from_the_architecture_page_is_named():
+    """The listing rule is live: a row without ``scan_grid`` leaves that module unlisted."""
+    rows = [(where, line.replace("`scan_grid`", "scan grid")) for where, line in _doc_table_rows()]
+    assert undocumented_modules(rows) == ["ragdash/ingestion/scan_grid.py"]

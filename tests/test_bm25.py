@@ -6,14 +6,14 @@ import random
 
 import numpy as np
 import pytest
-from conftest import make_document, make_index
+from conftest import make_document, make_index, require_module
 
 from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever, bm25_idf
 from ragdash.retrieval.spec import RetrieverSpec
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.text import tokenize
 
-bm25s = pytest.importorskip("bm25s")
+bm25s = require_module("bm25s")
 
 VOCABULARY = [f"w{i}" for i in range(300)] + ["return", "policy", "days", "sync", "plan"]
 

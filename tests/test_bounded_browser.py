@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
+from conftest import require_browser
 from hostile_pdfs import text_ops_pdf
 
 pytestmark = pytest.mark.browser
@@ -67,8 +68,7 @@ def _wait(condition, timeout: float) -> float:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path("/usr/bin/chromium").is_file():
-        pytest.skip("Debian chromium is missing")
+    require_browser()
     with chromium_browser() as browser:
         yield browser
 

@@ -3,20 +3,19 @@ reproduce the view, fix toggles change the ranking and the address bar, real upl
 the workspace and rank, hostile document text stays text, and every page renders.
 
 Needs /usr/bin/chromium and python playwright (never `playwright install`). Without them the
-tests skip, unless RAGDASH_REQUIRE_BROWSER is set (CI), where they fail instead.
+tests skip, unless CI=true, RAGDASH_REQUIRE_ALL or RAGDASH_REQUIRE_BROWSER is set, where they
+fail instead (``conftest.require_browser``).
 """
 
 from __future__ import annotations
 
 import io
-import os
 import random
 import re
 from pathlib import Path
 
 import pytest
 from browser_harness import (
-    CHROMIUM,
     chromium_browser,
     eventually,
     first_result,
@@ -24,6 +23,7 @@ from browser_harness import (
     url_params,
     wait_for_app,
 )
+from conftest import require_browser
 
 from ragdash.ingestion.fingerprint import corpus_fingerprint
 from ragdash.ingestion.ingest import load_folder
@@ -44,26 +44,9 @@ UPLOAD_INPUT = '[data-testid="stFileUploader"] input[type="file"]'
 ALERT = '[data-testid="stAlert"]'
 
 
-def _browser_problem() -> str | None:
-    if not Path(CHROMIUM).is_file():
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "python playwright is not installed (pip install playwright)"
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser():
-    problem = _browser_problem()
-    if problem:
-        if os.environ.get("RAGDASH_REQUIRE_BROWSER"):
-            pytest.fail(
-                f"RAGDASH_REQUIRE_BROWSER is set but the browser tests cannot run: {problem}",
-                pytrace=False,
-            )
-        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    require_browser()
     with chromium_browser() as browser:
         yield browser
 

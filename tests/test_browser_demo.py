@@ -4,17 +4,17 @@ picked, gives its FAIL with no fix and PASS with its fix; and at 800 px no table
 button of any page reaches past the window.
 
 Needs /usr/bin/chromium and python playwright (never `playwright install`); skips without
-them unless RAGDASH_REQUIRE_BROWSER is set.
+them, fails in CI (``conftest.require_browser``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
-from browser_harness import CHROMIUM, chromium_browser, eventually, running_app, wait_for_app
+from browser_harness import chromium_browser, eventually, running_app, wait_for_app
+from conftest import require_browser
 
 from ragdash.checks.tour import TOUR
 from ragdash.storage.case_store import load_cases
@@ -59,10 +59,7 @@ BOXES = (
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).is_file():
-        if os.environ.get("RAGDASH_REQUIRE_BROWSER"):
-            pytest.fail(f"{CHROMIUM} is missing", pytrace=False)
-        pytest.skip(f"browser tests need Debian chromium: {CHROMIUM} is missing")
+    require_browser()
     with chromium_browser() as browser:
         yield browser
 

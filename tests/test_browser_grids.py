@@ -10,8 +10,7 @@ from dataclasses import replace
 
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
-from conftest import SAMPLE_CASES, SAMPLE_DOCS
-from test_browser import _browser_problem
+from conftest import SAMPLE_CASES, SAMPLE_DOCS, require_browser
 
 from ragdash.storage.case_store import add_case, load_cases
 
@@ -25,9 +24,7 @@ TABLE = '[aria-label="Every case under the current fixes"]'
 
 @pytest.fixture(scope="module")
 def suite_page(tmp_path_factory):
-    problem = _browser_problem()
-    if problem:
-        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    require_browser()
     root = tmp_path_factory.mktemp("grids")
     docs = root / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)

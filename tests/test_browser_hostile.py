@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
+from conftest import require_browser
 from hostile_corpus import (
     EVIL_HOST,
     META_ID,
@@ -27,7 +28,7 @@ from hostile_corpus import (
     hostile_params,
     write_hostile_docs,
 )
-from test_browser import SCREENSHOTS, _browser_problem, body_restyled, shot
+from test_browser import SCREENSHOTS, body_restyled, shot
 
 pytestmark = pytest.mark.browser
 
@@ -87,9 +88,7 @@ MUST_SHOW = {
 
 @pytest.fixture(scope="module")
 def hostile_session(tmp_path_factory):
-    problem = _browser_problem()
-    if problem:
-        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    require_browser()
     docs = write_hostile_docs(tmp_path_factory.mktemp("hostile") / "docs")
     workspace = tmp_path_factory.mktemp("ws")
     with running_app(docs=docs, workspace=workspace) as url, chromium_browser() as browser:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from browser_harness import eventually, first_result, running_app, wait_for_app
-from test_browser import SIDEBAR_TOGGLE, _browser_problem
+from conftest import require_browser
+from test_browser import SIDEBAR_TOGGLE
 
 from benchmarks.dashboard import paragraphs_of, write_corpus
 from benchmarks.texts import passage_texts
@@ -50,9 +51,7 @@ def big_docs(tmp_path_factory) -> Path:
 
 
 def test_query_and_fix_answer_within_seconds_at_10k_passages(big_docs, tmp_path):
-    problem = _browser_problem()
-    if problem:
-        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    require_browser()
     from browser_harness import chromium_browser
 
     index = CorpusIndex(load_folder(big_docs))

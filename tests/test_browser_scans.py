@@ -9,16 +9,20 @@ from pathlib import Path
 
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
+from conftest import require_browser
 
 from benchmarks.scanbench import ScanDoc, image_pdf, render_pages
-from ragdash.ingestion.scans import tesseract_missing
 from tests.test_scans import POLICY, _font
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not Path("/usr/bin/chromium").is_file(), reason="no /usr/bin/chromium"),
-    pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here"),
+    pytest.mark.usefixtures("tesseract"),
 ]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _browser():
+    require_browser()
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "screenshots"

@@ -4,7 +4,7 @@ cell saying ``passed/total``; a click on a cell opens its faulted case in Explor
 fault is named on top and the injected document is marked.
 
 Needs /usr/bin/chromium and python playwright (never `playwright install`); skips without
-them unless RAGDASH_REQUIRE_BROWSER is set. Screenshots go to screenshots/ (git-ignored).
+them, fails in CI (``conftest.require_browser``). Screenshots go to screenshots/ (git-ignored).
 """
 
 from __future__ import annotations

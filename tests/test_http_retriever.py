@@ -8,10 +8,10 @@ import os
 import time
 
 import pytest
-from conftest import SAMPLE_CASES, SAMPLE_DOCS, run_module
+from conftest import SAMPLE_CASES, SAMPLE_DOCS, require_module, run_module
 from hostile_service import hostile_service
 
-pytest.importorskip("bm25s")
+require_module("bm25s")
 
 from bm25_service import running  # noqa: E402 - needs bm25s
 from es_service import running_es  # noqa: E402 - needs bm25s

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SAMPLE_CASES, SAMPLE_DOCS, run_module
+from conftest import SAMPLE_CASES, SAMPLE_DOCS, require_module, run_module
 
-pytest.importorskip("langchain_core")
+require_module("langchain_core")
 
 from ragdash.checks.runs import run_cases  # noqa: E402
 from ragdash.errors import RetrieverError, SettingsError  # noqa: E402

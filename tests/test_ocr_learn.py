@@ -9,7 +9,6 @@ import pytest
 from benchmarks.scanbench import character_error_rate, image_pdf, render_pages
 from ragdash.checks.ocr_learn import count_confusions, learn_ocr_map, pairs_from_pages
 from ragdash.cli import main
-from ragdash.ingestion.scans import tesseract_missing
 from ragdash.settings import Fixes
 
 CLEAN = "Claims must be filed within 14 days. Late claims are declined. Call the helpdesk."
@@ -68,7 +67,7 @@ def test_pages_align_page_by_page_or_as_one_text():
     assert pairs_from_pages(["a", "b"], ["A B"]) == [("a\nb", "A B")]
 
 
-@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+@pytest.mark.usefixtures("tesseract")
 def test_a_real_scan_aligned_to_its_text_gives_the_error_rate_the_benchmark_reports(tmp_path):
     from ragdash.ingestion.ingest import read_pdf
     from tests.test_scans import POLICY, _font

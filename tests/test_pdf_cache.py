@@ -28,7 +28,7 @@ from ragdash.ingestion import ingest, pdf_cache
 from ragdash.ingestion.ingest import PdfText, read_pdf
 from ragdash.ingestion.pdf_cache import CACHE_VERSION, PdfCache
 from ragdash.ingestion.pdf_layout import Line, PageLayout, TableRegion
-from ragdash.ingestion.scans import OcrPage, OcrWord, tesseract_missing
+from ragdash.ingestion.scans import OcrPage, OcrWord
 from ragdash.ingestion.workspace import Workspace
 
 
@@ -283,7 +283,7 @@ def _leaves(value):
         yield value
 
 
-@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+@pytest.mark.usefixtures("tesseract")
 def test_an_ocr_parse_round_trips_with_its_words(tmp_path):
     from test_scans import POLICY, scan_of
 

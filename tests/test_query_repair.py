@@ -7,9 +7,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, require_module
 
-pytest.importorskip("bm25s")
+require_module("bm25s")
 
 from bm25_service import running  # noqa: E402 - needs bm25s
 

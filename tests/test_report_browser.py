@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SAMPLE_CASES, SAMPLE_DOCS
+from conftest import SAMPLE_CASES, SAMPLE_DOCS, require_browser
 from test_browser import (
     HOSTILE_LINES,
     HOSTILE_OLD_ID,
     RED,
-    _browser_problem,
     write_hostile_corpus,
 )
 
@@ -28,9 +27,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def chromium():
-    problem = _browser_problem()
-    if problem:
-        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    require_browser()
     from browser_harness import chromium_browser
 
     with chromium_browser() as browser:

@@ -6,12 +6,9 @@ import pytest
 from conftest import open_documents
 from shown import unescaped
 
-from ragdash.ingestion.scans import tesseract_missing
 from tests.test_scans import POLICY, scan_of
 
-pytestmark = pytest.mark.skipif(
-    tesseract_missing() is not None, reason="no Tesseract here (scripts/test.sh installs it)"
-)
+pytestmark = pytest.mark.usefixtures("tesseract")  # skipped without it, failed in CI
 
 DOCUMENTS = "ragdash/ui/pages/documents.py"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pdfplumber
 import pytest
+from conftest import SHARED, dev_set, require_tesseract
 
 from benchmarks.scanbench import (
     BENCH_CASES,
@@ -24,7 +25,6 @@ from benchmarks.scanbench import (
 from benchmarks.scanbench import (
     main as scanbench_main,
 )
-from ragdash.ingestion.scans import tesseract_missing
 
 README = Path(__file__).resolve().parent.parent / "docs" / "pdfs-and-scans.md"
 START, END = "<!-- scanbench:start -->", "<!-- scanbench:end -->"
@@ -73,7 +73,7 @@ def test_the_readme_table_has_the_commands_columns_and_every_dpi():
         assert _rate(cells["pass, OCR + tables fixes"]) > _rate(cells["pass, no fixes"])
 
 
-@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+@pytest.mark.usefixtures("tesseract")
 def test_a_small_regeneration_is_within_the_readme_claims():
     claim = readme_rows()[200]
     (result,) = run_scanbench((200,), find_fonts()[:1])
@@ -96,19 +96,27 @@ def test_a_resolution_outside_the_ocr_range_is_refused_in_one_line(capsys):
     assert "5000 dpi is outside 50–600" in err and "Traceback" not in err
 
 
-def test_the_real_scan_benchmark_reads_a_real_pdf_as_a_scan_next_to_its_born_digital_copy(
-    capsys,
-):
-    from benchmarks.realscans import run_realscans, shared_dir
+#: The real-scan headline of docs/pdfs-and-scans.md: at 200 dpi the scans pass at least 90% of
+#: the cases the born-digital files pass (75, 76 and 75 of 83 over three noise draws, all 15
+#: Latin-script files, 93 pages — too slow for the suite). The test holds a subset to that
+#: floor: three of those files, 9 pages, 11 cases, the documented draw (``--noise 0``).
+#: Measured 2026-12-06 with ``run_realscans((200,), files=HEADLINE_FILES)``: 10 of 11 (91%).
+HEADLINE_FLOOR = 0.90
+HEADLINE_FILES = ("eu-017.pdf", "m27.pdf", "icdar2013-us-025.pdf")
 
-    if shared_dir() is None:
-        pytest.skip("development sets of real PDFs not found (../shared or RAGDASH_SHARED)")
-    if tesseract_missing():
-        pytest.skip("Tesseract is not installed")
-    (result,) = run_realscans((150,), files=("eu-017.pdf",))
-    assert result.pages == 3 and not result.refused
-    assert result.cases == 2 and result.born == 2  # the born-digital file passes its cases
-    assert 0 <= result.scanned_readable <= result.born_readable == 2
+
+def test_the_real_scan_benchmark_holds_its_headline_floor_on_three_real_pdfs(capsys):
+    """Real PDFs drawn as photocopies at 200 dpi and read back through OCR keep at least the
+    documented 90% of the born-digital pass rate — a run where no scan passes fails here."""
+    from benchmarks.realscans import run_realscans
+
+    dev_set("realpdfs")
+    require_tesseract()
+    (result,) = run_realscans((200,), shared=SHARED, files=HEADLINE_FILES)
+    assert result.pages == 9 and not result.refused
+    assert result.cases == 11 and result.born == 11  # the born-digital files pass every case
+    assert result.ratio >= HEADLINE_FLOOR, (result.scanned_readable, result.per_file)
+    assert result.per_file["eu-017.pdf"] == (2, 2, 2) and result.per_file["m27.pdf"] == (3, 3, 3)
     with pytest.raises(SystemExit) as done:  # --real hands over to benchmarks/realscans.py
         scanbench_main(["--real", "--help"])
     assert done.value.code == 0 and "python -m benchmarks.realscans" in capsys.readouterr().out

@@ -17,11 +17,10 @@ from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.ingestion.scans import OcrSettings, OcrWord, tesseract_missing, words_to_lines
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from tests.conftest import doc_text, make_pdf
+from tests.conftest import dev_set, doc_text, make_pdf, require, require_tesseract
 
-needs_tesseract = pytest.mark.skipif(
-    tesseract_missing() is not None, reason="no Tesseract here (scripts/test.sh installs it)"
-)
+#: Skips without Tesseract (scripts/test.sh installs it); fails in CI (tests/conftest.py).
+needs_tesseract = pytest.mark.usefixtures("tesseract")
 
 POLICY = ScanDoc(
     "returns",
@@ -48,8 +47,7 @@ def policy_scan() -> bytes:
 
 @pytest.fixture(scope="module")
 def policy_read(policy_scan):
-    if tesseract_missing():
-        pytest.skip("Tesseract is not installed")
+    require_tesseract()
     return read_pdf(policy_scan)
 
 
@@ -152,8 +150,7 @@ def test_a_scan_read_without_tesseract_is_read_again_once_it_is_installed(tmp_pa
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     without = scans.ocr_variant()
     monkeypatch.setenv("PATH", real_path)
-    if tesseract_missing():
-        pytest.skip("Tesseract is not installed")
+    require_tesseract()
     assert without != scans.ocr_variant()  # a different cache entry
     assert PdfCache(tmp_path).path(data, without) != PdfCache(tmp_path).path(data)
 
@@ -392,7 +389,7 @@ def _bold_face(dpi: int, points: float, family: str = "DejaVu Sans"):
     out = subprocess.run(["fc-match", "-f", "%{file}", f"{family}:style=Bold"],
                          capture_output=True, text=True, check=False).stdout  # fmt: skip
     if not out or not os.path.isfile(out):
-        pytest.skip("no bold font here (fontconfig's DejaVu Sans Bold)")
+        require("no bold font here (fontconfig's DejaVu Sans Bold)")
     return ImageFont.truetype(out, round(points * dpi / 72))
 
 
@@ -542,16 +539,14 @@ def french_scan(dpi: int = 200) -> bytes:
 
 
 @needs_tesseract
-@pytest.mark.skipif(
-    "fra" not in scans.installed_languages(),
-    reason="no French Tesseract data here (scripts/test.sh installs tesseract-ocr-fra)",
-)
 def test_a_french_scan_is_read_in_french_with_its_accents_and_an_english_one_in_english(
     policy_read,
 ):
     """Read with the English model, French loses its accents and ligatures (``ceuvre``,
     ``prés``, ``a`` for ``à``), and evidence quoted from the document is not found; the page's
     language is chosen from its words, so nobody has to set it per upload."""
+    if "fra" not in scans.installed_languages():
+        require("no French Tesseract data here (scripts/test.sh installs tesseract-ocr-fra)")
     pdf = read_pdf(french_scan())
     assert pdf.layouts[0].ocr.lang == "fra"
     text = pdf.pages[0]
@@ -564,13 +559,11 @@ def test_lone_zeros_of_a_real_census_grid_scan_keep_their_cells():
     """Tesseract drops a lone ``0`` in a wide cell between counts (the Totals row of a
     census grid came back ``936 829 759 128``); each patch of ink left unread on a row of
     figures is read on its own. The page is scanned as the real-scan benchmark does."""
-    from benchmarks.realscans import scan_images, shared_dir
+    from benchmarks.realscans import scan_images
 
-    if shared_dir() is None:
-        pytest.skip("development sets of real PDFs not found (../shared or RAGDASH_SHARED)")
-    if tesseract_missing():
-        pytest.skip("Tesseract is not installed")
-    (image,) = scan_images(shared_dir() / "realpdfs" / "vertical_header.pdf", [2], 200, seed=1)
+    realpdfs = dev_set("realpdfs")
+    require_tesseract()
+    (image,) = scan_images(realpdfs / "vertical_header.pdf", [2], 200, seed=1)
     lines = [line.text for line in scans.ocr_layout(scans.read_page_image(image, 200, 2)).lines]
     assert "Totals 132 187 677 936 0 829 759 128 0 0 0 0 0 0 0" in lines, lines
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import dev_set
 
 from ragdash.bundled import SAMPLES
 from ragdash.checks.generate import GENERATED_KIND, generate_cases
@@ -30,12 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def shared_folder(name: str) -> Path:
-    """A dev set beside the repository (``../shared``) or under ``$RAGDASH_SHARED``."""
-    base = Path(os.environ.get("RAGDASH_SHARED") or REPO.parent / "shared")
-    for candidate in (base / name, Path("/work/shared") / name):
-        if candidate.is_dir():
-            return candidate
-    pytest.skip(f"the dev set {name} is not beside the repository (../shared/{name})")
+    """A dev set beside the repository (``../shared``) or under ``$RAGDASH_SHARED``; skipped
+    without it, failed in CI (``conftest.dev_set``)."""
+    return dev_set(name)
 
 
 def tree_digest(folder: Path) -> dict[str, str]:

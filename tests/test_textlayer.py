@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from conftest import require_tesseract
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
@@ -136,12 +137,10 @@ def test_ocr_pages_are_part_of_the_settings_and_their_cache_key():
 
 @pytest.mark.slow
 def test_ocr_pages_in_metadata_csv_reads_that_page_with_ocr(tmp_path):
-    import shutil
 
     from ragdash.ingestion.ingest import load_folder
 
-    if not shutil.which("tesseract"):
-        pytest.skip("Tesseract is not installed")
+    require_tesseract()
     noise = ["Xkqzt vbnmw plkjh qwrtz zxcvb mnbvc lkjhg fdsap qwrty"] * 4
     (tmp_path / "review.pdf").write_bytes(_pdf([PROSE, noise]))
     (tmp_path / "metadata.csv").write_text("file,ocr_pages\nreview.pdf,2\n", encoding="utf-8")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
-from ragdash.case import Case, ProofCheck
-from ragdash.checks.proof import check_case
+from ragdash.case import Case
+from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, Fixes
 

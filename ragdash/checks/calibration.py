@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
-from ragdash.case import REPORTED, Case, ProofCheck
+from ragdash.case import REPORTED, Case
 from ragdash.checks.faults import typo_noise
-from ragdash.checks.proof import judge
+from ragdash.checks.proof import ProofCheck, judge
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.matching import MatchKind
@@ -130,7 +131,7 @@ def typo_variants(
                 continue
             seen.add(query)
             typed = tokenize(query)
-            intended = ()
+            intended: tuple[tuple[str, str], ...] = ()
             if len(typed) == len(clean_tokens):
                 intended = tuple((t, w) for t, w in zip(typed, clean_tokens, strict=True) if t != w)
             variant = replace(
@@ -212,7 +213,7 @@ def _count(
     queries: Sequence[LabeledQuery],
     references: dict[str, ProofCheck | None],
     fixes: Fixes,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Repaired, broken and false fuzzy matches under ``fixes`` (fuzzy on) against
     ``references``: the counting columns of a sweep row."""
     repaired, broken, wrong = [], [], set()

@@ -103,7 +103,7 @@ def evidence_findability(
     after = _collapsed(index.passages_of(doc_id, tables=True))
     findings: list[EvidenceFinding] = []
     for case in wanted:
-        groups = [(e,) for e in case.evidence]
+        groups: list[tuple[str, ...]] = [(e,) for e in case.evidence]
         if len(case.evidence) > 1:
             groups.append(tuple(case.evidence))
         for group in groups:
@@ -157,8 +157,8 @@ def passage_diff(index: CorpusIndex, doc_id: str) -> tuple[PassageChange, ...]:
         if best is not None:
             missing = new.tokens - best.tokens
             others = [old for old in nearby if old is not best and old.tokens & missing]
-            for old in (best, *others):
-                fed[old.position] = fed.get(old.position, 0) + 1
+            for giver in (best, *others):
+                fed[giver.position] = fed.get(giver.position, 0) + 1
         pairing.append((new, best, others))
     rows = []
     for new, old, others in pairing:

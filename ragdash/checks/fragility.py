@@ -38,11 +38,12 @@ import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
-from ragdash.case import Case, Diagnosis, ProofCheck
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.ablation import BASELINE
 from ragdash.checks.faults import QUERY_FAULTS, typo_variants
-from ragdash.checks.proof import context_text, judge, missing_evidence
+from ragdash.checks.proof import ProofCheck, context_text, judge, missing_evidence
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
@@ -476,7 +477,7 @@ def fragility_table(
                     max_evaluations=max_evaluations,
                     sample=sample,
                 )
-                record = found.to_record()
+                record: dict[str, Any] = found.to_record()
                 record["configuration"] = label
                 record["missing_evidence"] = "; ".join(found.missing_evidence)
                 rows.append(FragilityRow(**{c: record[c] for c in FRAGILITY_COLUMNS}))

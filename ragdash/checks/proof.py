@@ -16,14 +16,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from ragdash.case import Case, Diagnosis, ProofCheck
+from ragdash.case import EVIDENCE_RULE, NO_MATCH, Case, Diagnosis
 from ragdash.retrieval.highlight import evidence_pattern
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
 
 __all__ = [
+    "ProofCheck",
     "check_case",
     "collapse",
     "context_text",
@@ -32,6 +34,37 @@ __all__ = [
     "missing_evidence",
     "wrong_values",
 ]
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """The outcome of running one case under one set of fixes."""
+
+    case: Case
+    fixes: Fixes
+    ranked: tuple[RankedPassage, ...]  # the top-k passages sent to the model
+    diagnosis: Diagnosis
+    missing_evidence: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return self.diagnosis is Diagnosis.PASS
+
+    @property
+    def first_id(self) -> str | None:
+        return self.ranked[0].doc_id if self.ranked else None
+
+    @property
+    def no_match(self) -> bool:
+        """True when no passage scored anything: nothing was retrieved."""
+        return not self.ranked
+
+    @property
+    def reason(self) -> str:
+        """The verdict in one sentence, with how evidence was looked for."""
+        if self.no_match:
+            return f"{NO_MATCH}; {EVIDENCE_RULE}"
+        return f"{self.diagnosis.explanation}; {EVIDENCE_RULE}"
 
 
 def collapse(text: str) -> str:

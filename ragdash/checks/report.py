@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragdash.case import ProofCheck
+from ragdash.checks.proof import ProofCheck
 from ragdash.checks.runs import CaseRun
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.matching import TokenMatch

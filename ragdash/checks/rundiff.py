@@ -27,7 +27,7 @@ fail a pipeline (empty: pass).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ragdash.checks.snapshot import CaseResult, SavedRun
@@ -233,7 +233,7 @@ def _reasons(diff: RunDiff, old: CaseResult | None, new: CaseResult | None, chan
         reasons.append(fix)
     if diff.corpus.any:
         named = []
-        roles = {}
+        roles: dict[str, str] = {}
         for case in (old, new):
             if case is None:
                 continue
@@ -302,7 +302,7 @@ def diff_runs(a: SavedRun, b: SavedRun) -> RunDiff:
     )  # fmt: skip
 
 
-def _row_table(rows: list[tuple[str, ...]]) -> str:
+def _row_table(rows: Sequence[tuple[str, ...]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip()
                      for r in rows)  # fmt: skip
@@ -319,7 +319,7 @@ def diff_text(diff: RunDiff) -> str:
     ]
     if a.corpus_fingerprint != b.corpus_fingerprint:
         lines.append(f"corpus: {diff.corpus.phrase()}")
-    counts = {}
+    counts: dict[str, int] = {}
     for c in diff.changes:
         counts[c.change] = counts.get(c.change, 0) + 1
     summary = ", ".join(f"{n} {what}" for what, n in counts.items()) or "no case changed"

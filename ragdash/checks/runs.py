@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from ragdash.case import Case, ProofCheck
+from ragdash.case import Case
 from ragdash.checks.ablation import AblationRow, ablation_row
 from ragdash.checks.metrics import (
     DEFAULT_METRIC_K,
@@ -29,7 +29,7 @@ from ragdash.checks.metrics import (
     case_metrics,
     summarize,
 )
-from ragdash.checks.proof import judge
+from ragdash.checks.proof import ProofCheck, judge
 from ragdash.errors import RetrieverError
 from ragdash.retrieval.hits import Retriever
 from ragdash.retrieval.ranking import RankedPassage

@@ -333,7 +333,7 @@ def document_prints(corpus: Corpus) -> tuple[DocumentPrint, ...]:
 
 def _case_result(run: CaseRun) -> CaseResult:
     case, check = run.case, run.check
-    passages = ()
+    passages: tuple[SavedPassage, ...] = ()
     if check is not None:
         passages = tuple(
             SavedPassage(r.rank, r.doc_id, r.passage.label, float(r.score), r.passage.text,

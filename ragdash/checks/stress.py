@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from threading import Event
+from typing import Any
 
 import numpy as np
 
@@ -136,12 +137,13 @@ class FaultedVariant:
     case: Case
     original_query: str
     injected: tuple[str, ...]
-    corpus: Corpus = field(repr=False, compare=False)
+    corpus: Corpus | None = field(repr=False, compare=False)  # None: sent back by a worker
     note: str = ""
     changed: tuple[str, ...] = ()  # ids whose passages differ from the clean corpus
 
     @property
     def documents(self) -> tuple[Document, ...]:
+        assert self.corpus is not None, "a worker's variant: StressReport.variant rebuilds it"
         return self.corpus.documents
 
 
@@ -501,13 +503,13 @@ def _stale(
             doc_id=stale_id,
             updated=day,
             status=status,
-            pages=pages(doc.pages, reword),
+            pages=pages(doc.pages, reword) or (),
             table_pages=pages(doc.table_pages, reword),
             layouts=None,
             source=f"{doc.source} (stale copy injected by ragdash)",
             order=doc.order - 0.5,
         )
-        docs = []
+        docs: list[Document] = []
         for d in clean.corpus.documents:
             if d is doc:
                 docs.extend((stale, current))
@@ -605,7 +607,7 @@ def _ocr_doc(
         )
 
     del rng
-    faulted = replace(doc, pages=damaged(doc.pages), table_pages=damaged(doc.table_pages))
+    faulted = replace(doc, pages=damaged(doc.pages) or (), table_pages=damaged(doc.table_pages))
     docs = tuple(faulted if d is doc else d for d in clean.corpus.documents)
     return [
         FaultedVariant(
@@ -892,6 +894,7 @@ class _PatchedIndex(CorpusIndex):
     unchanged (a date given, a copy renamed) reuses its passages with the new metadata."""
 
     def __init__(self, clean: _Corpus, variant: FaultedVariant) -> None:
+        assert variant.corpus is not None, "a worker's variant: StressReport.variant rebuilds it"
         super().__init__(variant.corpus)
         self._clean = clean
         self._changed = set(variant.changed)
@@ -1017,7 +1020,7 @@ class _MemoEmbedder:
     def __init__(self, inner) -> None:
         self.inner = inner
         self.identity, self.label = inner.identity, inner.label
-        self.memo: dict[str, object] = {}
+        self.memo: dict[str, np.ndarray] = {}  # text -> its embedding
 
     def encode(self, texts, progress: bool = False):
         import numpy as np
@@ -1207,7 +1210,7 @@ def run_stress(
     ``jobs`` > 1 runs contiguous chunks of cases in worker processes (forked, sharing the
     clean index); every variant is seeded from the case, so the report is the one ``jobs=1``
     gives, result for result."""
-    options = {"faults": tuple(faults), "rate": rate, "seed": seed,
+    options: dict[str, Any] = {"faults": tuple(faults), "rate": rate, "seed": seed,
                "retrievers": tuple(retrievers), "fixes": fixes}  # fmt: skip
     if jobs <= 1 or len(cases) <= 1:
         return _run_serial(corpus, cases, **options, progress=progress, cancel=cancel, index=index)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragdash.case import Case, ProofCheck
-from ragdash.checks.proof import check_case
+from ragdash.case import Case
+from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.checks.triage import Advice, advice
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ragdash.case import REPORTED, Case, Diagnosis, ProofCheck
+from ragdash.case import REPORTED, Case, Diagnosis
 from ragdash.checks.ablation import ALL, BASELINE, configurations
-from ragdash.checks.proof import check_case
+from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, FIX_TITLES, Fixes
 

@@ -169,7 +169,7 @@ def _comparison_text(spec, before, after, k: int) -> str:
             rows.append((new.case.name, f"{old.verdict} ({old.diagnosis})",
                          f"{new.verdict} ({new.diagnosis})"))  # fmt: skip
     lines.append(_table(rows) if len(rows) > 1 else "no case changed its verdict")
-    metric_rows = [("run", "passed", *METRIC_NAMES)]
+    metric_rows: list[tuple[str, ...]] = [("run", "passed", *METRIC_NAMES)]
     for name, runs in (("before", before), ("after", after)):
         values = metrics_of(runs, k).row()
         cells = ["-" if v is None else f"{v:.3f}" for v in values.values()]
@@ -411,7 +411,9 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     say(inputs_line(args, cases))
     say(f"seed {args.seed}, up to {args.max_edits} edits, beam {args.beam}")
     for case in cases:
-        rows = [("fault", "fixes", "result", "corrupted query", "failure", "evaluations")]
+        rows: list[tuple[str, ...]] = [
+            ("fault", "fixes", "result", "corrupted query", "failure", "evaluations")
+        ]
         for row in (r for r in table if r.case == case.name):
             broken = row.outcome == "breaks"
             rows.append(
@@ -419,7 +421,7 @@ def cmd_fragility(args: argparse.Namespace) -> int:
                     row.fault,
                     row.configuration,
                     result_phrase(row.outcome, row.edits, row.depth, row.stopped),
-                    row.corrupted_query if broken else "-",
+                    (row.corrupted_query or "-") if broken else "-",
                     row.failure or "-",
                     str(row.evaluations),
                 )

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from ragdash.bundled import SAMPLES, SAMPLES_CASES, SAMPLES_WORD, cases_path, docs_path
 from ragdash.case import Case
@@ -42,6 +42,9 @@ from ragdash.settings import (
 from ragdash.storage.case_store import load_cases, workspace_cases
 from ragdash.visible import visible_controls
 
+if TYPE_CHECKING:  # imported where it runs: most commands never diff
+    from ragdash.checks.rundiff import RunDiff
+
 __all__ = [
     "BadInput",
     "EXIT_BAD_INPUT",
@@ -52,7 +55,6 @@ __all__ = [
     "EXIT_RETRIEVER",
     "EXIT_TERMINATED",
     "MAX_WORD_SHOWN",
-    "check_command",
     "default_docs",
     "emit",
     "field",
@@ -91,7 +93,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # argparse would exit 2 with usage; keep one line
+    def error(self, message: str) -> NoReturn:  # argparse would exit 2 with usage; keep one line
         raise BadInput(message)
 
 
@@ -128,20 +130,6 @@ def _note_reserved_word(args: argparse.Namespace) -> None:
         if getattr(args, option, None) == SAMPLES_WORD:
             say(f"ragdash: note: --{option} samples means the samples bundled with ragdash; "
                   f"write ./samples for the folder of that name here", file=sys.stderr)  # fmt: skip
-
-
-def check_command(docs: str | Path, workspace: str | Path) -> str:
-    """The shell command that checks every case the dashboard sees, as pages print it (the
-    bundled samples by their word, not by a path inside site-packages)::
-
-        >>> check_command(SAMPLES, "ws")
-        'ragdash check --docs samples --workspace ws --fixes all'
-    """
-    shown = SAMPLES_WORD if Path(docs).resolve() == SAMPLES.resolve() else str(docs)
-    return (
-        f"ragdash check --docs {shlex.quote(shown)} "
-        f"--workspace {shlex.quote(str(workspace))} --fixes all"
-    )
 
 
 class _LoadProgress:
@@ -418,7 +406,7 @@ class _Kept:
     run: object  # SavedRun
     saved: str = ""
     files: tuple[str, ...] = ()
-    diff: object = None  # RunDiff
+    diff: RunDiff | None = None
     gated: bool = False
     reasons: tuple[str, ...] = ()
 
@@ -479,7 +467,7 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
     if not wanted:
         return None
     baseline = _load_run(args.baseline, args) if args.baseline else None
-    ablation = ()
+    ablation: tuple[tuple[str, str, str], ...] = ()
     if args.ablation or (not retriever.spec.external and (args.save_run or args.run_file
                                                          or args.report)):  # fmt: skip
         from ragdash.checks.ablation import configurations
@@ -513,7 +501,7 @@ def _keep_run(args, retriever, index, cases, fixes, runs) -> _Kept | None:
 
         _write_text(args.report, diff_report(diff) if diff is not None else run_report(run))
         files.append(args.report)
-    reasons = ()
+    reasons: tuple[str, ...] = ()
     if gated:
         try:
             reasons = tuple(
@@ -548,9 +536,12 @@ def _run_library(args: argparse.Namespace, create: bool = False):
 
     library = getattr(args, "library", None)
     workspace = getattr(args, "workspace", None)
-    if not library and not workspace:
+    if library:
+        path = Path(library)
+    elif workspace:
+        path = library_path(workspace)
+    else:
         raise BadInput("runs are kept in a case library: give --workspace DIR or --library FILE")
-    path = Path(library) if library else library_path(workspace)
     try:
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -625,7 +616,7 @@ def _metrics_table(retriever, cases, fixes: Fixes, k: int) -> str:
     configs = {"none": fixes.with_only(())}
     configs[fixes.names] = fixes
     _, metrics = run_configurations(retriever, cases, configs, k)
-    rows = [("configuration", "passed", "errors", *METRIC_NAMES)]
+    rows: list[tuple[str, ...]] = [("configuration", "passed", "errors", *METRIC_NAMES)]
     for m in metrics:
         values = (m.hit_at_k, m.recall_at_k_docs, m.recall_at_k_evidence, m.mrr, m.ndcg_at_k)
         cells = ["-" if v is None else f"{v:.3f}" for v in values]

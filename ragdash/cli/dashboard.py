@@ -137,7 +137,7 @@ def exposure_warning(address: str) -> str | None:
     import socket
 
     try:
-        found = {info[4][0] for info in socket.getaddrinfo(address, None)}
+        found = {str(info[4][0]) for info in socket.getaddrinfo(address, None)}
     except (OSError, UnicodeError):
         found = {address}
     try:

@@ -95,7 +95,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return EXIT_OK
     say(f"{path.name}: {report.pages} page(s)")
     say(f"verdict: {report.verdict}")
-    rows = [("page", "text chars", "tables found")]
+    rows: list[tuple[str, ...]] = [("page", "text chars", "tables found")]
     for number, chars in enumerate(report.chars_per_page, start=1):
         found = [
             f"{t.method} {t.rows}x{t.columns}" + (f" x{t.bands} bands" if t.bands > 1 else "")

@@ -63,7 +63,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         if not runs:
             say(f"no saved runs in {library.path}")
             return EXIT_OK
-        rows = [("id", "when", "name", "retriever", "fixes", "corpus", "passed", "MRR")]
+        rows: list[tuple[str, ...]] = [
+            ("id", "when", "name", "retriever", "fixes", "corpus", "passed", "MRR")
+        ]
         for r in runs:
             rows.append((str(r.id), r.at, r.name or "-", r.retriever_label, r.fixes_label,
                          r.corpus_fingerprint, f"{r.passed}/{r.total}",

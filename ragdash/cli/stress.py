@@ -151,7 +151,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
     origin = f"generated with seed {args.seed}" if args.generate else "from the case file"
     say(f"{len(report.cases)} cases ({origin}), faults at rate {args.rate:g}, seed {args.seed}")
     for retriever in report.retrievers:
-        rows = [("fault", "none", "targeted fix", "all", "targeted")]
+        rows: list[tuple[str, ...]] = [("fault", "none", "targeted fix", "all", "targeted")]
         for fault in report.faults:
             configs = report.configurations(fault)
             cells = []

@@ -247,9 +247,10 @@ MAX_IDLE_WORKERS = 1
 MAX_IDLE_RSS_MB = 400
 MAX_WORKER_REQUESTS = 50
 
-# (worker, requests served, the environment it was started with): a worker is reused only
-# under the same environment (PATH decides whether Tesseract is found, RAGDASH_* the limits)
-_idle: list[tuple[subprocess.Popen, int, int]] = []
+# (worker, requests served, the environment it was started with, its token): a worker is
+# reused only under the same environment (PATH decides whether Tesseract is found, RAGDASH_*
+# the limits)
+_idle: list[tuple[subprocess.Popen, int, int, int]] = []
 _idle_lock = threading.Lock()
 # The process-wide budget: every child that lives (reading or idle) holds a share —
 # id of a reservation -> MiB; guarded by _idle_lock, waited on through _room.

@@ -32,7 +32,7 @@ class Document:
     source: str
     kind: str  # "text" or "pdf"
     pages: tuple[str, ...]
-    order: int
+    order: float  # the list order (a stress test's stale copy sits half a step before)
     table_pages: tuple[str, ...] | None = None
     #: A PDF's pages as parsed (:class:`ragdash.ingestion.pdf_layout.PageLayout`): lines
     #: with positions and table regions, which the ``tables`` fix joins across page breaks.
@@ -52,7 +52,7 @@ class Passage:
     page_start: int  # 1-based; text files are page 1
     page_end: int
     position: int  # 0-based index of the passage within its document
-    order: int  # the document's list order
+    order: float  # the document's list order
     kind: str  # "page", "paragraph", "document", "prose" or "table"
     subject: str = ""
     updated: date | None = None

@@ -555,7 +555,7 @@ def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> Prepared
     angle = skew_angle(pixels)
     flat = Image.fromarray(pixels)
     if abs(angle) >= MIN_SKEW:
-        flat = flat.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=255)
+        flat = flat.rotate(angle, resample=Image.Resampling.BICUBIC, expand=False, fillcolor=255)
         turn += angle
     else:
         angle = 0.0
@@ -639,7 +639,8 @@ def measure_quality(
         ys, xs = np.nonzero(part)
         y0, x0 = where[0].start + ys.min(), where[1].start + xs.min()
         y1, x1 = where[0].start + ys.max() + 1, where[1].start + xs.max() + 1
-        box = tuple(round(float(v) / per, 1) for v in (x0, y0, x1, y1))
+        x0_pt, y0_pt, x1_pt, y1_pt = (round(float(v) / per, 1) for v in (x0, y0, x1, y1))
+        box = (x0_pt, y0_pt, x1_pt, y1_pt)
         regions.append((int(part.sum()), box))
     regions.sort(reverse=True)
     return OcrQuality(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import inspect
 import json
 import math
 import zlib
@@ -65,7 +66,7 @@ def parser_digest() -> str:
 
     digest = hashlib.sha256()
     for module in (pdf_layout, letterspacing, scans, scan_grid, scan_marks, ocr_prep, textlayer):
-        digest.update(Path(module.__file__).read_bytes())
+        digest.update(Path(inspect.getfile(module)).read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -929,8 +929,9 @@ def ruled_region(
         header = 1
     region_lines = [lines[i] for i in inside]
     return TableRegion(
-        tuple(bbox), "ruled", cells, header, texts, inside, _anchors(region_lines, x0), title
-    )
+        (x0, top, x1, bottom), "ruled", cells, header, texts, inside,
+        _anchors(region_lines, x0), title,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- page

@@ -24,7 +24,7 @@ read by :func:`~ragdash.ingestion.pdf_layout.ruled_region`, as a drawn grid is.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ragdash.ingestion.ocr_prep import Rule
 from ragdash.ingestion.pdf_layout import BBox, Line, TableRegion, ruled_region
@@ -133,7 +133,7 @@ def grid_tables(
     cells = intersections_to_cells(edges_to_intersections(edges, SNAP, SNAP))
     regions = []
     for found in cells_to_tables(cells):
-        table = Table(None, found)
+        table = Table(None, found)  # type: ignore[arg-type]  # the page is read by extract() only
         raw: list[list[str | None]] = []
         boxes: list[BBox] = []
         for row in table.rows:
@@ -148,7 +148,7 @@ def grid_tables(
                 texts.append(_cell_text(mine))
             raw.append(texts)
             boxes.append(tuple(row.bbox))
-        region = ruled_region(tuple(table.bbox), raw, boxes, lines)
+        region = ruled_region(cast(BBox, tuple(table.bbox)), raw, boxes, lines)
         if region is None:
             continue
         crossing = sum(_runs_past(lines[i], region.bbox) for i in region.lines)

@@ -616,7 +616,8 @@ def _read_again(image: Any, scale: float, lang: str, word: OcrWord) -> OcrWord |
     ))  # fmt: skip
     if crop.width < 2 or crop.height < 2:
         return None
-    big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE), Image.BICUBIC)
+    size = (crop.width * REREAD_SCALE, crop.height * REREAD_SCALE)
+    big = crop.resize(size, Image.Resampling.BICUBIC)
     # enlarged smoothly first (it read blurred small digits as printed); when that has
     # no surer number, at its own size with a white margin, then enlarged in black and
     # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
@@ -651,7 +652,7 @@ def _pieces(image: Any, scale: float, word: OcrWord) -> list[OcrWord]:
     ink = np.asarray(image.crop(box).convert("L")) < 128
     if ink.size == 0:
         return [word]
-    inked = ink.any(axis=0)
+    inked = np.asarray(ink.any(axis=0))
     wide = CELL_GAP * word.height * scale
     pieces, start, blank = [], None, 0
     for x, has_ink in enumerate(inked):
@@ -1036,7 +1037,7 @@ def _lone_figures(
             if w.bottom < top or w.top > bottom:
                 continue
             band[:, max(0, int((w.x0 - pad) * scale)): int(math.ceil((w.x1 + pad) * scale))] = False
-        inked = band.any(axis=0)
+        inked = np.asarray(band.any(axis=0))
         join = max(1, int(0.3 * height * scale))
         x, runs = 0, []
         while x < len(inked):
@@ -1059,7 +1060,7 @@ def _lone_figures(
             pad = int(0.3 * height * scale) + 2
             crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
             big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE),
-                              Image.BICUBIC)  # fmt: skip
+                              Image.Resampling.BICUBIC)  # fmt: skip
             # as a line first, then as one word: a lone 7 read as a line came back "t" at
             # 9%, as a word "7" at 93% (each reading must be a sure figure to be kept)
             for psm in LONE_FIGURE_PSMS:
@@ -1626,7 +1627,7 @@ def render_ocr_page(
         if quarter:  # as prepare_image turned it: the quarter turn first, then the skew
             image = image.rotate(quarter, expand=True, fillcolor=(255, 255, 255))
         if abs(turn - round(turn / 90) * 90) > 1e-6:
-            image = image.rotate(turn - round(turn / 90) * 90, resample=Image.BICUBIC,
+            image = image.rotate(turn - round(turn / 90) * 90, resample=Image.Resampling.BICUBIC,
                                  fillcolor=(255, 255, 255))  # fmt: skip
         scale = dpi / 72.0
         layer = Image.new("RGBA", image.size, (0, 0, 0, 0))

@@ -240,7 +240,7 @@ def chunk_rows(
 def _text_table_pieces(doc: Document) -> tuple[list[tuple[str, int, int]], dict[int, str]]:
     """:func:`_table_pieces` for a document without layouts: tables written as ``|`` rows."""
     pages = segment_pages(doc)
-    pieces = []
+    pieces: list[tuple[str, int, int]] = []
     spans = []
     for table in join_page_tables(pages):
         if table.kind == "table" and table.page_end > table.page_start:

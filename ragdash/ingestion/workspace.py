@@ -31,7 +31,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ragdash.atomic import atomic_write, file_lock
 from ragdash.csv_safe import escape_cell, unescape_cell
@@ -479,7 +479,7 @@ def _id_owner(
 def apply_edit(doc: Document, edit: Mapping[str, str]) -> tuple[Document, list[str]]:
     """A document with saved edits applied, and warnings for edits that do not parse."""
     warnings = []
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if edit.get("id"):
         changes["doc_id"] = edit["id"]
     if edit.get("subject"):

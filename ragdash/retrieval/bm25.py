@@ -285,7 +285,9 @@ class Bm25Retriever:
             )
             for rank, i in enumerate(order, start=1)
         )
-        notes = (f"query repaired: {', '.join(repaired.changes)}",) if repaired.changes else ()
+        notes: tuple[str, ...] = ()
+        if repaired.changes:
+            notes = (f"query repaired: {', '.join(repaired.changes)}",)
         notes += repaired.notes
         return Retrieval(ranked, repaired.text, notes)
 

@@ -156,6 +156,7 @@ def compare_rankings(
     back = _Lookup(before)
     ahead = _Lookup(after)
     shown: dict[int, RankedPassage] = {a.rank: a for a in after[:top_k]}
+    b: RankedPassage | None  # before-side; below, the one an after-side passage traces back to
     for b in before[:top_k]:
         # after-side passages that trace back to b: all are passages of b's document
         for a in ahead.by_doc.get(b.doc_id, ()):

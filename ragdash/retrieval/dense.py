@@ -350,7 +350,7 @@ def _load_npy(path: Path, count: int, dims: int) -> np.ndarray:
         if size - handle.tell() != expected:
             raise ValueError(f"{path.name}: {size - handle.tell()} bytes of data, not {expected}")
         vectors = np.empty((count, dims), dtype="<f4")
-        if handle.readinto(memoryview(vectors).cast("B")) != expected:
+        if handle.readinto(vectors.data.cast("B")) != expected:
             raise ValueError(f"{path.name}: cut short")
     return vectors
 

@@ -62,7 +62,7 @@ import ssl
 import time
 import urllib.request
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 import numpy as np
@@ -170,7 +170,8 @@ def _connection(
     connect, proxy tunnel, TLS handshake, send, read — ends by ``deadline``; the sockets it
     opens are added to ``opened``, for the caller to close."""
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    target = (proxy.hostname, proxy.port or 80) if proxy else (parts.hostname, port)
+    # both hosts were checked when the spec and the proxy were read
+    target = (proxy.hostname or "", proxy.port or 80) if proxy else (parts.hostname or "", port)
 
     def create(address: tuple, timeout: Any = None, source: Any = None) -> Any:
         sock = socket.create_connection(address, deadline.left(), source)
@@ -183,7 +184,7 @@ def _connection(
         class Tls(http.client.HTTPSConnection):
             def connect(self) -> None:
                 http.client.HTTPConnection.connect(self)  # TCP, and the proxy's tunnel
-                raw = self.sock.raw
+                raw = cast(_DeadlineSocket, self.sock).raw  # made by create() below
                 tls = context.wrap_socket(raw, server_hostname=parts.hostname,
                                           do_handshake_on_connect=False)  # fmt: skip
                 opened.append(tls)

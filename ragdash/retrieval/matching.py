@@ -444,9 +444,10 @@ def _fuzzy_options(
     options: dict[str, TokenMatch] = {}
     if word in lexicon:
         options[word] = TokenMatch(q, word, MatchKind.FUZZY, score, points, note)
-    for raw in table.raws_of(word) if table else ():
-        repaired = f"{note}; {table.repairs[raw].note}"
-        options[raw] = TokenMatch(q, raw, MatchKind.FUZZY, score, points, repaired)
+    if table is not None:
+        for raw in table.raws_of(word):
+            repaired = f"{note}; {table.repairs[raw].note}"
+            options[raw] = TokenMatch(q, raw, MatchKind.FUZZY, score, points, repaired)
     return options, ""
 
 

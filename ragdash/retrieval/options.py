@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
+from typing import NoReturn
 
 from ragdash.errors import SettingsError
 from ragdash.retrieval.spec import (
@@ -80,7 +81,7 @@ _OPTIONS["kind"] = "--retriever"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # never exit the dashboard's process
+    def error(self, message: str) -> NoReturn:  # never exit the dashboard's process
         raise SettingsError(message)
 
 

@@ -128,10 +128,9 @@ def _align(typed: str, word: str, steps: list[list[int]] | None, limit: float) -
     letters: list[str | None] = [*word, None]  # letters[j]: the letter after column j
     near = [get(ch, _EMPTY) for ch in word]
     near.append(_EMPTY)
-    keep = steps is not None
     two_back = [inf] * (m + 1)
     prev = [j * TYPO for j in range(m + 1)]  # row 0: only dropped letters
-    if keep:
+    if steps is not None:
         steps.append([_SAME] + [_DROPPED] * m)
     band = m + len(typed) if limit == inf else int(limit // TYPO)
     if band < m:  # row 0 beyond the band costs more than the limit
@@ -140,7 +139,7 @@ def _align(typed: str, word: str, steps: list[list[int]] | None, limit: float) -
     over_prev = False  # the previous row costs more than the limit everywhere
     for i, t in enumerate(typed, 1):
         row = [inf] * (m + 1)
-        how_row = [0] * (m + 1) if keep else None
+        how_row = [0] * (m + 1) if steps is not None else None
         doubled_prev = t_prev == t
         if i <= band:  # column 0: extra letters only
             doubled = doubled_prev or letters[0] == t
@@ -170,7 +169,7 @@ def _align(typed: str, word: str, steps: list[list[int]] | None, limit: float) -
             row[j] = best
             if how_row is not None:
                 how_row[j] = how
-        if keep:
+        if steps is not None and how_row is not None:
             steps.append(how_row)
         if limit != inf:
             over = min(row) > limit

@@ -99,8 +99,8 @@ class VersionPair:
     newer_updated: date | None
     older_status: str
     newer_status: str
-    older_order: int  # list order: which one a keyword tie returns when no fix is on
-    newer_order: int
+    older_order: float  # list order: which one a keyword tie returns when no fix is on
+    newer_order: float
     same_base_id: bool = False  # ids equal once dates/version numbers are stripped
 
     @property
@@ -253,7 +253,8 @@ class _Name:
         # subjects alike enough to pass token_set_ratio nearly always share a key (a typo in
         # the first four letters of every word is the exception).
         keyed = [w for w in words if len(w) >= 3 and w not in _KEY_STOPWORDS] or words
-        keys = {("subject", number_key, w[:4]) for w in keyed} or {("subject", number_key, "")}
+        keys: set[tuple[str, ...]] = {("subject", number_key, w[:4]) for w in keyed}
+        keys = keys or {("subject", number_key, "")}
         base_id = strip_versions(doc.doc_id)
         if base_id:
             keys.add(("id", base_id))

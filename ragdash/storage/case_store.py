@@ -16,9 +16,11 @@ The CLI (``ragdash check --workspace DIR``) and the dashboard read cases through
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragdash.bundled import SAMPLES, SAMPLES_WORD
 from ragdash.case import Case
 from ragdash.checks.cases import MAX_CASES, read_cases_file
 from ragdash.errors import CaseFileError, LibraryError
@@ -29,6 +31,7 @@ __all__ = [
     "LIBRARY_FILE",
     "CaseSet",
     "add_case",
+    "check_command",
     "import_legacy_cases",
     "library_path",
     "load_cases",
@@ -164,3 +167,18 @@ def add_case(workspace: str | Path, case: Case, status: str = "open") -> None:
     if library.get(case.name) is not None:
         raise LibraryError(f"a case named {case.name!r} already exists")
     library.add(case, status=status)
+
+
+def check_command(docs: str | Path, workspace: str | Path) -> str:
+    """The shell command that checks every case the dashboard sees, as the CLI and the pages
+    print it (the bundled samples by their word, not by a path inside site-packages)::
+
+        >>> from ragdash.bundled import SAMPLES
+        >>> check_command(SAMPLES, "ws")
+        'ragdash check --docs samples --workspace ws --fixes all'
+    """
+    shown = SAMPLES_WORD if Path(docs).resolve() == SAMPLES.resolve() else str(docs)
+    return (
+        f"ragdash check --docs {shlex.quote(shown)} "
+        f"--workspace {shlex.quote(str(workspace))} --fixes all"
+    )

@@ -218,7 +218,7 @@ def _check_embedded(source: str, payload: dict) -> None:
         and len(node.value.args) == 1
         and isinstance(node.value.args[0], ast.Constant)
     ]
-    if len(literals) != 1 or json.loads(literals[0]) != payload:
+    if len(literals) != 1 or not isinstance(literals[0], str) or json.loads(literals[0]) != payload:
         raise RuntimeError("exported module does not embed the cases exactly")  # never expected
 
 

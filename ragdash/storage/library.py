@@ -37,6 +37,7 @@ A connection is opened per operation, so one :class:`CaseLibrary` can be shared 
 
 from __future__ import annotations
 
+import builtins  # CaseLibrary.list hides the builtin in the class's annotations
 import json
 import os
 import sqlite3
@@ -47,9 +48,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragdash.atomic import file_lock
-from ragdash.case import Case, ProofCheck
+from ragdash.case import Case
 from ragdash.checks.cases import MAX_CASES, case_from_dict, case_to_dict
-from ragdash.checks.proof import check_case
+from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.checks.snapshot import SavedRun
 from ragdash.errors import CaseFileError, LibraryError, RunError
 from ragdash.retrieval.index import CorpusIndex
@@ -392,7 +393,9 @@ class CaseLibrary:
                 damaged.append(f"{exc}; skipped")
         return entries
 
-    def cases(self, limit: int = -1, damaged: list[str] | None = None) -> list[Case]:
+    def cases(
+        self, limit: int = -1, damaged: builtins.list[str] | None = None
+    ) -> builtins.list[Case]:
         return [entry.case for entry in self.list(limit=limit, damaged=damaged)]
 
     def update_status(self, name: str, status: str) -> None:
@@ -422,7 +425,7 @@ class CaseLibrary:
     def record_run(self, name: str, configuration: str, passed: bool, diagnosis: str) -> Run:
         return self.record_runs(name, [(configuration, passed, diagnosis)])[0]
 
-    def record_checks(self, labelled: Iterable[tuple[str, ProofCheck]]) -> list[Run]:
+    def record_checks(self, labelled: Iterable[tuple[str, ProofCheck]]) -> builtins.list[Run]:
         """Record proof checks (configuration label, check) — all in one transaction."""
         stamp = now_iso()
         runs = [
@@ -432,7 +435,9 @@ class CaseLibrary:
         self._insert_runs(runs)
         return runs
 
-    def record_runs(self, name: str, verdicts: Iterable[tuple[str, bool, str]]) -> list[Run]:
+    def record_runs(
+        self, name: str, verdicts: Iterable[tuple[str, bool, str]]
+    ) -> builtins.list[Run]:
         """Record (configuration, passed, diagnosis) runs of one case in one transaction."""
         stamp = now_iso()
         runs = [Run(name, c, bool(p), d, stamp) for c, p, d in verdicts]
@@ -450,7 +455,7 @@ class CaseLibrary:
                 [(r.case_name, r.configuration, int(r.passed), r.diagnosis, r.at) for r in runs],
             )
 
-    def history(self, name: str | None = None) -> list[Run]:
+    def history(self, name: str | None = None) -> builtins.list[Run]:
         """Runs, oldest first: of one case, or of every case."""
         sql = "SELECT case_name, configuration, passed, diagnosis, at FROM runs"
         rows = (
@@ -480,7 +485,7 @@ class CaseLibrary:
             )
         return saved
 
-    def run_summaries(self) -> list[RunSummary]:
+    def run_summaries(self) -> builtins.list[RunSummary]:
         """Every saved run's summary, oldest first, without reading its cases."""
         if not self._has_saved_runs():
             return []
@@ -489,19 +494,18 @@ class CaseLibrary:
             "total, metrics FROM saved_runs ORDER BY id"
         )
         summaries = []
-        for *head, metrics in rows:
+        for run_id, name, at, retriever, fixes, corpus, passed, total, metrics in rows:
             try:
                 values = json.loads(metrics)
             except (ValueError, RecursionError):  # damaged: the run itself says so when read
                 values = {}
             if not isinstance(values, dict) or _depth(values) > 2:
                 values = {}
-            run_id, name, at, label, *rest = head  # an older ragdash saved "seed": builtin
-            summaries.append(RunSummary(run_id, name, at, shown_kind(str(label)), *rest,
-                                        metrics=tuple(values.items())))  # fmt: skip
+            summaries.append(RunSummary(run_id, name, at, shown_kind(str(retriever)), fixes, corpus,
+                                        passed, total, tuple(values.items())))  # fmt: skip
         return summaries
 
-    def saved_runs(self) -> list[SavedRun]:
+    def saved_runs(self) -> builtins.list[SavedRun]:
         """Every saved run, oldest first (an older library without the table has none)."""
         if not self._has_saved_runs():
             return []

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
@@ -181,7 +181,7 @@ def once_per_run(name: str, compute: Callable[[], T]) -> T:
     key = (id(ctx), name)
     hit = _PER_RUN.get(key)
     if hit is not None and hit[0] is marker:
-        return hit[1]
+        return cast(T, hit[1])  # stored by this function for this name: a T
     value = compute()
     _PER_RUN[key] = (marker, value)
     return value

@@ -9,7 +9,9 @@ inspection is cached per file content."""
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -108,7 +110,7 @@ def _upload(index: CorpusIndex) -> None:
     if fresh:
         outcome: list[tuple[str, str]] = []
         # Kept until the batch ends: a rerun that finds it knows this run was interrupted.
-        pending = {
+        pending: dict[str, list[Any]] = {
             "ids": [f.file_id for f in fresh],
             "names": [upload_label(f.name) for f in fresh],
             "saved": [],
@@ -725,7 +727,7 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
         document_guard(
             doc.source,
             widget_id(doc),
-            lambda doc=doc: _document(doc, index, uploads, cases, corpus_key),
+            partial(_document, doc, index, uploads, cases, corpus_key),
             removable=doc.source in uploads,
         )
 

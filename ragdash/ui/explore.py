@@ -4,14 +4,15 @@ proof check and what the fixes changed."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from urllib.parse import quote_plus
 
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import EVIDENCE_RULE, Case, ProofCheck
+from ragdash.case import EVIDENCE_RULE, Case
 from ragdash.checks.faults import corrupt_query
-from ragdash.checks.proof import judge
+from ragdash.checks.proof import ProofCheck, judge
 from ragdash.checks.tour import TOUR
 from ragdash.checks.triage import advice
 from ragdash.errors import QueryError, RetrieverError
@@ -270,9 +271,9 @@ def _results(
     legend()
     for r in top:  # one bad document shows an error card; the other results still draw
         document_guard(
-            lambda r=r: document_source(r.passage.doc_id),
+            partial(document_source, r.passage.doc_id),
             f"explore_{r.rank}",
-            lambda r=r: _result(r, view, retriever, query),
+            partial(_result, r, view, retriever, query),
         )
 
 
@@ -651,18 +652,18 @@ def _injected_below(
     """A stress test's injected document ranked below the top-k is shown too, marked: the
     case is about it, wherever it ranks."""
     shown = {r.passage.doc_id for r in ranked[: view.k]}
-    below = [
+    found = [
         next((r for r in ranked if r.passage.doc_id == doc_id), None)
         for doc_id in sorted(injected_ids() - shown)
     ]
-    below = [r for r in below if r is not None]
+    below = [r for r in found if r is not None]
     if not below:
         return
     st.markdown("**Injected by the stress test, ranked below the passages sent to the model**")
     for r in below:
         document_guard(
-            lambda r=r: r.passage.doc_id,
+            r.passage.doc_id,
             f"explore_injected_{r.rank}",
-            lambda r=r: _result(r, view, retriever, query),
+            partial(_result, r, view, retriever, query),
             removable=False,
         )

@@ -111,7 +111,9 @@ def chart_frame(table: pd.DataFrame) -> pd.DataFrame:
 ROW_PX, FRAME_PX = 44, 150
 
 
-def fragility_chart(table: pd.DataFrame, fault: str | None = None) -> alt.LayerChart:
+def fragility_chart(
+    table: pd.DataFrame, fault: str | None = None
+) -> alt.LayerChart | alt.FacetChart:
     """Edits to break each case, no fixes vs current fixes, for one fault kind (``fault``:
     its title; None for all rows); pale bars are cases that survived the whole search.
 

@@ -5,16 +5,16 @@ sees it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import ProofCheck
-from ragdash.checks.proof import wrong_values
+from ragdash.checks.proof import ProofCheck, wrong_values
 from ragdash.ingestion.documents import Passage
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html, match_kinds
 from ragdash.retrieval.matching import MatchKind
@@ -279,7 +279,7 @@ def verdict_panel(sides: Sequence[VerdictSide]) -> None:
     st.html(f'<div class="rd-verdicts">{boxes}</div>')
 
 
-def html_table(rows: Sequence[dict[str, object]], columns: Sequence[str], label: str) -> str:
+def html_table(rows: Sequence[Mapping[str, object]], columns: Sequence[str], label: str) -> str:
     """An escaped HTML table of ``rows`` (``columns`` in order, key columns first). Cells
     wrap; a ``verdict`` cell is colored; a header with a glossary entry
     (:mod:`ragdash.ui.glossary`) shows it on hover. Every cell goes through ``html.escape``."""
@@ -375,7 +375,7 @@ def breakdown_chart(ranked: Sequence[RankedPassage]) -> alt.Chart | None:
     totals = {r.rank: sum(m.points for m in r.breakdown if m.points > 0) for r in ranked}
     tied = {rank for rank, total in totals.items()
             if total > 0 and sum(t == total for t in totals.values()) > 1}  # fmt: skip
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             # axis labels show bidi controls as code points, as every label does
             # the pages too: two passages of one document read as two bars named "plans"

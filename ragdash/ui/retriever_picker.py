@@ -87,7 +87,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         "Retriever",
         kinds,
         key="w_retriever",
-        format_func=LABELS.get,
+        format_func=lambda kind: LABELS.get(kind, kind),
         label_visibility="collapsed",
         help="; ".join(f"**{literal(k)}**: {literal(RETRIEVER_DESCRIPTIONS[k])}" for k in kinds)
         + "; a team's function or service is named where the dashboard is started "

@@ -21,7 +21,7 @@ __all__ = ["LOOPBACK_HOSTS", "SERVER_OPTIONS", "allowed_hosts", "install_origin_
 LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
 
 #: Every setting of ``.streamlit/config.toml``, as ``section.option`` → value.
-SERVER_OPTIONS: dict[str, str | int | bool] = {
+SERVER_OPTIONS: dict[str, str | int | bool | list[str]] = {
     # This machine only: ragdash has no login (``ragdash dashboard --address`` overrides).
     "server.address": "127.0.0.1",
     # Uploads above this (MiB) are refused by Streamlit; the workspace refuses them too.

@@ -155,7 +155,7 @@ def matrix_frame(report: StressReport, retriever: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def matrix(frame: pd.DataFrame) -> alt.LayerChart:
+def matrix(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     """Faults (rows) × configurations (columns), ``passed/total`` in each cell on a red →
     green scale of the pass rate; grey where no case applied. A click selects a cell
     (:data:`MATRIX_SELECTION`), which the page opens in Explore."""
@@ -319,7 +319,7 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
     with st.form("stress_form", border=True):
         faults = st.multiselect(
             "Faults to inject", list(FAULTS), default=list(FAULTS), key="stress_faults",
-            format_func=FAULT_TITLES.get,
+            format_func=lambda fault: FAULT_TITLES.get(fault, fault),
         )  # fmt: skip
         c1, c2 = st.columns(2)
         rate = c1.slider(

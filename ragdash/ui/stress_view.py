@@ -249,6 +249,7 @@ def _variant(
         return None, None, f"the fault cannot be injected again ({exc})"
     if variant is None:
         return None, None, "the fault does not apply to this case on this corpus"
+    assert variant.corpus is not None  # made here, not sent back by a worker
     return variant, CorpusIndex(variant.corpus), ""
 
 

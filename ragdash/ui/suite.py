@@ -103,7 +103,7 @@ def failures_only(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["case"].isin(cases) & table["configuration"].isin(configurations)]
 
 
-def heatmap(table: pd.DataFrame) -> alt.LayerChart:
+def heatmap(table: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     """Configurations × cases, each cell saying PASS or FAIL on its diagnosis's color.
 
     Configurations are the rows (16 labels read across, never rotated) and cases the

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from ragdash.case import ProofCheck
+from ragdash.checks.proof import ProofCheck
 from ragdash.checks.tour import STALE_TOGGLES, TOUR, TourOutcome, run_step
 from ragdash.errors import CaseFileError, IngestError
 from ragdash.ingestion.ingest import load_folder

@@ -1,5 +1,5 @@
 from ragdash.ui.shell import page_context
 from ragdash.ui.tour import render
 
-_, view, _ = page_context()
+view = page_context()[1]
 render(view)

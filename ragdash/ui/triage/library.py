@@ -8,10 +8,10 @@ import streamlit as st
 from ragdash.case import Case
 from ragdash.checks.cases import parse_cases
 from ragdash.checks.triage import repairing_fix
-from ragdash.cli.common import check_command
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
+from ragdash.storage.case_store import check_command
 from ragdash.storage.export import json_export, pytest_module
 from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
@@ -41,7 +41,8 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
     if not entries:
         st.info("No saved cases yet: diagnose a report and save it, or import a cases.json.")
         return
-    runs = library.history() if library else []
+    assert library is not None  # the entries were read from it
+    runs = library.history()
     last = {run.case_name: run for run in runs if run.configuration == view.fixes.label}
     show_table(
         grid(pd.DataFrame(

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 
-from ragdash.case import Case, Diagnosis, ProofCheck
+from ragdash.case import Case, Diagnosis
 from ragdash.checks.ablation import ALL
+from ragdash.checks.proof import ProofCheck
 from ragdash.checks.triage import Report, Triage, advice_of, case_name, triage
-from ragdash.cli.common import check_command
 from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.storage.case_store import check_command
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
 from ragdash.ui.glossary import show_table
@@ -147,9 +149,9 @@ def _passages(check: ProofCheck, title: str) -> None:
     for r in check.ranked:  # one bad document shows an error card; the others still draw
         heading = f"#{r.rank} · {literal(r.passage.label)} · score {fmt_score(r.score)}"
         document_guard(
-            lambda r=r: document_source(r.passage.doc_id),
+            partial(document_source, r.passage.doc_id),
             f"triage_{title}_{r.rank}",
-            lambda r=r, heading=heading: ranked_passage(r, check.case.evidence, heading),
+            partial(ranked_passage, r, check.case.evidence, heading),
         )
 
 
