@@ -34,7 +34,7 @@ def _shared() -> Path:
 
 SHARED = _shared()
 #: The development sets, in order; each holds PDFs, a MANIFEST and a truth.json.
-SETS = ("realpdfs", "realpdfs2")
+SETS = ("realpdfs", "realpdfs2", "realpdfs3")
 REALPDFS = SHARED / "realpdfs"
 TRUTH = REALPDFS / "truth.json"
 #: Files named in a MANIFEST as removed from a set: their rows are ignored.
