@@ -50,6 +50,7 @@ __all__ = [
     "decide",
     "decide_same_page",
     "has_marker",
+    "is_row_label",
     "join_tables",
     "similarity",
     "title_lines",
@@ -129,6 +130,8 @@ class JoinDecision:
     row_after: str
     skipped: tuple[str, ...] = ()  # furniture and notes passed over
     group_label: str = ""  # a group label opening the next page's rows, kept as a row
+    #: Row labels printed under A's ruled grid at the foot of its page, kept as a row.
+    foot_labels: tuple[str, ...] = ()
 
 
 @dataclass
@@ -336,6 +339,61 @@ def title_lines(
     return tuple(layout.lines[i].text for i in picked)
 
 
+_ENUMERATOR = re.compile(r"^\s*[(（]?[0-9一二三四五六七八九十ivxIVXa-zA-Z]{1,3}[.)、．）]\s*")
+
+
+def is_row_label(text: str) -> bool:
+    """A label a row could hold: a few words (or one run of an unspaced script), no caption
+    or continuation marker, and no figure once a leading enumerator ("1.", "（二）",
+    "a)") is set aside.
+
+    >>> is_row_label("1.重新计量设定受益计"), is_row_label("Total 1,204"), is_row_label("Table 3")
+    (True, False, False)
+    """
+    words = text.split()
+    bare = _ENUMERATOR.sub("", text)
+    return (
+        0 < len(words) <= LABEL_WORDS
+        and not any(ch.isdigit() for ch in bare)
+        and not CAPTION.match(text)
+        and not has_marker(text)
+    )
+
+
+def _row_labels_below(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion, after: Sequence[int]
+) -> tuple[int, ...]:
+    """Label-only lines right under a ruled grid, at the foot of its page, that are its
+    next row left outside the rules (pdfplumber's grid stops at the last ruled line): each
+    directly under the one above (a gap under two line heights), starting in the grid's
+    first column and ending before its second — no figure in a value column — and a row
+    label, not a caption. At most :data:`MAX_LABELS`; anything else after them and the
+    lines are text after the table, as before."""
+    if region.method != "ruled" or len(region.anchors) < 2:
+        return ()
+    left, second = region.bbox[0], region.bbox[0] + region.anchors[1]
+    picked: list[int] = []
+    edge = region.bbox[3]
+    rest = [
+        i for i in after if i not in furniture and any(c.isalnum() for c in layout.lines[i].text)
+    ]
+    for i in rest:
+        line = layout.lines[i]
+        if has_marker(line.text):
+            break  # "Continued on next page" under the label: a note, judged as before
+        if (
+            len(picked) >= MAX_LABELS
+            or line.top - edge > 2 * line.height
+            or abs(line.x0 - left) > 2 * COLUMN_TOLERANCE
+            or line.x1 > second
+            or not is_row_label(line.text.strip())
+        ):
+            return ()
+        picked.append(i)
+        edge = line.bottom
+    return tuple(picked)
+
+
 def _group_label_above(
     layout: PageLayout, furniture: frozenset[int], region: TableRegion
 ) -> str | None:
@@ -349,9 +407,10 @@ def _group_label_above(
         return None
     line = layout.lines[above[-1]]
     text = line.text.strip()
-    short = 0 < len(text.split()) <= 4 and not any(ch.isdigit() for ch in text)
     in_key_column = abs(line.x0 - region.bbox[0]) <= 2 * COLUMN_TOLERANCE
-    if short and in_key_column and not CAPTION.match(text) and not has_marker(text):
+    if len(region.anchors) >= 2:  # and ends before the second column: no figure beside it
+        in_key_column = in_key_column and line.x1 <= region.bbox[0] + region.anchors[1]
+    if len(text.split()) <= 4 and in_key_column and is_row_label(text):
         return text
     return None
 
@@ -383,12 +442,17 @@ def decide(
         if layout_a.lines[i].top >= region_a.bbox[3] - 1
         or layout_a.lines[i].x1 < region_a.bbox[0] or layout_a.lines[i].x0 > region_a.bbox[2]
     ]
-    tail = _content(layout_a, furniture_a, after_a)
-    for line in tail:
-        if not has_marker(line):
-            return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
+    foot = _row_labels_below(layout_a, furniture_a, region_a, after_a)
+    tail = _content(layout_a, furniture_a, [i for i in after_a if i not in foot])
     first_b, _ = _span(region_b)
     head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    # B under a "Continued" title vouches for the join: a short note closing A's page
+    # ("See notes at end of table", "Suite page suivante") is then no text between
+    vouched = any(has_marker(line) and not _table_number(line) for line in head)
+    for line in tail:
+        note = vouched and len(line.split()) <= NOTE_WORDS and not _table_number(line)
+        if not has_marker(line) and not note:
+            return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
     label = _group_label_above(layout_b, furniture_b, region_b)
     if label is not None:
         head = head[:-1]  # a group label ("Projected") opening the page's rows
@@ -436,8 +500,12 @@ def decide(
     reason = f"joined: {between}; columns agree"
     if label is not None:
         reason += f"; {label!r} opens the page as a group label"
+    labels = tuple(layout_a.lines[i].text.strip() for i in foot)
+    if labels:
+        reason += f"; {', '.join(repr(x) for x in labels)} under the grid is its last row's label"
     return JoinDecision(
-        layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped), label or ""
+        layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped), label or "",
+        labels,
     )
 
 
@@ -595,6 +663,9 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
     rows = _rows(region, layout.page)
     if decision.page_a != decision.page_b:
         rows = _drop_repeated_header(table, rows)
+    for label in decision.foot_labels:  # the row begun under the grid at A's foot
+        cells = (label, *[""] * max(table.columns - 1, 0))
+        table.rows.append(Row(label, cells, decision.page_a, False, decision.page_a))
     if rows and table.rows and decision.page_a != decision.page_b and not decision.group_label:
         last, first = table.rows[-1], rows[0]
         cut = False

@@ -90,8 +90,13 @@ CAPTION = re.compile(
     r"schedule|question|source|note)\b|^\s*\d+(\.\d+)+\s",
     re.IGNORECASE,
 )
+#: Words saying a table goes on, in the scripts ragdash meets ("Continued", "(cont.)",
+#: "(suite)", "Fortsetzung", "(forts.)", "vervolg", "续表", "（续）", "続き", "계속"); a
+#: continuation marker is a short line holding one of them — never a sentence of any
+#: particular document.
 MARKER = re.compile(
-    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|续|see notes at end of table",
+    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|\bforts\.|\bvervolg\b"
+    r"|续表|續表|[（(]\s*[续續]\s*[)）]|[续續続]\s*$|続き|계속",
     re.IGNORECASE,
 )
 
