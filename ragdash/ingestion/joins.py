@@ -45,6 +45,7 @@ __all__ = [
     "Row",
     "SAME_HEADER",
     "SAME_TEXT",
+    "WIDTH_RATIO",
     "bands_of",
     "column_names",
     "decide",
@@ -265,7 +266,22 @@ def _number(key: str) -> float | None:
         return None
 
 
-def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
+#: A repeated header may be set a little narrower or wider on the facing page (its margins
+#: swap, the text block is not the same width): its columns are compared by their places
+#: relative to the table's width, within this range of width ratios.
+WIDTH_RATIO = (0.8, 1.25)
+
+
+def _columns_agree(a: Sequence[float], b: Sequence[float], scaled: bool = False) -> bool:
+    """The column starts of two fragments line up after one sideways shift — or, with
+    ``scaled`` (B repeats A's header), after one shift and one stretch: the same columns in
+    the same proportions of the table's width, as on a facing page set narrower.
+
+    >>> _columns_agree([0, 158, 258, 368], [0, 142, 232, 331])
+    False
+    >>> _columns_agree([0, 158, 258, 368], [0, 142, 232, 331], scaled=True)
+    True
+    """
     if len(a) < 2 or len(b) < 2:
         return True
     small, large = (a, b) if len(a) <= len(b) else (b, a)
@@ -274,7 +290,25 @@ def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
         sum(any(abs(x + s - y) <= COLUMN_TOLERANCE for y in large) for x in small)
         for s in shifts
     )
-    return best >= COLUMN_AGREEMENT * len(small)
+    if best >= COLUMN_AGREEMENT * len(small):
+        return True
+    if not scaled:
+        return False
+    low, high = WIDTH_RATIO
+    for x0 in small[:2]:
+        for y0 in large[:3]:
+            for x1 in small[-2:]:
+                for y1 in large[-3:]:
+                    if x1 <= x0 or y1 <= y0 or not low <= (y1 - y0) / (x1 - x0) <= high:
+                        continue
+                    ratio = (y1 - y0) / (x1 - x0)
+                    hits = sum(
+                        any(abs(y0 + (x - x0) * ratio - y) <= COLUMN_TOLERANCE for y in large)
+                        for x in small
+                    )
+                    if hits >= COLUMN_AGREEMENT * len(small):
+                        return True
+    return False
 
 
 def _columns_fit(table: Sequence[float], rows: Sequence[float]) -> bool:
@@ -469,13 +503,15 @@ def decide(
         if any(similarity(line, seen) >= SAME_TEXT for seen in context):
             continue
         return no(f"a caption, title or text sits between: {line[:80]!r}")
+    repeated = False
     if region_b.header and table.header:
         score = similarity(" ".join(region_b.header), " ".join(table.header))
         if score < SAME_HEADER:
             return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
+        repeated = True
     if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
         return no("the rows opening the page do not sit in the table's columns")
-    if not _columns_agree(region_a.anchors, region_b.anchors):
+    if not _columns_agree(region_a.anchors, region_b.anchors, scaled=repeated):
         return no(
             f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
             "positions that do not line up)"
