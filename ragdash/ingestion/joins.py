@@ -482,7 +482,13 @@ def decide(
     head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
     # B under a "Continued" title vouches for the join: a short note closing A's page
     # ("See notes at end of table", "Suite page suivante") is then no text between
-    vouched = any(has_marker(line) and not _table_number(line) for line in head)
+    context = [*table.last_context, *table.caption]
+    numbers = {n for n in map(_table_number, context) if n}
+    above_b = [line.text for line in layout_b.lines[: max(first_b, 0)]]  # furniture too:
+    # a "—Continued" title repeated on every page is found as a running line
+    vouched = any(
+        has_marker(line) and _table_number(line) in {"", *numbers} for line in above_b
+    )
     for line in tail:
         note = vouched and len(line.split()) <= NOTE_WORDS and not _table_number(line)
         if not has_marker(line) and not note:
@@ -492,8 +498,6 @@ def decide(
         head = head[:-1]  # a group label ("Projected") opening the page's rows
     if region_b.title:
         head.append(region_b.title)
-    context = [*table.last_context, *table.caption]
-    numbers = {n for n in map(_table_number, context) if n}
     for line in head:
         number = _table_number(line)
         if number and numbers and number not in numbers:
