@@ -1,5 +1,5 @@
-"""Helpers for the development sets of real PDFs in ``../shared/realpdfs`` and
-``../shared/realpdfs2`` (never copied into the repository): open only the pages a decision
+"""Helpers for the development sets of real PDFs in ``../shared/realpdfs``, ``realpdfs2`` and
+``realpdfs3`` (never copied into the repository): open only the pages a decision
 needs, join their tables, and judge each ``truth.json`` decision.
 
 ``../shared`` is the folder beside the repository (CI checks it out there); the

@@ -5,7 +5,8 @@ For each page break the last table of page N (fragment A) and the first table of
 joined only if all of these hold:
 
 * after A on page N there is nothing but page furniture (:mod:`ragdash.ingestion.furniture`)
-  and continuation notes ("Continued on page 35", "See notes at end of table");
+  and continuation notes ("Continued on page 35"), or — when B's title says "Continued" — any
+  short note ("See notes at end of table"), or a label-only row left outside A's ruled grid;
 * before B on page N+1 there is nothing but furniture, continuation captions ("Table 2 —
   Continued", "(suite)", "(Cont. 1)") and a repeat of A's own caption or header;
 * B does not open with a new header row (a repeated header is dropped from the joined text);
