@@ -31,7 +31,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ragdash.ingestion.pdf_layout import CAPTION, MARKER, PageLayout, TableRegion
+from ragdash.ingestion.pdf_layout import (
+    ANCHOR_TOLERANCE,
+    CAPTION,
+    MARKER,
+    PageLayout,
+    TableRegion,
+    band_line,
+    prose_columns,
+)
 
 __all__ = [
     "CAPTION_LINES",
@@ -344,6 +352,48 @@ def _content(
     ]
 
 
+def _column_text(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion, after: bool
+) -> list[str] | None:
+    """On a page set in prose columns (:func:`~ragdash.ingestion.pdf_layout.prose_columns`)
+    with the table inside one of them: what a reader meets after the table (``after``) — the
+    rest of its column, then the later columns — or before it — the earlier columns, then
+    its column above it — each line read by its piece in a column (the prose beside the
+    table is not after or before it). ``None`` when the page is not in prose columns or
+    the table spans several of them."""
+    columns = prose_columns(layout.lines)
+    if not columns:
+        return None
+    edges = [*columns, float("inf")]
+    inside = [
+        k for k in range(len(columns))
+        if edges[k] - ANCHOR_TOLERANCE <= region.bbox[0] < edges[k + 1] - ANCHOR_TOLERANCE
+    ]
+    if not inside or region.bbox[2] > edges[inside[0] + 1] + ANCHOR_TOLERANCE:
+        return None
+    own = inside[0]
+    rows = set(region.lines)
+    texts = []
+    for k in range(len(columns)):
+        if (after and k < own) or (not after and k > own):
+            continue
+        for i, line in enumerate(layout.lines):
+            if i in furniture or not line.upright:
+                continue
+            piece = band_line(line, edges[k], edges[k + 1])
+            if not any(ch.isalnum() for ch in piece.text):
+                continue
+            if k == own:
+                if i in rows:
+                    continue
+                below = piece.top >= region.bbox[3] - 1
+                above = piece.bottom <= region.bbox[1] + 1
+                if not (below if after else above):
+                    continue
+            texts.append(piece.text)
+    return texts
+
+
 def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion) -> list[str]:
     first, _ = _span(region)
     above = _content(layout, furniture, range(0, max(first, 0)))
@@ -478,9 +528,15 @@ def decide(
         or layout_a.lines[i].x1 < region_a.bbox[0] or layout_a.lines[i].x0 > region_a.bbox[2]
     ]
     foot = _row_labels_below(layout_a, furniture_a, region_a, after_a)
-    tail = _content(layout_a, furniture_a, [i for i in after_a if i not in foot])
+    tail = _column_text(layout_a, furniture_a, region_a, after=True)
+    if tail is None:
+        tail = _content(layout_a, furniture_a, [i for i in after_a if i not in foot])
+    else:
+        foot = ()
     first_b, _ = _span(region_b)
-    head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    head = _column_text(layout_b, furniture_b, region_b, after=False)
+    if head is None:
+        head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
     # B under a "Continued" title vouches for the join: a short note closing A's page
     # ("See notes at end of table", "Suite page suivante") is then no text between
     context = [*table.last_context, *table.caption]
@@ -488,7 +544,7 @@ def decide(
     above_b = [line.text for line in layout_b.lines[: max(first_b, 0)]]  # furniture too:
     # a "—Continued" title repeated on every page is found as a running line
     vouched = any(
-        has_marker(line) and _table_number(line) in {"", *numbers} for line in above_b
+        has_marker(line) and _table_number(line) in {"", *numbers} for line in [*above_b, *head]
     )
     for line in tail:
         note = vouched and len(line.split()) <= NOTE_WORDS and not _table_number(line)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragdash.ingestion.letterspacing import repair_line
@@ -941,6 +941,72 @@ def ruled_region(
 # --------------------------------------------------------------------------- page
 
 
+#: A page set in prose columns: at least this many column starts, each where a piece of
+#: prose (:data:`PROSE_PIECE_WORDS` words or more) starts on this share of the page's lines.
+PROSE_COLUMNS = 3
+PROSE_COLUMN_SHARE = 0.3
+PROSE_PIECE_WORDS = 3
+
+
+def prose_columns(lines: Sequence[Line]) -> tuple[float, ...]:
+    """The left edges of the page's prose columns when it is set in three or more (a
+    journal or a register page), else ``()``. ``extract_text`` reads such a page across:
+    one text line holds a piece of every column, so a table inside one column shares its
+    lines with the prose beside it; the columns are found where pieces of prose start on
+    many lines.
+
+    >>> row = lambda *xs: Line("", 0, 0, 0, 0, tuple((x, x + 150, "a b c d") for x in xs))
+    >>> prose_columns([row(36, 222, 408)] * 5 + [row(36)])
+    (36.0, 222.0, 408.0)
+    >>> prose_columns([row(36, 300)] * 5)
+    ()
+    """
+    starts: dict[float, set[int]] = {}
+    for n, line in enumerate(lines):
+        for x0, _, text in line.segments:
+            if len(text.split()) >= PROSE_PIECE_WORDS:
+                key = next((k for k in starts if abs(k - x0) <= ANCHOR_TOLERANCE), float(x0))
+                starts.setdefault(key, set()).add(n)
+    found = sorted(
+        x for x, rows in starts.items() if len(rows) >= PROSE_COLUMN_SHARE * len(lines)
+    )
+    return tuple(found) if len(found) >= PROSE_COLUMNS else ()
+
+
+def band_line(line: Line, left: float, right: float) -> Line:
+    """The piece of a page line inside one prose column (``left`` to ``right``), as a line
+    of its own; an empty line when none of it is there."""
+    segs = tuple(
+        s for s in line.segments if left - ANCHOR_TOLERANCE <= s[0] < right - ANCHOR_TOLERANCE
+    )
+    if not segs:
+        return Line("", 0, 0, 0, 0)
+    text = " ".join(s[2] for s in segs)
+    return Line(text, segs[0][0], line.top, segs[-1][1], line.bottom, segs, line.upright)
+
+
+def _band_tables(
+    lines: list[Line], taken: set[int], page_height: float
+) -> list[TableRegion]:
+    """Tables inside one column of a page set in prose columns: each column's pieces of
+    the lines are read as lines of their own (a row's text is its piece of the page line)."""
+    columns = prose_columns(lines)
+    found: list[TableRegion] = []
+    for k, left in enumerate(columns):
+        right = columns[k + 1] if k + 1 < len(columns) else float("inf")
+        pieces = [(i, band_line(line, left, right)) for i, line in enumerate(lines)]
+        pieces = [(i, piece) for i, piece in pieces if piece.text]  # lines of this column
+        index = [i for i, _ in pieces]
+        band = [piece for _, piece in pieces]
+        held = {n for n, i in enumerate(index) if i in taken}
+        for region in aligned_tables(band, held, page_height):
+            own = tuple(index[n] for n in region.lines)
+            if not taken.intersection(own):
+                found.append(replace(region, lines=own))
+                taken |= set(own)
+    return found
+
+
 def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLayout:
     """Read one pdfplumber page: its lines (the same as ``extract_text``) and its tables.
 
@@ -952,7 +1018,10 @@ def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLa
     texts = text_tables([line if i not in taken else Line("", 0, 0, 0, 0)
                          for i, line in enumerate(lines)])
     taken |= {i for t in texts for i in t.lines}
-    aligned = aligned_tables(lines, taken, float(page.height))
+    # a page in prose columns: tables inside one column first, the rest as lines across
+    aligned = _band_tables(lines, taken, float(page.height))
+    taken |= {i for t in aligned for i in t.lines}
+    aligned += aligned_tables(lines, taken, float(page.height))
     tables = sorted([*ruled, *texts, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
     return PageLayout(
         number, tuple(lines), tuple(tables), float(page.width), float(page.height),
