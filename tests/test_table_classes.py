@@ -423,3 +423,89 @@ def test_short_note_closing_the_page_keeps_apart_without_a_continued_title():
     _, decisions = _tables(pdf)
     (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
     assert not decision.joined and "text after the table" in decision.reason
+
+
+# Class b: a table inside three-column prose whose lines are as wide as the columns, so
+# that every text line of the page holds a piece of each column.
+
+
+def _register_page_prose(column: float, top: float, bottom: float, seed: int) -> list:
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    words = ["agency", "estimates", "burden", "respondents", "comments", "rule", "hours",
+             "information", "collection", "proposed", "annual", "costs", "the", "of", "for"]
+    items, n = [], seed
+    while top < bottom:
+        line: list[str] = []
+        k = 0
+        while stringWidth(" ".join([*line, words[(n + 4 * k) % len(words)]]), "Helvetica", 7) < 170:
+            line.append(words[(n + 4 * k) % len(words)])
+            k += 1
+        items.append((column, top, " ".join(line)))
+        top += 10
+        n += 3
+    return items
+
+
+def _register(title: str, title_b: str) -> bytes:
+    cols = [36.0, 222.0, 408.0]
+    head = [["Activity", "Respondents", "Hours"]]
+    rows = [[f"Form {i} review", f"{100 + 7 * i}", f"{120 + 9 * i:,}"] for i in range(1, 40)]
+    running = "Federal Register / Vol. 89, No. 12 / Proposed Rules"
+    p1 = [(36, 20, running), (290, 810, "2301")]
+    p1 += _register_page_prose(cols[0], 50, 780, 1) + _register_page_prose(cols[1], 50, 780, 2)
+    p1 += _register_page_prose(cols[2], 50, 450, 3) + [(cols[2], 470, title)]
+    items, _ = table_items(head + rows[:24], [408.0, 490.0, 540.0], 490, step=11)
+    p2 = [(36, 20, running), (290, 810, "2302"), (cols[0], 50, title_b)]
+    body, top = table_items(head + rows[24:], [36.0, 118.0, 168.0], 70, step=11)
+    p2 += body + _register_page_prose(cols[0], top + 20, 780, 4)
+    p2 += _register_page_prose(cols[1], 50, 780, 5) + _register_page_prose(cols[2], 50, 780, 6)
+    return drawn_pdf([[*p1, *items], p2], font_size=7)
+
+
+@pytest.mark.parametrize(
+    "continued", ["—Continued", " (cont.)", " (suite)", " (Fortsetzung)", " (continuación)"]
+)
+def test_table_in_three_column_prose_continued_under_its_title_joins(continued):
+    """The table closes the third column of page 1 and goes on at the top of page 2's first
+    column under "TABLE 2—…—Continued" (any continuation marker), header repeated. Each
+    text line of the page also holds the other columns' prose: the page is read column by
+    column, the table found inside its column, and the fragments join — all 39 rows."""
+    title = "TABLE 2—ESTIMATED ANNUAL BURDEN"
+    tables, decisions = _tables(_register(title, title + continued))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = [t for t in tables if t.page_start == 1 and t.page_end == 2]
+    texts = [r.text for r in table.rows]
+    assert [t.split(" review")[0] for t in texts] == [f"Form {i}" for i in range(1, 40)]
+    assert all(len(t.split()) == 5 for t in texts)  # no prose of the other columns in a row
+
+
+def test_prose_beside_a_joined_table_in_a_column_stays_in_the_page_passage():
+    """The text lines a column's table shares with the other columns' prose stay in the
+    page passages (only lines wholly the table's leave them): no sentence is lost."""
+    from ragdash.ingestion.ingest import read_pdf
+    from ragdash.ingestion.inspection import as_document
+    from ragdash.ingestion.segmentation import document_passages
+
+    title = "TABLE 2—ESTIMATED ANNUAL BURDEN"
+    doc = as_document(read_pdf(_register(title, title + "—Continued")), "register")
+    passages = document_passages(doc, join_tables=True)
+    table = [p for p in passages if p.kind != "page"]
+    pages = [p for p in passages if p.kind == "page"]
+    assert any("Form 24 review 268 336" in p.text for p in table)
+    shared = [  # page 1's lines holding a row and the prose of the other columns
+        line for line in doc.pages[0].splitlines()
+        if " review " in line and len(line.split()) > 5
+    ]
+    (page1,) = [p for p in pages if p.page_start == 1]
+    assert shared and all(line in page1.text for line in shared)
+
+
+def test_table_in_three_column_prose_under_another_table_number_stays_apart():
+    """Guard: page 2's column opens with "TABLE 3—…" (another table), same header."""
+    _, decisions = _tables(
+        _register("TABLE 2—ESTIMATED ANNUAL BURDEN", "TABLE 3—ESTIMATED ANNUAL COSTS")
+    )
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined

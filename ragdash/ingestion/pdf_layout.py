@@ -941,11 +941,12 @@ def ruled_region(
 # --------------------------------------------------------------------------- page
 
 
-#: A page set in prose columns: at least this many column starts, each where a piece of
-#: prose (:data:`PROSE_PIECE_WORDS` words or more) starts on this share of the page's lines.
+#: A page set in prose columns: at least this many column starts, each where a line of
+#: prose starts on this share of the page's lines (a line whose every piece holds
+#: :data:`PROSE_PIECE_WORDS` words or more).
 PROSE_COLUMNS = 3
 PROSE_COLUMN_SHARE = 0.3
-PROSE_PIECE_WORDS = 3
+PROSE_PIECE_WORDS = 4
 
 
 def prose_columns(lines: Sequence[Line]) -> tuple[float, ...]:
@@ -963,14 +964,21 @@ def prose_columns(lines: Sequence[Line]) -> tuple[float, ...]:
     """
     starts: dict[float, set[int]] = {}
     for n, line in enumerate(lines):
-        for x0, _, text in line.segments:
-            if len(text.split()) >= PROSE_PIECE_WORDS:
-                key = next((k for k in starts if abs(k - x0) <= ANCHOR_TOLERANCE), float(x0))
-                starts.setdefault(key, set()).add(n)
+        if not line.segments or not all(_prose_piece(seg[2]) for seg in line.segments):
+            continue  # a line of prose in every column it touches, not a table's row
+        for x0, _, _ in line.segments:
+            key = next((k for k in starts if abs(k - x0) <= ANCHOR_TOLERANCE), float(x0))
+            starts.setdefault(key, set()).add(n)
     found = sorted(
         x for x, rows in starts.items() if len(rows) >= PROSE_COLUMN_SHARE * len(lines)
     )
     return tuple(found) if len(found) >= PROSE_COLUMNS else ()
+
+
+def _prose_piece(text: str) -> bool:
+    """A piece of a running line of prose: :data:`PROSE_PIECE_WORDS` words or more, or as
+    many characters as that many words (a script written without spaces)."""
+    return len(text.split()) >= PROSE_PIECE_WORDS or len(text.strip()) >= 6 * PROSE_PIECE_WORDS
 
 
 def band_line(line: Line, left: float, right: float) -> Line:
