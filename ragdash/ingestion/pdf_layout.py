@@ -10,6 +10,8 @@ per page:
 * an *aligned* table is a run of lines whose segments share columns, with at least one
   column of short cells — several columns of long text lines are multi-column prose, not a
   table;
+* on a page set in three or more prose columns (:func:`prose_columns`), aligned tables are
+  first looked for inside each column, each line read by its piece in that column;
 * a *text* table is a run of lines written with ``|`` separators;
 * one or two aligned rows opening a page are kept as a *weak* region: a table only if the
   join finds they continue the table that ends the page before.
