@@ -1,5 +1,6 @@
-"""The development sets of real PDFs (``../shared/realpdfs`` and ``../shared/realpdfs2``,
-never copied here): every page-break decision of both ``truth.json`` files is right, and
+"""The development sets of real PDFs (``../shared/realpdfs``, ``realpdfs2`` and the
+validation set ``realpdfs3``, never copied here): every page-break decision of each
+``truth.json`` is right (``-s`` prints each set's figure), and
 the tables fix makes the cases that need a join pass without making any case that passes
 without it fail.
 

@@ -253,3 +253,259 @@ def test_ruled_cjk_statement_cut_label_is_one_row_readable_either_way(repeat_hea
     assert cells.startswith("1.重新计量设定受益计划净负债或净资产的变动 | ")
     # the page's own lines stay readable in the row: a quote from either page is found
     assert f"划净负债或净资产的变动 {_amount(97)} {_amount(98)}" in row.text.splitlines()
+
+
+# --------------------------------------------------------------------------- issue 44
+# Class a: a ruled statement over three pages (running header, "第 N 页 共 3 页" on every
+# page, no header after page 1) whose label-only row lies outside the ruled grid.
+
+
+def _three_page_statement(foot: str = "", top: str = "") -> bytes:
+    """``foot``: a label printed under page 1's grid (its figures on page 2, whose first
+    row ends the label); ``top``: a label printed over page 2's grid."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    _, height = A4
+    xs = [60, 320, 440, 560]
+
+    def grid(canvas: Canvas, rows: list, top_y: float) -> float:
+        y = top_y
+        for row in rows:
+            canvas.line(xs[0], height - y, xs[-1], height - y)
+            for k, cell in enumerate(row):
+                if cell:
+                    canvas.drawString(xs[k] + 4, height - y - 14, cell)
+            y += 20
+        canvas.line(xs[0], height - y, xs[-1], height - y)
+        for x in xs:
+            canvas.line(x, height - top_y, x, height - y)
+        return y
+
+    rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
+    later = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
+    opening = [["划净负债或净资产的变动", _amount(97), _amount(98)]] if foot else []
+    chunks = [[["项目", "本期发生额", "上期发生额"], *rows[:20]], opening + rows[20:], later]
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    for page, chunk in enumerate(chunks, 1):
+        canvas.setFont("STSong-Light", 10)
+        canvas.drawString(60, height - 30, "示例股份有限公司 2024 年第三季度报告")
+        y = 70.0
+        if page == 1:
+            canvas.drawString(60, height - 50, "合并利润表")
+        if page == 2 and top:
+            canvas.drawString(64, height - y - 14, top)
+            y += 20
+        y = grid(canvas, chunk, y)
+        if page == 1 and foot:
+            canvas.drawString(64, height - y - 14, foot)
+        canvas.drawString(260, height - 815, f"第 {page} 页 共 3 页")
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_label_cut_by_the_break_under_the_ruled_grid_is_one_row_over_three_pages():
+    """The label "1.重新计量设定受益计" sits under page 1's ruled grid (its row has no rules,
+    so pdfplumber's grid stops above it); page 2 opens with the rest of the label and its
+    figures. It is the table's row, not "text after the table": one table over the three
+    pages, the label whole in one row with its figures."""
+    tables, decisions = _tables(_three_page_statement(foot="1.重新计量设定受益计"))
+    assert all(d.joined for d in decisions), [d.reason for d in decisions]
+    (table,) = tables
+    assert (table.page_start, table.page_end) == (1, 3)
+    (row,) = [r for r in table.rows if "重新计量" in r.text]
+    assert "1.重新计量设定受益计划净负债或净资产的变动" in row.text and _amount(97) in row.text
+    assert len(table.rows) == len(LABELS) + 1 + len(AFTER)
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
+
+
+@pytest.mark.parametrize("label", ["5.现金流量套期储备", "持续经营净利润"])
+def test_label_over_the_ruled_grid_of_a_headerless_page_is_a_row(label):
+    """A label-only row printed over page 2's grid — numbered ("5.…": a row number is no
+    figure) or holding 续 inside a word (持续, "continuing", is no "(续)" marker) — is
+    the table's group row: the pages join and the label is kept as a row, not dropped."""
+    tables, decisions = _tables(_three_page_statement(top=label))
+    assert all(d.joined for d in decisions), [d.reason for d in decisions]
+    (table,) = tables
+    assert any(r.text == label and r.page == 2 for r in table.rows)
+    assert len(table.rows) == len(LABELS) + 1 + len(AFTER)
+
+
+@pytest.mark.parametrize(
+    "foot", ["资料来源：国家统计局", "以下为母公司利润表", "Source: company filings"]
+)
+def test_a_note_or_sentence_under_the_grid_still_keeps_the_pages_apart(foot):
+    """Guard for the rule above: a note or a sentence under the grid is no row label — a
+    source line, a line that runs past the first column — and the join is refused."""
+    if not foot.isascii():
+        foot = foot * 3  # wider than the label column: it reaches the figures' columns
+    _, decisions = _tables(_three_page_statement(foot=foot))
+    first = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert first and not first[0].joined
+
+
+# Class c: a multi-line header (a spanning label over the columns) repeated on the facing
+# page, where the margins swap and the text block is set narrower.
+
+
+def _facing_scaled(scale: float, caption_b: str = "", note: str = "") -> bytes:
+    base = [72.0, 230.0, 330.0, 440.0]
+    head = [["", "Lead time (years)", "", ""], ["Region", "Population", "Median", "Share of"],
+            ["", "(thousands)", "income ($)", "total (%)"]]
+    rows = [
+        [f"District {i:02d}", f"{1200 + 37 * i:,}", f"{41000 + 513 * i:,}", f"{1 + i % 9}.{i % 7}"]
+        for i in range(1, 80)
+    ]
+    pages = []
+    for page in (1, 2, 3, 4):
+        right = page % 2 == 1  # right-hand pages: wide left margin; left-hand: narrow
+        shift, stretch = (0.0, 1.0) if right else (-36.0, scale)
+        columns = [72 + (c - 72) * stretch for c in base]
+        items = [
+            (72 if right else 372, 30, "Statistical Abstract" if right else "Chapter 4: Districts"),
+            (500 if right else 72, 805, str(page)),
+        ]
+        title = "Table 4. Population and income by district"
+        if page > 1:
+            title = caption_b if caption_b and page == 2 else f"{title}—Continued"
+        items.append((72 + shift, 60, title))
+        cells, top = table_items(head, columns, 84, shift)
+        body, top = table_items(rows[(page - 1) * 20 : page * 20], columns, top + 4, shift)
+        if note and page == 1:
+            body.append((72 + shift, top + 10, note))
+        pages.append([*items, *cells, *body])
+    return drawn_pdf(pages)
+
+
+@pytest.mark.parametrize("scale", [0.9, 1.1])
+def test_repeated_multi_line_header_on_a_narrower_facing_page_joins(scale):
+    """The left-hand pages set the table 36 pt further left and 10% narrower (or wider):
+    its columns are compared by their places relative to the table's width, and the four
+    pages are one table with the header dropped wherever it is repeated."""
+    tables, decisions = _tables(_facing_scaled(scale))
+    assert all(d.joined for d in decisions), [d.reason for d in decisions]
+    (table,) = tables
+    texts = [r.text for r in table.rows]
+    assert len([t for t in texts if t.startswith("District")]) == 79
+    assert not any(t.startswith("Region") or "(thousands)" in t for t in texts)
+
+
+def test_same_multi_line_header_under_another_caption_on_a_facing_page_stays_apart():
+    """Guard: the stretch is allowed only to a repeated header; "Table 5" on page 2 is
+    another table, however alike its header."""
+    _, decisions = _tables(_facing_scaled(0.9, caption_b="Table 5. Households by district"))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined
+
+
+@pytest.mark.parametrize(
+    "note", ["See notes at end of table.", "Voir les notes à la fin du tableau.",
+             "Anmerkungen am Ende der Tabelle."]
+)
+def test_short_note_closing_the_page_joins_when_the_next_title_says_continued(note):
+    """A short note under the last row ("See notes at end of table", in any language) is
+    no text between when the next page's title says the table goes on ("…—Continued"):
+    the continuation marker vouches for the join (no sentence of any one PDF is needed)."""
+    tables, decisions = _tables(_facing_scaled(1.0, note=note))
+    assert all(d.joined for d in decisions), [d.reason for d in decisions]
+    assert len(tables) == 1
+
+
+def test_short_note_closing_the_page_keeps_apart_without_a_continued_title():
+    """Guard: without "Continued" on the next page the same note is text after the table."""
+    pdf = _facing_scaled(1.0, caption_b="Table 4. Population and income by district",
+                         note="Voir les notes à la fin du tableau.")
+    _, decisions = _tables(pdf)
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined and "text after the table" in decision.reason
+
+
+# Class b: a table inside three-column prose whose lines are as wide as the columns, so
+# that every text line of the page holds a piece of each column.
+
+
+def _register_page_prose(column: float, top: float, bottom: float, seed: int) -> list:
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    words = ["agency", "estimates", "burden", "respondents", "comments", "rule", "hours",
+             "information", "collection", "proposed", "annual", "costs", "the", "of", "for"]
+    items, n = [], seed
+    while top < bottom:
+        line: list[str] = []
+        k = 0
+        while stringWidth(" ".join([*line, words[(n + 4 * k) % len(words)]]), "Helvetica", 7) < 170:
+            line.append(words[(n + 4 * k) % len(words)])
+            k += 1
+        items.append((column, top, " ".join(line)))
+        top += 10
+        n += 3
+    return items
+
+
+def _register(title: str, title_b: str) -> bytes:
+    cols = [36.0, 222.0, 408.0]
+    head = [["Activity", "Respondents", "Hours"]]
+    rows = [[f"Form {i} review", f"{100 + 7 * i}", f"{120 + 9 * i:,}"] for i in range(1, 40)]
+    running = "Federal Register / Vol. 89, No. 12 / Proposed Rules"
+    p1 = [(36, 20, running), (290, 810, "2301")]
+    p1 += _register_page_prose(cols[0], 50, 780, 1) + _register_page_prose(cols[1], 50, 780, 2)
+    p1 += _register_page_prose(cols[2], 50, 450, 3) + [(cols[2], 470, title)]
+    items, _ = table_items(head + rows[:24], [408.0, 490.0, 540.0], 490, step=11)
+    p2 = [(36, 20, running), (290, 810, "2302"), (cols[0], 50, title_b)]
+    body, top = table_items(head + rows[24:], [36.0, 118.0, 168.0], 70, step=11)
+    p2 += body + _register_page_prose(cols[0], top + 20, 780, 4)
+    p2 += _register_page_prose(cols[1], 50, 780, 5) + _register_page_prose(cols[2], 50, 780, 6)
+    return drawn_pdf([[*p1, *items], p2], font_size=7)
+
+
+@pytest.mark.parametrize(
+    "continued", ["—Continued", " (cont.)", " (suite)", " (Fortsetzung)", " (continuación)"]
+)
+def test_table_in_three_column_prose_continued_under_its_title_joins(continued):
+    """The table closes the third column of page 1 and goes on at the top of page 2's first
+    column under "TABLE 2—…—Continued" (any continuation marker), header repeated. Each
+    text line of the page also holds the other columns' prose: the page is read column by
+    column, the table found inside its column, and the fragments join — all 39 rows."""
+    title = "TABLE 2—ESTIMATED ANNUAL BURDEN"
+    tables, decisions = _tables(_register(title, title + continued))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = [t for t in tables if t.page_start == 1 and t.page_end == 2]
+    texts = [r.text for r in table.rows]
+    assert [t.split(" review")[0] for t in texts] == [f"Form {i}" for i in range(1, 40)]
+    assert all(len(t.split()) == 5 for t in texts)  # no prose of the other columns in a row
+
+
+def test_prose_beside_a_joined_table_in_a_column_stays_in_the_page_passage():
+    """The text lines a column's table shares with the other columns' prose stay in the
+    page passages (only lines wholly the table's leave them): no sentence is lost."""
+    from ragdash.ingestion.ingest import read_pdf
+    from ragdash.ingestion.inspection import as_document
+    from ragdash.ingestion.segmentation import document_passages
+
+    title = "TABLE 2—ESTIMATED ANNUAL BURDEN"
+    doc = as_document(read_pdf(_register(title, title + "—Continued")), "register")
+    passages = document_passages(doc, join_tables=True)
+    table = [p for p in passages if p.kind != "page"]
+    pages = [p for p in passages if p.kind == "page"]
+    assert any("Form 24 review 268 336" in p.text for p in table)
+    shared = [  # page 1's lines holding a row and the prose of the other columns
+        line for line in doc.pages[0].splitlines()
+        if " review " in line and len(line.split()) > 5
+    ]
+    (page1,) = [p for p in pages if p.page_start == 1]
+    assert shared and all(line in page1.text for line in shared)
+
+
+def test_table_in_three_column_prose_under_another_table_number_stays_apart():
+    """Guard: page 2's column opens with "TABLE 3—…" (another table), same header."""
+    _, decisions = _tables(
+        _register("TABLE 2—ESTIMATED ANNUAL BURDEN", "TABLE 3—ESTIMATED ANNUAL COSTS")
+    )
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined

@@ -5,7 +5,8 @@ For each page break the last table of page N (fragment A) and the first table of
 joined only if all of these hold:
 
 * after A on page N there is nothing but page furniture (:mod:`ragdash.ingestion.furniture`)
-  and continuation notes ("Continued on page 35", "See notes at end of table");
+  and continuation notes ("Continued on page 35"), or — when B's title says "Continued" — any
+  short note ("See notes at end of table"), or a label-only row left outside A's ruled grid;
 * before B on page N+1 there is nothing but furniture, continuation captions ("Table 2 —
   Continued", "(suite)", "(Cont. 1)") and a repeat of A's own caption or header;
 * B does not open with a new header row (a repeated header is dropped from the joined text);
@@ -30,7 +31,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ragdash.ingestion.pdf_layout import CAPTION, MARKER, PageLayout, TableRegion
+from ragdash.ingestion.pdf_layout import (
+    ANCHOR_TOLERANCE,
+    CAPTION,
+    MARKER,
+    PageLayout,
+    TableRegion,
+    band_line,
+    prose_columns,
+)
 
 __all__ = [
     "CAPTION_LINES",
@@ -45,11 +54,13 @@ __all__ = [
     "Row",
     "SAME_HEADER",
     "SAME_TEXT",
+    "WIDTH_RATIO",
     "bands_of",
     "column_names",
     "decide",
     "decide_same_page",
     "has_marker",
+    "is_row_label",
     "join_tables",
     "similarity",
     "title_lines",
@@ -129,6 +140,8 @@ class JoinDecision:
     row_after: str
     skipped: tuple[str, ...] = ()  # furniture and notes passed over
     group_label: str = ""  # a group label opening the next page's rows, kept as a row
+    #: Row labels printed under A's ruled grid at the foot of its page, kept as a row.
+    foot_labels: tuple[str, ...] = ()
 
 
 @dataclass
@@ -262,7 +275,22 @@ def _number(key: str) -> float | None:
         return None
 
 
-def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
+#: A repeated header may be set a little narrower or wider on the facing page (its margins
+#: swap, the text block is not the same width): its columns are compared by their places
+#: relative to the table's width, within this range of width ratios.
+WIDTH_RATIO = (0.8, 1.25)
+
+
+def _columns_agree(a: Sequence[float], b: Sequence[float], scaled: bool = False) -> bool:
+    """The column starts of two fragments line up after one sideways shift — or, with
+    ``scaled`` (B repeats A's header), after one shift and one stretch: the same columns in
+    the same proportions of the table's width, as on a facing page set narrower.
+
+    >>> _columns_agree([0, 158, 258, 368], [0, 142, 232, 331])
+    False
+    >>> _columns_agree([0, 158, 258, 368], [0, 142, 232, 331], scaled=True)
+    True
+    """
     if len(a) < 2 or len(b) < 2:
         return True
     small, large = (a, b) if len(a) <= len(b) else (b, a)
@@ -271,7 +299,25 @@ def _columns_agree(a: Sequence[float], b: Sequence[float]) -> bool:
         sum(any(abs(x + s - y) <= COLUMN_TOLERANCE for y in large) for x in small)
         for s in shifts
     )
-    return best >= COLUMN_AGREEMENT * len(small)
+    if best >= COLUMN_AGREEMENT * len(small):
+        return True
+    if not scaled:
+        return False
+    low, high = WIDTH_RATIO
+    for x0 in small[:2]:
+        for y0 in large[:3]:
+            for x1 in small[-2:]:
+                for y1 in large[-3:]:
+                    if x1 <= x0 or y1 <= y0 or not low <= (y1 - y0) / (x1 - x0) <= high:
+                        continue
+                    ratio = (y1 - y0) / (x1 - x0)
+                    hits = sum(
+                        any(abs(y0 + (x - x0) * ratio - y) <= COLUMN_TOLERANCE for y in large)
+                        for x in small
+                    )
+                    if hits >= COLUMN_AGREEMENT * len(small):
+                        return True
+    return False
 
 
 def _columns_fit(table: Sequence[float], rows: Sequence[float]) -> bool:
@@ -306,6 +352,48 @@ def _content(
     ]
 
 
+def _column_text(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion, after: bool
+) -> list[str] | None:
+    """On a page set in prose columns (:func:`~ragdash.ingestion.pdf_layout.prose_columns`)
+    with the table inside one of them: what a reader meets after the table (``after``) — the
+    rest of its column, then the later columns — or before it — the earlier columns, then
+    its column above it — each line read by its piece in a column (the prose beside the
+    table is not after or before it). ``None`` when the page is not in prose columns or
+    the table spans several of them."""
+    columns = prose_columns(layout.lines)
+    if not columns:
+        return None
+    edges = [*columns, float("inf")]
+    inside = [
+        k for k in range(len(columns))
+        if edges[k] - ANCHOR_TOLERANCE <= region.bbox[0] < edges[k + 1] - ANCHOR_TOLERANCE
+    ]
+    if not inside or region.bbox[2] > edges[inside[0] + 1] + ANCHOR_TOLERANCE:
+        return None
+    own = inside[0]
+    rows = set(region.lines)
+    texts = []
+    for k in range(len(columns)):
+        if (after and k < own) or (not after and k > own):
+            continue
+        for i, line in enumerate(layout.lines):
+            if i in furniture or not line.upright:
+                continue
+            piece = band_line(line, edges[k], edges[k + 1])
+            if not any(ch.isalnum() for ch in piece.text):
+                continue
+            if k == own:
+                if i in rows:
+                    continue
+                below = piece.top >= region.bbox[3] - 1
+                above = piece.bottom <= region.bbox[1] + 1
+                if not (below if after else above):
+                    continue
+            texts.append(piece.text)
+    return texts
+
+
 def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion) -> list[str]:
     first, _ = _span(region)
     above = _content(layout, furniture, range(0, max(first, 0)))
@@ -336,6 +424,61 @@ def title_lines(
     return tuple(layout.lines[i].text for i in picked)
 
 
+_ENUMERATOR = re.compile(r"^\s*[(（]?[0-9一二三四五六七八九十ivxIVXa-zA-Z]{1,3}[.)、．）]\s*")
+
+
+def is_row_label(text: str) -> bool:
+    """A label a row could hold: a few words (or one run of an unspaced script), no caption
+    or continuation marker, and no figure once a leading enumerator ("1.", "（二）",
+    "a)") is set aside.
+
+    >>> is_row_label("1.重新计量设定受益计"), is_row_label("Total 1,204"), is_row_label("Table 3")
+    (True, False, False)
+    """
+    words = text.split()
+    bare = _ENUMERATOR.sub("", text)
+    return (
+        0 < len(words) <= LABEL_WORDS
+        and not any(ch.isdigit() for ch in bare)
+        and not CAPTION.match(text)
+        and not has_marker(text)
+    )
+
+
+def _row_labels_below(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion, after: Sequence[int]
+) -> tuple[int, ...]:
+    """Label-only lines right under a ruled grid, at the foot of its page, that are its
+    next row left outside the rules (pdfplumber's grid stops at the last ruled line): each
+    directly under the one above (a gap under two line heights), starting in the grid's
+    first column and ending before its second — no figure in a value column — and a row
+    label, not a caption. At most :data:`MAX_LABELS`; anything else after them and the
+    lines are text after the table, as before."""
+    if region.method != "ruled" or len(region.anchors) < 2:
+        return ()
+    left, second = region.bbox[0], region.bbox[0] + region.anchors[1]
+    picked: list[int] = []
+    edge = region.bbox[3]
+    rest = [
+        i for i in after if i not in furniture and any(c.isalnum() for c in layout.lines[i].text)
+    ]
+    for i in rest:
+        line = layout.lines[i]
+        if has_marker(line.text):
+            break  # "Continued on next page" under the label: a note, judged as before
+        if (
+            len(picked) >= MAX_LABELS
+            or line.top - edge > 2 * line.height
+            or abs(line.x0 - left) > 2 * COLUMN_TOLERANCE
+            or line.x1 > second
+            or not is_row_label(line.text.strip())
+        ):
+            return ()
+        picked.append(i)
+        edge = line.bottom
+    return tuple(picked)
+
+
 def _group_label_above(
     layout: PageLayout, furniture: frozenset[int], region: TableRegion
 ) -> str | None:
@@ -349,9 +492,10 @@ def _group_label_above(
         return None
     line = layout.lines[above[-1]]
     text = line.text.strip()
-    short = 0 < len(text.split()) <= 4 and not any(ch.isdigit() for ch in text)
     in_key_column = abs(line.x0 - region.bbox[0]) <= 2 * COLUMN_TOLERANCE
-    if short and in_key_column and not CAPTION.match(text) and not has_marker(text):
+    if len(region.anchors) >= 2:  # and ends before the second column: no figure beside it
+        in_key_column = in_key_column and line.x1 <= region.bbox[0] + region.anchors[1]
+    if len(text.split()) <= 4 and in_key_column and is_row_label(text):
         return text
     return None
 
@@ -383,19 +527,34 @@ def decide(
         if layout_a.lines[i].top >= region_a.bbox[3] - 1
         or layout_a.lines[i].x1 < region_a.bbox[0] or layout_a.lines[i].x0 > region_a.bbox[2]
     ]
-    tail = _content(layout_a, furniture_a, after_a)
-    for line in tail:
-        if not has_marker(line):
-            return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
+    foot = _row_labels_below(layout_a, furniture_a, region_a, after_a)
+    tail = _column_text(layout_a, furniture_a, region_a, after=True)
+    if tail is None:
+        tail = _content(layout_a, furniture_a, [i for i in after_a if i not in foot])
+    else:
+        foot = ()
     first_b, _ = _span(region_b)
-    head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    head = _column_text(layout_b, furniture_b, region_b, after=False)
+    if head is None:
+        head = _content(layout_b, furniture_b, range(0, max(first_b, 0)))
+    # B under a "Continued" title vouches for the join: a short note closing A's page
+    # ("See notes at end of table", "Suite page suivante") is then no text between
+    context = [*table.last_context, *table.caption]
+    numbers = {n for n in map(_table_number, context) if n}
+    above_b = [line.text for line in layout_b.lines[: max(first_b, 0)]]  # furniture too:
+    # a "—Continued" title repeated on every page is found as a running line
+    vouched = any(
+        has_marker(line) and _table_number(line) in {"", *numbers} for line in [*above_b, *head]
+    )
+    for line in tail:
+        note = vouched and len(line.split()) <= NOTE_WORDS and not _table_number(line)
+        if not has_marker(line) and not note:
+            return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
     label = _group_label_above(layout_b, furniture_b, region_b)
     if label is not None:
         head = head[:-1]  # a group label ("Projected") opening the page's rows
     if region_b.title:
         head.append(region_b.title)
-    context = [*table.last_context, *table.caption]
-    numbers = {n for n in map(_table_number, context) if n}
     for line in head:
         number = _table_number(line)
         if number and numbers and number not in numbers:
@@ -405,13 +564,15 @@ def decide(
         if any(similarity(line, seen) >= SAME_TEXT for seen in context):
             continue
         return no(f"a caption, title or text sits between: {line[:80]!r}")
+    repeated = False
     if region_b.header and table.header:
         score = similarity(" ".join(region_b.header), " ".join(table.header))
         if score < SAME_HEADER:
             return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
+        repeated = True
     if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
         return no("the rows opening the page do not sit in the table's columns")
-    if not _columns_agree(region_a.anchors, region_b.anchors):
+    if not _columns_agree(region_a.anchors, region_b.anchors, scaled=repeated):
         return no(
             f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
             "positions that do not line up)"
@@ -436,8 +597,12 @@ def decide(
     reason = f"joined: {between}; columns agree"
     if label is not None:
         reason += f"; {label!r} opens the page as a group label"
+    labels = tuple(layout_a.lines[i].text.strip() for i in foot)
+    if labels:
+        reason += f"; {', '.join(repr(x) for x in labels)} under the grid is its last row's label"
     return JoinDecision(
-        layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped), label or ""
+        layout_a.page, layout_b.page, True, reason, before, after, tuple(skipped), label or "",
+        labels,
     )
 
 
@@ -595,6 +760,9 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
     rows = _rows(region, layout.page)
     if decision.page_a != decision.page_b:
         rows = _drop_repeated_header(table, rows)
+    for label in decision.foot_labels:  # the row begun under the grid at A's foot
+        cells = (label, *[""] * max(table.columns - 1, 0))
+        table.rows.append(Row(label, cells, decision.page_a, False, decision.page_a))
     if rows and table.rows and decision.page_a != decision.page_b and not decision.group_label:
         last, first = table.rows[-1], rows[0]
         cut = False

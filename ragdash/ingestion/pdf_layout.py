@@ -10,6 +10,8 @@ per page:
 * an *aligned* table is a run of lines whose segments share columns, with at least one
   column of short cells — several columns of long text lines are multi-column prose, not a
   table;
+* on a page set in three or more prose columns (:func:`prose_columns`), aligned tables are
+  first looked for inside each column, each line read by its piece in that column;
 * a *text* table is a run of lines written with ``|`` separators;
 * one or two aligned rows opening a page are kept as a *weak* region: a table only if the
   join finds they continue the table that ends the page before.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragdash.ingestion.letterspacing import repair_line
@@ -90,8 +92,13 @@ CAPTION = re.compile(
     r"schedule|question|source|note)\b|^\s*\d+(\.\d+)+\s",
     re.IGNORECASE,
 )
+#: Words saying a table goes on, in the scripts ragdash meets ("Continued", "(cont.)",
+#: "(suite)", "Fortsetzung", "(forts.)", "vervolg", "续表", "（续）", "続き", "계속"); a
+#: continuation marker is a short line holding one of them — never a sentence of any
+#: particular document.
 MARKER = re.compile(
-    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|续|see notes at end of table",
+    r"continu|\bcont(\.|'d|d)(?!\w)|\(cont\b|\bsuite\b|fortsetzung|\bforts\.|\bvervolg\b"
+    r"|续表|續表|[（(]\s*[续續]\s*[)）]|[续續続]\s*$|続き|계속",
     re.IGNORECASE,
 )
 
@@ -937,6 +944,80 @@ def ruled_region(
 # --------------------------------------------------------------------------- page
 
 
+#: A page set in prose columns: at least this many column starts, each where a line of
+#: prose starts on this share of the page's lines (a line whose every piece holds
+#: :data:`PROSE_PIECE_WORDS` words or more).
+PROSE_COLUMNS = 3
+PROSE_COLUMN_SHARE = 0.3
+PROSE_PIECE_WORDS = 4
+
+
+def prose_columns(lines: Sequence[Line]) -> tuple[float, ...]:
+    """The left edges of the page's prose columns when it is set in three or more (a
+    journal or a register page), else ``()``. ``extract_text`` reads such a page across:
+    one text line holds a piece of every column, so a table inside one column shares its
+    lines with the prose beside it; the columns are found where pieces of prose start on
+    many lines.
+
+    >>> row = lambda *xs: Line("", 0, 0, 0, 0, tuple((x, x + 150, "a b c d") for x in xs))
+    >>> prose_columns([row(36, 222, 408)] * 5 + [row(36)])
+    (36.0, 222.0, 408.0)
+    >>> prose_columns([row(36, 300)] * 5)
+    ()
+    """
+    starts: dict[float, set[int]] = {}
+    for n, line in enumerate(lines):
+        if not line.segments or not all(_prose_piece(seg[2]) for seg in line.segments):
+            continue  # a line of prose in every column it touches, not a table's row
+        for x0, _, _ in line.segments:
+            key = next((k for k in starts if abs(k - x0) <= ANCHOR_TOLERANCE), float(x0))
+            starts.setdefault(key, set()).add(n)
+    found = sorted(
+        x for x, rows in starts.items() if len(rows) >= PROSE_COLUMN_SHARE * len(lines)
+    )
+    return tuple(found) if len(found) >= PROSE_COLUMNS else ()
+
+
+def _prose_piece(text: str) -> bool:
+    """A piece of a running line of prose: :data:`PROSE_PIECE_WORDS` words or more, or as
+    many characters as that many words (a script written without spaces)."""
+    return len(text.split()) >= PROSE_PIECE_WORDS or len(text.strip()) >= 6 * PROSE_PIECE_WORDS
+
+
+def band_line(line: Line, left: float, right: float) -> Line:
+    """The piece of a page line inside one prose column (``left`` to ``right``), as a line
+    of its own; an empty line when none of it is there."""
+    segs = tuple(
+        s for s in line.segments if left - ANCHOR_TOLERANCE <= s[0] < right - ANCHOR_TOLERANCE
+    )
+    if not segs:
+        return Line("", 0, 0, 0, 0)
+    text = " ".join(s[2] for s in segs)
+    return Line(text, segs[0][0], line.top, segs[-1][1], line.bottom, segs, line.upright)
+
+
+def _band_tables(
+    lines: list[Line], taken: set[int], page_height: float
+) -> list[TableRegion]:
+    """Tables inside one column of a page set in prose columns: each column's pieces of
+    the lines are read as lines of their own (a row's text is its piece of the page line)."""
+    columns = prose_columns(lines)
+    found: list[TableRegion] = []
+    for k, left in enumerate(columns):
+        right = columns[k + 1] if k + 1 < len(columns) else float("inf")
+        pieces = [(i, band_line(line, left, right)) for i, line in enumerate(lines)]
+        pieces = [(i, piece) for i, piece in pieces if piece.text]  # lines of this column
+        index = [i for i, _ in pieces]
+        band = [piece for _, piece in pieces]
+        held = {n for n, i in enumerate(index) if i in taken}
+        for region in aligned_tables(band, held, page_height):
+            own = tuple(index[n] for n in region.lines)
+            if not taken.intersection(own):
+                found.append(replace(region, lines=own))
+                taken |= set(own)
+    return found
+
+
 def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLayout:
     """Read one pdfplumber page: its lines (the same as ``extract_text``) and its tables.
 
@@ -948,7 +1029,10 @@ def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLa
     texts = text_tables([line if i not in taken else Line("", 0, 0, 0, 0)
                          for i, line in enumerate(lines)])
     taken |= {i for t in texts for i in t.lines}
-    aligned = aligned_tables(lines, taken, float(page.height))
+    # a page in prose columns: tables inside one column first, the rest as lines across
+    aligned = _band_tables(lines, taken, float(page.height))
+    taken |= {i for t in aligned for i in t.lines}
+    aligned += aligned_tables(lines, taken, float(page.height))
     tables = sorted([*ruled, *texts, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
     return PageLayout(
         number, tuple(lines), tuple(tables), float(page.width), float(page.height),

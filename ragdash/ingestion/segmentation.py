@@ -10,7 +10,7 @@ from dataclasses import replace
 from ragdash.ingestion.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.ingestion.furniture import find_furniture
 from ragdash.ingestion.joins import JoinDecision, JoinedTable, Row, join_tables
-from ragdash.ingestion.pdf_layout import PageLayout
+from ragdash.ingestion.pdf_layout import PageLayout, TableRegion, prose_columns
 from ragdash.ingestion.tables import chunk_table, join_page_tables, page_blocks
 from ragdash.text import tokenize
 
@@ -277,7 +277,7 @@ def _table_pieces(doc: Document) -> tuple[list[tuple[str, int, int]], dict[int, 
         head = (*table.title, *table.header)  # caption and header in every chunk
         pieces.extend(chunk_rows(head, table.rows, TABLE_CHUNK_ROWS, PASSAGE_MAX_CHARS))
         for page, region in table.regions:
-            taken.setdefault(page, set()).update(region.lines)
+            taken.setdefault(page, set()).update(_own_lines(layouts[page - 1], region))
     rest = {}
     for page, indexes in taken.items():
         layout = layouts[page - 1]
@@ -290,6 +290,16 @@ def _table_pieces(doc: Document) -> tuple[list[tuple[str, int, int]], dict[int, 
                 kept.append(line)
         rest[page] = "\n".join(kept)
     return pieces, rest
+
+
+def _own_lines(layout: PageLayout, region: TableRegion) -> list[int]:
+    """The page lines a table takes out of its page passage: all of its lines — but a
+    table inside one column of a page set in prose columns shares its text lines with the
+    prose beside it, and such a line (longer than the table's piece of it) stays."""
+    if region.method == "ruled" or not prose_columns(layout.lines):
+        return list(region.lines)
+    pieces = {line for text in region.row_text for line in text.splitlines()}
+    return [i for i in region.lines if layout.lines[i].text in pieces]
 
 
 def document_passages(doc: Document, join_tables: bool = False) -> list[Passage]:
