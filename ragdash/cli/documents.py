@@ -63,9 +63,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_inspect(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ragdash.settings import DEFAULT_OCR_RISK
-
     from ragdash.ingestion.inspection import inspect_pdf
+    from ragdash.settings import DEFAULT_OCR_RISK
 
     path = Path(args.file)
     try:

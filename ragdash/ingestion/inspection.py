@@ -50,9 +50,11 @@ __all__ = [
     "document_verdict",
     "inspect_pdf",
     "render_page_with_tables",
+    "reversed_words",
     "sizes",
     "verdict",
     "verdict_level",
+    "where_on_page",
 ]
 
 #: Outline and fill (RGBA) of table boxes drawn on a page image, by detection method.
@@ -192,6 +194,8 @@ class IngestionReport:
     ocr_missed: tuple[tuple[int, float], ...] = ()
     #: Every page OCR read, with how sure it was (:class:`OcrPageRead`).
     ocr_read: tuple[OcrPageRead, ...] = ()
+    #: Words read backwards, as a rotated label comes out: (page, as read, the word).
+    reversed_words: tuple[tuple[int, str, str], ...] = ()
 
     @property
     def level(self) -> str:
@@ -245,6 +249,7 @@ def verdict(
     ocr_missed: Sequence[tuple[int, float]] = (),
     ocr_read: Sequence[OcrPageRead] = (),
     risk: OcrRisk = DEFAULT_OCR_RISK,
+    backwards: Sequence[tuple[int, str, str]] = (),
 ) -> str:
     """The answer to "will this PDF be retrieved correctly?", in words.
 
@@ -308,6 +313,13 @@ def verdict(
         )
     if letter_spaced:
         notes.append("letter-spaced text was found and rejoined; check the page text")
+    if backwards:
+        shown_words = shortened([f"{read} → {word}" for _, read, word in backwards], 4)
+        notes.append(
+            f"{len(backwards)} word(s) read backwards on page(s) "
+            f"{_ranges([page for page, _, _ in backwards])} ({shown_words}): a rotated label "
+            "comes out reversed, and a query for the word misses it"
+        )
     if not notes:
         if tables:
             return (
@@ -397,6 +409,58 @@ def _reported_tables(joined: Sequence[Any]) -> tuple[DetectedTable, ...]:
     )
 
 
+#: A word read backwards: at least this many letters ("hgiH" → High) ...
+REVERSED_MIN_LETTERS = 4
+#: ... whose reverse is at least this common (wordfreq's Zipf scale: 3 is a word a few times
+#: in a million, "richness" 3.3) while it is itself no word (Zipf under 1: never seen).
+REVERSED_MIN_ZIPF = 2.5
+REVERSED_MAX_ZIPF = 1.0
+_LETTERS = re.compile(rf"[^\W\d_]{{{REVERSED_MIN_LETTERS},}}")
+
+
+def reversed_words(pages: Sequence[str], lang: str = "en") -> tuple[tuple[int, str, str], ...]:
+    """Words that read backwards — a label set rotated (a chart's axis, a table's slanted
+    header) whose letters the text layer or OCR gives in reverse order: ``ssenhciR hgiH``
+    for "High Richness". Each is (page, as read, the word) once per page, by
+    :data:`wordfreq <REVERSED_MIN_ZIPF>` in ``lang``; empty without wordfreq.
+
+    >>> reversed_words(["Species ssenhciR hgiH per site", "stressed desserts"])
+    ((1, 'ssenhciR', 'Richness'), (1, 'hgiH', 'High'))
+    """
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError:  # pragma: no cover - a runtime dependency
+        return ()
+    found: list[tuple[int, str, str]] = []
+    for number, text in enumerate(pages, start=1):
+        seen: set[str] = set()
+        for token in _LETTERS.findall(text):
+            if token in seen:
+                continue
+            seen.add(token)
+            back = token[::-1]
+            low = back.lower()
+            if (
+                zipf_frequency(low, lang) >= REVERSED_MIN_ZIPF
+                and zipf_frequency(token.lower(), lang) < REVERSED_MAX_ZIPF
+            ):
+                found.append((number, token, back))
+    return tuple(found)
+
+
+def where_on_page(box: Sequence[float], width: float, height: float) -> str:
+    """Where a box (x0, top, x1, bottom, in points) sits on a page, in words a reader finds
+    it by: ``top left``, ``middle``, ``bottom right``.
+
+    >>> where_on_page((20, 700, 120, 720), 612, 792)
+    'bottom left'
+    """
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    row = ("top", "middle", "bottom")[min(2, max(0, int(3 * y / max(height, 1))))]
+    col = ("left", "", "right")[min(2, max(0, int(3 * x / max(width, 1))))]
+    return f"{row} {col}".strip()
+
+
 def document_verdict(doc: Document, risk: OcrRisk = DEFAULT_OCR_RISK) -> str:
     """The :func:`verdict` of a document as loaded (its parsed pages), without reading the
     file again — what the Documents page lists beside each PDF. A text document is "Good"
@@ -419,7 +483,7 @@ def document_verdict(doc: Document, risk: OcrRisk = DEFAULT_OCR_RISK) -> str:
         len(doc.pages), no_text, _reported_tables(joined), tuple(decisions),
         any(getattr(x, "letter_spaced", False) for x in layouts), ocr_empty,
         TextLayerNotes((), garbled_pages(doc.pages, layouts)), _ocr_missed(layouts, risk),
-        _ocr_read(layouts, risk), risk,
+        _ocr_read(layouts, risk), risk, reversed_words(doc.pages),
     )  # fmt: skip
 
 
@@ -471,6 +535,7 @@ def inspect_pdf(
     )
     ocr_missed = _ocr_missed(pdf.layouts, risk)
     ocr_read = _ocr_read(pdf.layouts, risk)
+    backwards = reversed_words(pdf.pages)
     return IngestionReport(
         pages=len(pdf.pages),
         chars_per_page=tuple(len("".join(text.split())) for text in pdf.pages),
@@ -486,13 +551,14 @@ def inspect_pdf(
         no_text_pages=no_text,
         verdict=verdict(
             len(pdf.pages), no_text, tables, infos, any(x.letter_spaced for x in pdf.layouts),
-            ocr_empty, layers, ocr_missed, ocr_read, risk,
+            ocr_empty, layers, ocr_missed, ocr_read, risk, backwards,
         ),
         ocr_empty_pages=ocr_empty,
         overprinted_pages=layers.overprinted,
         garbled_pages=layers.garbled,
         ocr_missed=ocr_missed,
         ocr_read=ocr_read,
+        reversed_words=backwards,
     )
 
 
