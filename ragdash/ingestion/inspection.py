@@ -422,7 +422,10 @@ def reversed_words(pages: Sequence[str], lang: str = "en") -> tuple[tuple[int, s
     """Words that read backwards — a label set rotated (a chart's axis, a table's slanted
     header) whose letters the text layer or OCR gives in reverse order: ``ssenhciR hgiH``
     for "High Richness". Each is (page, as read, the word) once per page, by
-    :data:`wordfreq <REVERSED_MIN_ZIPF>` in ``lang``; empty without wordfreq.
+    :data:`wordfreq <REVERSED_MIN_ZIPF>` in ``lang``; empty without wordfreq. A page's lone
+    candidate counts only with its capital at the end (``ssenhciR``): on the first 40 pages
+    of each development PDF (265 pages) the two lone ones were a misspelling and an acronym
+    (``deined``, ``CSED``), and none is flagged now.
 
     >>> reversed_words(["Species ssenhciR hgiH per site", "stressed desserts"])
     ((1, 'ssenhciR', 'Richness'), (1, 'hgiH', 'High'))
@@ -434,17 +437,23 @@ def reversed_words(pages: Sequence[str], lang: str = "en") -> tuple[tuple[int, s
     found: list[tuple[int, str, str]] = []
     for number, text in enumerate(pages, start=1):
         seen: set[str] = set()
+        page: list[tuple[int, str, str]] = []
         for token in _LETTERS.findall(text):
             if token in seen:
                 continue
             seen.add(token)
             back = token[::-1]
-            low = back.lower()
             if (
-                zipf_frequency(low, lang) >= REVERSED_MIN_ZIPF
+                zipf_frequency(back.lower(), lang) >= REVERSED_MIN_ZIPF
                 and zipf_frequency(token.lower(), lang) < REVERSED_MAX_ZIPF
             ):
-                found.append((number, token, back))
+                page.append((number, token, back))
+        # one lone candidate is a misspelling or an acronym ("deined", "CSED") unless it
+        # carries its capital at the end, as a capitalised word read backwards does
+        found.extend(
+            hit for hit in page
+            if len(page) > 1 or (hit[1][-1].isupper() and hit[1][:-1].islower())
+        )  # fmt: skip
     return tuple(found)
 
 
