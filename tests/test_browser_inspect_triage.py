@@ -92,7 +92,7 @@ def test_triage_this_query_opens_triage_filled_in_and_diagnosed(tmp_path):
             page.wait_for_url(re.compile(r"/triage"))
             page.get_by_text("Opened from Explore").wait_for()
             wait_for_app(page)
-            query = page.get_by_label("Query, as near as the report gives it")
+            query = page.get_by_role("textbox", name="Query, as near as the report gives it")
             assert query.input_value() == "return policy days"
             save = page.get_by_role("button", name="Save as case")
             save.wait_for()

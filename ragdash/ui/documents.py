@@ -38,7 +38,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.versions import VersionPair, find_version_pairs
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
-from ragdash.ui.glossary import define, show_table
+from ragdash.ui.glossary import define, help_for, show_table
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.moved import render_moved
@@ -51,6 +51,7 @@ from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
 __all__ = [
     "DIFF_ROWS_SHOWN",
     "INGESTING_KEY",
+    "LEVEL_COLORS",
     "LEVEL_MARKS",
     "LIST_COLUMNS",
     "LIST_WIDTHS",
@@ -65,11 +66,21 @@ __all__ = [
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: The documents list's columns and their widths in px: 442 px in all, inside the 468 px
 #: main column of an 800 px window with the sidebar open (the grid grows them when wider).
-LIST_COLUMNS = ("id", "subject", "updated", "status", "verdict", "OCR", "joined tables")
-LIST_WIDTHS = {"id": 84, "subject": 100, "updated": 84, "status": 66, "verdict": 74, "OCR": 44,
-               "joined tables": 50}  # fmt: skip
-#: A verdict's colour as the documents list shows it (the Inspection tab says it in full).
-LEVEL_MARKS = {"green": "🟢 good", "amber": "🟠 care", "red": "🔴 at risk"}
+LIST_COLUMNS = ("id", "subject", "updated", "status", "verdict", "OCR", "joined")
+LIST_WIDTHS = {"id": 80, "subject": 86, "updated": 80, "status": 72, "verdict": 60, "OCR": 38,
+               "joined": 48}  # fmt: skip
+#: A PDF's verdict as the documents list words it, in its colour (the Inspection tab says
+#: it in full). Words, not emoji: the grid draws on a canvas, and a browser without an
+#: emoji font drew "▯ care".
+LEVEL_MARKS = {"green": "good", "amber": "care", "red": "at risk"}
+LEVEL_COLORS = {"good": "#2b8a3e", "care": "#b35c00", "at risk": "#c92a2a"}
+#: Header tooltips of the inspection columns.
+LIST_HELP = {
+    "verdict": "A PDF's inspection verdict: good (green), retrievable with care (amber) or at "
+    "risk (red) — open the document's Inspection tab for why",
+    "OCR": "Pages OCR read, of the document's pages",
+    "joined": "Tables cut by a page break that the tables fix joins",
+}
 #: The OCR signals table's column widths in px (426 in all, as the documents list's).
 SIGNAL_WIDTHS = {"document": 76, "token": 64, "count": 44, "read as": 64, "seen elsewhere": 52,
                  "substitution": 76, "in the map": 50}  # fmt: skip
@@ -767,12 +778,17 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     listed = _documents_frame(index, corpus_key)
     # Five columns sized to fit an 800 px window beside the sidebar (eight scrolled sideways
     # and lost pages, updated and status); the file, kind and place in the list are below.
-    show_table(
-        listed,
+    # the verdict in its colour: a Styler, which show_table's plain frame cannot carry
+    config = {name: {"width": width, "help": LIST_HELP[name]} if name in LIST_HELP else width
+              for name, width in LIST_WIDTHS.items()}  # fmt: skip
+    shown_list = grid(listed)
+    st.dataframe(
+        shown_list.style.map(lambda v: f"color: {LEVEL_COLORS[v]}; font-weight: 600"
+                             if v in LEVEL_COLORS else "", subset=["verdict"]),
         hide_index=True,
         width="stretch",
         column_order=LIST_COLUMNS,
-        column_config=LIST_WIDTHS,
+        column_config=help_for(shown_list.columns, config),
     )
     with st.expander("Files, kinds and list order"):
         show_table(listed[["order", "id", "file", "kind"]], hide_index=True, width="stretch")
@@ -814,7 +830,7 @@ def _documents_frame(_index: CorpusIndex, corpus_key: tuple) -> pd.DataFrame:
             for d in _index.corpus.documents
         ],
         columns=["order", "id", "subject", "file", "kind", "pages", "updated", "status",
-                 "verdict", "OCR", "joined tables"],  # fmt: skip
+                 "verdict", "OCR", "joined"],  # fmt: skip
     )
 
 
@@ -822,7 +838,7 @@ def _inspection_columns(doc: Document) -> dict[str, str]:
     """A PDF's verdict as a colour and a word, the pages OCR read and the tables joined
     across page breaks, from the document as loaded (the file is not read again)."""
     if doc.kind != "pdf":
-        return {"verdict": "—", "OCR": "—", "joined tables": "—"}
+        return {"verdict": "—", "OCR": "—", "joined": "—"}
     layouts = doc.layouts or ()
     ocr = sum(1 for x in layouts if getattr(x, "ocr", None) is not None)
     verdict = document_verdict(doc)
@@ -830,7 +846,7 @@ def _inspection_columns(doc: Document) -> dict[str, str]:
     return {
         "verdict": LEVEL_MARKS.get(verdict_level(verdict), "—"),
         "OCR": f"{ocr}/{len(doc.pages)}" if ocr else "—",
-        "joined tables": str(joined) if joined else "—",
+        "joined": str(joined) if joined else "—",
     }
 
 
