@@ -47,7 +47,8 @@ def test_triage_this_query_opens_triage_filled_in_and_diagnosed_in_one_click(wor
     assert at.text_input(key="tr_query").value == "return policy days"
     assert at.selectbox(key="tr_expect").value == "returns-2026"
     assert at.text_input(key="tr_evidence").value == "30 days"
-    shown = " ".join(unescaped(a.value) for a in (*at.info, *at.success, *at.warning, *at.error))
+    boxes = (*at.info, *at.success, *at.warning, *at.error, *at.caption)
+    shown = " ".join(unescaped(a.value) for a in boxes)
     assert "Opened from Explore" in shown
     # diagnosed already, under the sidebar's fixes: the verdict and Save as case are there
     assert at.button(key="tr_save") is not None

@@ -92,13 +92,17 @@ def test_triage_this_query_opens_triage_filled_in_and_diagnosed(tmp_path):
             page.wait_for_url(re.compile(r"/triage"))
             page.get_by_text("Opened from Explore").wait_for()
             wait_for_app(page)
-            query = page.get_by_role("textbox", name="Query, as near as the report gives it")
-            assert query.input_value() == "return policy days"
             save = page.get_by_role("button", name="Save as case")
             save.wait_for()
+            # the verdict and Save as case in the first screenful, the form folded above
+            verdict = page.locator(ALERT, has_text="Ranking or filtering problem").first
+            for shown in (verdict, save):
+                assert shown.bounding_box()["y"] + 20 < height, "below the fold"
             assert page.locator('[data-testid="stException"]').count() == 0
-            assert _overflow(page) <= 1
             _shot(page, f"triage-from-explore-{width}")
-            save.scroll_into_view_if_needed()
-            _shot(page, f"triage-verdict-save-{width}")
+            page.locator('[data-testid="stExpander"] summary', has_text="The report:").click()
+            query = page.get_by_role("textbox", name="Query, as near as the report gives it")
+            assert query.input_value() == "return policy days"
+            assert _overflow(page) <= 1
+            _shot(page, f"triage-report-open-{width}")
             page.close()

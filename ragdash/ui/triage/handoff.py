@@ -8,7 +8,7 @@ import streamlit as st
 
 from ragdash.checks.triage import Report
 from ragdash.ui.navigation import pages
-from ragdash.ui.triage.report import REPORT_KEY, SAVED_KEY
+from ragdash.ui.triage.report import FOLDED_KEY, REPORT_KEY, SAVED_KEY
 from ragdash.ui.viewstate import ViewState
 
 __all__ = ["HANDOFF_KEY", "triage_button"]
@@ -39,7 +39,9 @@ def triage_button(view: ViewState, container=None) -> None:
     if view.expect:
         st.session_state["tr_expect"] = view.expect
         st.session_state[REPORT_KEY] = Report(view.q, view.expect, view.evidence, "", view.k)
+        st.session_state[FOLDED_KEY] = True
     else:
         st.session_state.pop("tr_expect", None)
+        st.session_state.pop(FOLDED_KEY, None)
     st.session_state[HANDOFF_KEY] = True
     st.switch_page(pages().triage)

@@ -26,13 +26,14 @@ from ragdash.ui.render import (
     ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
-from ragdash.ui.text import code, grid, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.triage.library import export_buttons
 from ragdash.ui.viewstate import ViewState, split_evidence
 
 __all__ = [
     "DIAGNOSIS_TITLES",
+    "FOLDED_KEY",
     "REPORT_KEY",
     "SAVED_KEY",
     "document_choice",
@@ -42,6 +43,8 @@ __all__ = [
 
 REPORT_KEY = "triage_report"
 SAVED_KEY = "triage_saved"
+#: Set when Explore handed a diagnosed report over: the form starts folded.
+FOLDED_KEY = "triage_form_folded"
 DIAGNOSIS_TITLES = {
     Diagnosis.PASS: "Evidence present",
     Diagnosis.RANKING: "Ranking or filtering problem",
@@ -113,6 +116,7 @@ def _report_form(index: CorpusIndex, view: ViewState) -> None:
             )
             st.session_state.pop(SAVED_KEY, None)
             st.session_state.pop("tr_name", None)
+            st.session_state.pop(FOLDED_KEY, None)
 
 
 _DIAGNOSIS_LEAD = re.compile(r"With no fix this is (?:an? )?[^:.]+: ")
@@ -244,18 +248,26 @@ def _save(
 
 
 def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_key: tuple) -> None:
-    st.caption(
-        "Enter what the user asked and where the right answer is. The report is run under "
-        "every configuration; the diagnosis says what is wrong and which fix repairs it."
-    )
-    if st.session_state.pop("triage_from_explore", False):
-        st.info(
-            "Opened from Explore: the query, the expected document and evidence are filled in "
-            "and the sidebar's fixes kept. Edit any of them and press Diagnose again.",
-            icon=":material/arrow_forward:",
-        )
-    _report_form(index, view)
     report: Report | None = st.session_state.get(REPORT_KEY)
+    if st.session_state.pop("triage_from_explore", False):
+        # one line: the verdict below must stay in the first screenful at 800 px
+        st.caption(
+            "Opened from Explore with its query, expected document, evidence and the "
+            "sidebar's fixes — edit them under *The report*."
+        )
+    else:
+        st.caption(
+            "Enter what the user asked and where the right answer is. The report is run under "
+            "every configuration; the diagnosis says what is wrong and which fix repairs it."
+        )
+    # Handed over from Explore and diagnosed: the verdict first, the form folded above it
+    # (open, it pushed the verdict below the fold).
+    if report is not None and st.session_state.get(FOLDED_KEY):
+        with st.expander(f"The report: {label(report.query)} → {label(report.expected_id)}"):
+            _report_form(index, view)
+    else:
+        _report_form(index, view)
+    report = st.session_state.get(REPORT_KEY)
     if report is None:
         return
     retriever = page_retriever(index, view.retriever)
