@@ -77,6 +77,25 @@ def test_an_unsure_scan_is_never_good_on_the_documents_page(tmp_path):
         _shot(page, "documents-unsure-scan-800")
         grid.scroll_into_view_if_needed()
         _shot(page, "documents-list-800")
+        # the OCR tab says where the unsure words are in words, not point coordinates
+        page.get_by_role("tab", name="OCR (scanned pages)").last.click()
+        words = page.get_by_text("Low-confidence words")
+        words.wait_for()
+        words.scroll_into_view_if_needed()
+        _shot(page, "documents-ocr-words-800")
+        # a table a page break cut, drawn as a table with the fix off and on
+        page.locator('[data-testid="stExpander"] summary', has_text="plans —").click()
+        plans = page.locator('[data-testid="stExpander"]', has_text="plans —").first
+        plans.get_by_role("tab", name="Passages").click()
+        title = plans.get_by_text("Tables cut by a page break (1), fix off and on")
+        title.wait_for()
+        joined = plans.locator('table[aria-label="Table 1 joined"]')
+        assert "Basic" in joined.inner_text() and "10 Go" in joined.inner_text()
+        title.scroll_into_view_if_needed()
+        _shot(page, "documents-joined-table-800")
+        page.set_viewport_size({"width": 1400, "height": 1000})
+        title.scroll_into_view_if_needed()
+        _shot(page, "documents-joined-table-1400")
         page.close()
 
 

@@ -630,13 +630,14 @@ TABLE_ROWS_SHOWN = 40
 
 
 def _cells_html(header: Sequence[str], rows: Sequence[Sequence[str]], name: str) -> str:
-    """Rows of cells as an escaped HTML table under ``header`` (blank names numbered)."""
+    """Rows of cells as an escaped HTML table under ``header`` (left blank where there is
+    none: a fragment without its header row is shown so)."""
     width = max([len(header), *(len(r) for r in rows), 1])
     columns: list[str] = []
     for i in range(width):
-        title = (header[i] if i < len(header) else "").strip() or f"column {i + 1}"
+        title = (header[i] if i < len(header) else "").strip() or " "
         while title in columns:
-            title += " "  # two columns of one name stay two columns
+            title += " "  # two columns of one name (or none) stay two columns
         columns.append(title)
     body = [
         {c: (row[i] if i < len(row) else "") for i, c in enumerate(columns)}
@@ -668,7 +669,8 @@ def _joined_tables_view(doc: Document) -> None:
             f"Table {n}, fix on: one table, pages {t.page_start:d}–{t.page_end:d}, "
             f"{len(t.rows):d} rows{rejoined}"
         )
-        right.html(_cells_html(t.header, [r.cells for r in t.rows], f"Table {n} joined"))
+        header = t.column_names or t.header  # the header row's cells, not its text
+        right.html(_cells_html(header, [r.cells for r in t.rows], f"Table {n} joined"))
         if len(t.rows) > TABLE_ROWS_SHOWN:
             right.caption(f"The first {TABLE_ROWS_SHOWN:d} rows of {len(t.rows):,}.")
     if len(crossing) > TABLES_SHOWN:
