@@ -470,11 +470,14 @@ def where_on_page(box: Sequence[float], width: float, height: float) -> str:
     return f"{row} {col}".strip()
 
 
-def document_verdict(doc: Document, risk: OcrRisk = DEFAULT_OCR_RISK) -> str:
+def document_verdict(
+    doc: Document, risk: OcrRisk = DEFAULT_OCR_RISK, tables: tuple[Any, Any] | None = None
+) -> str:
     """The :func:`verdict` of a document as loaded (its parsed pages), without reading the
     file again — what the Documents page lists beside each PDF. A text document is "Good"
     (nothing was extracted). Pages whose glyphs were drawn twice are not known here (the
-    parse repaired them), so their note is left to the full inspection.
+    parse repaired them), so their note is left to the full inspection. ``tables`` is
+    :func:`~ragdash.ingestion.segmentation.document_tables` of ``doc`` when the caller has it.
 
     >>> from ragdash.ingestion.documents import Document
     >>> document_verdict(Document("a", "A", None, "current", "a.md", "text", ("hi",), 0))[:4]
@@ -483,7 +486,7 @@ def document_verdict(doc: Document, risk: OcrRisk = DEFAULT_OCR_RISK) -> str:
     layouts = tuple(doc.layouts or ())
     if doc.kind != "pdf" or not layouts:
         return "Good: a text file is read as written."
-    joined, decisions = document_tables(doc)
+    joined, decisions = tables if tables is not None else document_tables(doc)
     no_text = tuple(n for n, text in enumerate(doc.pages, start=1) if not text.strip())
     ocr_empty = tuple(
         n for n in no_text if n <= len(layouts) and getattr(layouts[n - 1], "ocr", None)

@@ -843,15 +843,12 @@ def _inspection_columns(doc: Document) -> dict[str, str]:
         return {"verdict": "—", "OCR": "—", "joined": "—"}
     layouts = doc.layouts or ()
     ocr = sum(1 for x in layouts if getattr(x, "ocr", None) is not None)
-    verdict = document_verdict(doc)
-    joined = _joined_tables(doc)
+    tables = document_tables(doc)  # once: the verdict and the column both need it
+    verdict = document_verdict(doc, tables=tables)
+    joined = sum(1 for t in tables[0] if t.page_end > t.page_start)
     return {
         "verdict": LEVEL_MARKS.get(verdict_level(verdict), "—"),
         "OCR": f"{ocr}/{len(doc.pages)}" if ocr else "—",
         "joined": str(joined) if joined else "—",
     }
 
-
-def _joined_tables(doc: Document) -> int:
-    joined, _ = document_tables(doc)
-    return sum(1 for t in joined if t.page_end > t.page_start)
