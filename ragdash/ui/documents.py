@@ -631,19 +631,24 @@ TABLE_ROWS_SHOWN = 40
 
 def _cells_html(header: Sequence[str], rows: Sequence[Sequence[str]], name: str) -> str:
     """Rows of cells as an escaped HTML table under ``header`` (left blank where there is
-    none: a fragment without its header row is shown so)."""
+    none: a fragment without its header row is shown so). The header is the document's
+    own text — ``scope="col"``, no glossary hover, unlike the page's tables."""
     width = max([len(header), *(len(r) for r in rows), 1])
-    columns: list[str] = []
-    for i in range(width):
-        title = (header[i] if i < len(header) else "").strip() or " "
-        while title in columns:
-            title += " "  # two columns of one name (or none) stay two columns
-        columns.append(title)
-    body = [
-        {c: (row[i] if i < len(row) else "") for i, c in enumerate(columns)}
+    head = "".join(
+        f'<th scope="col">{escape_text(header[i] if i < len(header) else "")}</th>'
+        for i in range(width)
+    )
+    body = "".join(
+        "<tr>" + "".join(
+            f"<td>{escape_text(row[i] if i < len(row) and row[i] else '—')}</td>"
+            for i in range(width)
+        ) + "</tr>"
         for row in rows[:TABLE_ROWS_SHOWN]
-    ]
-    return html_table(body, columns, name)
+    )  # fmt: skip
+    return (
+        f'<div class="rd-table-wrap"><table class="rd-table" aria-label="{escape_text(name)}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def _joined_tables_view(doc: Document) -> None:
