@@ -46,6 +46,8 @@ __all__ = [
     "configuration_title",
     "fixes_title",
     "OcrMap",
+    "OcrRisk",
+    "DEFAULT_OCR_RISK",
     "format_ocr_map",
     "format_protected",
     "parse_ocr_map",
@@ -387,3 +389,59 @@ def split_fix_names(spec: str) -> tuple[list[str], list[str]]:
         return [], []
     names = [name.strip() for name in spec.split(",") if name.strip()]
     return [n for n in names if n in FIX_NAMES], [n for n in names if n not in FIX_NAMES]
+
+
+@dataclass(frozen=True)
+class OcrRisk:
+    """When the inspection verdict (``ragdash inspect``, the Documents page) names the risk of
+    a page OCR read. A misread word cannot be found by a query that spells it right, and
+    ink OCR left without words cannot be found at all, so a scan is never called "Good"
+    while either is above its share on any page: "with care" (amber) above the ``care``
+    shares, "At risk" (red) above the ``risk`` shares.
+
+    ``unsure_below`` is the confidence (0–100) under which a word counts as unsure (80, the
+    OCR tab's red boxes); ``unsure_care``/``unsure_risk`` are shares (0–1) of a page's words
+    that are unsure — the default 0 for care means any unsure word; ``uncovered_care``/
+    ``uncovered_risk`` shares of the page's text-like inked area that no word covers.
+
+    >>> OcrRisk().level(unsure=0.12, uncovered=0.0)
+    'red'
+    >>> OcrRisk().level(unsure=0.0, uncovered=0.10)
+    'amber'
+    >>> OcrRisk(uncovered_care=0.5)
+    Traceback (most recent call last):
+    ...
+    ragdash.errors.SettingsError: OCR risk: uncovered_care 0.5 must be at most uncovered_risk 0.15
+    """
+
+    unsure_below: float = 80.0
+    unsure_care: float = 0.0
+    unsure_risk: float = 0.10
+    uncovered_care: float = 0.05
+    uncovered_risk: float = 0.15
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.unsure_below <= 100:
+            raise SettingsError(f"OCR risk: unsure_below {self.unsure_below:g} is outside 0-100")
+        for name in ("unsure_care", "unsure_risk", "uncovered_care", "uncovered_risk"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and 0 <= value <= 1):
+                raise SettingsError(f"OCR risk: {name} {value!r} is not a share from 0 to 1")
+        for kind in ("unsure", "uncovered"):
+            care, risk = getattr(self, f"{kind}_care"), getattr(self, f"{kind}_risk")
+            if care > risk:
+                raise SettingsError(
+                    f"OCR risk: {kind}_care {care:g} must be at most {kind}_risk {risk:g}"
+                )
+
+    def level(self, unsure: float, uncovered: float) -> str:
+        """``green``, ``amber`` or ``red`` for a page with these shares of unsure words and
+        of inked area without words."""
+        if unsure > self.unsure_risk or uncovered > self.uncovered_risk:
+            return "red"
+        if unsure > self.unsure_care or uncovered > self.uncovered_care:
+            return "amber"
+        return "green"
+
+
+DEFAULT_OCR_RISK = OcrRisk()

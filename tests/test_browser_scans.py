@@ -77,8 +77,9 @@ def test_an_uploaded_scan_is_ocrd_with_progress_shown_searchable_and_proven(tmp_
         page.goto(f"{url}/documents")
         wait_for_app(page)
         page.set_input_files(UPLOAD_INPUT, str(source))
-        # progress names the page being OCR'd
-        page.get_by_text(re.compile(r"Reading scan-notes\.pdf: OCR of page \d")).wait_for()
+        # progress names the page being OCR'd, and the time it has taken
+        progress = r"Reading scan-notes\.pdf: OCR: page \d of 2 · \d+ s elapsed"
+        page.get_by_text(re.compile(progress)).wait_for()
         page.locator(ALERT, has_text="scan-notes.pdf added to the workspace").wait_for()
         assert (ws / "uploads" / "scan-notes.pdf").is_file()
         wait_for_app(page)

@@ -184,7 +184,7 @@ def test_cli_inspect_prints_the_report(capsys):
     out = capsys.readouterr().out
     assert "lo_long_ruled.pdf: 5 page(s)" in out
     assert "1-5" in out and "fragments joined: 4 page break(s)" in out
-    assert "verdict: " in out and "tables fix on" in out
+    assert "verdict (amber): " in out and "tables fix on" in out
     assert out.count("JOINED: joined:") == 4 and "last row before: ART-0027" in out
 
 

@@ -5,13 +5,14 @@ fix repairs it (or that none does)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ragdash.case import REPORTED, Case, Diagnosis
 from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.proof import ProofCheck, check_case
+from ragdash.ingestion.documents import Document
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, FIX_TITLES, Fixes
 
@@ -25,6 +26,7 @@ __all__ = [
     "advice_of",
     "case_name",
     "classify_repair",
+    "documents_saying",
     "repairing_fix",
     "summarize",
     "triage",
@@ -36,7 +38,7 @@ __all__ = [
 class Report:
     """What the person who received the bad answer knows."""
 
-    query: str  # as the user typed it, typos and all
+    query: str  # as the user typed it, typos and all — or as near as the report tells
     expected_id: str  # the document that holds the right answer
     evidence: tuple[str, ...] = ()  # strings the answer needs, e.g. "30 days"
     note: str = ""
@@ -52,6 +54,22 @@ class Report:
             kind=REPORTED,
             note=self.note,
         )
+
+
+def documents_saying(documents: Sequence[Document], phrase: str) -> tuple[str, ...]:
+    """The ids of the documents whose text says ``phrase`` — case, spacing and line breaks
+    set aside — so a triager finds "the document that says 30 days" without knowing its id::
+
+        >>> from ragdash.ingestion.documents import Document
+        >>> docs = [Document("a", "A", None, "current", "a.md", "text", ("Within 30   days.",), 0),
+        ...         Document("b", "B", None, "current", "b.md", "text", ("60 days",), 1)]
+        >>> documents_saying(docs, "30 DAYS")
+        ('a',)
+    """
+    wanted = " ".join(phrase.casefold().split())
+    if not wanted:
+        return tuple(d.doc_id for d in documents)
+    return tuple(d.doc_id for d in documents if wanted in " ".join(d.text.casefold().split()))
 
 
 class RepairKind(StrEnum):

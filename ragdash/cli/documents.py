@@ -63,6 +63,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_inspect(args: argparse.Namespace) -> int:
     from ragdash.bundled import file_path
     from ragdash.ingestion.inspection import inspect_pdf
+    from ragdash.settings import DEFAULT_OCR_RISK
 
     path = file_path(args.file)
     try:
@@ -94,7 +95,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         emit(json.dumps({"file": path.name, **report.to_dict()}, indent=2))
         return EXIT_OK
     say(f"{path.name}: {report.pages} page(s)")
-    say(f"verdict: {report.verdict}")
+    say(f"verdict ({report.level}): {report.verdict}")  # green, amber or red
+    for r in report.ocr_read:
+        say(
+            f"OCR page {r.page}: {r.words} words, {r.unsure} under "
+            f"{DEFAULT_OCR_RISK.unsure_below:.0f}% confidence ({r.unsure_share:.0%}), "
+            f"{r.uncovered:.0%} of the inked area without words"
+        )
     rows: list[tuple[str, ...]] = [("page", "text chars", "tables found")]
     for number, chars in enumerate(report.chars_per_page, start=1):
         found = [

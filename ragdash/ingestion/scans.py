@@ -1502,7 +1502,7 @@ def ocr_pages_of(
     )  # fmt: skip
     note = (
         f"page(s) {', '.join(map(str, read))} read by OCR ({why}); {low} word(s) below "
-        f"{LOW_CONFIDENCE:.0f}% confidence — see the page image in the Documents page"
+        f"{LOW_CONFIDENCE:.0f}% confidence"
     )
     return OcrOutcome((note,), ran=True)
 

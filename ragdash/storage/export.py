@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -20,7 +21,15 @@ from ragdash.case import Case
 from ragdash.checks.cases import case_to_dict, dump_cases
 from ragdash.settings import FIX_NAMES, Fixes
 
-__all__ = ["DOCS_ENV", "export_payload", "json_export", "path_from", "pytest_module"]
+__all__ = [
+    "DOCS_ENV",
+    "export_payload",
+    "json_export",
+    "path_from",
+    "portable_location",
+    "pytest_module",
+    "relative_location",
+]
 
 #: The environment variable that points the exported tests at another docs folder.
 DOCS_ENV = "RAGDASH_DOCS"
@@ -172,6 +181,48 @@ def path_from(folder: str | Path, target: str | Path) -> str:
     if common == os.path.dirname(common):  # only the root in common
         return target
     return Path(os.path.relpath(target, folder)).as_posix()
+
+
+def portable_location(path: str | Path) -> str:
+    """What an export made on a server records for ``path`` by default: ``samples`` for the
+    bundled samples, else the folder's own name — read from the exported file's folder, so
+    the file works where the folder sits beside it, and a server's absolute path
+    (``/srv/ragdash/docs``, ``/home/someone/...``) never leaves the server::
+
+        >>> portable_location("/srv/ragdash/policies")
+        'policies'
+    """
+    from ragdash.bundled import SAMPLES, SAMPLES_WORD
+
+    if str(path) == SAMPLES_WORD or Path(path).resolve() == SAMPLES:
+        return SAMPLES_WORD
+    return Path(path).name or "docs"
+
+
+def relative_location(text: str, what: str) -> str:
+    """``text`` as a relative folder an export may record, or ``ValueError`` naming ``what``
+    and the problem: an absolute path (``/srv/docs``, ``C:\\docs``, ``~/docs``) would carry
+    the exporting machine's layout into the file::
+
+        >>> relative_location(" ../docs ", "docs folder")
+        '../docs'
+        >>> relative_location("/srv/docs", "docs")
+        Traceback (most recent call last):
+        ...
+        ValueError: docs '/srv/docs' is an absolute path: give it relative to the exported file
+    """
+    value = text.strip()
+    if not value:
+        raise ValueError(f"{what} is empty: give it relative to where the exported file will sit")
+    if (
+        value.startswith(("/", "\\", "~"))
+        or re.match(r"^[A-Za-z]:", value)
+        or os.path.isabs(value)
+    ):
+        raise ValueError(
+            f"{what} {value!r} is an absolute path: give it relative to the exported file"
+        )
+    return Path(value).as_posix()
 
 
 def _jsonable(value):

@@ -9,6 +9,7 @@ inspection is cached per file content."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,16 @@ from ragdash.checks.textdiff import change_summary, marked_chunks
 from ragdash.errors import IngestError, WorkspaceError
 from ragdash.frames import frame
 from ragdash.ingestion.documents import STATUSES, Document
-from ragdash.ingestion.inspection import IngestionReport, inspect_pdf, render_page_with_tables
+from ragdash.ingestion.inspection import (
+    IngestionReport,
+    document_verdict,
+    inspect_pdf,
+    render_page_with_tables,
+    verdict_level,
+)
+from ragdash.ingestion.progress import ProgressClock
 from ragdash.ingestion.scans import OcrSettings
-from ragdash.ingestion.segmentation import max_passages
+from ragdash.ingestion.segmentation import document_tables, max_passages
 from ragdash.ingestion.textlayer import page_spec
 from ragdash.ingestion.workspace import upload_label
 from ragdash.retrieval.highlight import escape_text
@@ -39,7 +47,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.versions import VersionPair, find_version_pairs
 from ragdash.settings import format_ocr_map
 from ragdash.ui.context import case_library, error_text, source_path, workspace
-from ragdash.ui.glossary import define, show_table
+from ragdash.ui.glossary import define, help_for, show_table
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.moved import render_moved
@@ -52,6 +60,8 @@ from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
 __all__ = [
     "DIFF_ROWS_SHOWN",
     "INGESTING_KEY",
+    "LEVEL_COLORS",
+    "LEVEL_MARKS",
     "LIST_COLUMNS",
     "LIST_WIDTHS",
     "PAGES_SHOWN",
@@ -66,8 +76,21 @@ __all__ = [
 UPLOAD_TYPES = ["pdf", "txt", "md"]
 #: The documents list's columns and their widths in px: 442 px in all, inside the 468 px
 #: main column of an 800 px window with the sidebar open (the grid grows them when wider).
-LIST_COLUMNS = ("id", "subject", "pages", "updated", "status")
-LIST_WIDTHS = {"id": 100, "subject": 130, "pages": 52, "updated": 86, "status": 74}
+LIST_COLUMNS = ("id", "subject", "updated", "status", "verdict", "OCR", "joined")
+LIST_WIDTHS = {"id": 80, "subject": 86, "updated": 80, "status": 72, "verdict": 60, "OCR": 38,
+               "joined": 48}  # fmt: skip
+#: A PDF's verdict as the documents list words it, in its colour (the Inspection tab says
+#: it in full). Words, not emoji: the grid draws on a canvas, and a browser without an
+#: emoji font drew "▯ care".
+LEVEL_MARKS = {"green": "good", "amber": "care", "red": "at risk"}
+LEVEL_COLORS = {"good": "#2b8a3e", "care": "#b35c00", "at risk": "#c92a2a"}
+#: Header tooltips of the inspection columns.
+LIST_HELP = {
+    "verdict": "A PDF's inspection verdict: good (green), retrievable with care (amber) or at "
+    "risk (red) — open the document's Inspection tab for why",
+    "OCR": "Pages OCR read, of the document's pages",
+    "joined": "Tables cut by a page break that the tables fix joins",
+}
 #: The OCR signals table's column widths in px (426 in all, as the documents list's).
 SIGNAL_WIDTHS = {"document": 76, "token": 64, "count": 44, "read as": 64, "seen elsewhere": 52,
                  "substitution": 76, "in the map": 50}  # fmt: skip
@@ -76,6 +99,8 @@ DIFF_ROWS_SHOWN = 20
 
 
 INGESTING_KEY = "upload_in_progress"
+#: This run's ingestion messages, so a document's tabs do not say them again.
+_MESSAGES_KEY = "documents_messages"
 
 
 def _interrupted_upload() -> None:
@@ -127,10 +152,14 @@ def _upload(index: CorpusIndex) -> None:
             # is user text and progress text is Markdown
             name = upload_label(uploaded.name)
             bar.progress(i / len(fresh), text=f"Reading {label(name)} ({i + 1:d}/{len(fresh)})")
+            clock = ProgressClock()  # page, time elapsed and left, for this file
 
-            def page_progress(fraction: float, step: str, i: int = i, name: str = name) -> None:
-                overall = (i + fraction) / len(fresh)
-                bar.progress(min(overall, 1.0), text=f"Reading {label(name)}: {label(step)}")
+            def page_progress(
+                fraction: float, step: str, i: int = i, name: str = name, clock=clock
+            ) -> None:
+                share, words = clock.update(fraction, step)
+                overall = (i + share) / len(fresh)
+                bar.progress(min(overall, 1.0), text=f"Reading {label(name)}: {label(words)}")
 
             try:
                 saved = ws.save_upload(
@@ -255,6 +284,16 @@ def _page_image(digest: str, _path: str, page: int):
         return render_page_with_tables(handle.read(), page, resolution=80)
 
 
+#: The verdict's colour → the alert that shows it: green, amber, red.
+_VERDICT_BOX = {"green": st.success, "amber": st.warning, "red": st.error}
+
+
+def show_verdict(verdict: str) -> None:
+    """The verdict in a box of its colour (green Good, amber with care, red at risk)."""
+    box = _VERDICT_BOX.get(verdict_level(verdict), st.info)
+    box(f"**Will this PDF be retrieved correctly?** {literal(verdict)}")
+
+
 def _inspection(doc: Document) -> None:
     """The ingestion report of a PDF and a page view with detected tables boxed."""
     path = source_path(doc.source)
@@ -268,7 +307,7 @@ def _inspection(doc: Document) -> None:
     except IngestError as exc:
         st.error(f"{literal(doc.source)} {error_text(exc)}")
         return
-    st.info(f"**Will this PDF be retrieved correctly?** {literal(report.verdict)}")
+    show_verdict(report.verdict)
     _text_layer_offer(doc, report, ocr_key)
     # Two by two: four in a row cut the labels at 800 px ("Page breaks j…").
     c = [*st.columns(2), *st.columns(2)]
@@ -293,8 +332,19 @@ def _inspection(doc: Document) -> None:
     st.caption("Passage lengths in characters, with the Join split tables fix off and on")
     # HTML tables wrap their headers: in the 800 px window's expander the grids scrolled
     st.html(html_table(sizes, tuple(sizes[0]), "Passage lengths in characters"))
+    # The file's loading messages are listed once, under Ingestion messages at the top of the
+    # page: said here again, an upload's "no 'updated' date" showed up to three times.
+    listed = {m.message for m in st.session_state.get(_MESSAGES_KEY, ()) if m.source == doc.source}
     for warning in report.warnings:
-        st.warning(literal(warning))
+        if warning not in listed:
+            st.warning(literal(warning))
+    if report.reversed_words:
+        st.markdown("**Words read backwards** (rotated labels)")
+        st.html(html_table(
+            [{"page": page, "as read": read, "the word": word}
+             for page, read, word in report.reversed_words],
+            ("page", "as read", "the word"), "Words read backwards",
+        ))  # fmt: skip
     if report.tables:
         found = [
             {
@@ -543,12 +593,15 @@ def _ingestion_diff(
     )
     changed = diff[diff["change"] != "unchanged"]
     same = len(diff) - len(changed)
+    _joined_tables_view(doc)
     if changed.empty:
         st.caption(f"The tables fix cuts all {len(diff):d} passages the same way.")
     else:
         # Where each pair differs, in words, wrapped: the grid showed the first characters
-        # of each text — the same running header on every row.
-        st.html(
+        # of each text — the same running header on every row. In an expander: shown
+        # first, its «…» → «…» edits were a wall between the reader and the tables.
+        edits = st.expander(f"Where each re-cut passage differs ({len(changed):d})")
+        edits.html(
             html_table(
                 [
                     {
@@ -592,6 +645,64 @@ def _ingestion_diff(
             before, after = marked_chunks(row.before_text or "", row.after_text or "")
             left.html(_marked_html(before, "rd-diff-del"))
             right.html(_marked_html(after, "rd-diff-ins"))
+
+
+#: Tables cut by a page break drawn before and after the tables fix, and rows each shows.
+TABLES_SHOWN = 5
+TABLE_ROWS_SHOWN = 40
+
+
+def _cells_html(header: Sequence[str], rows: Sequence[Sequence[str]], name: str) -> str:
+    """Rows of cells as an escaped HTML table under ``header`` (left blank where there is
+    none: a fragment without its header row is shown so). The header is the document's
+    own text — ``scope="col"``, no glossary hover, unlike the page's tables."""
+    width = max([len(header), *(len(r) for r in rows), 1])
+    head = "".join(
+        f'<th scope="col">{escape_text(header[i] if i < len(header) else "")}</th>'
+        for i in range(width)
+    )
+    body = "".join(
+        "<tr>" + "".join(
+            f"<td>{escape_text(row[i] if i < len(row) and row[i] else '—')}</td>"
+            for i in range(width)
+        ) + "</tr>"
+        for row in rows[:TABLE_ROWS_SHOWN]
+    )  # fmt: skip
+    return (
+        f'<div class="rd-table-wrap"><table class="rd-table" aria-label="{escape_text(name)}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def _joined_tables_view(doc: Document) -> None:
+    """Each table a page break cut, as a table: on the left its fragments as the page
+    passages hold them with the fix off, on the right the one table the fix makes."""
+    joined, _ = document_tables(doc)
+    crossing = [t for t in joined if t.page_end > t.page_start]
+    if not crossing:
+        return
+    st.markdown(f"**Tables cut by a page break ({len(crossing):d}), fix off and on**")
+    for n, t in enumerate(crossing[:TABLES_SHOWN], start=1):
+        left, right = st.columns(2)
+        left.caption(
+            f"Table {n}, fix off: {len(t.regions):d} fragments, each in its page's passage"
+        )
+        for page, region in t.regions:
+            heads = region.rows[: region.header_rows]
+            left.caption(f"page {page:d}")
+            left.html(_cells_html(heads[0] if heads else (), region.rows[region.header_rows:],
+                                  f"Table {n}, page {page} fragment"))  # fmt: skip
+        rejoined = f", {t.rows_joined:d} cut row(s) re-assembled" if t.rows_joined else ""
+        right.caption(
+            f"Table {n}, fix on: one table, pages {t.page_start:d}–{t.page_end:d}, "
+            f"{len(t.rows):d} rows{rejoined}"
+        )
+        header = t.column_names or t.header  # the header row's cells, not its text
+        right.html(_cells_html(header, [r.cells for r in t.rows], f"Table {n} joined"))
+        if len(t.rows) > TABLE_ROWS_SHOWN:
+            right.caption(f"The first {TABLE_ROWS_SHOWN:d} rows of {len(t.rows):,}.")
+    if len(crossing) > TABLES_SHOWN:
+        st.caption(f"The first {TABLES_SHOWN:d} of {len(crossing):d} tables.")
 
 
 def _marked_html(chunks: list[tuple[str, bool]], mark: str) -> str:
@@ -700,17 +811,23 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     cases, _ = case_library()
     render_moved(index, corpus_key, cases, st.session_state[VIEW_KEY].fixes)
     render_messages(index.corpus.messages, corpus_key)
+    st.session_state[_MESSAGES_KEY] = index.corpus.messages
     _ocr_signals(index, corpus_key)
     corpus = index.corpus
     listed = _documents_frame(index, corpus_key)
     # Five columns sized to fit an 800 px window beside the sidebar (eight scrolled sideways
     # and lost pages, updated and status); the file, kind and place in the list are below.
-    show_table(
-        listed,
+    # the verdict in its colour: a Styler, which show_table's plain frame cannot carry
+    config = {name: {"width": width, "help": LIST_HELP[name]} if name in LIST_HELP else width
+              for name, width in LIST_WIDTHS.items()}  # fmt: skip
+    shown_list = grid(listed)
+    st.dataframe(
+        shown_list.style.map(lambda v: f"color: {LEVEL_COLORS[v]}; font-weight: 600"
+                             if v in LEVEL_COLORS else "", subset=["verdict"]),
         hide_index=True,
         width="stretch",
         column_order=LIST_COLUMNS,
-        column_config=LIST_WIDTHS,
+        column_config=help_for(shown_list.columns, config),
     )
     with st.expander("Files, kinds and list order"):
         show_table(listed[["order", "id", "file", "kind"]], hide_index=True, width="stretch")
@@ -747,8 +864,28 @@ def _documents_frame(_index: CorpusIndex, corpus_key: tuple) -> pd.DataFrame:
                 "pages": len(d.pages),
                 "updated": d.updated.isoformat() if d.updated else "—",
                 "status": d.status,
+                **_inspection_columns(d),
             }
             for d in _index.corpus.documents
         ],
-        columns=["order", "id", "subject", "file", "kind", "pages", "updated", "status"],
+        columns=["order", "id", "subject", "file", "kind", "pages", "updated", "status",
+                 "verdict", "OCR", "joined"],  # fmt: skip
     )
+
+
+def _inspection_columns(doc: Document) -> dict[str, str]:
+    """A PDF's verdict as a colour and a word, the pages OCR read and the tables joined
+    across page breaks, from the document as loaded (the file is not read again)."""
+    if doc.kind != "pdf":
+        return {"verdict": "—", "OCR": "—", "joined": "—"}
+    layouts = doc.layouts or ()
+    ocr = sum(1 for x in layouts if getattr(x, "ocr", None) is not None)
+    tables = document_tables(doc)  # once: the verdict and the column both need it
+    verdict = document_verdict(doc, tables=tables)
+    joined = sum(1 for t in tables[0] if t.page_end > t.page_start)
+    return {
+        "verdict": LEVEL_MARKS.get(verdict_level(verdict), "—"),
+        "OCR": f"{ocr}/{len(doc.pages)}" if ocr else "—",
+        "joined": str(joined) if joined else "—",
+    }
+

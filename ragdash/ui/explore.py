@@ -65,6 +65,7 @@ from ragdash.ui.stress_view import (
     stress_note,
 )
 from ragdash.ui.text import code, grid, label, literal, plain
+from ragdash.ui.triage.handoff import triage_button
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
 __all__ = [
@@ -589,6 +590,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
     view = _inputs(view, index.corpus.doc_ids, cases)
     with links:  # filled in once the inputs are read, so the link is this run's view
         _share_link(view, documents.fingerprint)
+        triage_button(view)
     query = effective_query(view)
     if view.fault != "none":
         st.markdown("Corrupted query sent to the retriever:")

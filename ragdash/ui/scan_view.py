@@ -20,6 +20,7 @@ from ragdash.checks.ocr_signals import ocr_signals
 from ragdash.checks.rewrites import rewrite_budget
 from ragdash.errors import IngestError
 from ragdash.ingestion.documents import Document
+from ragdash.ingestion.inspection import where_on_page
 from ragdash.ingestion.scans import LOW_CONFIDENCE, OcrPage, language_name, render_ocr_page
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.text import more_note, tokenize
@@ -109,10 +110,13 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
         st.caption(f"OCR text of page {number:d} ({label(ocr.engine + read_in)})")
         text_block(text or "(OCR found no words)")
     if quality and quality.regions:
-        st.markdown("**Inked areas where OCR found no word** (orange boxes, in points)")
+        st.markdown("**Inked areas where OCR found no word** (orange boxes)")
+        area = max(ocr.width * ocr.height, 1.0)
         st.dataframe(
             grid(pd.DataFrame(
-                [{"left": a, "top": b, "right": c, "bottom": d} for a, b, c, d in quality.regions]
+                [{"page": number, "where": where_on_page(box, ocr.width, ocr.height),
+                  "size": f"{(box[2] - box[0]) * (box[3] - box[1]) / area:.1%} of the page"}
+                 for box in quality.regions]  # fmt: skip
             )),
             hide_index=True,
             width="stretch",
@@ -122,7 +126,9 @@ def render_scan_view(doc: Document, index: CorpusIndex, key: str) -> None:
         st.markdown("**Low-confidence words**")
         st.dataframe(
             grid(pd.DataFrame(
-                [{"word": w.text, "confidence": w.conf} for w in sorted(low, key=lambda w: w.conf)]
+                [{"word": w.text, "confidence": f"{w.conf:.0f}%",
+                  "where": where_on_page((w.x0, w.top, w.x1, w.bottom), ocr.width, ocr.height)}
+                 for w in sorted(low, key=lambda w: w.conf)]  # fmt: skip
             )),
             hide_index=True,
             width="stretch",

@@ -12,16 +12,21 @@ from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
 from ragdash.storage.case_store import check_command
-from ragdash.storage.export import json_export, pytest_module
+from ragdash.storage.export import (
+    json_export,
+    portable_location,
+    pytest_module,
+    relative_location,
+)
 from ragdash.storage.library import STATUSES, CaseLibrary, rerun_and_record
 from ragdash.ui.context import error_text, fingerprint_key, library_file, settings
 from ragdash.ui.glossary import show_table
 from ragdash.ui.render import human_time
-from ragdash.ui.text import code, grid, label, plain
+from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.viewstate import ViewState
 
-__all__ = ["library_tab"]
+__all__ = ["export_buttons", "library_tab"]
 
 
 def library_tab(index: CorpusIndex, view: ViewState) -> None:
@@ -54,7 +59,8 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                     "query": e.case.query,
                     "expected": e.case.expected_id,
                     "note": e.case.note,
-                    f"last run ({view.fixes.label})": (
+                    # a short name: "last run (recency,status,ocr,…)" was cut at 800 px
+                    "last run": (
                         ("pass" if last[e.name].passed else "FAIL") if e.name in last else "—"
                     ),
                     "updated": human_time(e.updated),
@@ -65,55 +71,8 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         hide_index=True,
         width="stretch",
     )
-    saved = [e.case for e in entries]
-    own_fix = st.checkbox(
-        "Run each case under the fix that repairs it",
-        value=True,
-        key="lib_own_fix",
-        help="A case that a single fix repairs is exported with that fix; the others run under "
-        "the current fixes. Off: every case runs under the current fixes.",
-    )
-    config = settings()
-    case_fixes = {}
-    if own_fix:
-        case_fixes = _repairing_fixes(index, fingerprint_key(), tuple(saved), view.fixes)
-    # A row that wraps: each button as wide as its label, the next one below when needed.
-    exports = st.container(horizontal=True)
-    d1 = d2 = exports
-    d1.download_button(
-        "Export as cases.json",
-        json_export(saved, docs=config.docs, workspace=config.workspace, case_fixes=case_fixes),
-        "cases.json",
-        "application/json",
-        help="The cases, where their documents live (docs folder and workspace) and each "
-        "case's repairing fix.",
-    )
-    # The button says the fixes the file runs under: "(fixes: none)" wrote a file whose typo
-    # case ran under fuzzy, its repairing fix.
-    own = sorted({f.names for f in case_fixes.values()})
-    export = f"Export as a pytest file (fixes: {label(view.fixes.names)})"
-    if own:  # the button stays short enough for its column at 800 px; the caption says which
-        export = "Export as a pytest file (fixes: per case)"
-        d2.caption(
-            f"The pytest file runs each case under its repairing fix ({label(', '.join(own))}) "
-            f"and the rest under {label(view.fixes.names)}."
-        )
-    d2.download_button(
-        export,
-        pytest_module(
-            saved,
-            docs=config.docs,
-            fixes=view.fixes,
-            workspace=config.workspace,
-            case_fixes=case_fixes,
-        ),
-        "test_ragdash_cases.py",
-        "text/x-python",
-        help="A standalone test file: one test per case, run through ragdash's proof check on "
-        "the docs folder plus the workspace's uploads and edits (RAGDASH_DOCS and "
-        "RAGDASH_WORKSPACE override them), each case under its repairing fix when it has one. "
-        "No network, no LLM.",
-    )
+    st.caption(f"Last run: the latest run under the current fixes ({label(view.fixes.label)}).")
+    export_buttons(index, view, key="lib_export", entries=entries)
     names = [e.name for e in entries]
     picked = st.selectbox("Case", names, key="lib_pick", format_func=plain)
     entry = next(e for e in entries if e.name == picked)
@@ -154,6 +113,86 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         )),
         hide_index=True,
         width="stretch",
+    )
+
+
+def export_buttons(
+    index: CorpusIndex, view: ViewState, key: str, entries: list | None = None
+) -> None:
+    """The case library's two exports, cases.json and a pytest file. They record the docs
+    folder and the workspace as paths relative to the exported file (the folder names by
+    default, editable): a server's absolute paths mean nothing where the file is run."""
+    if entries is None:
+        library = open_library()
+        try:
+            entries = library.list() if library is not None else []
+        except LibraryError as exc:
+            st.error(error_text(exc))
+            return
+    saved = [e.case for e in entries]
+    if not saved:
+        return
+    config = settings()
+    with st.expander("Where the exported files find the documents"):
+        st.caption(
+            "Relative to the folder you keep the exported file in; RAGDASH_DOCS and "
+            "RAGDASH_WORKSPACE override them when the tests run."
+        )
+        c1, c2 = st.columns(2)
+        docs_text = c1.text_input(
+            "Docs folder", portable_location(config.docs), key=f"{key}_docs", max_chars=300
+        )
+        ws_text = c2.text_input(
+            "Workspace (uploads and edits)", portable_location(config.workspace),
+            key=f"{key}_ws", max_chars=300,
+        )  # fmt: skip
+    try:
+        docs = relative_location(docs_text, "docs folder")
+        ws = relative_location(ws_text, "workspace")
+    except ValueError as exc:
+        st.error(f"Not exported: {literal(str(exc))}")
+        return
+    own_fix = st.checkbox(
+        "Run each case under the fix that repairs it",
+        value=True,
+        key=f"{key}_own_fix",
+        help="A case that a single fix repairs is exported with that fix; the others run under "
+        "the current fixes. Off: every case runs under the current fixes.",
+    )
+    case_fixes = {}
+    if own_fix:
+        case_fixes = _repairing_fixes(index, fingerprint_key(), tuple(saved), view.fixes)
+    # A row that wraps: each button as wide as its label, the next one below when needed.
+    exports = st.container(horizontal=True)
+    exports.download_button(
+        "Export as cases.json",
+        json_export(saved, docs=docs, workspace=ws, case_fixes=case_fixes),
+        "cases.json",
+        "application/json",
+        key=f"{key}_json",
+        help="The cases, where their documents live (docs folder and workspace, relative to "
+        "the file) and each case's repairing fix.",
+    )
+    # The button says the fixes the file runs under: "(fixes: none)" wrote a file whose typo
+    # case ran under fuzzy, its repairing fix.
+    own = sorted({f.names for f in case_fixes.values()})
+    export = f"Export as a pytest file (fixes: {label(view.fixes.names)})"
+    if own:  # the button stays short enough for its column at 800 px; the caption says which
+        export = "Export as a pytest file (fixes: per case)"
+        exports.caption(
+            f"The pytest file runs each case under its repairing fix ({label(', '.join(own))}) "
+            f"and the rest under {label(view.fixes.names)}."
+        )
+    exports.download_button(
+        export,
+        pytest_module(saved, docs=docs, fixes=view.fixes, workspace=ws, case_fixes=case_fixes),
+        "test_ragdash_cases.py",
+        "text/x-python",
+        key=f"{key}_pytest",
+        help="A standalone test file: one test per case, run through ragdash's proof check on "
+        "the docs folder plus the workspace's uploads and edits (RAGDASH_DOCS and "
+        "RAGDASH_WORKSPACE override them), each case under its repairing fix when it has one. "
+        "No network, no LLM.",
     )
 
 

@@ -12,8 +12,9 @@ import streamlit as st
 from ragdash.case import Case, Diagnosis
 from ragdash.checks.ablation import ALL
 from ragdash.checks.proof import ProofCheck
-from ragdash.checks.triage import Report, Triage, advice_of, case_name, triage
+from ragdash.checks.triage import Report, Triage, advice_of, case_name, documents_saying, triage
 from ragdash.errors import LibraryError, QueryError, RetrieverError
+from ragdash.ingestion.documents import Document
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import check_command
 from ragdash.ui.context import settings
@@ -27,14 +28,25 @@ from ragdash.ui.render import (
     ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
-from ragdash.ui.text import code, grid, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain
 from ragdash.ui.triage.common import open_library
+from ragdash.ui.triage.library import export_buttons
 from ragdash.ui.viewstate import ViewState, split_evidence
 
-__all__ = ["DIAGNOSIS_TITLES", "REPORT_KEY", "SAVED_KEY", "headline_detail", "report_tab"]
+__all__ = [
+    "DIAGNOSIS_TITLES",
+    "FOLDED_KEY",
+    "REPORT_KEY",
+    "SAVED_KEY",
+    "document_choice",
+    "headline_detail",
+    "report_tab",
+]
 
 REPORT_KEY = "triage_report"
 SAVED_KEY = "triage_saved"
+#: Set when Explore handed a diagnosed report over: the form starts folded.
+FOLDED_KEY = "triage_form_folded"
 DIAGNOSIS_TITLES = {
     Diagnosis.PASS: "Evidence present",
     Diagnosis.RANKING: "Ranking or filtering problem",
@@ -42,22 +54,56 @@ DIAGNOSIS_TITLES = {
 }
 
 
+def document_choice(doc: Document) -> str:
+    """How the document picker names a document: id, subject, date and status — a bare id
+    said nothing of which of two return policies is the withdrawn one."""
+    date = doc.updated.isoformat() if doc.updated else "undated"
+    return plain(f"{doc.doc_id} — {doc.subject} · {date} · {doc.status}")
+
+
 def _report_form(index: CorpusIndex, view: ViewState) -> None:
     if "tr_expect" not in st.session_state and view.expect in index.corpus.doc_ids:
         st.session_state["tr_expect"] = view.expect  # start from the document being explored
+    documents = {d.doc_id: d for d in index.corpus.documents}
+    phrase = st.text_input(
+        "Find the document that says…",
+        key="tr_find",
+        placeholder="30 days",
+        max_chars=200,
+        help="Words the right answer holds: the document picker below then lists only the "
+        "documents whose text says them (case and line breaks set aside).",
+    )
+    options = list(documents_saying(index.corpus.documents, phrase)) if phrase.strip() else []
+    if phrase.strip() and not options:
+        st.caption(f"No document says “{literal(phrase.strip())}”; all are listed.")
+    if phrase.strip() and options:
+        st.caption(
+            f"{len(options):d} document(s) say “{literal(phrase.strip())}”."
+            + (" Picked below, with it as the evidence." if len(options) == 1 else "")
+        )
+        if st.session_state.get("tr_expect") not in options:
+            st.session_state["tr_expect"] = options[0]
+        if len(options) == 1 and not st.session_state.get("tr_evidence"):
+            st.session_state["tr_evidence"] = phrase.strip()
+    options = options or list(index.corpus.doc_ids)
+    if st.session_state.get("tr_expect") not in options:
+        st.session_state.pop("tr_expect", None)
     with st.form("triage_form"):
         query = st.text_input(
-            "Query, exactly as the user typed it",
+            "Query, as near as the report gives it",
             key="tr_query",
             placeholder="e.g. return policy days",
             max_chars=1000,
+            help="Approximate is fine: a report rarely quotes the user's words exactly. The "
+            "diagnosis runs on what you type — if it passes, try the words the user more "
+            "likely used (a typo, a shorter question).",
         )
-        c1, c2 = st.columns([1, 2])
+        c1, c2 = st.columns([3, 2])
         expected = c1.selectbox(
             "Document with the right answer",
-            index.corpus.doc_ids,
+            options,
             key="tr_expect",
-            format_func=plain,
+            format_func=lambda doc_id: document_choice(documents[doc_id]),
         )
         evidence = c2.text_input(
             "Evidence the answer needs (separate with ;)", key="tr_evidence", placeholder="30 days"
@@ -72,6 +118,7 @@ def _report_form(index: CorpusIndex, view: ViewState) -> None:
             )
             st.session_state.pop(SAVED_KEY, None)
             st.session_state.pop("tr_name", None)
+            st.session_state.pop(FOLDED_KEY, None)
 
 
 _DIAGNOSIS_LEAD = re.compile(r"With no fix this is (?:an? )?[^:.]+: ")
@@ -176,12 +223,13 @@ def _explain(result: Triage) -> None:
         _passages(by_label[label], f"Fixes: {label}")
 
 
-def _save(result: Triage, report: Report, taken: set[str]) -> None:
-    st.markdown("**Save as a regression case**")
+def _save(
+    result: Triage, report: Report, taken: set[str], index: CorpusIndex, view: ViewState
+) -> None:
     if "tr_name" not in st.session_state:
         st.session_state["tr_name"] = case_name(report.query, taken)
-    c1, c2 = st.columns([3, 1])
-    name = c1.text_input("Case name", key="tr_name")
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    name = c1.text_input("Save as a regression case, named", key="tr_name")
     if c2.button("Save as case", key="tr_save", type="primary", width="stretch"):
         if not name.strip():
             st.error("Give the case a name.")
@@ -205,17 +253,32 @@ def _save(result: Triage, report: Report, taken: set[str]) -> None:
         st.success(
             f"Saved case “{literal(saved)}” to the case library (status diagnosed, "
             f"{len(result.checks)} runs recorded). Run every case from a shell with "
-            f"{code(check_command(settings().docs, settings().workspace))}."
+            f"{code(check_command(settings().docs, settings().workspace))}, or export them:"
         )
+        export_buttons(index, view, key="tr_export")
 
 
 def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_key: tuple) -> None:
-    st.caption(
-        "Enter what the user asked and where the right answer is. The report is run under "
-        "every configuration; the diagnosis says what is wrong and which fix repairs it."
-    )
-    _report_form(index, view)
     report: Report | None = st.session_state.get(REPORT_KEY)
+    if st.session_state.pop("triage_from_explore", False):
+        # one line: the verdict below must stay in the first screenful at 800 px
+        st.caption(
+            "Opened from Explore with its query, expected document, evidence and the "
+            "sidebar's fixes — edit them under *The report*."
+        )
+    else:
+        st.caption(
+            "Enter what the user asked and where the right answer is. The report is run under "
+            "every configuration; the diagnosis says what is wrong and which fix repairs it."
+        )
+    # Handed over from Explore and diagnosed: the verdict first, the form folded above it
+    # (open, it pushed the verdict below the fold).
+    if report is not None and st.session_state.get(FOLDED_KEY):
+        with st.expander(f"The report: {label(report.query)} → {label(report.expected_id)}"):
+            _report_form(index, view)
+    else:
+        _report_form(index, view)
+    report = st.session_state.get(REPORT_KEY)
     if report is None:
         return
     retriever = page_retriever(index, view.retriever)
@@ -231,6 +294,9 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
         st.error(f"The retriever did not answer usably: {literal(str(exc))}")
         return
     _headline(result)
+    # Saved right after the verdict: at the foot of the page, under "How close to
+    # breaking", the button was out of sight.
+    _save(result, report, {c.name for c in cases}, index, view)
     _configuration_table(result)
     legend()
     _explain(result)
@@ -240,4 +306,3 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
         render_fragility(
             source, key, [report.as_case("report")], view.fixes, key="tr_fragility", also=repairs
         )
-    _save(result, report, {c.name for c in cases})
