@@ -14,8 +14,7 @@ import shutil
 
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
-from conftest import SAMPLE_DOCS
-from test_browser import _browser_problem
+from conftest import SAMPLE_DOCS, require_browser
 
 from ragdash.csv_safe import FORMULA_START
 
@@ -37,9 +36,7 @@ def formula_cells(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def documents_page(tmp_path_factory):
-    problem = _browser_problem()
-    if problem:
-        pytest.skip(f"browser tests need Debian chromium and playwright: {problem}")
+    require_browser()
     root = tmp_path_factory.mktemp("export")
     docs = root / "docs"
     shutil.copytree(SAMPLE_DOCS, docs)
