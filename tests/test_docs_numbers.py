@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import require_module
 
-from benchmarks.docs_numbers import BLOCKS, block_text, page_block
+from benchmarks.docs_numbers import BLOCKS, _undated, block_text, page_block
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,3 +63,19 @@ def test_every_measured_paragraph_of_the_stress_page_names_its_command_and_date(
             continue
         assert re.search(r"`[^`]*(ragdash |python -m benchmarks\.)[^`]*`", paragraph), paragraph
         assert re.search(r"\b20\d\d-\d\d-\d\d\b", paragraph), paragraph
+
+
+@pytest.mark.slow
+@pytest.mark.dense
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.slow], ids=lambda b: b.name)
+def test_a_slow_figure_is_what_its_command_prints_today(block, monkeypatch):
+    """CI reruns the slow blocks too (the dense model's stress matrix, minutes): a figure
+    with a date beside it is still checked, only its date is not a figure."""
+    require_module("sentence_transformers")
+    monkeypatch.delenv("RAGDASH_DOCS", raising=False)
+    shown = page_block((ROOT / block.page).read_text(encoding="utf-8"), block.name)
+    assert shown is not None, f"{block.page} lost its {block.name} block"
+    assert _undated(shown) == _undated(block_text(block)), (
+        f"{block.page}: the {block.name} figures are stale; run "
+        "python -m benchmarks.docs_numbers --slow --write"
+    )
