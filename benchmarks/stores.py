@@ -48,6 +48,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ragdash.bundled import SAMPLES
 from ragdash.checks.runs import run_cases
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
@@ -64,7 +65,6 @@ __all__ = [
     "main", "qdrant_build", "store_specs",
 ]  # fmt: skip
 
-SAMPLES = Path(__file__).resolve().parent.parent / "ragdash" / "samples"
 #: The corpus-side fixes a service is re-indexed on (``ragdash passages --fixes ...``) for
 #: the all-fixes run: it sees only what it indexed.
 REINDEXED = Fixes.parse("tables,ocr,status")

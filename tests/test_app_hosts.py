@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pytest
 from browser_harness import free_port, running_app
+from conftest import SAMPLE_DOCS
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "ragdash" / "samples"
+SAMPLE = SAMPLE_DOCS
 
 
 def handshake(port: int, host: str, origin: str | None = None) -> int:
