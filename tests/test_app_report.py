@@ -40,7 +40,10 @@ def docs(tmp_path, monkeypatch):
 
 
 def _texts(at) -> list[str]:
-    return [e.value for kind in ("info", "warning", "success", "markdown") for e in at.get(kind)]
+    """What the page says: alerts, Markdown and the HTML boxes (the verdict box is one)."""
+    kinds = ("info", "warning", "success", "error", "markdown")  # the verdict: its colour
+    shown = [e.value for kind in kinds for e in at.get(kind)]
+    return shown + [h.proto.body for h in at.get("html")]
 
 
 def test_documents_page_names_doubled_and_garbled_pages_and_offers_ocr(app, docs):

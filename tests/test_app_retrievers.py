@@ -6,7 +6,7 @@ apply, BM25's per-token breakdown, and the Test suite's metrics beside the ablat
 from __future__ import annotations
 
 import pytest
-from conftest import require_module
+from conftest import open_documents, require_module
 from test_app import ROOT, SUITE, html_tables, no_exception, param, results
 from test_retrievers import mypkg  # noqa: F401 - the fixture: a team's search function
 
@@ -296,7 +296,7 @@ def test_the_operators_service_shows_its_field_paths_and_auth_variable_never_the
     assert "Authorization from the variable `SEARCH_TOKEN`" in shown
     assert "10 s in all, 2 retries" in shown
     assert "s3cr3t" not in all_text(at)
-    at.switch_page(DOCUMENTS).run()
+    open_documents(at.switch_page(DOCUMENTS).run())  # rows are lazy: open them
     no_exception(at)
     tries = [t for t in at.text_input if (t.key or "").startswith("try_")]
     tries[0].set_value("warehouse").run()
