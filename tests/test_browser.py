@@ -500,6 +500,7 @@ def visible_untruncated(page, selector: str, shown_only: bool = False) -> list[s
 @pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
 def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_page):
     from ragdash.checks.ablation import configurations
+    from ragdash.settings import configuration_title
     from ragdash.ui.suite import SUITE_COLUMNS
 
     page, width = sized_page
@@ -533,7 +534,8 @@ def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_pa
 
     rows, columns = axis_labels("Y"), axis_labels("X")
     # issue 29: configurations are the rows (read across), cases the columns, all >= 11 px
-    assert sorted(label[0] for label in rows) == sorted(configurations()), rows
+    assert sorted(label[0] for label in rows) == sorted(
+        configuration_title(c) for c in configurations()), rows
     assert sorted(label[0] for label in columns) == sorted(
         c.name for c in load_cases(SAMPLE_DOCS / "cases.json")
     ), columns
@@ -596,7 +598,8 @@ def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
     docs = write_date_tie_docs(tmp_path / "docs")
     with running_app(docs=docs, workspace=tmp_path / "ws") as url:
         open_view(page, f"{url}/triage")
-        page.get_by_label("Query, exactly as the user typed it").fill("gift cards valid")
+        query = page.get_by_role("textbox", name="Query, as near as the report gives it")
+        query.fill("gift cards valid")
         page.locator('[data-testid="stSelectbox"]', has_text="Document with the right").locator(
             "input"
         ).click()
