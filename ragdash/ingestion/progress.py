@@ -70,7 +70,9 @@ class ProgressClock:
         if self._phase is None or self._phase[0] != phase:
             self._phase = (phase, at)
         share = done / total
-        words = f"{phase}: page {done + 1} of {total} · {duration_words(elapsed)} elapsed"
+        # "Reading plans.pdf: page 3 of 12" while parsing, "…: OCR: page 3 of 12" in OCR
+        named = "OCR: " if ocr else ""
+        words = f"{named}page {done + 1} of {total} · {duration_words(elapsed)} elapsed"
         spent = at - self._phase[1]
         if share >= MIN_SHARE_FOR_ESTIMATE and spent > 0:
             words += f" · about {duration_words(spent / share * (1 - share))} left"
