@@ -263,6 +263,13 @@ def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, wh
                     assert got_p.vocabulary == want_p.vocabulary
                     assert got_p.offsets.tolist() == want_p.offsets.tolist()
                     assert got_p.passage_ids.tolist() == want_p.passage_ids.tolist()
+                    for status in (False, True):  # OCR repairs judged again only where changed
+                        ocr = Fixes(ocr=True, status=status)
+                        got_r = patched.inverted(tables, unicode).view(status).repairs(ocr)
+                        want_r = fresh.inverted(tables, unicode).view(status).repairs(ocr)
+                        assert got_r.repairs == want_r.repairs
+                        assert got_r.refused == want_r.refused
+                        assert got_r.unsupported == want_r.unsupported
                 for fixes in configurations_for(fault).values():
                     got = [
                         (r.doc_id, r.passage.text, r.score)

@@ -903,6 +903,7 @@ class _PatchedIndex(CorpusIndex):
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
         postings = self._clean.token_rows(tables, unicode).postings(passages, unicode)
         inverted = InvertedIndex(passages, postings, current, unicode)
+        inverted.derive_from(self._clean.index.inverted(tables, unicode), self._changed)
         inverted._families = self.families_of(tables)
         return inverted
 

@@ -34,9 +34,9 @@ from ragdash.retrieval.matching import (
     fuzzy_eligible,
     fuzzy_word,
     repair_key,
-    repairs_for,
+    repair_memo_for,
 )
-from ragdash.retrieval.ocr import RepairTable
+from ragdash.retrieval.ocr import RepairMemo, RepairTable
 from ragdash.retrieval.ranking import (
     RankedPassage,
     breakdown_score,
@@ -170,6 +170,7 @@ class VocabularyView:
     _fuzzy: dict[tuple[object, ...], list[tuple[str, float]]] = field(default_factory=dict)
     _documents: dict[str, int] = field(default_factory=dict)
     _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict)
+    _memos: dict[tuple[object, ...], RepairMemo] = field(default_factory=dict)
     _repaired: dict[tuple[int, str], tuple[RepairTable, list[str]]] = field(default_factory=dict)
 
     def __contains__(self, word: object) -> bool:
@@ -186,8 +187,22 @@ class VocabularyView:
     def repairs(self, settings: Fixes) -> RepairTable:
         key = repair_key(settings)
         if key not in self._repairs:
-            self._repairs[key] = repairs_for(self.words, self.documents, settings)
+            self._repairs[key] = self.repair_memo(settings).table()
         return self._repairs[key]
+
+    def repair_memo(self, settings: Fixes) -> RepairMemo:
+        """The judged OCR candidates behind :meth:`repairs`; an index derived from another
+        (:meth:`InvertedIndex.derive_from`) judges again only what its changed documents
+        touch."""
+        key = repair_key(settings)
+        if key not in self._memos:
+            base: RepairMemo | None = None
+            dirty: frozenset[str] = frozenset()
+            if self.index.derived is not None:
+                origin, dirty = self.index.derived
+                base = origin.view(self.eligible is not None).repair_memo(settings)
+            self._memos[key] = repair_memo_for(self.words, self.documents, settings, base, dirty)
+        return self._memos[key]
 
     def repaired_words(self, table: RepairTable, rule: str) -> list[str]:
         """Fuzzy-eligible words ``table`` repairs to that this vocabulary lacks, kept per
@@ -374,6 +389,8 @@ class InvertedIndex:
     _families: VersionFamilies | None = field(default=None, repr=False)
     _doc_numbers: np.ndarray | None = field(default=None, repr=False)
     _family_arrays: FamilyArrays | None = field(default=None, repr=False)
+    #: (the index this one was derived from, every word of the documents that differ)
+    derived: tuple[InvertedIndex, frozenset[str]] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, passages: Sequence[Passage], unicode: bool = False) -> InvertedIndex:
@@ -411,6 +428,28 @@ class InvertedIndex:
                 self.passages, self.families, self.doc_numbers
             )
         return self._family_arrays
+
+    def derive_from(self, base: InvertedIndex, changed: Iterable[str]) -> None:
+        """Note that this index is ``base`` with the documents ``changed`` edited, added or
+        removed (documents only ``base`` holds count as changed too), so its OCR repair
+        tables are worked out from ``base``'s, judging again only the tokens whose readings
+        those documents' words touch — equal to a fresh build (``tests/test_stress.py``).
+
+            >>> def p(doc, text): return Passage(doc, text, 1, 1, 0, 0, "page")
+            >>> a = InvertedIndex.build([p("a", "x"), p("b", "y")])
+            >>> b = InvertedIndex.build([p("a", "x"), p("b", "z")])
+            >>> b.derive_from(a, ["b"]); sorted(b.derived[1])
+            ['y', 'z']
+        """
+        docs = set(changed) | ({p.doc_id for p in base.passages}
+                               - {p.doc_id for p in self.passages})  # fmt: skip
+        split = tokenizer(self.unicode)
+        words: set[str] = set()
+        for passages in (base.passages, self.passages):
+            for p in passages:
+                if p.doc_id in docs:
+                    words.update(split(p.text))
+        self.derived = (base, frozenset(words))
 
     def view(self, status: bool) -> VocabularyView:
         """The eligible vocabulary: every word, or (``status``) words of current passages."""

@@ -26,7 +26,7 @@ Cautious on real text:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -36,7 +36,14 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from ragdash.errors import SettingsError
-from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
+from ragdash.retrieval.ocr import (
+    Repair,
+    RepairMemo,
+    RepairTable,
+    build_repairs,
+    judge_token,
+    judge_vocabulary,
+)
 from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost_within
 from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
@@ -71,6 +78,7 @@ __all__ = [
     "plan_with_lexicon",
     "repair_key",
     "repaired_words",
+    "repair_memo_for",
     "repairs_for",
 ]
 
@@ -243,6 +251,20 @@ def repairs_for(
 ) -> RepairTable:
     """The repair table of a vocabulary under ``settings`` (with the English word list)."""
     return build_repairs(words, settings.ocr_map, documents, settings.protected, english_words())
+
+
+def repair_memo_for(
+    words: Iterable[str],
+    documents: Callable[[str], int],
+    settings: Fixes,
+    base: RepairMemo | None = None,
+    dirty: Collection[str] = (),
+) -> RepairMemo:
+    """:func:`repairs_for` as a :class:`RepairMemo` (its ``.table()``), judged again only
+    where ``dirty`` words touch ``base`` (see :func:`ragdash.retrieval.ocr.judge_vocabulary`)."""
+    return judge_vocabulary(
+        words, settings.ocr_map, documents, settings.protected, english_words(), base, dirty
+    )
 
 
 @dataclass
