@@ -376,7 +376,14 @@ class _Corpus:
                 name_keys[d.doc_id] = names
                 for k in keys:
                     by_key.setdefault(k, []).append(d.doc_id)
-            self._names[tables] = _FamilyNames({d.doc_id: d for d in docs}, by_key, name_keys)
+            named: dict[tuple[int, str], list[str]] = {}
+            for d, pair in name_keys.items():
+                for slot, k in enumerate(pair):
+                    if k:
+                        named.setdefault((slot, k), []).append(d)
+            self._names[tables] = _FamilyNames(
+                {d.doc_id: d for d in docs}, by_key, name_keys, named
+            )
         return self._names[tables]
 
     def distinctive(self, query: str, doc_id: str | None = None) -> list[str]:
@@ -821,6 +828,7 @@ class _FamilyNames:
     documents: dict[str, Document]
     by_key: dict[tuple, list[str]]
     name_keys: dict[str, tuple[str, str]]
+    named: dict[tuple[int, str], list[str]]  # (0 stem / 1 subject, key) → documents
 
 
 @dataclass(frozen=True)
@@ -923,7 +931,7 @@ class _PatchedIndex(CorpusIndex):
         the status fix leaves withdrawn ones out), worked out again only for the changed
         documents: a pair's verdict depends on its two documents alone (tested against a
         fresh index), so the clean pairs of documents present are kept."""
-        from ragdash.retrieval.families import VersionFamilies, _families, _Union
+        from ragdash.retrieval.families import VersionFamilies, patch_families
         from ragdash.retrieval.versions import find_version_pairs
 
         passages = self.passages(tables) if passages is None else passages
@@ -946,19 +954,9 @@ class _PatchedIndex(CorpusIndex):
             [p for p in (*kept, *fresh) if p.older_id in present and p.newer_id in present],
             key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id),
         )
-        by_pair, by_name = _Union(), _Union()
-        for pair in pairs:
-            by_pair.join(pair.older_id, pair.newer_id)
-            by_name.join(pair.older_id, pair.newer_id)
-        ordered = [(d, keys[d][1]) for d in keys]
-        ordered += [(d, k) for d, k in names.name_keys.items() if d not in self._changed]
-        for slot in (0, 1):
-            groups: dict[str, str] = {}
-            for doc_id, (stem, subject) in ordered:
-                k = (stem, subject)[slot]
-                if k and doc_id in present:
-                    by_name.join(groups.setdefault(k, doc_id), doc_id)
-        return VersionFamilies(tuple(pairs), _families(by_name), _families(by_pair))
+        return patch_families(clean, pairs, present, touched,
+                              lambda d: keys[d][1] if d in keys else names.name_keys[d],
+                              names.named)  # fmt: skip
 
     def _segment(self, doc: Document, tables: bool) -> list[Passage]:
         source = self._clean.corpus.document(doc.doc_id) or self._clean.by_pages.get(id(doc.pages))
