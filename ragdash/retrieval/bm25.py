@@ -42,6 +42,7 @@ from ragdash.retrieval.inverted import (
     build_postings,
     postings_from_ids,
     postings_with_order,
+    stable_order,
     tie_order,
 )
 from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch, repairs_for
@@ -99,7 +100,7 @@ class Bm25Index:
         flat = list(chain.from_iterable(keys))
         counts = np.fromiter(chain.from_iterable(c.values() for c in counters), np.int64, len(flat))
         tids = np.fromiter(map(postings.token_ids.__getitem__, flat), np.int32, len(flat))
-        tf = counts[np.argsort(tids, kind="stable")]  # the order build_postings sorts ids in
+        tf = counts[stable_order(tids)]  # the order build_postings sorts ids in
         lengths = np.array([sum(c.values()) for c in counters], dtype=np.float64)
         avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
         return cls(tuple(passages), postings, tf, lengths, avg, repairs)

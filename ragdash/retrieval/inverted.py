@@ -59,6 +59,7 @@ __all__ = [
     "build_postings",
     "postings_from_ids",
     "postings_with_order",
+    "stable_order",
     "letter_mask",
     "letter_masks",
     "tie_order",
@@ -133,8 +134,12 @@ def postings_with_order(
     aligns values given per entry of ``flat`` (term counts) with ``passage_ids``."""
     flat = np.asarray(flat, dtype=np.int64)
     if len(flat):
-        unique, first = np.unique(flat, return_index=True)
-        seen = unique[np.argsort(first, kind="stable")]
+        # each word's first place in ``flat`` (one pass, no sort of the entries); the words
+        # present, in the order they are first seen
+        first = np.full(len(words), len(flat), dtype=np.int64)
+        np.minimum.at(first, flat, np.arange(len(flat), dtype=np.int64))
+        present = np.flatnonzero(first < len(flat))
+        seen = present[np.argsort(first[present])]  # places are distinct: any sort is stable
     else:
         seen = np.zeros(0, dtype=np.int64)
     remap = np.zeros(len(words), dtype=np.int32)
@@ -142,16 +147,36 @@ def postings_with_order(
     vocabulary = tuple(words[i] for i in seen.tolist())
     token_ids = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
     tids = remap[flat]
-    postings = _csr(tids, np.asarray(lengths, dtype=np.int64), vocabulary, token_ids)
-    return postings, np.argsort(tids, kind="stable")
+    order = stable_order(tids)
+    postings = _csr(tids, np.asarray(lengths, dtype=np.int64), vocabulary, token_ids, order)
+    return postings, order
+
+
+def stable_order(tids: np.ndarray) -> np.ndarray:
+    """``np.argsort(tids, kind="stable")``, about three times faster: each id is made unique
+    by its place (``id * n + place``), so the default (unstable, vectorised) sort gives the
+    stable order — the order postings keep passage ids ascending in.
+
+        >>> stable_order(np.array([2, 0, 2, 0])).tolist()
+        [1, 3, 0, 2]
+    """
+    n = len(tids)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.argsort(np.asarray(tids, dtype=np.int64) * n + np.arange(n, dtype=np.int64))
 
 
 def _csr(
-    tids: np.ndarray, lens: np.ndarray, vocabulary: tuple[str, ...], token_ids: Mapping[str, int]
+    tids: np.ndarray,
+    lens: np.ndarray,
+    vocabulary: tuple[str, ...],
+    token_ids: Mapping[str, int],
+    order: np.ndarray | None = None,
 ) -> Postings:
     count = len(lens)
     owners = np.repeat(np.arange(count, dtype=np.int32), lens)
-    order = np.argsort(tids, kind="stable")  # stable: ids stay ascending within a token
+    if order is None:
+        order = stable_order(tids)  # stable: ids stay ascending within a token
     counts = np.bincount(tids, minlength=len(vocabulary))
     offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
