@@ -341,6 +341,7 @@ class _Corpus:
         self.by_pages = {id(d.pages): d for d in corpus.documents}
         self._names: dict[bool, _FamilyNames] = {}
         self._rows: dict[tuple[bool, bool], _TokenRows] = {}
+        self._current_families: dict[bool, object] = {}
 
     def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
         """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
@@ -365,6 +366,20 @@ class _Corpus:
                 np.asarray(counts, dtype=np.int64), np.asarray(starts, dtype=np.int64), by_text,
             )  # fmt: skip
         return self._rows[key]
+
+    def families(self, tables: bool, current: bool = False):
+        """The clean corpus's version families (``current``: of its current documents only,
+        as BM25 with the status fix sees them), worked out once each: a variant's are
+        patched from these."""
+        from ragdash.retrieval.families import families_of
+
+        if not current:
+            return self.index.inverted(tables).families
+        if tables not in self._current_families:
+            self._current_families[tables] = families_of(
+                [p for p in self.index.passages(tables) if p.status != "withdrawn"]
+            )
+        return self._current_families[tables]
 
     def family_names(self, tables: bool) -> _FamilyNames:
         if tables not in self._names:
@@ -923,10 +938,12 @@ class _PatchedIndex(CorpusIndex):
             passages = self.passages(tables)
             if current:
                 passages = tuple(p for p in passages if p.status != "withdrawn")
-            self._family_cache[key] = self._families(tables, passages)
+            self._family_cache[key] = self._families(tables, passages, current)
         return self._family_cache[key]
 
-    def _families(self, tables: bool, passages: Sequence[Passage] | None = None):
+    def _families(
+        self, tables: bool, passages: Sequence[Passage] | None = None, current: bool = False
+    ):
         """The version families of ``passages`` (all of the variant's by default; BM25 with
         the status fix leaves withdrawn ones out), worked out again only for the changed
         documents: a pair's verdict depends on its two documents alone (tested against a
@@ -939,7 +956,7 @@ class _PatchedIndex(CorpusIndex):
         if len(present) < 2:
             return VersionFamilies()
         names = self._clean.family_names(tables)
-        clean = self._clean.index.inverted(tables).families
+        clean = self._clean.families(tables, current)
         changed_docs = _family_documents(p for p in passages if p.doc_id in self._changed)
         keys = {d.doc_id: _family_keys(d) for d in changed_docs}
         wanted = {k for ks in keys.values() for k in ks[0]}

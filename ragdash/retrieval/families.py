@@ -170,11 +170,13 @@ def patch_families(
             if pair.older_id in loose or pair.newer_id in loose:
                 union.join(node(pair.older_id), node(pair.newer_id))
         if with_names:
+            joined: set[tuple[int, str]] = set()  # each key's documents are joined once
             for d in sorted(loose):
                 keys = new_keys[d] if d in changed else name_keys(d)
                 for slot, k in enumerate(keys):
-                    if not k:
+                    if not k or (slot, k) in joined:
                         continue
+                    joined.add((slot, k))
                     for other in named.get((slot, k), ()):
                         if other in present and other not in changed:
                             union.join(d, node(other))
