@@ -54,7 +54,7 @@ from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
+from ragdash.retrieval.inverted import InvertedIndex, Postings, changed_words, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.text import is_ocr_candidate, tokenize, tokenizer
@@ -342,6 +342,7 @@ class _Corpus:
         self._names: dict[bool, _FamilyNames] = {}
         self._rows: dict[tuple[bool, bool], _TokenRows] = {}
         self._current_families: dict[bool, object] = {}
+        self._bm25: dict[tuple, object] = {}
 
     def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
         """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
@@ -366,6 +367,21 @@ class _Corpus:
                 np.asarray(counts, dtype=np.int64), np.asarray(starts, dtype=np.int64), by_text,
             )  # fmt: skip
         return self._rows[key]
+
+    def bm25_index(self, fixes: Fixes):
+        """The clean corpus's BM25 index under ``fixes`` (made as a variant's is, from the
+        token rows), worked out once per setting: a variant's OCR repairs start from it."""
+        from ragdash.retrieval.bm25 import Bm25Index
+        from ragdash.retrieval.ranking import eligible_passages
+
+        key = (fixes.tables, fixes.status, fixes.unicode, fixes.ocr_map, fixes.protected)
+        if key not in self._bm25:
+            pool = eligible_passages(self.index.passages(fixes.tables), fixes)
+            rows = self.token_rows(fixes.tables, fixes.unicode)
+            self._bm25[key] = Bm25Index.from_counts(
+                pool, *rows.gather(pool, fixes.unicode), replace(fixes, ocr=True)
+            )
+        return self._bm25[key]
 
     def families(self, tables: bool, current: bool = False):
         """The clean corpus's version families (``current``: of its current documents only,
@@ -1007,8 +1023,14 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
                 return super().bm25_index(fixes)
             every = patched.passages(fixes.tables)
             pool = eligible_passages(every, fixes)
-            rows = patched._clean.token_rows(fixes.tables, fixes.unicode)
-            bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
+            clean = patched._clean
+            rows = clean.token_rows(fixes.tables, fixes.unicode)
+            base = None
+            if fixes.ocr:  # the OCR fix judges again only what the changed documents touch
+                base = (clean.bm25_index(fixes).repair_memo,
+                        changed_words(clean.index.passages(fixes.tables), every,
+                                      patched._changed, fixes.unicode))  # fmt: skip
+            bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes, base)
             # families with no seed index built: the same passages give the same families
             bm.__dict__["families"] = patched.families_of(fixes.tables, len(pool) < len(every))
             self._built[key] = bm

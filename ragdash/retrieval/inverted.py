@@ -60,6 +60,7 @@ __all__ = [
     "postings_from_ids",
     "postings_with_order",
     "stable_order",
+    "changed_words",
     "letter_mask",
     "letter_masks",
     "tie_order",
@@ -150,6 +151,26 @@ def postings_with_order(
     order = stable_order(tids)
     postings = _csr(tids, np.asarray(lengths, dtype=np.int64), vocabulary, token_ids, order)
     return postings, order
+
+
+def changed_words(
+    before: Sequence[Passage], after: Sequence[Passage], changed: Iterable[str], unicode: bool
+) -> frozenset[str]:
+    """Every token of the documents ``changed`` (and of documents only ``before`` holds) in
+    either passage set: the only words whose document counts can differ between the two.
+
+        >>> a = [Passage("a", "old text", 1, 1, 0, 0, "page")]
+        >>> sorted(changed_words(a, [], [], False))
+        ['old', 'text']
+    """
+    docs = set(changed) | ({p.doc_id for p in before} - {p.doc_id for p in after})
+    split = tokenizer(unicode)
+    words: set[str] = set()
+    for passages in (before, after):
+        for p in passages:
+            if p.doc_id in docs:
+                words.update(split(p.text))
+    return frozenset(words)
 
 
 def stable_order(tids: np.ndarray) -> np.ndarray:
@@ -466,15 +487,8 @@ class InvertedIndex:
             >>> b.derive_from(a, ["b"]); sorted(b.derived[1])
             ['y', 'z']
         """
-        docs = set(changed) | ({p.doc_id for p in base.passages}
-                               - {p.doc_id for p in self.passages})  # fmt: skip
-        split = tokenizer(self.unicode)
-        words: set[str] = set()
-        for passages in (base.passages, self.passages):
-            for p in passages:
-                if p.doc_id in docs:
-                    words.update(split(p.text))
-        self.derived = (base, frozenset(words))
+        words = changed_words(base.passages, self.passages, changed, self.unicode)
+        self.derived = (base, words)
 
     def view(self, status: bool) -> VocabularyView:
         """The eligible vocabulary: every word, or (``status``) words of current passages."""
