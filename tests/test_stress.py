@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -312,6 +313,10 @@ def test_a_variants_bm25_statistics_equal_a_fresh_build(seed):
                     if got.repairs is not None:
                         assert got.repairs.repairs == want.repairs.repairs
                     assert got.families == want.families
+                    ocr = replace(fixes, ocr=True)  # query repair's table over the vocabulary
+                    got_q, want_q = got.lexicon.repairs(ocr), want.lexicon.repairs(ocr)
+                    assert (got_q.repairs, got_q.refused, got_q.unsupported) == (
+                        want_q.repairs, want_q.refused, want_q.unsupported)  # fmt: skip
                     ranked = [(r.doc_id, r.passage.text, r.score)
                               for r in patched.top(case.query, fixes, 5)]  # fmt: skip
                     assert ranked == [(r.doc_id, r.passage.text, r.score)

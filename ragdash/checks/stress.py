@@ -374,13 +374,11 @@ class _Corpus:
         from ragdash.retrieval.bm25 import Bm25Index
         from ragdash.retrieval.ranking import eligible_passages
 
-        key = (fixes.tables, fixes.status, fixes.unicode, fixes.ocr_map, fixes.protected)
+        key = (fixes.tables, fixes.status, fixes.unicode, fixes.ocr, fixes.ocr_map, fixes.protected)
         if key not in self._bm25:
             pool = eligible_passages(self.index.passages(fixes.tables), fixes)
             rows = self.token_rows(fixes.tables, fixes.unicode)
-            self._bm25[key] = Bm25Index.from_counts(
-                pool, *rows.gather(pool, fixes.unicode), replace(fixes, ocr=True)
-            )
+            self._bm25[key] = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
         return self._bm25[key]
 
     def families(self, tables: bool, current: bool = False):
@@ -1012,6 +1010,7 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
     the clean corpus's token counts (only the changed documents tokenized again), equal to
     :meth:`Bm25Index.build` (tested), and its version families are the variant index's."""
     from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever
+    from ragdash.retrieval.matching import SetLexicon
     from ragdash.retrieval.ranking import eligible_passages
 
     class _Bm25(Bm25Retriever):
@@ -1031,6 +1030,10 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
                         changed_words(clean.index.passages(fixes.tables), every,
                                       patched._changed, fixes.unicode))  # fmt: skip
             bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes, base)
+            # query repair reads the vocabulary: judged again only where it differs
+            known = clean.bm25_index(fixes).lexicon
+            vocabulary = frozenset(bm.postings.vocabulary)
+            bm.__dict__["lexicon"] = SetLexicon(vocabulary, (known, vocabulary ^ known.words))
             # families with no seed index built: the same passages give the same families
             bm.__dict__["families"] = patched.families_of(fixes.tables, len(pool) < len(every))
             self._built[key] = bm

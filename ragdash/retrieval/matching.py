@@ -273,7 +273,11 @@ class SetLexicon:
     word in one document); lookups are worked out on first use."""
 
     words: Mapping[str, int] | AbstractSet[str]
+    #: (a lexicon this one differs from, every word whose count differs between them): the
+    #: OCR repairs are judged again only where those words reach (a variant's vocabulary)
+    base: tuple[SetLexicon, Collection[str]] | None = field(default=None, repr=False)
     _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict, repr=False)
+    _memos: dict[tuple[object, ...], RepairMemo] = field(default_factory=dict, repr=False)
     _pool: list[str] | None = field(default=None, repr=False)
     _letter_words: list[str] | None = field(default=None, repr=False)
 
@@ -288,8 +292,18 @@ class SetLexicon:
     def repairs(self, settings: Fixes) -> RepairTable:
         key = repair_key(settings)
         if key not in self._repairs:
-            self._repairs[key] = repairs_for(self.words, self.documents, settings)
+            self._repairs[key] = self.repair_memo(settings).table()
         return self._repairs[key]
+
+    def repair_memo(self, settings: Fixes) -> RepairMemo:
+        """The judged OCR candidates behind :meth:`repairs`."""
+        key = repair_key(settings)
+        if key not in self._memos:
+            base, dirty = None, ()
+            if self.base is not None:
+                base, dirty = self.base[0].repair_memo(settings), self.base[1]
+            self._memos[key] = repair_memo_for(self.words, self.documents, settings, base, dirty)
+        return self._memos[key]
 
     def fuzzy_matches(
         self, token: str, threshold: float, near: int | None = None
