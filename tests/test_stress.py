@@ -336,3 +336,42 @@ def test_documents_per_token_count_documents_whether_or_not_their_passages_are_t
         got = dict(zip(postings.vocabulary, _documents_per_token(postings, pool).tolist(),
                        strict=True))  # fmt: skip
         assert got == want
+
+
+def test_dense_stress_reads_the_clean_corpus_vectors_from_the_cache_and_embeds_only_changes(
+    monkeypatch, tmp_path
+):
+    """Dense stress embeds the clean corpus once (into the vector cache, as a dense check
+    does) and each variant's injected or damaged passages only; a second run reads the clean
+    vectors back and embeds only what the faults changed."""
+    import numpy as np
+
+    import ragdash.retrieval.dense as dense
+    from ragdash.retrieval.reindex import indexed_texts
+
+    encoded: list[str] = []
+
+    class Counting:
+        identity, label = "counting-test-embedder-1", "counting"
+
+        def encode(self, texts, progress=False):
+            encoded.extend(texts)
+            rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], np.uint8)
+                    for t in texts]  # fmt: skip
+            vectors = np.asarray(rows, np.float32).reshape(len(texts), 16) + 1
+            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    monkeypatch.setattr(dense, "make_embedder", lambda spec: Counting())
+    monkeypatch.setenv("RAGDASH_CACHE_DIR", str(tmp_path))
+    corpus = load_folder(SAMPLES)
+    cases = generate_cases(corpus, 4, seed=7)
+    clean = set(indexed_texts(CorpusIndex(corpus), Fixes())[1])
+    run_stress(corpus, cases, seed=7, retrievers=("dense",))
+    first = set(encoded)
+    assert clean <= first and len(encoded) == len(first)  # each text embedded once
+    encoded.clear()
+    report = run_stress(corpus, cases, seed=7, retrievers=("dense",))
+    # only texts the faults changed (an OCR-repaired text of an unchanged passage may
+    # differ too: a variant's vocabulary decides the repairs)
+    assert report.results and set(encoded) < first and not set(encoded) & clean
+    assert list((tmp_path / "dense").glob("*.npy"))

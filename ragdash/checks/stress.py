@@ -1044,7 +1044,8 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
 
 class _MemoEmbedder:
     """An embedder that encodes each distinct text once per run (variants share all but
-    their changed passages) and writes no cache file."""
+    their changed passages); the clean corpus's vectors are read from (or written to) the
+    vector cache first, so a variant encodes only its injected or damaged passages."""
 
     def __init__(self, inner) -> None:
         self.inner = inner
@@ -1070,14 +1071,26 @@ def _retriever_factory(spec: RetrieverSpec):
         return lambda index: _bm25(spec, index)
     if spec.kind != "dense":
         return lambda index: make_retriever(spec, index)
-    from ragdash.retrieval.dense import DenseIndex, DenseRetriever, make_embedder
+    from ragdash.retrieval.dense import DenseIndex, DenseRetriever, cached_vectors, make_embedder
     from ragdash.retrieval.reindex import index_key, indexed_texts
 
     memo = _MemoEmbedder(make_embedder(spec))
+    primed: set[tuple] = set()
 
     class _Dense(DenseRetriever):
         def dense_index(self, fixes: Fixes, refresh: bool = False) -> DenseIndex:
             key = index_key(fixes)  # refresh: the memo holds what the service answered
+            if key not in primed:
+                # the clean corpus's vectors come from the vector cache (written on the first
+                # run, as a dense check writes them): a variant encodes only its new texts
+                primed.add(key)
+                clean = getattr(self.index, "_clean", None)
+                clean_index = clean.index if clean is not None else self.index
+                _, texts = indexed_texts(clean_index, fixes)
+                about = {"corpus": clean_index.fingerprint, "tables": fixes.tables,
+                         "ocr": fixes.ocr}  # fmt: skip
+                vectors = cached_vectors(memo, texts, about)  # a miss encodes via the memo
+                memo.memo.update(zip(texts, vectors, strict=True))
             if key not in self._built or refresh:
                 passages, texts = indexed_texts(self.index, fixes)
                 self._built[key] = DenseIndex(passages, memo.encode(texts))
