@@ -343,6 +343,7 @@ class _Corpus:
         self._rows: dict[tuple[bool, bool], _TokenRows] = {}
         self._current_families: dict[bool, object] = {}
         self._bm25: dict[tuple, object] = {}
+        self._retrievers: dict[RetrieverSpec, object] = {}
 
     def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
         """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
@@ -367,6 +368,15 @@ class _Corpus:
                 np.asarray(counts, dtype=np.int64), np.asarray(starts, dtype=np.int64), by_text,
             )  # fmt: skip
         return self._rows[key]
+
+    def retriever(self, spec: RetrieverSpec, make: Callable):
+        """The retriever of the clean index (query faults run on it); a BM25 one is kept
+        across a worker's chunks, so its clean statistics are built once per worker."""
+        if spec.kind != "bm25":
+            return make(self.index)
+        if spec not in self._retrievers:
+            self._retrievers[spec] = make(self.index)
+        return self._retrievers[spec]
 
     def bm25_index(self, fixes: Fixes):
         """The clean corpus's BM25 index under ``fixes`` (made as a variant's is, from the
@@ -1129,7 +1139,7 @@ def _run_serial(
     notes: list[str] = []
     cancelled = False
     total = max(len(cases) * len(faults), 1)
-    clean_retrievers = [m(clean.index) for m in makers]
+    clean_retrievers = [clean.retriever(s, m) for s, m in zip(specs, makers, strict=True)]
     for c, case in enumerate(cases):
         if cancel is not None and cancel.is_set():
             cancelled = True
