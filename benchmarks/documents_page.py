@@ -134,7 +134,8 @@ def _navigate(browser, url: str, rows: int, visits: int) -> list[float]:
         for _ in range(visits):
             start = time.perf_counter()
             nav.get_by_role("link", name="Documents").click()
-            page.wait_for_url("**/documents")
+            page.wait_for_function("() => location.pathname.endsWith('/documents')",
+                                   timeout=TIMEOUT_MS, polling=50)  # fmt: skip
             page.wait_for_function(_DONE, arg=rows, timeout=TIMEOUT_MS, polling=50)
             times.append(time.perf_counter() - start)
             nav.get_by_role("link", name="Explore").click()
