@@ -112,3 +112,36 @@ def test_a_narrow_map_cannot_force_a_reading_the_glyph_makes_ambiguous():
     # The only word needs a substitution the map does not allow: kept, and said so.
     kept = judge_token("c1ient", {"1": "i"}, lambda w: documents.get(w, 0))
     assert kept == "'c1ient' could read 'client', which the OCR map does not allow: kept"
+
+
+def test_a_vocabulary_judged_from_another_gives_the_table_a_fresh_judgement_gives():
+    """A stress variant's OCR repairs start from the clean corpus's judged candidates and
+    judge again only those whose readings reach a word whose count changed: over random
+    edits (words added, removed, counts changed) the table equals a fresh one."""
+    import random
+
+    from ragdash.retrieval.ocr import judge_vocabulary
+
+    stems = ["controller", "fail", "fall", "sso", "policy", "raid", "coil", "cell", "lo0p"]
+    damaged = {"0": "o", "1": "il", "5": "s"}
+    for seed in range(30):
+        rng = random.Random(seed)
+        words = set(stems)
+        for w in stems:
+            for digit, letters in damaged.items():
+                for letter in letters:
+                    if letter in w:
+                        words.add(w.replace(letter, digit, 1))
+        before = {w: rng.choice([0, 1, 1, 2, 3, 5]) for w in sorted(words)}
+        before = {w: n for w, n in before.items() if n}
+        after = dict(before)
+        for w in rng.sample(sorted(words), 5):
+            after[w] = rng.choice([0, 1, 4])
+        after = {w: n for w, n in after.items() if n}
+        dirty = {w for w in words if before.get(w, 0) != after.get(w, 0)}
+        base = judge_vocabulary(before, damaged, lambda w, d=before: d.get(w, 0))
+        fresh = judge_vocabulary(after, damaged, lambda w, d=after: d.get(w, 0)).table()
+        got = judge_vocabulary(after, damaged, lambda w, d=after: d.get(w, 0), base=base,
+                               dirty=dirty).table()  # fmt: skip
+        assert (got.repairs, got.refused, got.unsupported) == (
+            fresh.repairs, fresh.refused, fresh.unsupported), seed  # fmt: skip

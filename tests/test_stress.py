@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -260,6 +261,13 @@ def test_a_patched_variant_index_ranks_exactly_as_a_fresh_index(plain_folder, wh
                     assert got_p.vocabulary == want_p.vocabulary
                     assert got_p.offsets.tolist() == want_p.offsets.tolist()
                     assert got_p.passage_ids.tolist() == want_p.passage_ids.tolist()
+                    for status in (False, True):  # OCR repairs judged again only where changed
+                        ocr = Fixes(ocr=True, status=status)
+                        got_r = patched.inverted(tables, unicode).view(status).repairs(ocr)
+                        want_r = fresh.inverted(tables, unicode).view(status).repairs(ocr)
+                        assert got_r.repairs == want_r.repairs
+                        assert got_r.refused == want_r.refused
+                        assert got_r.unsupported == want_r.unsupported
                 for fixes in configurations_for(fault).values():
                     got = [
                         (r.doc_id, r.passage.text, r.score)
@@ -302,6 +310,10 @@ def test_a_variants_bm25_statistics_equal_a_fresh_build(seed):
                     if got.repairs is not None:
                         assert got.repairs.repairs == want.repairs.repairs
                     assert got.families == want.families
+                    ocr = replace(fixes, ocr=True)  # query repair's table over the vocabulary
+                    got_q, want_q = got.lexicon.repairs(ocr), want.lexicon.repairs(ocr)
+                    assert (got_q.repairs, got_q.refused, got_q.unsupported) == (
+                        want_q.repairs, want_q.refused, want_q.unsupported)  # fmt: skip
                     ranked = [(r.doc_id, r.passage.text, r.score)
                               for r in patched.top(case.query, fixes, 5)]  # fmt: skip
                     assert ranked == [(r.doc_id, r.passage.text, r.score)
@@ -321,3 +333,42 @@ def test_documents_per_token_count_documents_whether_or_not_their_passages_are_t
         got = dict(zip(postings.vocabulary, _documents_per_token(postings, pool).tolist(),
                        strict=True))  # fmt: skip
         assert got == want
+
+
+def test_dense_stress_reads_the_clean_corpus_vectors_from_the_cache_and_embeds_only_changes(
+    monkeypatch, tmp_path
+):
+    """Dense stress embeds the clean corpus once (into the vector cache, as a dense check
+    does) and each variant's injected or damaged passages only; a second run reads the clean
+    vectors back and embeds only what the faults changed."""
+    import numpy as np
+
+    import ragdash.retrieval.dense as dense
+    from ragdash.retrieval.reindex import indexed_texts
+
+    encoded: list[str] = []
+
+    class Counting:
+        identity, label = "counting-test-embedder-1", "counting"
+
+        def encode(self, texts, progress=False):
+            encoded.extend(texts)
+            rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[:16], np.uint8)
+                    for t in texts]  # fmt: skip
+            vectors = np.asarray(rows, np.float32).reshape(len(texts), 16) + 1
+            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    monkeypatch.setattr(dense, "make_embedder", lambda spec: Counting())
+    monkeypatch.setenv("RAGDASH_CACHE_DIR", str(tmp_path))
+    corpus = load_folder(SAMPLES)
+    cases = generate_cases(corpus, 4, seed=7)
+    clean = set(indexed_texts(CorpusIndex(corpus), Fixes())[1])
+    run_stress(corpus, cases, seed=7, retrievers=("dense",))
+    first = set(encoded)
+    assert clean <= first and len(encoded) == len(first)  # each text embedded once
+    encoded.clear()
+    report = run_stress(corpus, cases, seed=7, retrievers=("dense",))
+    # only texts the faults changed (an OCR-repaired text of an unchanged passage may
+    # differ too: a variant's vocabulary decides the repairs)
+    assert report.results and set(encoded) < first and not set(encoded) & clean
+    assert list((tmp_path / "dense").glob("*.npy"))

@@ -55,7 +55,7 @@ from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
+from ragdash.retrieval.inverted import InvertedIndex, Postings, changed_words, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES, Fixes
 from ragdash.text import is_ocr_candidate, tokenize, tokenizer
@@ -352,6 +352,9 @@ class _Corpus:
         self.by_pages = {id(d.pages): d for d in corpus.documents}
         self._names: dict[bool, _FamilyNames] = {}
         self._rows: dict[tuple[bool, bool], _TokenRows] = {}
+        self._current_families: dict[bool, object] = {}
+        self._bm25: dict[tuple, object] = {}
+        self._retrievers: dict[RetrieverSpec, object] = {}
 
     def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
         """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
@@ -377,6 +380,42 @@ class _Corpus:
             )  # fmt: skip
         return self._rows[key]
 
+    def retriever(self, spec: RetrieverSpec, make: Callable):
+        """The retriever of the clean index (query faults run on it); a BM25 one is kept
+        across a worker's chunks, so its clean statistics are built once per worker."""
+        if spec.kind != "bm25":
+            return make(self.index)
+        if spec not in self._retrievers:
+            self._retrievers[spec] = make(self.index)
+        return self._retrievers[spec]
+
+    def bm25_index(self, fixes: Fixes):
+        """The clean corpus's BM25 index under ``fixes`` (made as a variant's is, from the
+        token rows), worked out once per setting: a variant's OCR repairs start from it."""
+        from ragdash.retrieval.bm25 import Bm25Index
+        from ragdash.retrieval.ranking import eligible_passages
+
+        key = (fixes.tables, fixes.status, fixes.unicode, fixes.ocr, fixes.ocr_map, fixes.protected)
+        if key not in self._bm25:
+            pool = eligible_passages(self.index.passages(fixes.tables), fixes)
+            rows = self.token_rows(fixes.tables, fixes.unicode)
+            self._bm25[key] = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
+        return self._bm25[key]
+
+    def families(self, tables: bool, current: bool = False):
+        """The clean corpus's version families (``current``: of its current documents only,
+        as BM25 with the status fix sees them), worked out once each: a variant's are
+        patched from these."""
+        from ragdash.retrieval.families import families_of
+
+        if not current:
+            return self.index.inverted(tables).families
+        if tables not in self._current_families:
+            self._current_families[tables] = families_of(
+                [p for p in self.index.passages(tables) if p.status != "withdrawn"]
+            )
+        return self._current_families[tables]
+
     def family_names(self, tables: bool) -> _FamilyNames:
         if tables not in self._names:
             docs = _family_documents(self.index.passages(tables))
@@ -387,7 +426,14 @@ class _Corpus:
                 name_keys[d.doc_id] = names
                 for k in keys:
                     by_key.setdefault(k, []).append(d.doc_id)
-            self._names[tables] = _FamilyNames({d.doc_id: d for d in docs}, by_key, name_keys)
+            named: dict[tuple[int, str], list[str]] = {}
+            for doc_id, pair in name_keys.items():
+                for slot, k in enumerate(pair):
+                    if k:
+                        named.setdefault((slot, k), []).append(doc_id)
+            self._names[tables] = _FamilyNames(
+                {d.doc_id: d for d in docs}, by_key, name_keys, named
+            )
         return self._names[tables]
 
     def distinctive(self, query: str, doc_id: str | None = None) -> list[str]:
@@ -832,6 +878,7 @@ class _FamilyNames:
     documents: dict[str, Document]
     by_key: dict[tuple, list[str]]
     name_keys: dict[str, tuple[str, str]]
+    named: dict[tuple[int, str], list[str]]  # (0 stem / 1 subject, key) → documents
 
 
 @dataclass(frozen=True)
@@ -915,6 +962,7 @@ class _PatchedIndex(CorpusIndex):
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
         postings = self._clean.token_rows(tables, unicode).postings(passages, unicode)
         inverted = InvertedIndex(passages, postings, current, unicode)
+        inverted.derive_from(self._clean.index.inverted(tables, unicode), self._changed)
         inverted._families = self.families_of(tables)
         return inverted
 
@@ -926,15 +974,17 @@ class _PatchedIndex(CorpusIndex):
             passages = self.passages(tables)
             if current:
                 passages = tuple(p for p in passages if p.status != "withdrawn")
-            self._family_cache[key] = self._families(tables, passages)
+            self._family_cache[key] = self._families(tables, passages, current)
         return self._family_cache[key]
 
-    def _families(self, tables: bool, passages: Sequence[Passage] | None = None):
+    def _families(
+        self, tables: bool, passages: Sequence[Passage] | None = None, current: bool = False
+    ):
         """The version families of ``passages`` (all of the variant's by default; BM25 with
         the status fix leaves withdrawn ones out), worked out again only for the changed
         documents: a pair's verdict depends on its two documents alone (tested against a
         fresh index), so the clean pairs of documents present are kept."""
-        from ragdash.retrieval.families import VersionFamilies, _families, _Union
+        from ragdash.retrieval.families import VersionFamilies, patch_families
         from ragdash.retrieval.versions import find_version_pairs
 
         passages = self.passages(tables) if passages is None else passages
@@ -942,7 +992,7 @@ class _PatchedIndex(CorpusIndex):
         if len(present) < 2:
             return VersionFamilies()
         names = self._clean.family_names(tables)
-        clean = self._clean.index.inverted(tables).families
+        clean = self._clean.families(tables, current)
         changed_docs = _family_documents(p for p in passages if p.doc_id in self._changed)
         keys = {d.doc_id: _family_keys(d) for d in changed_docs}
         wanted = {k for ks in keys.values() for k in ks[0]}
@@ -957,19 +1007,9 @@ class _PatchedIndex(CorpusIndex):
             [p for p in (*kept, *fresh) if p.older_id in present and p.newer_id in present],
             key=lambda p: (p.older_order, p.newer_order, p.older_id, p.newer_id),
         )
-        by_pair, by_name = _Union(), _Union()
-        for pair in pairs:
-            by_pair.join(pair.older_id, pair.newer_id)
-            by_name.join(pair.older_id, pair.newer_id)
-        ordered = [(d, keys[d][1]) for d in keys]
-        ordered += [(d, k) for d, k in names.name_keys.items() if d not in self._changed]
-        for slot in (0, 1):
-            groups: dict[str, str] = {}
-            for doc_id, (stem, subject) in ordered:
-                k = (stem, subject)[slot]
-                if k and doc_id in present:
-                    by_name.join(groups.setdefault(k, doc_id), doc_id)
-        return VersionFamilies(tuple(pairs), _families(by_name), _families(by_pair))
+        return patch_families(clean, pairs, present, touched,
+                              lambda d: keys[d][1] if d in keys else names.name_keys[d],
+                              names.named)  # fmt: skip
 
     def _segment(self, doc: Document, tables: bool) -> list[Passage]:
         source = self._clean.corpus.document(doc.doc_id) or self._clean.by_pages.get(id(doc.pages))
@@ -992,6 +1032,7 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
     the clean corpus's token counts (only the changed documents tokenized again), equal to
     :meth:`Bm25Index.build` (tested), and its version families are the variant index's."""
     from ragdash.retrieval.bm25 import Bm25Index, Bm25Retriever
+    from ragdash.retrieval.matching import SetLexicon
     from ragdash.retrieval.ranking import eligible_passages
 
     class _Bm25(Bm25Retriever):
@@ -1003,8 +1044,18 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
                 return super().bm25_index(fixes)
             every = patched.passages(fixes.tables)
             pool = eligible_passages(every, fixes)
-            rows = patched._clean.token_rows(fixes.tables, fixes.unicode)
-            bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes)
+            clean = patched._clean
+            rows = clean.token_rows(fixes.tables, fixes.unicode)
+            base = None
+            if fixes.ocr:  # the OCR fix judges again only what the changed documents touch
+                base = (clean.bm25_index(fixes).repair_memo,
+                        changed_words(clean.index.passages(fixes.tables), every,
+                                      patched._changed, fixes.unicode))  # fmt: skip
+            bm = Bm25Index.from_counts(pool, *rows.gather(pool, fixes.unicode), fixes, base)
+            # query repair reads the vocabulary: judged again only where it differs
+            known = clean.bm25_index(fixes).lexicon
+            vocabulary = frozenset(bm.postings.vocabulary)
+            bm.__dict__["lexicon"] = SetLexicon(vocabulary, (known, vocabulary ^ known.words))
             # families with no seed index built: the same passages give the same families
             bm.__dict__["families"] = patched.families_of(fixes.tables, len(pool) < len(every))
             self._built[key] = bm
@@ -1015,7 +1066,8 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
 
 class _MemoEmbedder:
     """An embedder that encodes each distinct text once per run (variants share all but
-    their changed passages) and writes no cache file."""
+    their changed passages); the clean corpus's vectors are read from (or written to) the
+    vector cache first, so a variant encodes only its injected or damaged passages."""
 
     def __init__(self, inner) -> None:
         self.inner = inner
@@ -1041,14 +1093,26 @@ def _retriever_factory(spec: RetrieverSpec):
         return lambda index: _bm25(spec, index)
     if spec.kind != "dense":
         return lambda index: make_retriever(spec, index)
-    from ragdash.retrieval.dense import DenseIndex, DenseRetriever, make_embedder
+    from ragdash.retrieval.dense import DenseIndex, DenseRetriever, cached_vectors, make_embedder
     from ragdash.retrieval.reindex import index_key, indexed_texts
 
     memo = _MemoEmbedder(make_embedder(spec))
+    primed: set[tuple] = set()
 
     class _Dense(DenseRetriever):
         def dense_index(self, fixes: Fixes, refresh: bool = False) -> DenseIndex:
             key = index_key(fixes)  # refresh: the memo holds what the service answered
+            if key not in primed:
+                # the clean corpus's vectors come from the vector cache (written on the first
+                # run, as a dense check writes them): a variant encodes only its new texts
+                primed.add(key)
+                clean = getattr(self.index, "_clean", None)
+                clean_index = clean.index if clean is not None else self.index
+                _, texts = indexed_texts(clean_index, fixes)
+                about = {"corpus": clean_index.fingerprint, "tables": fixes.tables,
+                         "ocr": fixes.ocr}  # fmt: skip
+                vectors = cached_vectors(memo, texts, about)  # a miss encodes via the memo
+                memo.memo.update(zip(texts, vectors, strict=True))
             if key not in self._built or refresh:
                 passages, texts = indexed_texts(self.index, fixes)
                 self._built[key] = DenseIndex(passages, memo.encode(texts))
@@ -1087,7 +1151,7 @@ def _run_serial(
     notes: list[str] = []
     cancelled = False
     total = max(len(cases) * len(faults), 1)
-    clean_retrievers = [m(clean.index) for m in makers]
+    clean_retrievers = [clean.retriever(s, m) for s, m in zip(specs, makers, strict=True)]
     clean_passed: dict[tuple[str, str, int], bool] = {}
     for c, case in enumerate(cases):
         if cancel is not None and cancel.is_set():

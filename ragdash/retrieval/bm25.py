@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain
 
@@ -42,10 +42,17 @@ from ragdash.retrieval.inverted import (
     build_postings,
     postings_from_ids,
     postings_with_order,
+    stable_order,
     tie_order,
 )
-from ragdash.retrieval.matching import MatchKind, SetLexicon, TokenMatch, repairs_for
-from ragdash.retrieval.ocr import RepairTable
+from ragdash.retrieval.matching import (
+    MatchKind,
+    SetLexicon,
+    TokenMatch,
+    repair_memo_for,
+    repairs_for,
+)
+from ragdash.retrieval.ocr import RepairMemo, RepairTable
 from ragdash.retrieval.query_repair import repair_query
 from ragdash.retrieval.ranking import RankedPassage, eligible_passages, query_tokens
 from ragdash.retrieval.spec import RetrieverSpec
@@ -75,6 +82,9 @@ class Bm25Index:
     avg_length: float
     #: The OCR fix's rewrites (``ocr`` on), as the seed scorer makes them; ``None`` otherwise.
     repairs: RepairTable | None = None
+    #: The judged OCR candidates behind ``repairs`` (:meth:`from_counts`), for a variant's
+    #: index to start from.
+    repair_memo: RepairMemo | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, passages: Sequence[Passage], fixes: Fixes | None = None) -> Bm25Index:
@@ -99,7 +109,7 @@ class Bm25Index:
         flat = list(chain.from_iterable(keys))
         counts = np.fromiter(chain.from_iterable(c.values() for c in counters), np.int64, len(flat))
         tids = np.fromiter(map(postings.token_ids.__getitem__, flat), np.int32, len(flat))
-        tf = counts[np.argsort(tids, kind="stable")]  # the order build_postings sorts ids in
+        tf = counts[stable_order(tids)]  # the order build_postings sorts ids in
         lengths = np.array([sum(c.values()) for c in counters], dtype=np.float64)
         avg = float(lengths.mean()) if len(lengths) and lengths.sum() else 1.0
         return cls(tuple(passages), postings, tf, lengths, avg, repairs)
@@ -113,12 +123,15 @@ class Bm25Index:
         lengths: np.ndarray,
         words: Sequence[str],
         fixes: Fixes | None = None,
+        repair_base: tuple[RepairMemo, Collection[str]] | None = None,
     ) -> Bm25Index:
         """The index :meth:`build` makes, from passages already tokenized: passage ``i``'s
         distinct tokens in first-seen order are the next ``lengths[i]`` entries of ``flat``
         (ids into ``words``), ``counts`` how often each occurs. Why: a faulted corpus shares
         all but a few passages with the clean one, whose token counts are kept, so only the
         changed passages are tokenized again (``tests/test_stress.py`` proves the two equal).
+        ``repair_base`` (another passage set's ``repair_memo`` and every word of the documents
+        that differ) lets the OCR fix judge again only the tokens those words touch.
 
             >>> bm = Bm25Index.from_counts([], np.zeros(0), np.zeros(0), np.zeros(0), [])
             >>> len(bm.passages), bm.avg_length
@@ -128,13 +141,15 @@ class Bm25Index:
         flat = np.asarray(flat, dtype=np.int64)
         counts = np.asarray(counts, dtype=np.int64)
         lengths = np.asarray(lengths, dtype=np.int64)
-        repairs = None
+        repairs, memo = None, None
         if fixes.ocr:
             owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
             raw = postings_from_ids(flat, lengths, words)
             per_word = _documents_per_token(raw, passages)
             docs_of = dict(zip(raw.vocabulary, per_word.tolist(), strict=True))
-            repairs = repairs_for(docs_of, lambda w: docs_of.get(w, 0), fixes)
+            base, dirty = repair_base or (None, ())
+            memo = repair_memo_for(docs_of, lambda w: docs_of.get(w, 0), fixes, base, dirty)
+            repairs = memo.table()
             words, ids = list(words), {w: i for i, w in enumerate(words)}
             target = list(range(len(words)))
             for bad, repair in repairs.repairs.items():
@@ -166,7 +181,7 @@ class Bm25Index:
             np.repeat(np.arange(len(lengths)), lengths), weights=counts, minlength=len(lengths)
         ).astype(np.float64)
         avg = float(sizes.mean()) if len(sizes) and sizes.sum() else 1.0
-        return cls(tuple(passages), postings, counts[order], sizes, avg, repairs)
+        return cls(tuple(passages), postings, counts[order], sizes, avg, repairs, memo)
 
     @cached_property
     def lexicon(self) -> SetLexicon:

@@ -32,7 +32,7 @@ unrelated ``faq`` (score 2, second): with ``versions`` the order is ``policy-202
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -40,7 +40,14 @@ from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.retrieval.versions import VersionPair, find_version_pairs, name_pieces, strip_versions
 from ragdash.text import tokenize
 
-__all__ = ["VersionFamilies", "families_of", "newness", "reorder", "version_markers"]
+__all__ = [
+    "VersionFamilies",
+    "families_of",
+    "newness",
+    "patch_families",
+    "reorder",
+    "version_markers",
+]
 
 
 def newness(passage: Passage) -> tuple[int, int]:
@@ -116,6 +123,78 @@ def families_of(passages: Sequence[Passage]) -> VersionFamilies:
             if k:
                 by_name.join(groups.setdefault(k, doc.doc_id), doc.doc_id)
     return VersionFamilies(pairs, _families(by_name), _families(by_pair))
+
+
+def patch_families(
+    clean: VersionFamilies,
+    pairs: Sequence[VersionPair],
+    present: Collection[str],
+    changed: Collection[str],
+    name_keys: Callable[[str], tuple[str, str]],
+    named: Mapping[tuple[int, str], Sequence[str]],
+) -> VersionFamilies:
+    """The families :func:`families_of` finds for a corpus that is ``clean``'s but for the
+    documents ``changed`` (and with only the documents ``present``), given its detected
+    ``pairs``. Why: a faulted variant changes a few documents of thousands, and a family that
+    holds no changed or missing document is the clean one — only the families those
+    documents touch are joined again, a whole clean family standing in as one member (a
+    family's id is its smallest document id, whatever order they were joined in).
+    ``name_keys(doc)`` gives a document's (id stem, subject) keys in this corpus and
+    ``named[(0 or 1, key)]`` the clean documents with that stem or subject key.
+
+        >>> clean = VersionFamilies((), {"a-2023": "a-2023", "a-2024": "a-2023"}, {})
+        >>> keys = {"a-2023": ("id:a", ""), "a-2024": ("id:a", ""), "a-2025": ("id:a", "")}
+        >>> named = {(0, "id:a"): ["a-2023", "a-2024"]}
+        >>> patch_families(clean, (), set(keys), {"a-2025"}, keys.get, named).recency_family
+        {'a-2023': 'a-2023', 'a-2024': 'a-2023', 'a-2025': 'a-2023'}
+    """
+    changed = set(changed)
+    gone = changed | {d for d in clean.recency_family if d not in present}
+    new_keys = {d: name_keys(d) for d in changed if d in present}
+
+    def patch(fam: Mapping[str, str], with_names: bool) -> dict[str, str]:
+        members: dict[str, list[str]] = {}
+        for d, r in fam.items():
+            members.setdefault(r, []).append(d)
+        dirty = {fam[d] for d in gone if d in fam}
+        loose = {d for r in dirty for d in members[r] if d in present}
+        loose |= {d for d in changed if d in present}
+
+        def node(d: str) -> str:
+            return d if d in loose else fam.get(d, d)
+
+        union = _Union()
+        for d in sorted(loose):
+            union.find(d)
+        for pair in pairs:
+            if pair.older_id in loose or pair.newer_id in loose:
+                union.join(node(pair.older_id), node(pair.newer_id))
+        if with_names:
+            joined: set[tuple[int, str]] = set()  # each key's documents are joined once
+            for d in sorted(loose):
+                keys = new_keys[d] if d in changed else name_keys(d)
+                for slot, k in enumerate(keys):
+                    if not k or (slot, k) in joined:
+                        continue
+                    joined.add((slot, k))
+                    for other in named.get((slot, k), ()):
+                        if other in present and other not in changed:
+                            union.join(d, node(other))
+                    for other, theirs in new_keys.items():
+                        if theirs[slot] == k:
+                            union.join(d, node(other))
+        out = {d: r for d, r in fam.items() if r not in dirty}
+        groups: dict[str, list[str]] = {}
+        for n in list(union.parent):
+            groups.setdefault(union.find(n), []).extend([n] if n in loose else members.get(n, [n]))
+        for root, docs in groups.items():
+            if len(docs) > 1:
+                out.update(dict.fromkeys(docs, root))
+        return out
+
+    return VersionFamilies(
+        tuple(pairs), patch(clean.recency_family, True), patch(clean.pair_family, False)
+    )
 
 
 def _stem_key(doc: Document) -> str:

@@ -26,7 +26,7 @@ Cautious on real text:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -36,7 +36,14 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from ragdash.errors import SettingsError
-from ragdash.retrieval.ocr import Repair, RepairTable, build_repairs, judge_token
+from ragdash.retrieval.ocr import (
+    Repair,
+    RepairMemo,
+    RepairTable,
+    build_repairs,
+    judge_token,
+    judge_vocabulary,
+)
 from ragdash.retrieval.typos import TYPO, max_typo_cost, typo_cost_within
 from ragdash.retrieval.wordlist import english_words
 from ragdash.settings import (
@@ -71,6 +78,7 @@ __all__ = [
     "plan_with_lexicon",
     "repair_key",
     "repaired_words",
+    "repair_memo_for",
     "repairs_for",
 ]
 
@@ -245,13 +253,31 @@ def repairs_for(
     return build_repairs(words, settings.ocr_map, documents, settings.protected, english_words())
 
 
+def repair_memo_for(
+    words: Iterable[str],
+    documents: Callable[[str], int],
+    settings: Fixes,
+    base: RepairMemo | None = None,
+    dirty: Collection[str] = (),
+) -> RepairMemo:
+    """:func:`repairs_for` as a :class:`RepairMemo` (its ``.table()``), judged again only
+    where ``dirty`` words touch ``base`` (see :func:`ragdash.retrieval.ocr.judge_vocabulary`)."""
+    return judge_vocabulary(
+        words, settings.ocr_map, documents, settings.protected, english_words(), base, dirty
+    )
+
+
 @dataclass
 class SetLexicon:
     """A :class:`Lexicon` over words with their document counts (a plain set counts each
     word in one document); lookups are worked out on first use."""
 
     words: Mapping[str, int] | AbstractSet[str]
+    #: (a lexicon this one differs from, every word whose count differs between them): the
+    #: OCR repairs are judged again only where those words reach (a variant's vocabulary)
+    base: tuple[SetLexicon, Collection[str]] | None = field(default=None, repr=False)
     _repairs: dict[tuple[object, ...], RepairTable] = field(default_factory=dict, repr=False)
+    _memos: dict[tuple[object, ...], RepairMemo] = field(default_factory=dict, repr=False)
     _pool: list[str] | None = field(default=None, repr=False)
     _letter_words: list[str] | None = field(default=None, repr=False)
 
@@ -266,8 +292,19 @@ class SetLexicon:
     def repairs(self, settings: Fixes) -> RepairTable:
         key = repair_key(settings)
         if key not in self._repairs:
-            self._repairs[key] = repairs_for(self.words, self.documents, settings)
+            self._repairs[key] = self.repair_memo(settings).table()
         return self._repairs[key]
+
+    def repair_memo(self, settings: Fixes) -> RepairMemo:
+        """The judged OCR candidates behind :meth:`repairs`."""
+        key = repair_key(settings)
+        if key not in self._memos:
+            base: RepairMemo | None = None
+            dirty: Collection[str] = ()
+            if self.base is not None:
+                base, dirty = self.base[0].repair_memo(settings), self.base[1]
+            self._memos[key] = repair_memo_for(self.words, self.documents, settings, base, dirty)
+        return self._memos[key]
 
     def fuzzy_matches(
         self, token: str, threshold: float, near: int | None = None

@@ -43,6 +43,8 @@ __all__ = [
     "Repair",
     "RepairTable",
     "build_repairs",
+    "judge_vocabulary",
+    "RepairMemo",
     "judge_token",
 ]
 
@@ -222,20 +224,83 @@ def build_repairs(
     english: Collection[str] = frozenset(),
 ) -> RepairTable:
     """The :class:`RepairTable` of a vocabulary: every token with a mapped digit judged."""
+    return judge_vocabulary(words, ocr_map, documents, protected, english).table()
+
+
+@dataclass(frozen=True, eq=False)
+class RepairMemo:
+    """Every OCR candidate of a vocabulary with its verdict, and for each word the
+    candidates whose verdict read that word's document count. Why: a faulted corpus differs
+    from the clean one in a few documents, so only the candidates that read a count those
+    documents change are judged again (:func:`judge_vocabulary` with ``base``) — the same
+    table, without going over every token's readings once per variant.
+
+        >>> df = {"contr0ller": 1, "controller": 4}
+        >>> memo = judge_vocabulary(df, {"0": "o"}, lambda w: df.get(w, 0))
+        >>> memo.table().repairs["contr0ller"].word, memo.readers["controller"]
+        ('controller', ('contr0ller',))
+    """
+
+    words: Collection[str]  # the vocabulary judged
+    verdicts: dict[str, object]  # candidate → Repair, refusal, open readings or None
+    readers: dict[str, tuple[str, ...]]
+
+    def table(self) -> RepairTable:
+        repairs: dict[str, Repair] = {}
+        refused: dict[str, str] = {}
+        unsupported: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for word, verdict in self.verdicts.items():
+            if isinstance(verdict, Repair):
+                repairs[word] = verdict
+            elif isinstance(verdict, list):
+                refused[word] = _NO_SUPPORT.format(raw=word)
+                for reading, changes in verdict:
+                    unsupported.setdefault(reading, []).append((word, changes))
+            elif verdict is not None:
+                refused[word] = verdict  # type: ignore[assignment]
+        return RepairTable.of(repairs, refused, unsupported)
+
+
+def judge_vocabulary(
+    words: Iterable[str],
+    ocr_map: Iterable[tuple[str, str]] | Mapping[str, str],
+    documents: Callable[[str], int],
+    protected: Collection[str] = (),
+    english: Collection[str] = frozenset(),
+    base: RepairMemo | None = None,
+    dirty: Collection[str] = (),
+) -> RepairMemo:
+    """Judge every candidate of ``words`` (:func:`judge_token`). With ``base`` (the memo of
+    another vocabulary under the same map, protected list and word list) and ``dirty`` (every
+    word whose document count may differ between the two), a candidate of both whose
+    verdict read no dirty count keeps its verdict; the rest are judged again."""
     letters = letters_by_digit(tuple(ocr_map.items()) if isinstance(ocr_map, Mapping) else ocr_map)
-    repairs: dict[str, Repair] = {}
-    refused: dict[str, str] = {}
-    unsupported: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    words = words if isinstance(words, Collection) else tuple(words)
+    verdicts: dict[str, object] = {}
+    readers: dict[str, list[str]] = {}
+    stale: set[str] = set()
+    if base is not None:
+        stale = {raw for w in dirty for raw in base.readers.get(w, ())}
+    read: list[str] = []
+
+    def counted(word: str) -> int:
+        read.append(word)
+        return documents(word)
+
     for word in words:
+        if base is not None and word in base.words and word not in stale:
+            if word in base.verdicts:
+                verdicts[word] = base.verdicts[word]
+            continue
         if not any(ch in letters for ch in word):
             continue
-        verdict = _judge(word, letters, documents, protected, english)
-        if isinstance(verdict, Repair):
-            repairs[word] = verdict
-        elif isinstance(verdict, list):
-            refused[word] = _NO_SUPPORT.format(raw=word)
-            for reading, changes in verdict:
-                unsupported.setdefault(reading, []).append((word, changes))
-        elif verdict is not None:
-            refused[word] = verdict
-    return RepairTable.of(repairs, refused, unsupported)
+        read.clear()
+        verdicts[word] = _judge(word, letters, counted, protected, english)
+        for w in read:
+            readers.setdefault(w, []).append(word)
+    if base is not None:  # readers of kept verdicts are the base's (they read the same words)
+        for w, raws in base.readers.items():
+            kept = [r for r in raws if r not in stale and r in verdicts]
+            if kept:
+                readers.setdefault(w, []).extend(kept)
+    return RepairMemo(words, verdicts, {w: tuple(r) for w, r in readers.items()})
