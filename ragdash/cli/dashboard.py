@@ -7,7 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from ragdash.cli.common import _HOST_LABEL, EXIT_OK, BadInput, _docs, _retriever_spec, one_line
+from ragdash.cli.common import (
+    _HOST_LABEL,
+    EXIT_OK,
+    BadInput,
+    _docs,
+    _retriever_spec,
+    one_line,
+    say,
+)
 from ragdash.errors import (
     RetrieverError,
 )
@@ -112,7 +120,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     command = dashboard_command(args)
     warning = exposure_warning(args.address)
     if warning:
-        print(f"ragdash: warning: {warning}", file=sys.stderr)
+        say(f"ragdash: warning: {warning}", file=sys.stderr)
     if os.name == "posix":
         # Become the server: a SIGTERM to `ragdash dashboard` (a service manager, a test's
         # terminate()) then stops Streamlit itself instead of orphaning it on its port.
