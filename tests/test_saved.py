@@ -110,12 +110,19 @@ def test_cli_builds_the_index_and_query_and_check_use_it(tmp_path, capsys):
     assert main([*args, "--docs", str(docs)]) == 0
     direct = json.loads(capsys.readouterr().out)
     assert main([*args, "--index", str(out_dir)]) == 0
-    assert json.loads(capsys.readouterr().out) == direct
+    saved = json.loads(capsys.readouterr().out)
+    # the same ranking; each names what it ran on (the folder, or the saved index)
+    assert saved.pop("inputs")["docs_from"] == "--index (a saved index)"
+    assert direct.pop("inputs")["docs_from"] == "--docs"
+    assert saved == direct
     check = ["check", "--cases", str(SAMPLE_CASES), "--fixes", "all", "--json"]
     code = main([*check, "--docs", str(docs)])
-    expected = capsys.readouterr().out
+    expected = json.loads(capsys.readouterr().out)
     assert main([*check, "--index", str(out_dir)]) == code
-    assert capsys.readouterr().out == expected
+    got = json.loads(capsys.readouterr().out)
+    assert got.pop("inputs")["docs"] == str(out_dir)
+    assert expected.pop("inputs")["docs"] == str(docs)
+    assert got == expected
     # Rebuilding replaces the folder atomically; nothing is left beside it.
     assert main(["index", "build", "--docs", str(docs), "-o", str(out_dir)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "index"]
