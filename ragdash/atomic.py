@@ -13,6 +13,7 @@ second change. Under :func:`file_lock` the second session reads the first one's 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import stat
 import tempfile
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_write", "file_lock"]
+__all__ = ["atomic_write", "file_lock", "file_sha256"]
 
 
 def _umask() -> int:
@@ -88,3 +89,15 @@ def file_lock(path: str | Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, read in blocks: what proves a file is the one ragdash
+    wrote (a staging folder's upload, an index's files) before it removes anything::
+
+        >>> import tempfile; f = Path(tempfile.mkdtemp()) / "a"; _ = f.write_bytes(b"abc")
+        >>> file_sha256(f)[:12]
+        'ba7816bf8f01'
+    """
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

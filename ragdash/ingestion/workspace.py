@@ -33,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ragdash.atomic import atomic_write, file_lock
+from ragdash.atomic import atomic_write, file_lock, file_sha256
 from ragdash.csv_safe import escape_cell, unescape_cell
 from ragdash.errors import WorkspaceError
 from ragdash.ingestion.documents import STATUSES, Corpus, Document, IngestMessage
@@ -162,14 +162,6 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _regular(path: Path) -> bool:
     """A regular file, not a link (``lstat``: a link is never followed)."""
     try:
@@ -211,7 +203,7 @@ def _proven_staging(folder: Path, token: str) -> list[Path] | None:
         if entry.name not in files or not _regular(entry):
             return None
         try:
-            if _sha256(entry) != files[entry.name]:
+            if file_sha256(entry) != files[entry.name]:
                 return None
         except OSError:
             return None

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -49,6 +48,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ragdash.atomic import file_sha256
 from ragdash.errors import IndexFileError
 from ragdash.ingestion.documents import Corpus, Document, IngestMessage, Passage
 from ragdash.ingestion.ingest import DOC_SUFFIXES, METADATA_FILE
@@ -84,14 +84,6 @@ def _version() -> str:
     return VERSION
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def docs_listing(folder: str | Path) -> list[list[Any]]:
     """The docs folder's files a load reads (documents and ``metadata.csv``), each as
     ``[name, size, mtime_ns, sha256]``, by name."""
@@ -100,7 +92,7 @@ def docs_listing(folder: str | Path) -> list[list[Any]]:
     for path in sorted(folder.iterdir()):
         if path.is_file() and (path.suffix.lower() in DOC_SUFFIXES or path.name == METADATA_FILE):
             stat = path.stat()
-            rows.append([path.name, stat.st_size, stat.st_mtime_ns, _sha256(path)])
+            rows.append([path.name, stat.st_size, stat.st_mtime_ns, file_sha256(path)])
     return rows
 
 
@@ -221,7 +213,7 @@ def _unproven(folder: Path) -> str | None:
             regular = False
         if not (regular and _INDEX_FILES.fullmatch(name) and name in recorded):
             foreign.append(name)
-        elif _sha256(path) != recorded[name]:
+        elif file_sha256(path) != recorded[name]:
             changed.append(name)
     if foreign:
         return (
@@ -330,7 +322,7 @@ def _record(tmp: Path, recorded: dict[str, str], path: Path | None = None) -> No
     """Record ``path``'s SHA-256 in ``tmp``'s marker (rewritten whole; written once with no
     files when ``path`` is None): what the marker records is what proves a file ragdash's."""
     if path is not None:
-        recorded[path.name] = _sha256(path)
+        recorded[path.name] = file_sha256(path)
     marker = {"format": MARKER_FORMAT, "version": INDEX_FORMAT, "files": recorded}
     _write_json(tmp / MARKER, marker)
 
@@ -362,7 +354,7 @@ def _write_files(
         npy_file(f"offsets-{name}.npy", inverted.postings.offsets)
         npy_file(f"ids-{name}.npy", inverted.postings.passage_ids)
     files = {
-        p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        p.name: {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
         for p in sorted(tmp.iterdir())
         if p.name != MARKER
     }
@@ -427,7 +419,7 @@ def read_index(folder: str | Path, docs: str | Path | None = None) -> Parts:
         path = folder / name
         if not path.is_file():
             raise IndexFileError(f"{path}: missing from the index (corrupt: rebuild it)")
-        if path.stat().st_size != info.get("bytes") or _sha256(path) != info.get("sha256"):
+        if path.stat().st_size != info.get("bytes") or file_sha256(path) != info.get("sha256"):
             raise IndexFileError(
                 f"{path}: does not match the index manifest (corrupt or changed since the "
                 "build: rebuild it)"
@@ -456,7 +448,7 @@ def _check_docs(manifest: Mapping[str, Any], folder: Path, docs: str | Path | No
         path = where / name
         stat = path.stat()
         _, size, mtime, sha = then[name]
-        if stat.st_size != size or (stat.st_mtime_ns != mtime and _sha256(path) != sha):
+        if stat.st_size != size or (stat.st_mtime_ns != mtime and file_sha256(path) != sha):
             raise IndexFileError(f"{folder} is stale: {path} changed since the build; {hint}")
 
 
