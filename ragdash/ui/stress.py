@@ -43,7 +43,7 @@ from ragdash.errors import RagdashError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES
-from ragdash.ui.context import error_text, settings
+from ragdash.ui.context import error_text, hide_paths, settings
 from ragdash.ui.guard import section_guard
 from ragdash.ui.navigation import pages
 from ragdash.ui.render import html_table
@@ -516,6 +516,7 @@ def _results(run: StressRun) -> None:
     st.subheader("What breaks, and what repairs it")
     command = stress_command(run.source, run.n, run.faults, run.rate, run.seed,
                              run.retrievers, settings().docs, settings().workspace)  # fmt: skip
+    command = hide_paths(command)  # a visitor never sees the server's folders
     st.caption(
         f"{len(report.cases):d} cases ({literal(SOURCE_WORDS[run.source])}), "
         f"{variants:d} faulted variants, rate {run.rate:g}, seed {run.seed:d} — "
