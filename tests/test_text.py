@@ -307,7 +307,7 @@ PLAIN_BLOCKS = {"code", "text"}
 
 def is_grid_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-        node.func.id == "grid"
+        node.func.id in ("grid", "colored_grid")  # colored_grid is grid, styled
     )
 
 

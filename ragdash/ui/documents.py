@@ -55,7 +55,7 @@ from ragdash.ui.render import html_table, text_block, wrapped_table
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
-from ragdash.ui.text import code, grid, label, literal, plain, visible_controls
+from ragdash.ui.text import code, colored_grid, grid, label, literal, plain, visible_controls
 
 __all__ = [
     "DIFF_ROWS_SHOWN",
@@ -685,7 +685,7 @@ def _joined_tables_view(doc: Document) -> None:
     for n, t in enumerate(crossing[:TABLES_SHOWN], start=1):
         left, right = st.columns(2)
         left.caption(
-            f"Table {n}, fix off: {len(t.regions):d} fragments, each in its page's passage"
+            f"Table {n:d}, fix off: {len(t.regions):d} fragments, each in its page's passage"
         )
         for page, region in t.regions:
             heads = region.rows[: region.header_rows]
@@ -694,7 +694,7 @@ def _joined_tables_view(doc: Document) -> None:
                                   f"Table {n}, page {page} fragment"))  # fmt: skip
         rejoined = f", {t.rows_joined:d} cut row(s) re-assembled" if t.rows_joined else ""
         right.caption(
-            f"Table {n}, fix on: one table, pages {t.page_start:d}–{t.page_end:d}, "
+            f"Table {n:d}, fix on: one table, pages {t.page_start:d}–{t.page_end:d}, "
             f"{len(t.rows):d} rows{rejoined}"
         )
         header = t.column_names or t.header  # the header row's cells, not its text
@@ -820,14 +820,13 @@ def render(index: CorpusIndex, corpus_key: tuple) -> None:
     # the verdict in its colour: a Styler, which show_table's plain frame cannot carry
     config = {name: {"width": width, "help": LIST_HELP[name]} if name in LIST_HELP else width
               for name, width in LIST_WIDTHS.items()}  # fmt: skip
-    shown_list = grid(listed)
+    shown_list = colored_grid(listed, "verdict", LEVEL_COLORS)
     st.dataframe(
-        shown_list.style.map(lambda v: f"color: {LEVEL_COLORS[v]}; font-weight: 600"
-                             if v in LEVEL_COLORS else "", subset=["verdict"]),
+        shown_list,
         hide_index=True,
         width="stretch",
         column_order=LIST_COLUMNS,
-        column_config=help_for(shown_list.columns, config),
+        column_config=help_for(listed.columns, config),
     )
     with st.expander("Files, kinds and list order"):
         show_table(listed[["order", "id", "file", "kind"]], hide_index=True, width="stretch")

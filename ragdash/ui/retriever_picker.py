@@ -36,7 +36,7 @@ from ragdash.retrieval.spec import RETRIEVER_DESCRIPTIONS, RetrieverSpec, fix_su
 from ragdash.settings import Fixes
 from ragdash.ui.context import settings
 from ragdash.ui.state import seed_widget
-from ragdash.ui.text import code, literal
+from ragdash.ui.text import code, literal, plain
 
 __all__ = [
     "EXTERNAL_TTL",
@@ -87,7 +87,7 @@ def render_retriever_picker(view_spec: RetrieverSpec) -> RetrieverSpec:
         "Retriever",
         kinds,
         key="w_retriever",
-        format_func=lambda kind: LABELS.get(kind, kind),
+        format_func=lambda kind: plain(LABELS.get(kind, kind)),
         label_visibility="collapsed",
         help="; ".join(f"**{literal(k)}**: {literal(RETRIEVER_DESCRIPTIONS[k])}" for k in kinds)
         + "; a team's function or service is named where the dashboard is started "

@@ -319,7 +319,7 @@ def _inputs(index: CorpusIndex, view: ViewState) -> tuple | None:
     with st.form("stress_form", border=True):
         faults = st.multiselect(
             "Faults to inject", list(FAULTS), default=list(FAULTS), key="stress_faults",
-            format_func=lambda fault: FAULT_TITLES.get(fault, fault),
+            format_func=lambda fault: plain(FAULT_TITLES.get(fault, fault)),
         )  # fmt: skip
         c1, c2 = st.columns(2)
         rate = c1.slider(

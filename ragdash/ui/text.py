@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from ragdash.visible import visible_controls
 
-__all__ = ["code", "grid", "label", "literal", "plain", "visible_controls"]
+__all__ = ["code", "colored_grid", "grid", "label", "literal", "plain", "visible_controls"]
 
 #: CommonMark lets a backslash escape any ASCII punctuation character, and an escaped one is
 #: never markup: escaping all of them (rather than a list of the ones that are markup today)
@@ -142,3 +143,19 @@ def grid(table: Any) -> pd.DataFrame:
     if shown.index.dtype == object:
         shown.index = pd.Index([_cell(i) for i in shown.index], name=shown.index.name)
     return shown
+
+
+def colored_grid(table: Any, column: str, colors: Mapping[str, str]) -> Any:
+    """:func:`grid`, with the cells of ``column`` whose text is a key of ``colors`` drawn in
+    that colour (a pandas Styler, which ``st.dataframe`` takes as it takes a frame): the
+    documents list's verdict in green, amber or red, its text escaped as every grid's is.
+
+    >>> styled = colored_grid(pd.DataFrame({"verdict": ["good", "x"]}), "verdict",
+    ...                       {"good": "#2b8a3e"})
+    >>> "color: #2b8a3e" in styled.to_html()
+    True
+    """
+    return grid(table).style.map(
+        lambda v: f"color: {colors[v]}; font-weight: 600" if v in colors else "",
+        subset=[column],
+    )

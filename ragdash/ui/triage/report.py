@@ -103,7 +103,7 @@ def _report_form(index: CorpusIndex, view: ViewState) -> None:
             "Document with the right answer",
             options,
             key="tr_expect",
-            format_func=lambda doc_id: document_choice(documents[doc_id]),
+            format_func=lambda doc_id: plain(document_choice(documents[doc_id])),
         )
         evidence = c2.text_input(
             "Evidence the answer needs (separate with ;)", key="tr_evidence", placeholder="30 days"
