@@ -149,12 +149,17 @@ def passage_words(passage: Passage) -> str:
     >>> passage_words(p)
     'plans, pages 1–2, part 2'
     """
+    return f"{passage.doc_id}, {_place_words(passage)}"
+
+
+def _place_words(passage: Passage) -> str:
+    """Where a passage sits: ``pages 1–2, part 2`` (the name without its document)."""
     pages = (
         f"page {passage.page_start}"
         if passage.page_start == passage.page_end
         else f"pages {passage.page_start}–{passage.page_end}"
     )
-    return f"{passage.doc_id}, {pages}, part {passage.position + 1}"
+    return f"{pages}, part {passage.position + 1}"
 
 
 _LABEL = re.compile(r"^(?P<doc>.*) p(?P<a>\d+)(?:-(?P<b>\d+))? #(?P<n>\d+)$")
@@ -207,12 +212,8 @@ def _card(r: RankedPassage | None, heading: str, expected: bool) -> str:
     if r is None:
         body = "not retrieved: no query word matches it"
         return f'<div class="{cls}"><div class="rd-card-head">{heading}</div>{body}</div>'
-    p = r.passage
-    pages = f"page {p.page_start}" if p.page_start == p.page_end else (
-        f"pages {p.page_start}–{p.page_end}"
-    )
     rank = "" if heading.startswith("#") else f"ranked #{r.rank} · "
-    where = f"{rank}score {fmt_score(r.score)} · {pages}, part {p.position + 1}"
+    where = f"{rank}score {fmt_score(r.score)} · {_place_words(r.passage)}"
     return (
         f'<div class="{cls}"><div class="rd-card-head">{heading}</div>'
         f"<div>{escape_text(where)}</div>"
