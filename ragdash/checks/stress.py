@@ -54,7 +54,7 @@ from ragdash.errors import QueryError, RagdashError
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
-from ragdash.retrieval.index import CorpusIndex
+from ragdash.retrieval.index import CorpusIndex, tables_neutral
 from ragdash.retrieval.inverted import InvertedIndex, Postings, changed_words, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES, Fixes
@@ -356,10 +356,16 @@ class _Corpus:
         self._bm25: dict[tuple, object] = {}
         self._retrievers: dict[RetrieverSpec, object] = {}
 
+    def tables(self, tables: bool) -> bool:
+        """``tables`` as a cache key: False when the tables fix changes no passage of this
+        corpus (one passage set, so its rows, families and indexes are worked out once)."""
+        return tables and self.index.passages(True) is not self.index.passages(False)
+
     def token_rows(self, tables: bool, unicode: bool) -> _TokenRows:
         """Each clean passage's distinct tokens as ids into the clean vocabulary (worked out
         once): a variant's postings are put together from these rows, so only the passages
         of changed documents are tokenized again."""
+        tables = self.tables(tables)
         key = (tables, unicode)
         if key not in self._rows:
             inverted = self.index.inverted(tables, unicode)
@@ -386,7 +392,9 @@ class _Corpus:
         if spec.kind != "bm25":
             return make(self.index)
         if spec not in self._retrievers:
-            self._retrievers[spec] = make(self.index)
+            retriever = make(self.index)
+            retriever.clean = self  # its indexes: this corpus's, from the token rows
+            self._retrievers[spec] = retriever
         return self._retrievers[spec]
 
     def bm25_index(self, fixes: Fixes):
@@ -395,7 +403,8 @@ class _Corpus:
         from ragdash.retrieval.bm25 import Bm25Index
         from ragdash.retrieval.ranking import eligible_passages
 
-        key = (fixes.tables, fixes.status, fixes.unicode, fixes.ocr, fixes.ocr_map, fixes.protected)
+        tables = self.tables(fixes.tables)
+        key = (tables, fixes.status, fixes.unicode, fixes.ocr, fixes.ocr_map, fixes.protected)
         if key not in self._bm25:
             pool = eligible_passages(self.index.passages(fixes.tables), fixes)
             rows = self.token_rows(fixes.tables, fixes.unicode)
@@ -408,6 +417,7 @@ class _Corpus:
         patched from these."""
         from ragdash.retrieval.families import families_of
 
+        tables = self.tables(tables)
         if not current:
             return self.index.inverted(tables).families
         if tables not in self._current_families:
@@ -417,6 +427,7 @@ class _Corpus:
         return self._current_families[tables]
 
     def family_names(self, tables: bool) -> _FamilyNames:
+        tables = self.tables(tables)
         if tables not in self._names:
             docs = _family_documents(self.index.passages(tables))
             by_key: dict[tuple, list[str]] = {}
@@ -948,6 +959,8 @@ class _PatchedIndex(CorpusIndex):
         self._family_cache: dict[tuple[bool, bool], object] = {}
 
     def passages(self, tables: bool = False) -> tuple[Passage, ...]:
+        if tables and tables not in self._passages and self._neutral():
+            self._passages[True] = self.passages(False)  # the tables fix changes nothing
         if tables not in self._passages:
             out: list[Passage] = []
             for doc in self.corpus.documents:
@@ -957,6 +970,12 @@ class _PatchedIndex(CorpusIndex):
                     out.extend(self._clean.index.passages_of(doc.doc_id, tables))
             self._passages[tables] = tuple(out)
         return self._passages[tables]
+
+    def _neutral(self) -> bool:
+        """Whether the tables fix changes no passage: none of the clean corpus's, and every
+        changed document is one page of text (see :func:`tables_neutral`)."""
+        docs = (d for d in self.corpus.documents if d.doc_id in self._changed)
+        return not self._clean.tables(True) and tables_neutral(Corpus(tuple(docs)))
 
     def _build_inverted(self, passages, tables: bool, unicode: bool) -> InvertedIndex:
         current = np.fromiter((p.status != "withdrawn" for p in passages), bool, len(passages))
@@ -969,7 +988,7 @@ class _PatchedIndex(CorpusIndex):
     def families_of(self, tables: bool, current: bool = False):
         """The version families of the variant's passages (``current``: withdrawn documents
         left out, as BM25 with the status fix indexes them), worked out once each."""
-        key = (tables, current)
+        key = (tables and self.passages(True) is not self.passages(False), current)
         if key not in self._family_cache:
             passages = self.passages(tables)
             if current:
@@ -1036,11 +1055,22 @@ def _bm25(spec: RetrieverSpec, index: CorpusIndex):
     from ragdash.retrieval.ranking import eligible_passages
 
     class _Bm25(Bm25Retriever):
+        clean: _Corpus | None = None  # set on the clean corpus's own retriever
+
         def bm25_index(self, fixes: Fixes) -> Bm25Index:
             ocr = (fixes.ocr_map, fixes.protected) if fixes.ocr else None
             key = (fixes.tables, fixes.status, fixes.unicode, ocr)
             patched = self.index
-            if key in self._built or not isinstance(patched, _PatchedIndex):
+            if key in self._built:
+                return self._built[key]
+            if self.clean is not None:  # the clean index a variant's starts from, made once
+                bm = self.clean.bm25_index(fixes)
+                every = self.index.passages(fixes.tables)
+                current = len(bm.passages) < len(every)
+                bm.__dict__["families"] = self.clean.families(fixes.tables, current)
+                self._built[key] = bm
+                return bm
+            if not isinstance(patched, _PatchedIndex):
                 return super().bm25_index(fixes)
             every = patched.passages(fixes.tables)
             pool = eligible_passages(every, fixes)
