@@ -1318,6 +1318,9 @@ def run_stress(
         return _run_serial(corpus, cases, **options, progress=progress, cancel=cancel, index=index)
     _CLEAN = _Corpus(corpus, index)
     try:
+        # one case run here first works out the clean corpus's indexes, token rows and
+        # families, which the forked workers then share instead of each building them
+        _run_serial(corpus, list(cases[:1]), **options)
         parts = chunks(list(cases), jobs * CHUNKS_PER_JOB)
         reports: list[StressReport] = []
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from ragdash.retrieval.matching import MatchKind, TokenMatch
 from ragdash.visible import visible_controls
@@ -38,6 +39,7 @@ def escape_text(text: str) -> str:
     return visible_controls(html.escape(text), keep_newlines=True)
 
 
+@lru_cache(maxsize=4096)  # one compile per evidence string: a stress run judges each many times
 def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     """A regex finding ``evidence`` case-insensitively and only on token boundaries: where
     the evidence starts (ends) with a letter or digit, the text must not continue with one
