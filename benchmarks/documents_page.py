@@ -17,25 +17,18 @@ timing; the summary marks visits over :data:`TARGET_S`.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = ["TARGET_S", "main"]
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]  # fmt: skip
 #: A Documents visit after the first should take less than this (issue 45).
 TARGET_S = 2.0
 #: How long a visit may take before the benchmark gives up on it.
@@ -66,44 +59,6 @@ def write_folder(folder: Path) -> int:
     (folder / "scan-notes.pdf").write_bytes(image_pdf(images, 200))
     suffixes = {".pdf", ".md", ".txt"}
     return sum(1 for p in folder.iterdir() if p.suffix in suffixes)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _dashboard(docs: Path, workspace: Path) -> Iterator[str]:
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-           "--server.headless=true", "--server.address=127.0.0.1", f"--server.port={port}",
-           "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
-           "--", "--docs", str(docs), "--workspace", str(workspace)]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {proc.returncode}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            raise RuntimeError("streamlit did not answer within 90 s")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def _visit(browser, url: str, rows: int) -> float:
@@ -161,6 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__, allow_abbrev=False)  # fmt: skip
     parser.add_argument("--visits", type=int, default=5, help="visits after the first (5)")
     args = parser.parse_args(argv)
+    # the browser tests' launcher (tests/browser_harness.py, as scripts/screenshots.py uses
+    # it): the dashboard is started and stopped the same way for a test and a benchmark
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser_harness import CHROMIUM, CHROMIUM_ARGS, running_app
+
     if not Path(CHROMIUM).is_file():
         print(f"no Chromium at {CHROMIUM}", file=sys.stderr)
         return 2
@@ -170,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         docs = Path(tmp) / "docs"
         count = write_folder(docs)
         load = os.getloadavg()[0]
-        with _dashboard(docs, Path(tmp) / "ws") as url, sync_playwright() as pw:
+        with running_app(docs, Path(tmp) / "ws") as url, sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 first = _visit(browser, f"{url}/documents", count)
