@@ -14,6 +14,7 @@ costs next to the check people already run. Not a test: nothing here asserts a t
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 from collections.abc import Sequence
 
@@ -53,15 +54,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"peer: ablate (15 configurations, no fault), {args.jobs} jobs: {peer:.1f} s")
     for shown in args.retrievers.split(","):
         retriever = retriever_kind(shown)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu()
         report = run_stress(corpus, cases, faults=FAULTS, seed=7, retrievers=(retriever,),
                             jobs=args.jobs, index=index)  # fmt: skip
-        took = time.perf_counter() - start
+        took, used = time.perf_counter() - start, _cpu() - cpu
         checks = len(report.results)
         totals = ", ".join(f"{f} {report.cell(f, 'none', retriever).total}" for f in report.faults)
         print(f"stress {shown_kind(retriever)}: {took:.1f} s for {checks} checks ({totals} "
-              f"variants), {took / max(peer, 1e-9):.1f}x the ablate peer")  # fmt: skip
+              f"variants), {took / max(peer, 1e-9):.1f}x the ablate peer; {used:.1f} s of CPU "
+              "(this process and its workers)")  # fmt: skip
     return 0
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished workers: on a shared machine the wall
+    time says how busy the others were, the CPU time what the run itself cost."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
 if __name__ == "__main__":
