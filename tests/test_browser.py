@@ -611,7 +611,7 @@ def test_triage_names_a_repair_that_is_only_a_date_tie(sized_page, tmp_path):
         wait_for_app(page)
         text = main_text(page)
         assert "Repaired by: no single fix changes the matching" in text
-        assert "with recency it passes only by winning a tie on update date" in text
+        assert "with Recency tie-break it passes only by winning a tie on update date" in text
         assert "gifts-2025 is newer (2025-06-01 vs 2023-01-01)" in text
         no_exception_shown(page)
         shot(page, f"triage-date-tie-{width}")
