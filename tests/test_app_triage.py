@@ -124,7 +124,7 @@ def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(p
     found = find_breaking_perturbation(index, reported, Fixes.parse("fuzzy"), "typo")
     phrase = result_phrase(found.outcome, found.edits, found.depth, found.stopped)
     assert "Typos: already fails with no fixes" in sentence
-    assert f"{phrase} with fuzzy" in sentence, sentence
+    assert f"{phrase} with Fuzzy matching" in sentence, sentence
 
 
 def test_a_clean_report_says_the_evidence_is_present(page):

@@ -16,6 +16,7 @@ from ragdash.checks.triage import Report, Triage, advice_of, case_name, document
 from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.ingestion.documents import Document
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import FIX_TITLES, configuration_title
 from ragdash.storage.case_store import check_command
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
@@ -148,7 +149,7 @@ def _headline(result: Triage) -> None:
     if real:
         st.markdown(
             "**Repaired by:** "
-            + ", ".join(f"{code(r.fix)} ({literal(r.kind.value)})" for r in real)
+            + ", ".join(f"{literal(FIX_TITLES[r.fix])} ({literal(r.kind.value)})" for r in real)
         )
     elif result.diagnosis is not Diagnosis.PASS:
         st.markdown("**Repaired by:** no single fix changes the matching")
@@ -166,12 +167,14 @@ def _advice(result: Triage) -> None:
 
 
 def _configuration_table(result: Triage) -> None:
+    """Every configuration's verdict, each named as the sidebar names its fixes ("Skip
+    withdrawn", "All but OCR normalization"; the table said ``status``, ``all-but-ocr``)."""
     how = {r.fix: r.kind.value for r in result.outcomes}
     show_table(
         grid(pd.DataFrame(
             [
                 {
-                    "configuration": label,
+                    "configuration": configuration_title(label),
                     "verdict": "pass" if c.passed else "FAIL",
                     "how it passes": how.get(label, ""),
                     "diagnosis": c.diagnosis.value,
@@ -218,9 +221,9 @@ def _explain(result: Triage) -> None:
             options,
             index=options.index(default),
             key="tr_compare",
-            format_func=plain,
+            format_func=lambda option: plain(configuration_title(option)),
         )
-        _passages(by_label[label], f"Fixes: {label}")
+        _passages(by_label[label], f"Fixes: {configuration_title(label)}")
 
 
 def _save(
