@@ -20,7 +20,7 @@ from ragdash.checks.calibration import (
 from ragdash.checks.proof import check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import FIX_TITLES, Fixes, configuration_title
 from ragdash.storage.case_store import load_cases
 from ragdash.storage.library import CaseLibrary
 
@@ -99,11 +99,12 @@ def test_a_report_of_each_testbed_flaw_is_diagnosed_with_its_fix(page, name):
     assert TITLES[expected] in text
     repaired_by = next(m.value for m in page.markdown if m.value.startswith("**Repaired by:**"))
     for fix in REPAIRS[name]:
-        assert f"`{fix}`" in repaired_by
-    # The configuration table names every configuration with its verdict.
+        assert FIX_TITLES[fix] in unescaped(repaired_by)
+    # The configuration table names every configuration with its verdict, by its title.
     table = page.dataframe[0].value
-    assert set(table.loc[table["verdict"] == "pass", "configuration"]) >= set(REPAIRS[name])
-    assert table.loc[table["configuration"] == "none", "verdict"].item() == "FAIL"
+    passing = set(table.loc[table["verdict"] == "pass", "configuration"])
+    assert passing >= {FIX_TITLES[fix] for fix in REPAIRS[name]}
+    assert table.loc[table["configuration"] == "No fix", "verdict"].item() == "FAIL"
 
 
 def check_case_with_no_fix(case):
@@ -148,7 +149,9 @@ def test_saving_a_report_creates_a_diagnosed_case_in_the_workspace_library(page,
     assert entry.case.note == "assistant said 60 days"
     history = library.history(name)
     table = page.dataframe[0].value
-    assert [r.configuration for r in history] == table["configuration"].tolist()
+    # the library keeps the code labels; the table shows them by title
+    shown = table["configuration"].tolist()
+    assert [configuration_title(r.configuration) for r in history] == shown
     assert [("pass" if r.passed else "FAIL") for r in history] == table["verdict"].tolist()
     # The library tab lists it, and the Test suite now runs it too.
     assert any("case" in df.value and name in df.value["case"].tolist() for df in page.dataframe)
