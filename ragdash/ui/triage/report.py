@@ -29,7 +29,7 @@ from ragdash.ui.render import (
     ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
-from ragdash.ui.text import code, grid, label, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain, upper_first
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.triage.library import export_buttons
 from ragdash.ui.viewstate import ViewState, split_evidence
@@ -291,7 +291,7 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
     try:
         result = triage(source, report.as_case("report"), view.fixes)  # type: ignore[arg-type]
     except QueryError as exc:
-        st.info(literal(str(exc)).capitalize())
+        st.info(literal(upper_first(str(exc))))
         return
     except RetrieverError as exc:
         st.error(f"The retriever did not answer usably: {literal(str(exc))}")
