@@ -154,7 +154,8 @@ def _headline(result: Triage) -> None:
     elif result.diagnosis is not Diagnosis.PASS:
         st.markdown("**Repaired by:** no single fix changes the matching")
     for tie in result.tie_wins:
-        st.markdown(f"**Passes only by a tie-break:** {literal(tie.detail)}.")
+        if tie.detail.casefold() not in result.summary.casefold():  # said once, not twice
+            st.markdown(f"**Passes only by a tie-break:** {literal(tie.detail)}.")
     _advice(result)
 
 
