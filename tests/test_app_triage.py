@@ -358,6 +358,6 @@ def test_the_pytest_export_says_the_fixes_its_file_runs_under(page):
     labels = [b.label for b in page.get("download_button") if "pytest" in b.label]
     # offered on the Report tab once saved, and on the Case library tab
     assert labels == ["Export as a pytest file (fixes: per case)"] * 2
-    assert any("repairing fix (fuzzy)" in c.value for c in page.caption)
+    assert any("repairing fix (Fuzzy matching)" in c.value for c in page.caption)
     body = next(b for b in page.get("download_button") if "pytest" in b.label)
     assert body is not None

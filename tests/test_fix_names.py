@@ -178,6 +178,11 @@ def test_explore_and_triage_name_every_fix_by_its_title(app, case_name):
         at.selectbox(key="tr_compare").select_index(number)
         run(at)
         assert code_names(at) == [], at.selectbox(key="tr_compare").options[number]
+    # saved: the case library's last runs, its re-run button and its export captions
+    at.button(key="tr_save").click()
+    run(at)
+    assert any(e.label.startswith("Export as a pytest") for e in at.get("download_button"))
+    assert (found := code_names(at)) == [], "\n".join(found)
 
 
 def test_the_suite_tour_and_documents_name_every_fix_by_its_title(app):
