@@ -101,7 +101,14 @@ def configuration_title(label: str) -> str:
     ('Skip withdrawn', 'All but OCR normalization')
     >>> configuration_title("none"), configuration_title("recency,ocr")
     ('No fix', 'Recency tie-break + OCR normalization')
+
+    A :attr:`Fixes.label` keeps its settings: ``fuzzy (fuzzy ratio>=80)`` → "Fuzzy matching
+    (fuzzy ratio>=80)" (a run's facts in the HTML report).
     """
+    head, sep, details = label.partition(" (")
+    if sep and details.endswith(")") and head != label:
+        titled = configuration_title(head)
+        return f"{titled} ({details}" if titled != head else label
     if label == "none":
         return "No fix"
     if label == "all":

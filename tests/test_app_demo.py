@@ -5,7 +5,7 @@ case — and one name per fix, the sidebar's, on every page and chart."""
 from __future__ import annotations
 
 import pytest
-from shown import unescaped
+from shown import unescaped, verdict_boxes
 
 from ragdash.checks.tour import TOUR
 from ragdash.settings import FIX_TITLES
@@ -35,23 +35,29 @@ def named_fix(text: str) -> str:
     return found[0]
 
 
-def tour_fix(app, number: int) -> str:
+def pass_box_fix(at) -> str:
+    """The fix the PASS verdict box names: ``PASS · With Skip withdrawn …``."""
+    [passed] = [b for b in verdict_boxes(at) if b.startswith("PASS · With ")]
+    return named_fix(passed.removeprefix("PASS · With "))
+
+
+def tour_fix(app, number: int) -> tuple[str, str]:
     at = app()
     at.run()
     at.session_state["tour_step"] = number
     at.switch_page(TOUR_PAGE).run()
     no_exception(at)
-    return named_fix(markdown_after(at, "**The toggle that repairs it:** "))
+    return named_fix(markdown_after(at, "**The toggle that repairs it:** ")), pass_box_fix(at)
 
 
-def landing_fix(app, case_name: str) -> str:
+def landing_fix(app, case_name: str) -> tuple[str, str]:
     at = app()
     at.run()
     next(b for b in at.button if b.key == f"hero_{case_name}").click().run()
     no_exception(at)
     on = [FIX_TITLES[n] for n in FIX_TITLES if at.toggle(key=f"w_fix_{n}").value]
     assert len(on) == 1, on
-    return on[0]
+    return on[0], pass_box_fix(at)
 
 
 def explore_fix(app, case) -> str:
@@ -74,7 +80,10 @@ def triage_fix(app, case) -> str:
     next(b for b in at.button if b.label == "Diagnose").click()
     at.run()
     no_exception(at)
-    return named_fix(markdown_after(at, "**Turn on:** "))
+    advice = named_fix(markdown_after(at, "**Turn on:** "))
+    repaired_by = named_fix(markdown_after(at, "**Repaired by:** "))  # the first one named
+    compared = at.selectbox(key="tr_compare")  # what Compare with opens on, by its title
+    return advice, repaired_by, compared.options[compared.index]
 
 
 @pytest.mark.parametrize("number", range(1, len(TOUR) + 1), ids=[s.case_name for s in TOUR])
@@ -86,11 +95,18 @@ def test_every_page_names_the_same_fix_for_each_bundled_flaw(app, number):
 
     step = TOUR[number - 1]
     case = next(c for c in load_cases(DEFAULT_DOCS / "cases.json") if c.name == step.case_name)
+    tour, tour_pass = tour_fix(app, number)
+    landing, landing_pass = landing_fix(app, step.case_name)
+    advice, repaired_by, compared = triage_fix(app, case)
     named = {
-        "tour": tour_fix(app, number),
-        "landing button": landing_fix(app, step.case_name),
+        "tour": tour,
+        "the tour's PASS box": tour_pass,
+        "landing button": landing,
+        "the landing's PASS box": landing_pass,
         "Explore's suggestion": explore_fix(app, case),
-        "Triage's advice": triage_fix(app, case),
+        "Triage's advice": advice,
+        "Triage's first repair": repaired_by,
+        "Triage's Compare with": compared,
     }
     assert len(set(named.values())) == 1, named
     # and the one the tour's words are written for (stale versions: the withdrawn 2024 policy)

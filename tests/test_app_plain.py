@@ -121,7 +121,7 @@ def test_snake_case_columns_are_shown_as_words_with_their_help():
     assert config["pass_rate"] == {"label": "pass rate", "help": define("pass rate")}
     assert config["nothing_known"] == {"label": "nothing known"}
     assert config["MRR"]["label"] == "mean rank"
-    assert define("all-but-ocr").startswith("Every fix but ocr")
+    assert define("all-but-ocr").startswith("Every fix but OCR normalization")
 
 
 def test_every_join_decision_shows_its_reason_in_full(workspace):
@@ -174,7 +174,7 @@ def test_the_sidebar_holds_the_glossary_and_heatmap_cells_explain_themselves(wor
     no_exception(at)
     [box] = [e for e in at.sidebar.expander if e.label == "Glossary"]
     text = " ".join(h.proto.body for h in box.get("html"))
-    for term in ("proof check", "ranking", "extraction", "evidence", "MRR", "all-but-…"):
+    for term in ("proof check", "ranking", "extraction", "evidence", "MRR", "All but …"):
         assert f"<dt><b>{term}</b></dt>" in text, term
     table = pd.DataFrame({"case": ["typo"], "configuration": ["all-but-fuzzy"],
                           "diagnosis": ["ranking"], "first_id": ["crm"],
@@ -182,4 +182,4 @@ def test_the_sidebar_holds_the_glossary_and_heatmap_cells_explain_themselves(wor
     spec = heatmap(table).to_dict()
     rows = next(iter(spec["datasets"].values()))
     assert rows[0]["meaning"] == define("ranking")
-    assert rows[0]["fixes"].startswith("Every fix but fuzzy")
+    assert rows[0]["fixes"].startswith("Every fix but Fuzzy matching")

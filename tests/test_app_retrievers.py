@@ -205,7 +205,7 @@ def test_triage_diagnoses_a_report_against_bm25_and_names_what_repairs_it(app):
     no_exception(at)
     assert "Diagnosed against **bm25 (k1=1.2, b=0.75)**" in captions(at).replace("\\", "")
     repaired_by = next(m.value for m in at.markdown if m.value.startswith("**Repaired by:**"))
-    assert "`status`" in repaired_by and "`recency`" not in repaired_by  # BM25 has no tie
+    assert "Skip withdrawn" in repaired_by and "Recency" not in repaired_by  # BM25: no tie
 
 
 def test_the_suite_fragility_search_runs_against_bm25_and_points_external_ones_to_the_cli(

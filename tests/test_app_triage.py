@@ -20,7 +20,7 @@ from ragdash.checks.calibration import (
 from ragdash.checks.proof import check_case
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import FIX_TITLES, Fixes, configuration_title
 from ragdash.storage.case_store import load_cases
 from ragdash.storage.library import CaseLibrary
 
@@ -99,11 +99,12 @@ def test_a_report_of_each_testbed_flaw_is_diagnosed_with_its_fix(page, name):
     assert TITLES[expected] in text
     repaired_by = next(m.value for m in page.markdown if m.value.startswith("**Repaired by:**"))
     for fix in REPAIRS[name]:
-        assert f"`{fix}`" in repaired_by
-    # The configuration table names every configuration with its verdict.
+        assert FIX_TITLES[fix] in unescaped(repaired_by)
+    # The configuration table names every configuration with its verdict, by its title.
     table = page.dataframe[0].value
-    assert set(table.loc[table["verdict"] == "pass", "configuration"]) >= set(REPAIRS[name])
-    assert table.loc[table["configuration"] == "none", "verdict"].item() == "FAIL"
+    passing = set(table.loc[table["verdict"] == "pass", "configuration"])
+    assert passing >= {FIX_TITLES[fix] for fix in REPAIRS[name]}
+    assert table.loc[table["configuration"] == "No fix", "verdict"].item() == "FAIL"
 
 
 def check_case_with_no_fix(case):
@@ -124,7 +125,7 @@ def test_a_report_says_how_close_it_is_to_breaking_with_and_without_its_repair(p
     found = find_breaking_perturbation(index, reported, Fixes.parse("fuzzy"), "typo")
     phrase = result_phrase(found.outcome, found.edits, found.depth, found.stopped)
     assert "Typos: already fails with no fixes" in sentence
-    assert f"{phrase} with fuzzy" in sentence, sentence
+    assert f"{phrase} with Fuzzy matching" in sentence, sentence
 
 
 def test_a_clean_report_says_the_evidence_is_present(page):
@@ -148,7 +149,9 @@ def test_saving_a_report_creates_a_diagnosed_case_in_the_workspace_library(page,
     assert entry.case.note == "assistant said 60 days"
     history = library.history(name)
     table = page.dataframe[0].value
-    assert [r.configuration for r in history] == table["configuration"].tolist()
+    # the library keeps the code labels; the table shows them by title
+    shown = table["configuration"].tolist()
+    assert [configuration_title(r.configuration) for r in history] == shown
     assert [("pass" if r.passed else "FAIL") for r in history] == table["verdict"].tolist()
     # The library tab lists it, and the Test suite now runs it too.
     assert any("case" in df.value and name in df.value["case"].tolist() for df in page.dataframe)
@@ -317,7 +320,8 @@ def test_triage_on_a_case_repaired_only_by_a_date_tie_says_so_in_words(tmp_path,
     submit_report(at, "gift cards valid", "gifts-2025", "two years")
     text = " ".join(unescaped(m.value) for m in at.markdown) + " ".join(alerts(at))
     assert "Repaired by:** no single fix changes the matching" in text
-    assert "passes only by winning a tie on update date" in text
+    # the tie is explained once: the headline said it, then "Passes only by a tie-break" again
+    assert text.count("passes only by winning a tie on update date") == 1, text
     assert "gifts-2025 is newer (2025-06-01 vs 2023-01-01)" in text
     # "Compare with" does not default to the lucky fix when something else passes.
     compare = at.selectbox(key="tr_compare").value
@@ -354,6 +358,6 @@ def test_the_pytest_export_says_the_fixes_its_file_runs_under(page):
     labels = [b.label for b in page.get("download_button") if "pytest" in b.label]
     # offered on the Report tab once saved, and on the Case library tab
     assert labels == ["Export as a pytest file (fixes: per case)"] * 2
-    assert any("repairing fix (fuzzy)" in c.value for c in page.caption)
+    assert any("repairing fix (Fuzzy matching)" in c.value for c in page.caption)
     body = next(b for b in page.get("download_button") if "pytest" in b.label)
     assert body is not None

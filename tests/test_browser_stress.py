@@ -64,7 +64,7 @@ def test_the_matrix_fits_the_window_and_a_cell_opens_the_faulted_case(
     svg = page.locator(f"{CHART} svg").first.bounding_box()
     assert svg["x"] + svg["width"] <= viewport + 0.5, (svg, viewport)
     labels = page.evaluate(LABELS)
-    assert {"no fix", "targeted fix", "all fixes", "stale duplicate"} <= {t for t, *_ in labels}
+    assert {"No fix", "Targeted fix", "All fixes", "stale duplicate"} <= {t for t, *_ in labels}
     for text, left, right, size in labels:
         assert left >= 0 and right <= viewport + 0.5 and size >= 11, (text, left, right, size)
     words = page.evaluate(CELL_WORDS)
@@ -73,7 +73,7 @@ def test_the_matrix_fits_the_window_and_a_cell_opens_the_faulted_case(
 
     chart.scroll_into_view_if_needed()  # the screenshot resized the window
     page.wait_for_timeout(300)
-    page.mouse.click(*page.evaluate(CELL, ["no fix", "stale duplicate"]))
+    page.mouse.click(*page.evaluate(CELL, ["No fix", "stale duplicate"]))
     page.locator('[data-testid="stMain"] h1', has_text="Explore").wait_for()
     wait_for_app(page)
     main = page.locator('[data-testid="stMain"]')

@@ -269,8 +269,8 @@ def test_fragility_text_is_a_table_per_case_with_a_summary(capsys, sample_cases)
     assert all(f"\n{case.name}: " in out for case in sample_cases)
     assert "wareh0use sync" in out
     assert (
-        "OCR: breaks after 1 edit with no fixes, survives 4 edits (no more possible) with ocr."
-        in out
+        "OCR: breaks after 1 edit with no fixes, survives 4 edits (no more possible) with OCR "
+        "normalization." in out
     )
 
 

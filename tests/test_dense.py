@@ -192,7 +192,7 @@ def test_status_and_versions_reach_a_teams_python_retriever(samples, monkeypatch
     assert any("withdrawn" in note and "returns-2024" in note for note in status.notes)
     versions = team.retrieve(query, Fixes(versions=True), 3).ranked
     assert versions[0].doc_id == "returns-2026"
-    assert versions[0].moved.startswith("versions: returns-2026")
+    assert versions[0].moved.startswith("Demote older versions: returns-2026")
 
 
 def test_a_factory_indexes_the_fixed_passages_once_per_corpus_and_fixes(samples, monkeypatch):

@@ -134,7 +134,9 @@ def test_the_ocr_fix_makes_every_ocr_edit_harmless(sample_index, case):
     assert find_breaking_perturbation(sample_index, control, NONE, "ocr").edits == 1
     found = find_breaking_perturbation(sample_index, control, OCR, "ocr")
     assert found.edits is None and found.stopped == NO_EDITS
-    assert found.sentence == "survives 1 OCR edit with ocr (no further OCR edit possible)"
+    assert found.sentence == (
+        "survives 1 OCR edit with OCR normalization (no further OCR edit possible)"
+    )
 
 
 def test_a_query_naming_the_number_survives_every_typo(sample_index, case):
@@ -262,10 +264,11 @@ def test_the_table_has_a_row_per_case_configuration_and_kind(sample_index, case)
     )
     assert row["failure"] == "ranking: crm first"
     assert case_summary(rows, "typo-control").startswith(
-        "OCR: breaks after 1 edit with no fixes, survives 1 edit (no more possible) with ocr."
+        "OCR: breaks after 1 edit with no fixes, survives 1 edit (no more possible) with OCR "
+        "normalization."
     )
     assert case_summary(rows, "stale-version").startswith(
-        "OCR: already fails with no fixes, already fails with ocr."
+        "OCR: already fails with no fixes, already fails with OCR normalization."
     )
     assert case_summary(rows, "ghost") == ""
 

@@ -78,7 +78,7 @@ def test_recency_says_which_version_it_put_first():
     first = _index().search("return policy", Fixes(recency=True))[0]
     assert first.doc_id == "new"
     assert "new (2026-01-05) ranks above old (2024-02-01)" in first.moved
-    assert first.moved.startswith("recency")
+    assert first.moved.startswith("Recency tie-break")
 
 
 def test_recency_never_outweighs_score():

@@ -133,3 +133,25 @@ def test_every_run_names_its_docs_and_cases_first_and_in_json(capsys, monkeypatc
         "docs: samples (default (no --docs, no $RAGDASH_DOCS): the bundled samples) · "
         "cases: generated with seed 4 (3 cases)"
     )
+
+
+def test_passages_rewrites_and_index_build_name_their_docs_first_too(
+    capsys, monkeypatch, tmp_path
+):
+    """``passages``, ``rewrites`` and ``index build`` ran on a folder and never said which.
+    ``passages`` writes its data to stdout, so its inputs go to stderr, before anything."""
+    line = "docs: samples (--docs)"
+    record = {"docs": "samples", "docs_from": "--docs"}
+    _, out, _ = _run(capsys, monkeypatch, "rewrites", "--docs", "samples")
+    assert out.splitlines()[0] == line
+    _, out, _ = _run(capsys, monkeypatch, "rewrites", "--docs", "samples", "--json")
+    assert json.loads(out)["inputs"] == record
+    _, out, err = _run(capsys, monkeypatch, "passages", "--docs", "samples")
+    assert err.splitlines()[0] == line
+    assert json.loads(out.splitlines()[0])["doc_id"]  # stdout is still only passages
+    _, out, err = _run(capsys, monkeypatch, "passages", "--docs", "samples", "--json",
+                       "-o", str(tmp_path / "p.jsonl"))  # fmt: skip
+    assert json.loads(err.splitlines()[0]) == {"inputs": record} and out == ""
+    _, out, _ = _run(capsys, monkeypatch, "index", "build", "--docs", "samples",
+                     "-o", str(tmp_path / "index"))  # fmt: skip
+    assert out.splitlines()[0] == line and "saved 6 passages" in out

@@ -13,7 +13,7 @@ from ragdash.checks.triage import RepairKind, Report, case_name, triage, triage_
 from ragdash.errors import QueryError
 from ragdash.ingestion.ingest import load_folder
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import FIX_DESCRIPTIONS
+from ragdash.settings import FIX_DESCRIPTIONS, FIX_TITLES
 from ragdash.storage.case_store import load_cases
 
 #: corrupted case of the testbed → the single fixes that repair it, i.e. change the matching
@@ -41,7 +41,7 @@ def test_a_corrupted_case_is_diagnosed_and_its_repairing_fixes_named(sample_inde
     )
     assert words in result.summary
     for fix in REPAIRS[name]:
-        assert f"{fix} ({FIX_DESCRIPTIONS[fix]})" in result.summary
+        assert f"{FIX_TITLES[fix]} ({FIX_DESCRIPTIONS[fix]})" in result.summary
     # every configuration was run, and "passing" agrees with each check
     assert [label for label, _ in result.checks] == list(configurations())
     assert result.passing == tuple(label for label, c in result.checks if c.passed)
@@ -104,7 +104,7 @@ def test_the_stale_version_names_recency_as_a_date_tie_not_a_repair(sample_index
         "versions": RepairKind.VERSION,
     }
     assert [r.fix for r in result.tie_wins] == ["recency"]
-    assert "With recency it passes only by winning a tie on update date" in result.summary
+    assert "With Recency tie-break it passes only by winning a tie on update date" in result.summary
 
 
 def date_tie_index(tmp_path):

@@ -54,7 +54,8 @@ def test_testbed_finds_the_two_return_policies_and_nothing_else(sample_corpus):
         "(2026-01-05): subjects 100% alike, 84% shared words"
     )
     assert pair.risk == (
-        "the old version is listed first: without the recency or status fix a tie returns it"
+        "the old version is listed first: without Recency tie-break or Skip withdrawn a tie "
+        "returns it"
     )
 
 
@@ -118,7 +119,7 @@ def test_undated_document_counts_as_the_oldest_and_is_named():
     assert pair.older_updated is None
     assert pair.undated == ("returns",)
     assert pair.sentence.startswith("returns (undated) looks like an older version of")
-    assert "returns has no update date, so recency counts it as the oldest" in pair.risk
+    assert "returns has no update date, so Recency tie-break counts it as the oldest" in pair.risk
 
 
 def test_two_undated_documents_with_the_same_status_are_not_paired():
@@ -153,11 +154,12 @@ def test_risk_when_both_are_current_and_the_old_one_is_listed_first():
     new = make_document("returns-2026", POLICY_NEW, updated="2026-01-01")
     (pair,) = find_version_pairs(make_corpus(old, new))
     both_current = (
-        "both are current: mark the old one withdrawn or turn on recency (ties) or versions "
-        "(the old one ranks below the new one)"
+        "both are current: mark the old one withdrawn or turn on Recency tie-break (ties) or "
+        "Demote older versions (the old one ranks below the new one)"
     )
     assert pair.risk == (
-        f"the old version is listed first: without the recency fix a tie returns it; {both_current}"
+        f"the old version is listed first: without Recency tie-break a tie returns it; "
+        f"{both_current}"
     )
     (pair,) = find_version_pairs(make_corpus(new, old))
     assert pair.risk == both_current

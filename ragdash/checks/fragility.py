@@ -47,7 +47,7 @@ from ragdash.checks.proof import ProofCheck, context_text, judge, missing_eviden
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.settings import Fixes
+from ragdash.settings import Fixes, configuration_title
 
 __all__ = [
     "ALREADY_FAILS",
@@ -198,8 +198,10 @@ def _edits(n: int, word: str = "") -> str:
 
 
 def fixes_phrase(label: str) -> str:
-    """``no fixes``, ``all fixes`` or the label itself (``fuzzy``, ``recency,ocr``)."""
-    return {"none": "no fixes", "all": "all fixes"}.get(label, label)
+    """``no fixes``, ``all fixes`` or the fixes by their titles, as the sidebar names them
+    (``fuzzy`` → "Fuzzy matching", ``recency,ocr`` → "Recency tie-break + OCR
+    normalization")."""
+    return {"none": "no fixes", "all": "all fixes"}.get(label) or configuration_title(label)
 
 
 # --- single edits ------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from ragdash.case import DIAGNOSIS_TEXT, EVIDENCE_RULE, Diagnosis
 from ragdash.checks.rundiff import BROKE, FIXED, METRIC_KEYS, RunDiff
 from ragdash.checks.snapshot import CaseResult, SavedRun
 from ragdash.retrieval.highlight import HIGHLIGHT_CSS, escape_text, highlight_html
+from ragdash.settings import configuration_title
 
 __all__ = ["DIAGNOSIS_COLORS", "diff_report", "run_report"]
 
@@ -80,7 +81,7 @@ def _facts(run: SavedRun) -> str:
         ("run", run.ref),
         ("when", run.at),
         ("retriever", run.retriever_label),
-        ("fixes", run.fixes_label),
+        ("fixes", configuration_title(run.fixes_label)),
         ("corpus", f"{run.corpus_fingerprint} ({len(run.documents)} documents)"),
         ("passed", f"{run.passed} of {run.total} cases"),
     ]
@@ -119,7 +120,8 @@ def _heatmap(run: SavedRun) -> str:
     configs = list(dict.fromkeys(a.configuration for a in run.ablation))
     cases = list(dict.fromkeys(a.case for a in run.ablation))
     cells = {(a.case, a.configuration): a.diagnosis for a in run.ablation}
-    head = "".join(f'<th class="config">{_t(c)}</th>' for c in configs)
+    # one name per fix, the dashboard's: "Skip withdrawn", "All but OCR normalization"
+    head = "".join(f'<th class="config">{_t(configuration_title(c))}</th>' for c in configs)
     rows = []
     for case in cases:
         tds = []
@@ -127,7 +129,8 @@ def _heatmap(run: SavedRun) -> str:
             diagnosis = cells.get((case, config), "")
             color = DIAGNOSIS_COLORS.get(diagnosis, "#adb5bd")
             tds.append(f'<td class="cell" style="background:{color}" '
-                       f'title="{_t(case)} · {_t(config)}: {_t(diagnosis)}">'
+                       f'title="{_t(case)} · {_t(configuration_title(config))}: '
+                       f'{_t(diagnosis)}">'
                        f"{_t(diagnosis)}</td>")  # fmt: skip
         rows.append(f"<tr><th>{_t(case)}</th>{''.join(tds)}</tr>")
     legend = " ".join(
@@ -253,7 +256,7 @@ def _deltas(diff: RunDiff) -> str:
 def _side_by_side(a: SavedRun, b: SavedRun) -> str:
     rows = [("run", a.ref, b.ref), ("when", a.at, b.at),
             ("retriever", a.retriever_label, b.retriever_label),
-            ("fixes", a.fixes_label, b.fixes_label),
+            ("fixes", configuration_title(a.fixes_label), configuration_title(b.fixes_label)),
             ("corpus", a.corpus_fingerprint, b.corpus_fingerprint),
             ("passed", f"{a.passed} of {a.total}", f"{b.passed} of {b.total}")]  # fmt: skip
     cells = "".join(f"<tr><td>{_t(k)}</td><td>{_t(x)}</td><td>{_t(y)}</td></tr>"

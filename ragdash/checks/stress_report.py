@@ -18,6 +18,7 @@ from ragdash.case import DIAGNOSIS_TEXT, Diagnosis
 from ragdash.checks.html_report import DIAGNOSIS_COLORS, _page, _t
 from ragdash.checks.stress import StressReport
 from ragdash.retrieval.spec import shown_kind
+from ragdash.settings import configuration_title
 
 __all__ = ["stress_report"]
 
@@ -37,7 +38,7 @@ def _rate_cell(passed: int, total: int, low: float, high: float) -> str:
 def _matrix(report: StressReport) -> str:
     parts = []
     for retriever in report.retrievers:
-        rows = ["<tr><th>fault</th><th>none</th><th>targeted fix</th><th>all</th>"
+        rows = ["<tr><th>fault</th><th>No fix</th><th>Targeted fix</th><th>All fixes</th>"
                 "<th>targeted fix is</th></tr>"]  # fmt: skip
         for fault in report.faults:
             configs = report.configurations(fault)
@@ -49,7 +50,7 @@ def _matrix(report: StressReport) -> str:
                 else:
                     cells.append(_rate_cell(cell.passed, cell.total, *cell.interval))
             rows.append(
-                f"<tr><th>{_t(fault)}</th>{''.join(cells)}<td><code>{_t(configs[1])}</code>"
+                f"<tr><th>{_t(fault)}</th>{''.join(cells)}<td>{_t(configuration_title(configs[1]))}"
                 "</td></tr>"
             )
         parts.append(f"<h3>{_t(shown_kind(retriever))}</h3><div class='scroll'><table class='heat'>"
@@ -61,16 +62,29 @@ def _repairs(report: StressReport) -> str:
     rows = ["<tr><th>retriever</th><th>fault</th><th>on this corpus</th></tr>"]
     for retriever in report.retrievers:
         for fault, words in report.repairs(retriever).items():
+            label = report.configurations(fault)[1]
+            if words.startswith(f"{label} "):  # the fix by the dashboard's name, not its code
+                words = configuration_title(label) + words[len(label) :]
             rows.append(
                 f"<tr><td>{_t(shown_kind(retriever))}</td><td>{_t(fault)}</td><td>{_t(words)}</td></tr>"
             )
     return f"<table>{''.join(rows)}</table>"
 
 
+def _variant(fault: str, variant: str) -> str:
+    """A variant's name, or '' where it only repeats its fault's (``ocr`` of ``ocr-query``:
+    a code name the reader would take for the fix's).
+
+    >>> _variant("ocr-query", "ocr"), _variant("stale", "dated")
+    ('', 'dated')
+    """
+    return "" if variant in fault.split("-") else variant
+
+
 def _unsaved(report: StressReport) -> str:
     failing = report.unsaved()
     if not failing:
-        return "<p>Every faulted variant passes under <code>all</code>.</p>"
+        return "<p>Every faulted variant passes under All fixes.</p>"
     rows = ["<tr><th>case</th><th>fault</th><th>variant</th><th>retriever</th><th>query</th>"
             "<th>diagnosis</th><th>ranked first</th><th>missing evidence</th></tr>"]  # fmt: skip
     for r in failing:
@@ -78,7 +92,8 @@ def _unsaved(report: StressReport) -> str:
         why = DIAGNOSIS_TEXT.get(Diagnosis(r.diagnosis), r.diagnosis) if r.diagnosis in (
             "pass", "ranking", "extraction") else r.diagnosis  # fmt: skip
         rows.append(
-            f"<tr><td>{_t(r.case)}</td><td>{_t(r.fault)}</td><td>{_t(r.variant)}</td>"
+            f"<tr><td>{_t(r.case)}</td><td>{_t(r.fault)}</td>"
+            f"<td>{_t(_variant(r.fault, r.variant))}</td>"
             f"<td>{_t(shown_kind(r.retriever))}</td><td>{_t(r.query)}</td>"
             f"<td style='color:{color}'><b>{_t(r.diagnosis)}</b><br><small>{_t(why)}</small></td>"
             f"<td>{_t(r.first_id or '-')}</td>"
@@ -92,7 +107,8 @@ def _injected(report: StressReport) -> str:
             "<th>query run</th><th>what was done</th></tr>"]  # fmt: skip
     for v in report.variants:
         rows.append(
-            f"<tr><td>{_t(v.case.name)}</td><td>{_t(v.fault)}</td><td>{_t(v.variant)}</td>"
+            f"<tr><td>{_t(v.case.name)}</td><td>{_t(v.fault)}</td>"
+            f"<td>{_t(_variant(v.fault, v.variant))}</td>"
             f"<td>{_t(', '.join(v.injected) or '(none: the query is faulted)')}</td>"
             f"<td>{_t(v.case.query)}</td><td>{_t(v.note)}</td></tr>"
         )

@@ -14,7 +14,7 @@ from ragdash.checks.ablation import ALL, BASELINE, configurations
 from ragdash.checks.proof import ProofCheck, check_case
 from ragdash.ingestion.documents import Document
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, FIX_TITLES, Fixes
+from ragdash.settings import FIX_DESCRIPTIONS, FIX_NAMES, FIX_TITLES, Fixes, configuration_title
 
 __all__ = [
     "Advice",
@@ -128,8 +128,8 @@ def classify_repair(index: CorpusIndex, case: Case, fix: str, fixes: Fixes) -> R
     )
     top = ranking[0] if ranking else None
     rival = next((r for r in ranking[1:] if top and r.doc_id != top.doc_id), None)
-    if top is not None and top.moved.startswith("versions"):
-        return Repair(fix, RepairKind.VERSION, f"with {fix} it passes: {top.moved}")
+    if top is not None and top.moved.startswith(FIX_TITLES["versions"]):
+        return Repair(fix, RepairKind.VERSION, f"with {FIX_TITLES[fix]} it passes: {top.moved}")
     if top is not None and rival is not None and rival.score == top.score and not was_first:
         a, b = top.passage, rival.passage
         score = f"both score {top.score:g}"
@@ -139,14 +139,14 @@ def classify_repair(index: CorpusIndex, case: Case, fix: str, fixes: Fixes) -> R
             return Repair(
                 fix,
                 RepairKind.DATE_TIE,
-                f"with {fix} it passes only by winning a tie on update date: {a.doc_id} and "
-                f"{b.doc_id} {score} and {a.doc_id} is newer ({date_a} vs {date_b}); the "
-                "matching is unchanged",
+                f"with {FIX_TITLES[fix]} it passes only by winning a tie on update date: "
+                f"{a.doc_id} and {b.doc_id} {score} and {a.doc_id} is newer ({date_a} vs "
+                f"{date_b}); the matching is unchanged",
             )
         return Repair(
             fix,
             RepairKind.ORDER_TIE,
-            f"with {fix} it passes only by winning a tie on list order: {a.doc_id} and "
+            f"with {FIX_TITLES[fix]} it passes only by winning a tie on list order: {a.doc_id} and "
             f"{b.doc_id} {score} and {a.doc_id} happens to be listed first; another file "
             "order would undo it",
         )
@@ -157,7 +157,7 @@ def classify_repair(index: CorpusIndex, case: Case, fix: str, fixes: Fixes) -> R
         RepairKind.REWRITE: "the passages are rewritten so the evidence is in what is sent",
         RepairKind.DATE_TIE: "it reorders a tie by update date",
     }[kind]
-    return Repair(fix, kind, f"{fix} changes the result: {words}")
+    return Repair(fix, kind, f"{FIX_TITLES[fix]} changes the result: {words}")
 
 
 @dataclass(frozen=True)
@@ -354,10 +354,10 @@ def summarize(
             "the model's reading of it (or the evidence strings are not what the answer needs)."
         )
         if broken_by:
-            parts.append(f"It fails under: {', '.join(broken_by)}.")
+            parts.append(f"It fails under: {', '.join(map(configuration_title, broken_by))}.")
         return " ".join(parts)
     if repairs:
-        fixes = "; ".join(f"{name} ({FIX_DESCRIPTIONS[name]})" for name in repairs)
+        fixes = "; ".join(f"{FIX_TITLES[name]} ({FIX_DESCRIPTIONS[name]})" for name in repairs)
         one = (
             "This fix repairs it on its own"
             if len(repairs) == 1
@@ -372,7 +372,9 @@ def summarize(
         )
     if not (repairs or ties) and passing:
         parts.append(
-            "No single fix repairs it, but these combinations do: " + ", ".join(passing) + "."
+            "No single fix repairs it, but these combinations do: "
+            + ", ".join(map(configuration_title, passing))
+            + "."
         )
     elif not (repairs or ties):
         final = checks[ALL]

@@ -21,6 +21,8 @@ from ragdash.cli.common import (
     _read_text,
     _table,
     emit,
+    inputs_line,
+    inputs_record,
     say,
 )
 from ragdash.errors import (
@@ -47,6 +49,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     is refused before minutes of parsing, and left untouched."""
     args.workspace = None
     check_target(args.output)
+    say(inputs_line(args))  # which folder the index is of, before minutes of parsing
     index = _index(args)
     started = time.perf_counter()
     for tables in (False, True):
@@ -161,10 +164,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
-    """Write the passages the corpus-side fixes leave, for re-indexing elsewhere."""
+    """Write the passages the corpus-side fixes leave, for re-indexing elsewhere. Its
+    stdout is the passages themselves, so what it ran on goes to stderr first: the inputs
+    line, or with ``--json`` one JSON object ``{"inputs": …}``."""
     from ragdash.storage.passages_export import export_passages
 
     index = _index(args)
+    if args.json:
+        say(json.dumps({"inputs": inputs_record(args)}), file=sys.stderr)
+    else:
+        say(inputs_line(args), file=sys.stderr)
     text = export_passages(index, _fixes(args), args.format)
     if args.output:
         from ragdash.atomic import atomic_write
@@ -197,8 +206,10 @@ def cmd_rewrites(args: argparse.Namespace) -> int:
 
     budget = rewrite_budget(_index(args), _fixes(args))
     if args.json:
-        emit(json.dumps(budget.to_dict(), indent=2, ensure_ascii=False))
+        record = {"inputs": inputs_record(args), **budget.to_dict()}
+        emit(json.dumps(record, indent=2, ensure_ascii=False))
         return EXIT_OK
+    say(inputs_line(args))
     say(budget.summary)
     for repair in budget.rewrites:
         say(f"  {repair.note}")

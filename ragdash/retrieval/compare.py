@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ragdash.retrieval.matching import MatchKind, TokenMatch
 from ragdash.retrieval.ranking import RankedPassage
-from ragdash.settings import Fixes
+from ragdash.settings import FIX_TITLES, Fixes
 
 __all__ = ["Movement", "compare_rankings", "tie_explanation", "withdrawn_explanation"]
 
@@ -67,7 +67,7 @@ def tie_explanation(ranked: Sequence[RankedPassage], fixes: Fixes) -> str | None
     """If the first two results tie on score, say what put the winner first (the version
     pair when the recency or versions fix did). A top that scores nothing is no tie: nothing
     matched, so there is no winner."""
-    if ranked and ranked[0].moved and ranked[0].moved.startswith("versions"):
+    if ranked and ranked[0].moved and ranked[0].moved.startswith(FIX_TITLES["versions"]):
         return f"{ranked[0].doc_id} wins: {ranked[0].moved}"
     if len(ranked) < 2 or ranked[0].score != ranked[1].score or not ranked[0].matched:
         return None
@@ -104,14 +104,17 @@ def withdrawn_explanation(
         return None
     rival_score = unfiltered[0].score
     if not ranked:
-        return f"{rival.doc_id} would come first (score {rival_score:g}) but is withdrawn (status)"
+        return (
+            f"{rival.doc_id} would come first (score {rival_score:g}) but is withdrawn "
+            f"({FIX_TITLES['status']})"
+        )
     winner = ranked[0]
     if rival_score < winner.score:
         return None
     how = "tie with" if rival_score == winner.score else "beat"
     return (
         f"{winner.doc_id} wins: {rival.doc_id} would {how} it (score {rival_score:g} vs "
-        f"{winner.score:g}) but is withdrawn, so it is not retrieved (status)"
+        f"{winner.score:g}) but is withdrawn, so it is not retrieved ({FIX_TITLES['status']})"
     )
 
 class _Lookup:
@@ -193,7 +196,7 @@ def compare_rankings(
 def _reason(b: RankedPassage | None, a: RankedPassage | None, fixes: Fixes) -> str:
     if a is None and b is not None:
         if fixes.status and b.passage.status == "withdrawn":
-            return "withdrawn document: not retrieved with the status fix"
+            return f"withdrawn document: not retrieved with {FIX_TITLES['status']}"
         return "no longer retrieved"
     if b is None and a is not None:
         return "new passage"

@@ -38,6 +38,7 @@ from datetime import date
 
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.retrieval.versions import VersionPair, find_version_pairs, name_pieces, strip_versions
+from ragdash.settings import FIX_TITLES
 from ragdash.text import tokenize
 
 __all__ = [
@@ -328,11 +329,12 @@ def _reason(new: Passage, old: Passage, families: VersionFamilies, fix: str) -> 
     if fix == "versions":
         why = pair.sentence if pair else f"{old.doc_id} and {new.doc_id} are detected versions"
         return (
-            f"versions: {new.doc_id} ({when_new}) ranks above its older version "
+            f"{FIX_TITLES['versions']}: {new.doc_id} ({when_new}) ranks above its older version "
             f"{old.doc_id} ({when_old}) — {why}"
         )
     how = "detected version pair" if pair else "same id or subject once dates are removed"
     return (
-        f"recency: same score, the newest version first — {new.doc_id} ({when_new}) ranks "
-        f"above {old.doc_id} ({when_old}), a version of the same document ({how})"
+        f"{FIX_TITLES['recency']}: same score, the newest version first — {new.doc_id} "
+        f"({when_new}) ranks above {old.doc_id} ({when_old}), a version of the same document "
+        f"({how})"
     )

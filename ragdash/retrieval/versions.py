@@ -43,7 +43,11 @@ from datetime import date
 from rapidfuzz import fuzz
 
 from ragdash.ingestion.documents import Corpus, Document
+from ragdash.settings import FIX_TITLES
 from ragdash.text import tokenize
+
+#: The fixes a version pair's risk names, as every page names them.
+RECENCY, SKIP, VERSIONS = FIX_TITLES["recency"], FIX_TITLES["status"], FIX_TITLES["versions"]
 
 __all__ = [
     "BLOCK_LIMIT",
@@ -138,31 +142,33 @@ class VersionPair:
         same_date = self.older_updated == self.newer_updated
         old_first = self.older_order < self.newer_order
         if self.older_status == "withdrawn" and self.newer_status == "withdrawn":
-            parts.append("both are withdrawn: with the status fix on, neither is retrieved")
+            parts.append(
+                f"both are withdrawn: with {FIX_TITLES['status']} on, neither is retrieved"
+            )
         elif self.newer_status == "withdrawn":
             parts.append(
-                "the newer one is withdrawn but the older one is current: recency and versions "
-                "keep the current one first (a withdrawn version is never the newer) — check "
-                "the statuses, or turn on status to drop the withdrawn one"
+                f"the newer one is withdrawn but the older one is current: {RECENCY} and "
+                f"{VERSIONS} keep the current one first (a withdrawn version is never the "
+                f"newer) — check the statuses, or turn on {SKIP} to drop the withdrawn one"
             )
         else:
             fixes = [
                 name
                 for name, helps in (
-                    ("recency", not same_date),
-                    ("status", self.older_status == "withdrawn"),
+                    (RECENCY, not same_date),
+                    (SKIP, self.older_status == "withdrawn"),
                 )
                 if helps
             ]
             if old_first:
                 parts.append(
-                    "the old version is listed first: without the "
-                    f"{' or '.join(fixes)} fix a tie returns it"
+                    "the old version is listed first: without "
+                    f"{' or '.join(fixes)} a tie returns it"
                 )
             if self.older_status != "withdrawn":
                 parts.append(
-                    "both are current: mark the old one withdrawn or turn on recency "
-                    "(ties) or versions (the old one ranks below the new one)"
+                    f"both are current: mark the old one withdrawn or turn on {RECENCY} "
+                    f"(ties) or {VERSIONS} (the old one ranks below the new one)"
                 )
             if not parts:
                 parts.append(
@@ -171,7 +177,7 @@ class VersionPair:
                 )
         for doc_id in self.undated:
             parts.append(
-                f"{doc_id} has no update date, so recency counts it as the oldest — add one"
+                f"{doc_id} has no update date, so {RECENCY} counts it as the oldest — add one"
             )
         return "; ".join(parts)
 

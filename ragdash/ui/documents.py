@@ -55,7 +55,16 @@ from ragdash.ui.render import html_table, text_block, wrapped_table
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
-from ragdash.ui.text import code, colored_grid, grid, label, literal, plain, visible_controls
+from ragdash.ui.text import (
+    code,
+    colored_grid,
+    grid,
+    label,
+    literal,
+    plain,
+    upper_first,
+    visible_controls,
+)  # fmt: skip
 
 __all__ = [
     "DIFF_ROWS_SHOWN",
@@ -533,7 +542,8 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
     st.caption(
         "Pairs with near-same subjects (or ids equal but for a date or version number), "
         "most of their words in common, and different dates or statuses: keyword scores tie "
-        "between them, so list order, recency or status decides which one the model reads."
+        "between them, so list order, Recency tie-break or Skip withdrawn decides which one the "
+        "model reads."
     )
     if len(pairs) > MESSAGES_SHOWN:
         st.caption(f"The first {MESSAGES_SHOWN:d} of {len(pairs):,} pairs; all are in the table.")
@@ -545,7 +555,7 @@ def _versions(index: CorpusIndex, corpus_key: tuple) -> None:
         )
     for pair in pairs[:MESSAGES_SHOWN]:
         st.warning(
-            f"{literal(pair.sentence)}. **{literal(pair.risk).capitalize()}.**",
+            f"{literal(pair.sentence)}. **{literal(upper_first(pair.risk))}.**",
             icon=":material/difference:",
         )
 

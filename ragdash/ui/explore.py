@@ -64,7 +64,7 @@ from ragdash.ui.stress_view import (
     injected_ranks,
     stress_note,
 )
-from ragdash.ui.text import code, grid, label, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain, upper_first
 from ragdash.ui.triage.handoff import triage_button
 from ragdash.ui.viewstate import FAULTS, ViewState, split_evidence
 
@@ -609,7 +609,7 @@ def render(index: CorpusIndex, view: ViewState) -> None:
                 icon=":material/keyboard:",
             )
         else:
-            st.info(literal(str(exc)).capitalize())
+            st.info(literal(upper_first(str(exc))))
         return
     except RetrieverError as exc:
         st.error(f"The retriever did not answer usably: {literal(str(exc))}")

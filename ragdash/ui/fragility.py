@@ -177,7 +177,7 @@ def render_fragility(
     comparing no fixes with ``fixes`` (and the ``also`` configurations). Returns the table
     once it has been run, else None."""
     configurations = {**compared_configurations(fixes), **(also or {})}
-    names = ", ".join(list(configurations)[1:])
+    names = ", ".join(configuration_title(c) for c in list(configurations)[1:])
     c1, c2 = st.columns(2)
     seed = int(c1.number_input("Seed", 0, 10**6, 0, key=f"{key}_seed"))
     max_edits = int(

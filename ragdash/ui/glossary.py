@@ -26,7 +26,7 @@ import streamlit as st
 
 from ragdash.ingestion.scans import LOW_CONFIDENCE
 from ragdash.retrieval.highlight import escape_text
-from ragdash.settings import FIX_DESCRIPTIONS
+from ragdash.settings import FIX_DESCRIPTIONS, FIX_TITLES, configuration_title
 from ragdash.ui.text import grid
 
 __all__ = [
@@ -39,13 +39,18 @@ __all__ = [
     "show_table",
 ]
 
-#: The fixes and the configurations of the ablation, as the heatmap and tables name them.
+#: The fixes and the configurations of the ablation, by the names the heatmap, the tables
+#: and the sidebar give them (:func:`ragdash.settings.configuration_title`): "Skip
+#: withdrawn", never ``status`` — whose entry was the document status column's tooltip.
 CONFIGURATIONS: dict[str, str] = {
-    "none": "No fix turned on: the retriever as it ranks out of the box.",
-    **{name: f"Only the {name} fix: {text}." for name, text in FIX_DESCRIPTIONS.items()},
-    "all": "Every fix turned on at once.",
-    "all-but-…": "Every fix but the one named (all-but-ocr: every fix except ocr) — shows "
-    "whether the others cover for it.",
+    "No fix": "No fix turned on: the retriever as it ranks out of the box.",
+    **{
+        FIX_TITLES[name]: f"Only this fix on: {text}."
+        for name, text in FIX_DESCRIPTIONS.items()
+    },
+    "All fixes": "Every fix turned on at once.",
+    "All but …": "Every fix but the one named (All but OCR normalization: every fix except "
+    "OCR normalization) — shows whether the others cover for it.",
 }
 
 #: Term → one plain sentence or two. Keys are the words as the pages show them; lookups
@@ -118,8 +123,8 @@ GLOSSARY: dict[str, str] = {
     "file": "The file the document was read from.",
     "kind": "The file type: text (.md, .txt) or pdf.",
     "pages": "How many pages the document has (or which pages a row covers).",
-    "updated": "The document's update date (from metadata); the recency fix uses it.",
-    "status": "current or withdrawn; the skip withdrawn fix leaves withdrawn documents out.",
+    "updated": "The document's update date (from metadata); Recency tie-break uses it.",
+    "status": "current or withdrawn; Skip withdrawn leaves withdrawn documents out.",
     "Tables detected": "Tables found in the PDF's pages.",
     "Text joined across page breaks": "Places where a page break cut text in two and the "
     "tables fix glued it back into one passage.",
@@ -208,16 +213,20 @@ GLOSSARY: dict[str, str] = {
 }
 
 _FOLDED = {term.casefold(): text for term, text in GLOSSARY.items()}
+#: The configurations' code labels (``status``, ``all-but-ocr``, ``none``) a cell key holds.
+_CODES = {"none", "all", *FIX_TITLES, *(f"all-but-{name}" for name in FIX_TITLES)}
 
 
 def define(term: object) -> str | None:
-    """The plain definition of ``term`` (any case; ``all-but-ocr`` as ``all-but-…``), or
-    None when the glossary has none."""
-    key = str(term).strip().casefold()
-    if key.startswith("all-but-") and key != "all-but-…":
-        fix = key.removeprefix("all-but-")
-        if fix in FIX_DESCRIPTIONS:
-            return f"Every fix but {fix}: shows whether the others cover for it."
+    """The plain definition of ``term`` (any case), or None when the glossary has none. A
+    configuration is defined by its title whether it comes as a code label (``all-but-ocr``,
+    a heatmap cell's key) or as shown ("All but OCR normalization")."""
+    text = str(term).strip()
+    if text.casefold() in _CODES and text.casefold() not in _FOLDED:  # "status": a column
+        text = configuration_title(text.casefold())
+    key = text.casefold()
+    if key.startswith("all but ") and key != "all but …":
+        return f"Every fix but {text[len('All but '):]}: shows whether the others cover for it."
     return _FOLDED.get(key)
 
 

@@ -15,7 +15,7 @@ from ragdash.case import Case
 from ragdash.checks.proof import check_case
 from ragdash.errors import QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import Fixes, configuration_title
 from ragdash.ui.render import verdict_word
 from ragdash.ui.text import literal
 
@@ -101,6 +101,7 @@ def render_moved(
         )
     st.warning(
         "**The last change to the documents moved these cases** "
-        f"(fixes: {literal(fixes.label if fixes.enabled else 'none')}):\n\n" + "\n".join(lines),
+        f"(fixes: {literal(configuration_title(fixes.label if fixes.enabled else 'none'))}):"
+        "\n\n" + "\n".join(lines),
         icon=":material/swap_vert:",
     )

@@ -350,7 +350,8 @@ def breakdown_frame(ranked: RankedPassage) -> pd.DataFrame:
             {
                 "query token": m.query_token,
                 "matched": m.passage_token or "—",
-                "how": m.kind,
+                # the legend's words: "OCR-normalized", never the kind's code "ocr"
+                "how": KIND_NAMES.get(m.kind, "no match"),
                 "similarity": f"{m.similarity:.1f}" if m.kind == MatchKind.FUZZY else "—",
                 "points": fmt_score(m.points),
                 "rewrite / why": m.note or "—",

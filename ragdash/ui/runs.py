@@ -24,7 +24,7 @@ from ragdash.checks.snapshot import snapshot
 from ragdash.errors import LibraryError, RunError
 from ragdash.retrieval.hits import Retriever
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import Fixes, configuration_title
 from ragdash.storage.case_store import open_library
 from ragdash.storage.library import CaseLibrary, RunSummary
 from ragdash.ui.context import error_text, settings
@@ -44,7 +44,7 @@ def runs_frame(runs: Sequence[RunSummary]) -> pd.DataFrame:
                 "when": human_time(r.at),
                 "name": r.name,
                 "retriever": r.retriever_label,
-                "fixes": r.fixes_label,
+                "fixes": configuration_title(r.fixes_label),
                 "corpus": r.corpus_fingerprint,
                 "passed": f"{r.passed}/{r.total}",
                 "MRR": r.mrr,

@@ -145,8 +145,8 @@ def matrix_frame(report: StressReport, retriever: str) -> pd.DataFrame:
                     "rate": cell.rate if cell.rate is not None else -1.0,
                     "pass rate": f"{cell.rate:.0%}" if cell.rate is not None else "no case",
                     "95% interval": f"{low:.0%}–{high:.0%}" if cell.total else "—",
-                    "fix": "all fixes" if configuration == "all" else (
-                        "none" if configuration == "none" else fix),  # fmt: skip
+                    "fix": "All fixes" if configuration == "all" else (
+                        "No fix" if configuration == "none" else fix),  # fmt: skip
                     "fault_key": fault,
                     "config_key": configuration,
                     "retriever": retriever,
@@ -560,7 +560,7 @@ def _results(run: StressRun) -> None:
 
 def variant_rows(report: StressReport) -> list[tuple[StressResult, str]]:
     """Every faulted case of a run, once per retriever, failures first, each with its
-    verdicts in words (``no fix FAIL · targeted fix PASS · all fixes PASS``) and the result
+    verdicts in words (``No fix FAIL · Targeted fix PASS · All fixes PASS``) and the result
     to open (its no-fix one: Explore shows no fix beside the targeted fix)."""
     groups: dict[tuple, list[StressResult]] = {}
     for r in report.results:
@@ -584,9 +584,13 @@ def _picker(run: StressRun) -> None:
     rows = variant_rows(run.report)
     if not rows:
         return
+    # a variant is named only where a fault has several (a stale copy dated, withdrawn or
+    # reworded): "OCR noise in the query (ocr)" said the fault twice, the second time in code
+    several = {f for f in {r.fault for r, _ in rows}
+               if len({r.variant for r, _ in rows if r.fault == f}) > 1}  # fmt: skip
     names = [
         f"{r.case} · {FAULT_TITLES.get(r.fault, r.fault)}"
-        + (f" ({r.variant})" if r.variant else "")
+        + (f" ({r.variant})" if r.variant and r.fault in several else "")
         + f" · {shown_kind(r.retriever)}: {words}"
         for r, words in rows
     ]

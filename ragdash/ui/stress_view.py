@@ -89,8 +89,9 @@ FAULT_TITLES = {
     "ocr-query": "OCR noise in the query",
     "split-table": "table cut by a page break",
 }
-#: The configurations as the matrix's columns say them.
-CONFIG_TITLES = {"none": "no fix", "fix": "targeted fix", "all": "all fixes"}
+#: The configurations as the matrix's columns say them: "No fix" and "All fixes" as the Test
+#: suite's heatmap names them (:func:`ragdash.settings.configuration_title`).
+CONFIG_TITLES = {"none": "No fix", "fix": "Targeted fix", "all": "All fixes"}
 #: The mark on an injected document's row in Explore (a Streamlit badge: our own markup).
 INJECTED_BADGE = " :orange-badge[:material/science: injected by the stress test]"
 #: The same mark in a table cell (plain text).
@@ -110,11 +111,11 @@ _WHAT_IT_DID = {
 
 
 def config_title(configuration: str) -> str:
-    """``none`` → ``no fix``, ``all`` → ``all fixes``, the targeted fix (the core names it by
-    its fixes: ``recency,status,versions``) → ``targeted fix``.
+    """``none`` → "No fix", ``all`` → "All fixes", the targeted fix (the core names it by
+    its fixes: ``recency,status,versions``) → "Targeted fix".
 
     >>> [config_title(c) for c in ("none", "recency,status,versions", "all")]
-    ['no fix', 'targeted fix', 'all fixes']
+    ['No fix', 'Targeted fix', 'All fixes']
     """
     return CONFIG_TITLES.get(configuration, CONFIG_TITLES["fix"])
 

@@ -125,7 +125,7 @@ def heatmap(table: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         verdict=shown["diagnosis"].map(CELL_WORDS).fillna("FAIL"),
         # plain words on hover: what the diagnosis and the configuration mean
         meaning=shown["diagnosis"].map(lambda d: define(d) or ""),
-        fixes=shown["config"].map(lambda c: define(c) or ""),
+        fixes=shown["configuration"].map(lambda c: define(c) or ""),
     )
     pick = alt.selection_point(
         name=HEATMAP_SELECTION, fields=["case", "config"], on="click"

@@ -44,7 +44,9 @@ import pandas as pd
 
 from ragdash.visible import visible_controls
 
-__all__ = ["code", "colored_grid", "grid", "label", "literal", "plain", "visible_controls"]
+__all__ = [
+    "code", "colored_grid", "grid", "label", "literal", "plain", "upper_first", "visible_controls",
+]  # fmt: skip
 
 #: CommonMark lets a backslash escape any ASCII punctuation character, and an escaped one is
 #: never markup: escaping all of them (rather than a list of the ones that are markup today)
@@ -64,6 +66,17 @@ def _escape_line(line: str) -> str:
     # no-break spaces (an entity, so no parser takes them for indentation).
     stripped = escaped.lstrip(" ")
     return "&#160;" * (len(escaped) - len(stripped)) + stripped
+
+
+def upper_first(text: str) -> str:
+    """``text`` with its first letter upper-cased and the rest as it is. ``str.capitalize``
+    lower-cases the rest too: "without Recency tie-break or Skip withdrawn" read "without
+    recency tie-break or skip withdrawn", and a document id ``RFC-7`` would read ``rfc-7``.
+
+    >>> upper_first("the old one: without Skip withdrawn"), "ab RFC".capitalize()
+    ('The old one: without Skip withdrawn', 'Ab rfc')
+    """
+    return text[:1].upper() + text[1:]
 
 
 def literal(value: object) -> str:

@@ -25,7 +25,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.ui.glossary import show_table
 from ragdash.ui.render import wrapped_table
-from ragdash.ui.text import grid, literal
+from ragdash.ui.text import grid, literal, upper_first
 from ragdash.ui.viewstate import ViewState
 
 __all__ = [
@@ -296,7 +296,7 @@ def calibration_tab(index: CorpusIndex, view: ViewState, cases: list[Case], key:
     )
     for names in coinciding(sweep):
         st.caption(
-            f"{literal(' and '.join(names)).capitalize()} are equal at every threshold: their "
+            f"{literal(upper_first(' and '.join(names)))} are equal at every threshold: their "
             "lines are told apart by dash and point shape, the second drawn a little higher "
             "(hover a point for its count)."
         )

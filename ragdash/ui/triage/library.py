@@ -10,7 +10,7 @@ from ragdash.checks.cases import parse_cases
 from ragdash.checks.triage import repairing_fix
 from ragdash.errors import CaseFileError, LibraryError, QueryError
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import Fixes
+from ragdash.settings import Fixes, configuration_title
 from ragdash.storage.case_store import check_command
 from ragdash.storage.export import (
     json_export,
@@ -71,7 +71,10 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
         hide_index=True,
         width="stretch",
     )
-    st.caption(f"Last run: the latest run under the current fixes ({label(view.fixes.label)}).")
+    st.caption(
+        "Last run: the latest run under the current fixes "
+        f"({label(configuration_title(view.fixes.label))})."
+    )
     export_buttons(index, view, key="lib_export", entries=entries)
     names = [e.name for e in entries]
     picked = st.selectbox("Case", names, key="lib_pick", format_func=plain)
@@ -89,7 +92,8 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
                 st.error(error_text(exc))
             else:
                 st.rerun()
-    if st.button(f"Run again with the current fixes ({label(view.fixes.label)})", key="lib_rerun"):
+    current = label(configuration_title(view.fixes.label))
+    if st.button(f"Run again with the current fixes ({current})", key="lib_rerun"):
         try:
             rerun_and_record(index, library, entry.case, view.fixes)
         except (QueryError, LibraryError) as exc:
@@ -103,7 +107,7 @@ def library_tab(index: CorpusIndex, view: ViewState) -> None:
             [
                 {
                     "when": human_time(r.at),
-                    "configuration": r.configuration,
+                    "configuration": configuration_title(r.configuration),
                     "verdict": "pass" if r.passed else "FAIL",
                     "diagnosis": r.diagnosis,
                 }
@@ -176,12 +180,13 @@ def export_buttons(
     # The button says the fixes the file runs under: "(fixes: none)" wrote a file whose typo
     # case ran under fuzzy, its repairing fix.
     own = sorted({f.names for f in case_fixes.values()})
-    export = f"Export as a pytest file (fixes: {label(view.fixes.names)})"
+    export = f"Export as a pytest file (fixes: {label(configuration_title(view.fixes.names))})"
     if own:  # the button stays short enough for its column at 800 px; the caption says which
         export = "Export as a pytest file (fixes: per case)"
         exports.caption(
-            f"The pytest file runs each case under its repairing fix ({label(', '.join(own))}) "
-            f"and the rest under {label(view.fixes.names)}."
+            "The pytest file runs each case under its repairing fix "
+            f"({label(', '.join(map(configuration_title, own)))}) and the rest under "
+            f"{label(configuration_title(view.fixes.names))}."
         )
     exports.download_button(
         export,

@@ -16,6 +16,7 @@ from ragdash.checks.triage import Report, Triage, advice_of, case_name, document
 from ragdash.errors import LibraryError, QueryError, RetrieverError
 from ragdash.ingestion.documents import Document
 from ragdash.retrieval.index import CorpusIndex
+from ragdash.settings import FIX_TITLES, configuration_title
 from ragdash.storage.case_store import check_command
 from ragdash.ui.context import settings
 from ragdash.ui.fragility import render_fragility
@@ -28,7 +29,7 @@ from ragdash.ui.render import (
     ranked_passage,
 )
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
-from ragdash.ui.text import code, grid, label, literal, plain
+from ragdash.ui.text import code, grid, label, literal, plain, upper_first
 from ragdash.ui.triage.common import open_library
 from ragdash.ui.triage.library import export_buttons
 from ragdash.ui.viewstate import ViewState, split_evidence
@@ -148,12 +149,13 @@ def _headline(result: Triage) -> None:
     if real:
         st.markdown(
             "**Repaired by:** "
-            + ", ".join(f"{code(r.fix)} ({literal(r.kind.value)})" for r in real)
+            + ", ".join(f"{literal(FIX_TITLES[r.fix])} ({literal(r.kind.value)})" for r in real)
         )
     elif result.diagnosis is not Diagnosis.PASS:
         st.markdown("**Repaired by:** no single fix changes the matching")
     for tie in result.tie_wins:
-        st.markdown(f"**Passes only by a tie-break:** {literal(tie.detail)}.")
+        if tie.detail.casefold() not in result.summary.casefold():  # said once, not twice
+            st.markdown(f"**Passes only by a tie-break:** {literal(tie.detail)}.")
     _advice(result)
 
 
@@ -166,12 +168,14 @@ def _advice(result: Triage) -> None:
 
 
 def _configuration_table(result: Triage) -> None:
+    """Every configuration's verdict, each named as the sidebar names its fixes ("Skip
+    withdrawn", "All but OCR normalization"; the table said ``status``, ``all-but-ocr``)."""
     how = {r.fix: r.kind.value for r in result.outcomes}
     show_table(
         grid(pd.DataFrame(
             [
                 {
-                    "configuration": label,
+                    "configuration": configuration_title(label),
                     "verdict": "pass" if c.passed else "FAIL",
                     "how it passes": how.get(label, ""),
                     "diagnosis": c.diagnosis.value,
@@ -218,9 +222,9 @@ def _explain(result: Triage) -> None:
             options,
             index=options.index(default),
             key="tr_compare",
-            format_func=plain,
+            format_func=lambda option: plain(configuration_title(option)),
         )
-        _passages(by_label[label], f"Fixes: {label}")
+        _passages(by_label[label], f"Fixes: {configuration_title(label)}")
 
 
 def _save(
@@ -288,7 +292,7 @@ def report_tab(index: CorpusIndex, view: ViewState, cases: list[Case], corpus_ke
     try:
         result = triage(source, report.as_case("report"), view.fixes)  # type: ignore[arg-type]
     except QueryError as exc:
-        st.info(literal(str(exc)).capitalize())
+        st.info(literal(upper_first(str(exc))))
         return
     except RetrieverError as exc:
         st.error(f"The retriever did not answer usably: {literal(str(exc))}")
