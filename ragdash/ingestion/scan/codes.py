@@ -7,11 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragdash.ingestion.scan.words import _DIGIT_OF, LOW_CONFIDENCE, OcrWord, _repair_pairs
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
+from ragdash.ingestion.scan.words import _DIGIT_OF, OcrWord, _repair_pairs
 
-__all__ = [
-    "CODE_EVIDENCE",
-]
+__all__: list[str] = []  # the passes are run by ragdash.ingestion.scan.page
 
 
 _SECTION_FIVE = re.compile(r"§[\d,.]*\d[\d,.]*")
@@ -81,16 +80,13 @@ def _shape(text: str) -> str:
     return re.sub(r"[0-9]", "9", re.sub(r"[A-Z]", "A", text))
 
 
-#: Codes of one shape (letters then digits) a page must have, read surely, before another
-#: word is read as one of that shape.
-CODE_EVIDENCE = 2
-
-
-def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+def _codes_like_the_page(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
     """``words`` with a code the page has others of read in their shape: where capitals
     meet digits, a ``5`` read as ``S`` (``TRAS 143`` for ``TRA5143``, often cut in two at
     the misread letter) becomes the digit, and the two pieces one word, only when the
-    result has the shape (``AAA9999``) of :data:`CODE_EVIDENCE` codes the page read
+    result has the shape (``AAA9999``) of ``ScanSettings.code_evidence`` codes the page read
     surely (``TRA7314``, ``TRA9373``), more of them than of the shape as read. Without
     such evidence nothing changes: ``SS0`` stays for the ``ocr`` fix, ``TRAS`` may be a
     word.
@@ -110,7 +106,7 @@ def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     """
     shapes: dict[str, int] = {}
     for w in words:
-        if w.conf >= LOW_CONFIDENCE and _CODE.fullmatch(w.text):
+        if w.conf >= scan.low_confidence and _CODE.fullmatch(w.text):
             shapes[_shape(w.text)] = shapes.get(_shape(w.text), 0) + 1
 
     def as_code(text: str) -> str | None:
@@ -120,7 +116,7 @@ def _codes_like_the_page(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         code = m.group(1) + "".join(_DIGIT_OF[ch] for ch in m.group(2)) + m.group(3)
         evidence = shapes.get(_shape(code), 0)
         # the misread shape may recur (the same S for 5 elsewhere): the code's must outnumber it
-        known = evidence >= CODE_EVIDENCE and evidence > shapes.get(_shape(text), 0)
+        known = evidence >= scan.code_evidence and evidence > shapes.get(_shape(text), 0)
         return code if known and _CODE.fullmatch(code) else None
 
     if not shapes:

@@ -11,50 +11,26 @@ from dataclasses import replace
 from typing import Any
 
 from ragdash.ingestion.scan.lines import _rows
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 from ragdash.ingestion.scan.tesseract import ocr_image
 from ragdash.ingestion.scan.words import (
     _DIGIT_OF,
     _FIGURE,
-    LOW_CONFIDENCE,
     OcrWord,
     _column_peers,
     _flush_right,
     _repair_pairs,
 )
 
-__all__ = [
-    "CELL_GAP",
-    "DECIMAL_EVIDENCE",
-    "FIGURE_COLUMN_SHARE",
-    "FIGURE_ROW",
-    "LONE_FIGURE_CONFIDENCE",
-    "LONE_FIGURE_PSMS",
-    "NUMBER_LIKE_CONFIDENCE",
-    "REREAD_CONFIDENCE",
-    "REREAD_LIMIT",
-    "REREAD_SCALE",
-    "SEPARATOR_EVIDENCE",
-    "SIGN_EVIDENCE",
-]
-
-
-#: Words with a digit read less surely than this (0–100) are read again, enlarged ...
-REREAD_CONFIDENCE = 92.0
-
-
-#: ... at most this many per page, least sure first (each is one more Tesseract run) ...
-REREAD_LIMIT = 60
-
-
-#: ... this many times larger.
-REREAD_SCALE = 3
+__all__: list[str] = []  # the passes are run by ragdash.ingestion.scan.page
 
 
 def _reread_numbers(
-    image: Any, scale: float, lang: str, words: Sequence[OcrWord]
+    image: Any, scale: float, lang: str, words: Sequence[OcrWord],
+    scan: ScanSettings = DEFAULT_SCAN,
 ) -> tuple[OcrWord, ...]:
     """``words`` with the numbers Tesseract was unsure of read again on their own, enlarged
-    :data:`REREAD_SCALE` times (``--psm 7``, one line), the new reading kept when it is one
+    ``ScanSettings.reread_scale`` times (``--psm 7``, one line), the new reading kept when it is one
     word with a digit and surer than the first. At 200 dpi small digits are a few pixels
     high, and a page reading of a blurred table took ``5`` for ``6`` (``53,113`` as
     ``63,113``) in one row of three; the enlarged word reads as printed, but a whole page
@@ -65,26 +41,28 @@ def _reread_numbers(
     cell."""
     unsure = sorted(
         (n for n, w in enumerate(words)
-         if w.conf < REREAD_CONFIDENCE and (any(ch.isdigit() for ch in w.text)
-                                            or _number_like(w))),
+         if w.conf < scan.reread_confidence and (any(ch.isdigit() for ch in w.text)
+                                            or _number_like(w, scan))),
         key=lambda n: words[n].conf,
-    )[:REREAD_LIMIT]  # fmt: skip
+    )[:scan.reread_limit]  # fmt: skip
     out: list[OcrWord | tuple[OcrWord, ...]] = list(words)
     for n in unsure:
         word = words[n]
-        pieces = _pieces(image, scale, word)
+        pieces = _pieces(image, scale, word, scan)
         if len(pieces) > 1:  # one "word" over a column gap: each cell read on its own
-            read = [_read_again(image, scale, lang, piece) for piece in pieces]
+            read = [_read_again(image, scale, lang, piece, scan) for piece in pieces]
             if all(r is not None for r in read):
                 out[n] = tuple(r for r in read if r is not None)
             continue
-        again = _read_again(image, scale, lang, word)
+        again = _read_again(image, scale, lang, word, scan)
         if again is not None:
             out[n] = again
     return tuple(w for item in out for w in (item if isinstance(item, tuple) else (item,)))
 
 
-def _read_again(image: Any, scale: float, lang: str, word: OcrWord) -> OcrWord | None:
+def _read_again(
+    image: Any, scale: float, lang: str, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> OcrWord | None:
     """``word`` read again on its own (:func:`_reread_numbers`), or None when no reading
     is one surer word with a digit."""
     from PIL import Image, ImageOps
@@ -96,19 +74,19 @@ def _read_again(image: Any, scale: float, lang: str, word: OcrWord) -> OcrWord |
     ))  # fmt: skip
     if crop.width < 2 or crop.height < 2:
         return None
-    size = (crop.width * REREAD_SCALE, crop.height * REREAD_SCALE)
+    size = (crop.width * scan.reread_scale, crop.height * scan.reread_scale)
     big = crop.resize(size, Image.Resampling.BICUBIC)
     # enlarged smoothly first (it read blurred small digits as printed); when that has
     # no surer number, at its own size with a white margin, then enlarged in black and
     # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
     # 96% unenlarged); the first surer reading with a digit is kept
     tries = (
-        (big, REREAD_SCALE),
+        (big, scan.reread_scale),
         (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
-        (big.point(lambda v: 0 if v < 128 else 255), REREAD_SCALE),
+        (big.point(lambda v: 0 if v < 128 else 255), scan.reread_scale),
     )
     for image_again, times in tries:
-        again = ocr_image(image_again, scale * times, lang, psm=7)
+        again = ocr_image(image_again, scale * times, lang, psm=7, scan=scan)
         if len(again) == 1 and again[0].conf > word.conf and any(
             ch.isdigit() for ch in again[0].text
         ):
@@ -116,14 +94,11 @@ def _read_again(image: Any, scale: float, lang: str, word: OcrWord) -> OcrWord |
     return None
 
 
-#: A blank strip at least this many text heights wide inside one OCR word is a gap between
-#: table cells (letters are a tenth of a height apart, words a third).
-CELL_GAP = 0.8
-
-
-def _pieces(image: Any, scale: float, word: OcrWord) -> list[OcrWord]:
-    """``word`` cut at the blank strips of :data:`CELL_GAP` or wider inside its box: Tesseract
-    read two census cells ``373`` and ``317``, a column apart, as one word ``373-317``.
+def _pieces(
+    image: Any, scale: float, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> list[OcrWord]:
+    """``word`` cut at the blank strips of ``ScanSettings.cell_gap`` or wider inside its box:
+    Tesseract read two census cells ``373`` and ``317``, a column apart, as one word ``373-317``.
     The pieces have the word's text (read again by the caller)."""
     import numpy as np
 
@@ -133,7 +108,7 @@ def _pieces(image: Any, scale: float, word: OcrWord) -> list[OcrWord]:
     if ink.size == 0:
         return [word]
     inked = np.asarray(ink.any(axis=0))
-    wide = CELL_GAP * word.height * scale
+    wide = scan.cell_gap * word.height * scale
     pieces, start, blank = [], None, 0
     for x, has_ink in enumerate(inked):
         if has_ink:
@@ -180,15 +155,12 @@ _POINT_THOUSANDS = re.compile(r"\d{1,3}\.\d{3}")
 _BARE_THOUSANDS = re.compile(r"[1-9]\d{3,}")
 
 
-#: Figures with a comma between thousands, set flush right in one column, that a column
-#: must have before a figure in it is read with one.
-SEPARATOR_EVIDENCE = 3
-
-
-def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+def _separators_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
     """``words`` with a thousands separator read as in its column: at 200 dpi a comma
     reads as a point (``53.113``) or as nothing (``12 530``, two words). When at least
-    :data:`SEPARATOR_EVIDENCE` sure figures ending at the same right edge are written
+    ``ScanSettings.separator_evidence`` sure figures ending at the same right edge are written
     ``49,674`` and none ``49.674``, the point becomes a comma and the two pieces one figure.
     A comma lost altogether (``77430``) is put back too, when no other figure there is
     written without one, and a four-digit figure only where the column writes its own
@@ -226,10 +198,10 @@ def _separators_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]
     def column_uses_commas(right: float, height: float, digits: int = 0) -> bool:
         peers = _flush_right(words, right, height)
         commas = [w for w in peers
-                  if w.conf >= LOW_CONFIDENCE and _THOUSANDS.fullmatch(w.text)]  # fmt: skip
+                  if w.conf >= scan.low_confidence and _THOUSANDS.fullmatch(w.text)]  # fmt: skip
         points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
         short = any(len(re.sub(r"\D", "", w.text.split(".")[0])) <= digits for w in commas)
-        return len(commas) >= SEPARATOR_EVIDENCE and points <= 1 and (digits != 4 or short)
+        return len(commas) >= scan.separator_evidence and points <= 1 and (digits != 4 or short)
 
     def pair(word: OcrWord, after: OcrWord) -> str | None:
         if (re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
@@ -256,15 +228,12 @@ _DECIMAL = re.compile(r"\d[\d,]*\.(\d+)")
 _WHOLE = re.compile(r"\d[\d,]*")
 
 
-#: Figures with a decimal point, set flush right in one column, that a column must have
-#: before a whole number in it is read with the point it lost.
-DECIMAL_EVIDENCE = 3
-
-
-def _decimals_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+def _decimals_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
     """``words`` with a decimal point put back where its column says one was lost: at
     200 dpi a small point can vanish (``1044`` for ``104.4``). When at least
-    :data:`DECIMAL_EVIDENCE` figures ending at the same right edge have a point and the
+    ``ScanSettings.decimal_evidence`` figures ending at the same right edge have a point and the
     same number of decimals, and no other figure there is a whole number, a whole number
     longer than the decimals gets the point. The points are the evidence, so unsure
     digits count; a column that mixes whole numbers and decimals changes nothing.
@@ -292,7 +261,7 @@ def _decimals_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
         counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
         whole = any(_WHOLE.fullmatch(w.text) for w in peers)
-        if counted < DECIMAL_EVIDENCE or whole or len(decimals) != 1:
+        if counted < scan.decimal_evidence or whole or len(decimals) != 1:
             return None
         places = decimals.pop()
         if len(word.text) <= places:
@@ -308,15 +277,12 @@ _PLAIN_FIGURE = re.compile(r"\(?\d[\d,]*(\.\d+)?\)?")
 _SIGNED_FIGURE = re.compile(r"(\(?)[$S](\d[\d,]*(\.\d+)?\)?)")
 
 
-#: Sure plain figures (no currency sign) ending at a figure's right edge before its ``$``
-#: is read as the ``5`` it stands for.
-SIGN_EVIDENCE = 3
-
-
-def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+def _signs_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
     """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``,
     ``(S000`` for ``(5000``) read as the digit, where the figure's column says so: at least
-    :data:`SIGN_EVIDENCE` sure figures with no sign end at the same right edge and no other
+    ``ScanSettings.sign_evidence`` sure figures with no sign end at the same right edge and no other
     figure there has one. A column of amounts that all carry a ``$`` keeps them, and so
     does a column's first figure read surely (a statement's style signs only the first row
     and the totals: ``$1,234`` above ``567``); read unsurely, a first ``$2.7`` is the blur.
@@ -343,11 +309,11 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     def plain_column(word: OcrWord) -> bool:
         peers = _column_peers(words, word)
         plain = [w for w in peers
-                 if w.conf >= LOW_CONFIDENCE and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
+                 if w.conf >= scan.low_confidence and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
         signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
         first = not any(w.bottom <= word.top for w in plain)
-        sure_sign = first and word.conf >= LOW_CONFIDENCE
-        return len(plain) >= SIGN_EVIDENCE and signed == 0 and not sure_sign
+        sure_sign = first and word.conf >= scan.low_confidence
+        return len(plain) >= scan.sign_evidence and signed == 0 and not sure_sign
 
     def alone(word: OcrWord) -> str | None:
         found = _SIGNED_FIGURE.fullmatch(word.text)
@@ -360,16 +326,13 @@ def _signs_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
 _DIGIT_LOOKALIKES = {**_DIGIT_OF, "T": "7", "B": "8", "Z": "2", "G": "6"}
 
 
-#: The share of the words ending at a figure's right edge that must be figures before an
-#: unsure word of look-alike letters there is read as one.
-FIGURE_COLUMN_SHARE = 0.8
-
-
-def _figures_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+def _figures_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
     """``words`` with an unsure short word made only of letters that look like digits
     (``TT`` at 48% for ``77``) read as the figure, where both its column and its row say
-    it is one: at least :data:`SIGN_EVIDENCE` sure plain figures end at the same right
-    edge and they are :data:`FIGURE_COLUMN_SHARE` of the words there, and its line has two
+    it is one: at least ``ScanSettings.sign_evidence`` sure plain figures end at the same right
+    edge and they are ``ScanSettings.figure_column_share`` of the words there, and its line has two
     other figures, no fewer than its other words. A sure word, one in a column of words
     or one in a line of text (a rotated header read as ``a > 2 2 wn a wo oO 5``) stays.
 
@@ -384,16 +347,16 @@ def _figures_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     'TT'
     """
     def as_figure(word: OcrWord) -> str | None:
-        if (word.conf >= LOW_CONFIDENCE or not 0 < len(word.text) <= 4
+        if (word.conf >= scan.low_confidence or not 0 < len(word.text) <= 4
                 or any(ch not in _DIGIT_LOOKALIKES for ch in word.text)):  # fmt: skip
             return None
         peers = _column_peers(words, word)
-        plain = sum(w.conf >= LOW_CONFIDENCE and bool(_PLAIN_FIGURE.fullmatch(w.text))
+        plain = sum(w.conf >= scan.low_confidence and bool(_PLAIN_FIGURE.fullmatch(w.text))
                     for w in peers)  # fmt: skip
         figures = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in peers)
         line = [w for w in words if w.line == word.line and w is not word]
         row = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in line)
-        if (plain < SIGN_EVIDENCE or figures < FIGURE_COLUMN_SHARE * len(peers)
+        if (plain < scan.sign_evidence or figures < scan.figure_column_share * len(peers)
                 or row < 2 or row < len(line) - row):  # fmt: skip
             return None
         return "".join(_DIGIT_LOOKALIKES[ch] for ch in word.text)
@@ -401,25 +364,14 @@ def _figures_like_the_column(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
     return _repair_pairs(words, 0.0, lambda _word, _after: None, as_figure)
 
 
-#: A row with at least this many figures is a row of a table of numbers ...
-FIGURE_ROW = 3
-
-
-#: ... whose lone unread figures are kept when read at least this surely (0–100).
-LONE_FIGURE_CONFIDENCE = 70.0
-
-
-#: How a lone cell is read: as one line of text, then as one word.
-LONE_FIGURE_PSMS = (7, 8)
-
-
 def _lone_figures(
-    image: Any, scale: float, lang: str, words: Sequence[OcrWord]
+    image: Any, scale: float, lang: str, words: Sequence[OcrWord],
+    scan: ScanSettings = DEFAULT_SCAN,
 ) -> list[OcrWord]:
     """Figures alone in their cell that no reading of the page has: in a row of a table of
-    numbers (:data:`FIGURE_ROW` figures or more), each patch of ink on the row's band that
+    numbers (``ScanSettings.figure_row`` figures or more), each patch of ink on the row's band that
     no word covers, letter-sized, is read on its own, enlarged, and kept when it is a figure
-    read :data:`LONE_FIGURE_CONFIDENCE` surely. Tesseract drops a lone ``0`` between two
+    read ``ScanSettings.lone_figure_confidence`` surely. Tesseract drops a lone ``0`` between two
     wider counts (``835 0 1914`` came back ``835 1914``): one narrow glyph in a wide gap
     reads to its layout analysis as a speck. Each joins the Tesseract line of its row's
     nearest word, so that it stays in the gap it was found in."""
@@ -428,7 +380,7 @@ def _lone_figures(
 
     found: list[OcrWord] = []
     for row in _rows(words):
-        if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < FIGURE_ROW:
+        if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < scan.figure_row:
             continue
         height = statistics.median(w.height for w in row)
         top, bottom = min(w.top for w in row), max(w.bottom for w in row)
@@ -464,13 +416,13 @@ def _lone_figures(
                 continue  # a line of text, not a lone cell
             pad = int(0.3 * height * scale) + 2
             crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
-            big = crop.resize((crop.width * REREAD_SCALE, crop.height * REREAD_SCALE),
+            big = crop.resize((crop.width * scan.reread_scale, crop.height * scan.reread_scale),
                               Image.Resampling.BICUBIC)  # fmt: skip
             # as a line first, then as one word: a lone 7 read as a line came back "t" at
             # 9%, as a word "7" at 93% (each reading must be a sure figure to be kept)
-            for psm in LONE_FIGURE_PSMS:
-                read = ocr_image(big, scale * REREAD_SCALE, lang, psm=psm)
-                if (len(read) == 1 and read[0].conf >= LONE_FIGURE_CONFIDENCE
+            for psm in scan.lone_figure_psms:
+                read = ocr_image(big, scale * scan.reread_scale, lang, psm=psm, scan=scan)
+                if (len(read) == 1 and read[0].conf >= scan.lone_figure_confidence
                         and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
                     break
             else:
@@ -486,7 +438,7 @@ def _lone_figures(
     return found
 
 
-def _number_like(word: OcrWord) -> bool:
+def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """A short word Tesseract was unsure of, with no small letter: what a number it could
     not read comes back as (``TT?`` for ``77``, ``LL?`` for ``117``, ``S250``).
 
@@ -496,10 +448,8 @@ def _number_like(word: OcrWord) -> bool:
     False
     """
     text = word.text
-    if word.conf >= NUMBER_LIKE_CONFIDENCE or len(text) > 6:
+    if word.conf >= scan.number_like_confidence or len(text) > 6:
         return False
     return not any(ch.islower() for ch in text) and any(ch.isalnum() for ch in text)
 
 
-#: A word of capitals and marks read less surely than this (0–100) may be a number.
-NUMBER_LIKE_CONFIDENCE = 75.0

@@ -8,14 +8,12 @@ import re
 import unicodedata
 from collections.abc import Collection, Sequence
 
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 from ragdash.ingestion.scan.words import OcrWord
 
 __all__ = [
     "AUTO_LANGUAGE",
-    "LANGUAGE_MARGIN",
     "LANGUAGE_NAMES",
-    "READ_CONFIDENCE",
-    "SURE_CONFIDENCE",
     "choose_language",
     "dictionary_share",
     "installed_languages",
@@ -27,21 +25,13 @@ __all__ = [
 AUTO_LANGUAGE = "auto"
 
 
-#: A word at least this sure (0–100) covers its ink in :class:`OcrQuality` ...
-READ_CONFIDENCE = 40.0
-
-
-#: ... and one of three letters or more must be a dictionary word or this sure: mirrored,
-#: smudged or foreign-script ink comes back as confident nonsense ("OLUCE" at 81%).
-SURE_CONFIDENCE = 90.0
-
-
-def _read_well(word: OcrWord, lang: str) -> bool:
+def _read_well(word: OcrWord, lang: str, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """True when ``word`` is a reading of its ink, not a guess at it."""
-    if word.conf < READ_CONFIDENCE:
+    if word.conf < scan.read_confidence:
         return False
     letters = _letters(word.text)
-    if len(letters) < 3 or any(ch.isdigit() for ch in word.text) or word.conf >= SURE_CONFIDENCE:
+    if (len(letters) < 3 or any(ch.isdigit() for ch in word.text)
+            or word.conf >= scan.sure_confidence):  # fmt: skip
         return True
     known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
     return not known or letters in known
@@ -72,19 +62,12 @@ _WORDFREQ_LANG = {"eng": "en", "deu": "de", "fra": "fr", "spa": "es", "ita": "it
                   "nld": "nl", "por": "pt"}  # fmt: skip
 
 
-#: A page is read in another installed language when that language's dictionary holds at
-#: least this much more of the words of its English reading (accents set aside: English
-#: reads ``activités`` as ``activites``) than the English one does. On the dev scans French
-#: pages had 0.91–0.93 of their words in the French list against 0.41–0.44 in the English
-#: one, German 0.64 against 0.35; English pages 0.74–0.98 against at most 0.76 elsewhere,
-#: and a bilingual English/French register 0.78 against 0.74 (it stays English).
-LANGUAGE_MARGIN = 0.2
-
-
-def choose_language(words: Sequence[str], languages: Collection[str]) -> str:
+def choose_language(
+    words: Sequence[str], languages: Collection[str], scan: ScanSettings = DEFAULT_SCAN
+) -> str:
     """The Tesseract language to read a page in, from the words of its English reading:
     ``eng`` unless one of ``languages`` (installed, with a word list) holds
-    :data:`LANGUAGE_MARGIN` more of the words. Why: English models drop accents and
+    ``ScanSettings.language_margin`` more of the words. Why: English models drop accents and
     ligatures (``œuvre`` read ``ceuvre``), which then miss the evidence a test names.
 
     >>> choose_language("Pour participer a des activites sociales le sport".split(), ["fra"])
@@ -103,7 +86,8 @@ def choose_language(words: Sequence[str], languages: Collection[str]) -> str:
 
     others = [lang for lang in languages if lang in _WORDFREQ_LANG and lang != "eng"]
     best = max(others, key=share, default="eng")
-    return best if best != "eng" and share(best) >= share("eng") + LANGUAGE_MARGIN else "eng"
+    wins = best != "eng" and share(best) >= share("eng") + scan.language_margin
+    return best if wins else "eng"
 
 
 #: Names of Tesseract's language codes, for people (others are shown as their code).

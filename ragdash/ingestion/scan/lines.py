@@ -9,11 +9,11 @@ from dataclasses import replace
 from typing import Any
 
 from ragdash.ingestion.pdf_layout import COLUMN_GAP, Line, PageLayout, aligned_tables
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 from ragdash.ingestion.scan.words import _FIGURE, OcrPage, OcrWord
 from ragdash.ingestion.scan_grid import grid_tables
 
 __all__ = [
-    "LINE_PAD",
     "ocr_layout",
     "words_to_lines",
 ]
@@ -59,7 +59,9 @@ def _rows(words: Sequence[OcrWord]) -> list[list[OcrWord]]:
     return [sorted(r[2], key=lambda w: w.x0) for r in rows]
 
 
-def words_to_lines(words: Sequence[OcrWord]) -> list[Line]:
+def words_to_lines(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> list[Line]:
     """OCR words as page :class:`~ragdash.ingestion.pdf_layout.Line` objects, top to bottom,
     each cut into column segments where the gap between two words is wider than
     :data:`~ragdash.ingestion.pdf_layout.COLUMN_GAP` times the row's text height. A lone
@@ -78,7 +80,7 @@ def words_to_lines(words: Sequence[OcrWord]) -> list[Line]:
             else:
                 segments.append([word.x0, word.x1, word.text])
         top, bottom = min(w.top for w in row), max(w.bottom for w in row)
-        pad = LINE_PAD * (bottom - top)
+        pad = scan.line_pad * (bottom - top)
         lines.append(
             Line(
                 " ".join(w.text for w in row),
@@ -112,13 +114,6 @@ def _zeros_in_figures(row: list[OcrWord]) -> list[OcrWord]:
         if before and after:
             out[n] = replace(word, text="0")
     return out
-
-
-#: Tesseract's boxes hug the ink; a text layer's line is as tall as its type. Each OCR'd
-#: line is made this share of its height taller at the top and the bottom, so the gaps
-#: between rows compare as on a born-digital page: a row's wrapped lines, 29 pt of ink
-#: apart from the next row, had read as a table's end.
-LINE_PAD = 0.09
 
 
 def ocr_layout(ocr: OcrPage) -> PageLayout:

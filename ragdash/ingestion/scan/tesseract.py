@@ -3,25 +3,27 @@ and the specks and rule stubs that are no words dropped as they are read."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import hashlib
 import re
 import shutil
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragdash.errors import OcrUnavailable
 from ragdash.ingestion.scan.codes import _brackets
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 from ragdash.ingestion.scan.words import OcrWord
 
 __all__ = [
     "MIN_SCAN_DPI",
-    "PSM",
-    "PSMS",
     "SCAN_COVER",
-    "SPECK_CONFIDENCE",
     "TESSERACT_INSTALL",
     "ocr_image",
+    "same_pixels_read_once",
     "render_for_ocr",
     "require_tesseract",
     "scan_resolution",
@@ -34,23 +36,6 @@ TESSERACT_INSTALL = (
     "install Tesseract to read scans: `sudo apt-get install tesseract-ocr tesseract-ocr-eng` "
     "(Debian/Ubuntu) or `brew install tesseract` (macOS), and `pip install pytesseract`"
 )
-
-
-#: Punctuation-only "words" below this confidence are specks of dust and are dropped.
-SPECK_CONFIDENCE = 60.0
-
-
-#: Tesseract's page segmentation modes a page is read in: 3 (automatic layout: blocks and
-#: columns) and 6 (one uniform block: a table's rows run across the page). Each page is read
-#: in both and the reading with more confident characters is kept (:func:`_sureness`): on
-#: the real-scan benchmark neither mode wins every page (3 keeps a ruled election table,
-#: 6 an income table whose columns 3 cut into blocks), and the page-by-page choice came
-#: within 1% of the better mode per page (docs/pdfs-and-scans.md). The rows are rebuilt
-#: from baselines below whichever is kept.
-PSM = 3
-
-
-PSMS = (3, 6)
 
 
 def tesseract_missing() -> str | None:
@@ -139,17 +124,61 @@ def scan_resolution(page: Any) -> int | None:
 
 
 def ocr_image(
-    image: Any, scale: float = 1.0, lang: str = "eng", psm: int | None = None
+    image: Any, scale: float = 1.0, lang: str = "eng", psm: int | None = None,
+    scan: ScanSettings = DEFAULT_SCAN,
 ) -> tuple[OcrWord, ...]:
     """Tesseract's words on a PIL image, boxes divided by ``scale`` (pixels per PDF point).
 
-    Raises :class:`~ragdash.errors.OcrUnavailable` when Tesseract cannot run."""
+    Raises :class:`~ragdash.errors.OcrUnavailable` when Tesseract cannot run. Inside
+    :func:`same_pixels_read_once` a reading of the same pixels is looked up, not run again."""
+    memo = _MEMO.get()
+    if memo is not None:
+        key = (hashlib.sha256(image.tobytes()).hexdigest(), image.size, image.mode, scale,
+               lang, psm or scan.psms[0], scan.speck_confidence)  # fmt: skip
+        if key not in memo:
+            memo[key] = _ocr_image(image, scale, lang, psm, scan)
+        return memo[key]
+    return _ocr_image(image, scale, lang, psm, scan)
+
+
+#: The readings :func:`same_pixels_read_once` keeps (None outside it: nothing is kept).
+_MEMO: contextvars.ContextVar[dict[tuple, tuple[OcrWord, ...]] | None] = contextvars.ContextVar(
+    "ocr_memo", default=None
+)
+
+
+@contextlib.contextmanager
+def same_pixels_read_once() -> Iterator[None]:
+    """Within it, :func:`ocr_image` reads each image once: the same pixels, language and
+    mode give the same words (Tesseract is deterministic), so a second reading is looked up.
+    Why: ``python -m benchmarks.realscans --ablate`` reads every page once per switched-off
+    pass, and most of the crops a pass reads again are the same in every variant. Outside
+    it nothing is kept (a parse holds no page images).
+
+    >>> from PIL import Image
+    >>> with same_pixels_read_once():
+    ...     _MEMO.get() == {}
+    True
+    >>> _MEMO.get() is None
+    True
+    """
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _ocr_image(
+    image: Any, scale: float, lang: str, psm: int | None, scan: ScanSettings
+) -> tuple[OcrWord, ...]:
     require_tesseract()
     import pytesseract
 
     try:
         data = pytesseract.image_to_data(
-            image, lang=lang, config=f"--psm {psm or PSM}", output_type=pytesseract.Output.DICT
+            image, lang=lang, config=f"--psm {psm or scan.psms[0]}",
+            output_type=pytesseract.Output.DICT,
         )
     except pytesseract.TesseractNotFoundError:
         raise OcrUnavailable(f"Tesseract is not installed; {TESSERACT_INSTALL}") from None
@@ -167,7 +196,7 @@ def ocr_image(
             continue
         left, top = data["left"][i] / scale, data["top"][i] / scale
         wide, tall = data["width"][i] / scale, data["height"][i] / scale
-        speck = conf < SPECK_CONFIDENCE and not any(ch.isalnum() for ch in text)
+        speck = conf < scan.speck_confidence and not any(ch.isalnum() for ch in text)
         if speck and not _dash_shaped(text, wide, tall):
             continue  # a speck of dust read as "-" or "==": it would split table columns
         text = _brackets(text.strip())
@@ -186,10 +215,12 @@ def ocr_image(
             OcrWord(text.strip(), round(left, 2), round(top, 2), round(right, 2),
                     round(bottom, 2), round(conf, 1), int(data["block_num"][i]), line)
         )
-    return _without_stubs(words)
+    return _without_stubs(words, scan)
 
 
-def _without_stubs(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
+def _without_stubs(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
     """``words`` without an unsure dash that sits above the letters of its line: the stub
     of a table rule left by its removal (a cell's corner), read as ``—`` at 0% between a
     row's label and its figure. A cell's dash sits between the letters' top and baseline,
@@ -211,7 +242,8 @@ def _without_stubs(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
             tops.setdefault(w.line, []).append(w.top)
 
     def stub(w: OcrWord) -> bool:
-        if w.conf >= SPECK_CONFIDENCE or not _DASH_WORD.fullmatch(w.text) or w.line not in tops:
+        if (w.conf >= scan.speck_confidence or not _DASH_WORD.fullmatch(w.text)
+                or w.line not in tops):  # fmt: skip
             return False
         return (w.top + w.bottom) / 2 < statistics.median(tops[w.line])
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ragdash.ingestion.ocr_prep import OcrQuality, Rule
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN
 
 __all__ = [
     "LOW_CONFIDENCE",
@@ -18,7 +19,7 @@ __all__ = [
 
 
 #: Words Tesseract is less sure of than this (0–100) are boxed on the page image.
-LOW_CONFIDENCE = 80.0
+LOW_CONFIDENCE = DEFAULT_SCAN.low_confidence
 
 
 @dataclass(frozen=True)
