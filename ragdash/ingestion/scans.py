@@ -52,6 +52,7 @@ from ragdash.ingestion.scan.language import (
 )
 from ragdash.ingestion.scan.lines import ocr_layout, words_to_lines
 from ragdash.ingestion.scan.page import read_page_image
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, PASSES, ScanSettings
 from ragdash.ingestion.scan.tesseract import (
     TESSERACT_INSTALL,
     ocr_image,
@@ -64,6 +65,9 @@ from ragdash.ingestion.scan.words import LOW_CONFIDENCE, OcrPage, OcrWord
 
 __all__ = [
     "DEFAULT_OCR",
+    "DEFAULT_SCAN",
+    "PASSES",
+    "ScanSettings",
     "LOW_CONFIDENCE",
     "OCR_MODES",
     "TESSERACT_INSTALL",

@@ -78,6 +78,22 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "sure_confidence": _CONFIDENCE,
     "language_margin": _SHARE,
     "line_pad": _SHARE,
+    "missed_share": _SHARE,
+    "max_skew": (0.0, 45.0, "degrees"),
+    "min_skew": (0.0, 45.0, "degrees"),
+    "ink_level": (1, 254, "a grey level"),
+    "bar_fill": _SHARE,
+    "bar_light": _SHARE,
+    "bar_core": (0.0, 100.0, "points"),
+    "rule_length": (0.0, 1000.0, "points"),
+    "rule_thickness": (0.0, 100.0, "points"),
+    "cell_side": (0.0, 1000.0, "points"),
+    "speck_size": (0.0, 20.0, "points"),
+    "snap": (0.0, 50.0, "points"),
+    "mend_share": _SHARE,
+    "pictogram_height": _HEIGHTS,
+    "pictogram_line_height": _HEIGHTS,
+    "mark_unsure": _CONFIDENCE,
 }
 _PSMS = frozenset(range(14))  # Tesseract's page segmentation modes
 
@@ -144,6 +160,42 @@ class ScanSettings:
     #: Each OCR'd line is made this share of its height taller at the top and the bottom,
     #: so the gaps between rows compare as on a born-digital page.
     line_pad: float = 0.09
+    # -- the page image before Tesseract reads it (ragdash/ingestion/ocr_prep.py) --
+    #: A page where more than this share of the text-like inked area has no word is
+    #: reported as "OCR may have missed text".
+    missed_share: float = 0.15
+    #: Skew looked for, in degrees either way (a scanner feed; beyond, it is a rotation).
+    max_skew: float = 3.0
+    #: Angles under this are left alone (turning costs a resample and blurs a little).
+    min_skew: float = 0.1
+    #: Darker than this (0-255, after flattening) is ink.
+    ink_level: int = 140
+    #: A dark bar fills at least this share of its bounding box (bold type is ragged) ...
+    bar_fill: float = 0.85
+    #: ... and its light text covers less than this share of it.
+    bar_light: float = 0.45
+    #: A bar is dark at least this thick each way (points); a rule that runs into it is not.
+    bar_core: float = 6.0
+    #: A straight run of ink at least this long (points) and at most ``rule_thickness``
+    #: thick is a table rule, not a letter.
+    rule_length: float = 30.0
+    rule_thickness: float = 3.5
+    #: An upright run at least this long (points) that meets a rule is a cell's side.
+    cell_side: float = 10.0
+    #: An isolated blot of ink no larger than this each way (points) is dust, not a mark.
+    speck_size: float = 0.55
+    # -- ruled grids of a scan (ragdash/ingestion/scan_grid.py) --
+    #: A rule's pieces, cut where another rule crosses, are joined back within this (points).
+    snap: float = 3.0
+    #: A cell's side between two rules is drawn whole again when the scan kept this share.
+    mend_share: float = 0.5
+    # -- bullets and pictograms (ragdash/ingestion/scan_marks.py) --
+    #: A mark at least this many times as tall as the page's text may be a pictogram ...
+    pictogram_height: float = 1.5
+    #: ... and this many times as tall as the other words on its own line.
+    pictogram_line_height: float = 1.3
+    #: A word Tesseract read less surely than this may be a misread mark.
+    mark_unsure: float = 60.0
     #: The repair passes that run (:data:`PASSES`), always in :data:`PASSES` order.
     passes: tuple[str, ...] = PASSES
 
