@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 from ragdash.ingestion.scan.words import _DIGIT_OF, OcrWord, _repair_pairs
 
-__all__: list[str] = []  # the passes are run by ragdash.ingestion.scan.page
+__all__ = [
+    "codes_like_the_page",
+]
 
 
 _SECTION_FIVE = re.compile(r"§[\d,.]*\d[\d,.]*")
@@ -80,7 +82,7 @@ def _shape(text: str) -> str:
     return re.sub(r"[0-9]", "9", re.sub(r"[A-Z]", "A", text))
 
 
-def _codes_like_the_page(
+def codes_like_the_page(
     words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
 ) -> tuple[OcrWord, ...]:
     """``words`` with a code the page has others of read in their shape: where capitals
@@ -95,13 +97,13 @@ def _codes_like_the_page(
     ...         enumerate(["TRA7314", "TRA9373"])]
     >>> cut = [OcrWord("TRAS", 0, 30, 19, 36, 78.0, 1, 9),
     ...        OcrWord("143", 21, 30, 30, 36, 96.0, 1, 9)]
-    >>> [w.text for w in _codes_like_the_page(page + cut)]
+    >>> [w.text for w in codes_like_the_page(page + cut)]
     ['TRA7314', 'TRA9373', 'TRA5143']
-    >>> [w.text for w in _codes_like_the_page(cut)]
+    >>> [w.text for w in codes_like_the_page(cut)]
     ['TRAS', '143']
     >>> twice = [OcrWord(t, 0, 50 + 10 * n, 30, 56 + 10 * n, 91.0, 1, 20 + n) for n, t in
     ...          enumerate(["TLES702", "DORS356"])]
-    >>> [w.text for w in _codes_like_the_page(page + [page[0]] + twice + cut)][-3:]
+    >>> [w.text for w in codes_like_the_page(page + [page[0]] + twice + cut)][-3:]
     ['TLE5702', 'DOR5356', 'TRA5143']
     """
     shapes: dict[str, int] = {}

@@ -22,10 +22,17 @@ from ragdash.ingestion.scan.words import (
     _repair_pairs,
 )
 
-__all__: list[str] = []  # the passes are run by ragdash.ingestion.scan.page
+__all__ = [
+    "decimals_like_the_column",
+    "figures_like_the_column",
+    "lone_figures",
+    "reread_numbers",
+    "separators_like_the_column",
+    "signs_like_the_column",
+]
 
 
-def _reread_numbers(
+def reread_numbers(
     image: Any, scale: float, lang: str, words: Sequence[OcrWord],
     scan: ScanSettings = DEFAULT_SCAN,
 ) -> tuple[OcrWord, ...]:
@@ -63,7 +70,7 @@ def _reread_numbers(
 def _read_again(
     image: Any, scale: float, lang: str, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
 ) -> OcrWord | None:
-    """``word`` read again on its own (:func:`_reread_numbers`), or None when no reading
+    """``word`` read again on its own (:func:`reread_numbers`), or None when no reading
     is one surer word with a digit."""
     from PIL import Image, ImageOps
 
@@ -155,7 +162,7 @@ _POINT_THOUSANDS = re.compile(r"\d{1,3}\.\d{3}")
 _BARE_THOUSANDS = re.compile(r"[1-9]\d{3,}")
 
 
-def _separators_like_the_column(
+def separators_like_the_column(
     words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
 ) -> tuple[OcrWord, ...]:
     """``words`` with a thousands separator read as in its column: at 200 dpi a comma
@@ -173,23 +180,23 @@ def _separators_like_the_column(
     ...        OcrWord("530", 58, 40, 70, 46, 90.0, 1, 4)]
     >>> more = [OcrWord(t, 48, 10 * n, 70, 10 * n + 6, 95.0, 1, n) for n, t in
     ...         enumerate(["13,397", "12,998", "13,051"])]
-    >>> [w.text for w in _separators_like_the_column(col + more + odd)][-2:]
+    >>> [w.text for w in separators_like_the_column(col + more + odd)][-2:]
     ['53,113', '12,530']
-    >>> [w.text for w in _separators_like_the_column(odd)]
+    >>> [w.text for w in separators_like_the_column(odd)]
     ['53.113', '12', '530']
     >>> rate = OcrWord("71.8", 0, 40, 8, 46, 90.0, 1, 4)
     >>> lost, short = (OcrWord("77430", 12, 40, 30, 46, 83.0, 1, 4),
     ...                OcrWord("4243", 15, 40, 30, 46, 90.0, 1, 4))
-    >>> [w.text for w in _separators_like_the_column([*col, rate, lost])][-1]
+    >>> [w.text for w in separators_like_the_column([*col, rate, lost])][-1]
     '77,430'
-    >>> [w.text for w in _separators_like_the_column([*col, rate, short])][-1]
+    >>> [w.text for w in separators_like_the_column([*col, rate, short])][-1]
     '4243'
-    >>> [w.text for w in _separators_like_the_column([*col, rate, lost, rate, lost])][-1]
+    >>> [w.text for w in separators_like_the_column([*col, rate, lost, rate, lost])][-1]
     '77430'
     >>> year = OcrWord("2011", 15, 40, 30, 46, 96.0, 1, 4)
-    >>> [w.text for w in _separators_like_the_column([*col, rate, year])][-1]
+    >>> [w.text for w in separators_like_the_column([*col, rate, year])][-1]
     '2011'
-    >>> [w.text for w in _separators_like_the_column([
+    >>> [w.text for w in separators_like_the_column([
     ...     *col, replace(rate, text="January"), replace(year, text="77430")])][-1]
     '77430'
     """
@@ -228,7 +235,7 @@ _DECIMAL = re.compile(r"\d[\d,]*\.(\d+)")
 _WHOLE = re.compile(r"\d[\d,]*")
 
 
-def _decimals_like_the_column(
+def decimals_like_the_column(
     words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
 ) -> tuple[OcrWord, ...]:
     """``words`` with a decimal point put back where its column says one was lost: at
@@ -242,14 +249,14 @@ def _decimals_like_the_column(
     ...        enumerate(["16.2", "348.2", "950.4"])]
     >>> count = OcrWord("49,736", 0, 40, 8, 46, 83.0, 1, 4)
     >>> lost = OcrWord("1044", 10, 40, 30, 46, 89.0, 1, 4)
-    >>> [w.text for w in _decimals_like_the_column([*col, count, lost])][-1]
+    >>> [w.text for w in decimals_like_the_column([*col, count, lost])][-1]
     '104.4'
     >>> mixed = OcrWord("12", 20, 50, 30, 56, 96.0, 1, 5)
-    >>> [w.text for w in _decimals_like_the_column([*col, mixed, count, lost])][-1]
+    >>> [w.text for w in decimals_like_the_column([*col, mixed, count, lost])][-1]
     '1044'
     >>> volume = [OcrWord("Vol.", 0, 40, 8, 46, 96.0, 1, 4), OcrWord("60", 22, 40, 30, 46,
     ...           94.0, 1, 4)]
-    >>> [w.text for w in _decimals_like_the_column([*col, *volume])][-1]
+    >>> [w.text for w in decimals_like_the_column([*col, *volume])][-1]
     '60'
     """
     cells = _among_figures(words)
@@ -277,7 +284,7 @@ _PLAIN_FIGURE = re.compile(r"\(?\d[\d,]*(\.\d+)?\)?")
 _SIGNED_FIGURE = re.compile(r"(\(?)[$S](\d[\d,]*(\.\d+)?\)?)")
 
 
-def _signs_like_the_column(
+def signs_like_the_column(
     words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
 ) -> tuple[OcrWord, ...]:
     """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``,
@@ -290,20 +297,20 @@ def _signs_like_the_column(
     >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...        enumerate(["28.7", "13.1", "17.0"])]
     >>> odd = OcrWord("$2.7", 10, 40, 30, 46, 80.0, 1, 4)
-    >>> [w.text for w in _signs_like_the_column([*col, odd])][-1]
+    >>> [w.text for w in signs_like_the_column([*col, odd])][-1]
     '52.7'
     >>> first = replace(odd, top=-10, bottom=-4, line=-1, conf=93.0)
-    >>> [w.text for w in _signs_like_the_column([first, *col])][0]
+    >>> [w.text for w in signs_like_the_column([first, *col])][0]
     '$2.7'
-    >>> [w.text for w in _signs_like_the_column([replace(first, conf=63.0), *col])][0]
+    >>> [w.text for w in signs_like_the_column([replace(first, conf=63.0), *col])][0]
     '52.7'
     >>> money = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
     ...          enumerate(["$8.6", "$3.9", "$6.1", "$4.6"])]
-    >>> [w.text for w in _signs_like_the_column([*money, odd])][-1]
+    >>> [w.text for w in signs_like_the_column([*money, odd])][-1]
     '$2.7'
     >>> feet = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 96.0, 1, n) for n, t in
     ...         enumerate(["(7000", "(9000", "(6000", "(S000"])]
-    >>> [w.text for w in _signs_like_the_column(feet)][-1]
+    >>> [w.text for w in signs_like_the_column(feet)][-1]
     '(5000'
     """
     def plain_column(word: OcrWord) -> bool:
@@ -326,7 +333,7 @@ def _signs_like_the_column(
 _DIGIT_LOOKALIKES = {**_DIGIT_OF, "T": "7", "B": "8", "Z": "2", "G": "6"}
 
 
-def _figures_like_the_column(
+def figures_like_the_column(
     words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
 ) -> tuple[OcrWord, ...]:
     """``words`` with an unsure short word made only of letters that look like digits
@@ -341,9 +348,9 @@ def _figures_like_the_column(
     >>> row = [OcrWord("Austria", -40, 40, -10, 46, 96.0, 1, 4),
     ...        OcrWord("TT", 20, 40, 30, 46, 48.0, 1, 4), OcrWord("1", 50, 40, 53, 46, 92.0, 1, 4),
     ...        OcrWord("78", 70, 40, 78, 46, 95.0, 1, 4)]
-    >>> [w.text for w in _figures_like_the_column([*col, *row])][-3]
+    >>> [w.text for w in figures_like_the_column([*col, *row])][-3]
     '77'
-    >>> [w.text for w in _figures_like_the_column([*col, *row[:2]])][-1]
+    >>> [w.text for w in figures_like_the_column([*col, *row[:2]])][-1]
     'TT'
     """
     def as_figure(word: OcrWord) -> str | None:
@@ -364,7 +371,7 @@ def _figures_like_the_column(
     return _repair_pairs(words, 0.0, lambda _word, _after: None, as_figure)
 
 
-def _lone_figures(
+def lone_figures(
     image: Any, scale: float, lang: str, words: Sequence[OcrWord],
     scan: ScanSettings = DEFAULT_SCAN,
 ) -> list[OcrWord]:

@@ -10,14 +10,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragdash.ingestion.ocr_prep import OcrQuality, Rule, measure_quality, prepare_image
-from ragdash.ingestion.scan.codes import _codes_like_the_page
+from ragdash.ingestion.scan.codes import codes_like_the_page
 from ragdash.ingestion.scan.figures import (
-    _decimals_like_the_column,
-    _figures_like_the_column,
-    _lone_figures,
-    _reread_numbers,
-    _separators_like_the_column,
-    _signs_like_the_column,
+    decimals_like_the_column,
+    figures_like_the_column,
+    lone_figures,
+    reread_numbers,
+    separators_like_the_column,
+    signs_like_the_column,
 )
 from ragdash.ingestion.scan.language import (
     AUTO_LANGUAGE,
@@ -88,19 +88,19 @@ def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:
             if other is not words:
                 words = _merge_readings(words, other, scan)
     if scan.runs("reread_numbers"):
-        words = _reread_numbers(prepared, scale, lang, words, scan)
+        words = reread_numbers(prepared, scale, lang, words, scan)
     if scan.runs("lone_figures"):
-        words = (*words, *_lone_figures(prepared, scale, lang, words, scan))
+        words = (*words, *lone_figures(prepared, scale, lang, words, scan))
     if scan.runs("codes"):
-        words = _codes_like_the_page(words, scan)
+        words = codes_like_the_page(words, scan)
     if scan.runs("separators"):
-        words = _separators_like_the_column(words, scan)
+        words = separators_like_the_column(words, scan)
     if scan.runs("decimals"):
-        words = _decimals_like_the_column(words, scan)
+        words = decimals_like_the_column(words, scan)
     if scan.runs("signs"):
-        words = _signs_like_the_column(words, scan)
+        words = signs_like_the_column(words, scan)
     if scan.runs("lookalikes"):
-        words = _figures_like_the_column(words, scan)
+        words = figures_like_the_column(words, scan)
     if scan.runs("bullets"):
         words = tuple(bullets(prepared, scale, words))
     words = tuple(words)
