@@ -4,6 +4,8 @@ line, and ``python -m benchmarks.realscans --ablate`` reports each pass's gain a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import require_tesseract
 
@@ -101,3 +103,36 @@ def test_the_ablation_table_names_each_pass_with_its_gain_and_loss(capsys, monke
     assert called["files"] == ["m27.pdf"] and called["model"] == "scanner"
     assert "| `separators` | +2 / -0 |" in out and "| `codes` | +0 / -1 |" in out
     assert "| (all passes on: scan pass / born-digital pass / cases) | 8 / 9 / 10 |" in out
+
+
+def test_the_scanner_noise_varies_like_scanners_and_is_the_same_in_every_process(tmp_path):
+    """Documents get different scanners (150–300 dpi, JPEG quality, blur, skew, light,
+    specks), and one seed draws the same pixels in any process, whatever PYTHONHASHSEED."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import make_pdf
+
+    from benchmarks.realscans import scanner_draw
+
+    draws = [scanner_draw(seed) for seed in range(40)]
+    assert {d.dpi for d in draws} == {150, 200, 250, 300}
+    assert len({d.jpeg for d in draws}) > 10 and len({round(d.skew, 1) for d in draws}) > 10
+    assert min(d.light for d in draws) < 0.05 < 0.25 < max(d.light for d in draws)
+    pdf = make_pdf(tmp_path / "one.pdf", [["Total revenue 1,234", "Costs 567"]])
+    code = (
+        "import hashlib, sys; from pathlib import Path; "
+        "from benchmarks.realscans import scanner_images; "
+        "draw, (image,) = scanner_images(Path(sys.argv[1]), [1], seed=7); "
+        "print(draw.dpi, hashlib.sha256(image.tobytes()).hexdigest())"
+    )
+    root = Path(__file__).resolve().parent.parent
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(pdf)], cwd=root, capture_output=True, text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}, check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }  # fmt: skip
+    assert len(seen) == 1 and seen.pop().split()[0] == str(scanner_draw(7).dpi)
