@@ -14,6 +14,7 @@ from ragdash.errors import IngestError, OcrUnavailable, RagdashError
 from ragdash.ingestion import scans
 from ragdash.ingestion.ingest import load_folder, read_pdf
 from ragdash.ingestion.pdf_cache import PdfCache
+from ragdash.ingestion.scan import figures
 from ragdash.ingestion.scans import OcrSettings, OcrWord, tesseract_missing, words_to_lines
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
@@ -582,7 +583,7 @@ def test_one_word_read_across_a_column_gap_is_read_again_cell_by_cell():
     draw.text((0.3 * dpi, 0.2 * dpi), "373", fill=20, font=font)
     draw.text((1.0 * dpi, 0.2 * dpi), "317", fill=20, font=font)
     joined = OcrWord("373-317", 0.3 * 72 - 1, 0.2 * 72, 1.0 * 72 + 22, 0.2 * 72 + 9, 44.0, 1, 1)
-    words = scans._reread_numbers(image, scale, "eng", [joined])
+    words = figures.reread_numbers(image, scale, "eng", [joined])
     assert [w.text for w in words] == ["373", "317"]
     assert words[0].x1 < words[1].x0
 

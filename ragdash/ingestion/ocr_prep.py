@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+
 __all__ = [
     "MISSED_SHARE",
     "OcrQuality",
@@ -58,13 +60,13 @@ __all__ = [
 
 #: A page where more than this share of the text-like inked area has no word is reported
 #: as "OCR may have missed text".
-MISSED_SHARE = 0.15
+MISSED_SHARE = DEFAULT_SCAN.missed_share
 #: Skew looked for, in degrees either way (a scanner feed; beyond, it is a rotation).
-MAX_SKEW = 3.0
+MAX_SKEW = DEFAULT_SCAN.max_skew
 #: Angles under this are left alone (turning costs a resample and blurs a little).
-MIN_SKEW = 0.1
+MIN_SKEW = DEFAULT_SCAN.min_skew
 #: Darker than this (0-255, after flattening) is ink.
-INK_LEVEL = 140
+INK_LEVEL = DEFAULT_SCAN.ink_level
 
 
 @dataclass(frozen=True)
@@ -128,12 +130,12 @@ def _flattened(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
 
 
 #: A dark bar fills at least this share of its bounding box (bold type is ragged) ...
-BAR_FILL = 0.85
+BAR_FILL = DEFAULT_SCAN.bar_fill
 #: ... and its light text covers less than this share of it (paper between bold figures
 #: is about half).
-BAR_LIGHT = 0.45
+BAR_LIGHT = DEFAULT_SCAN.bar_light
 #: A bar is dark at least this thick each way (points); a rule that runs into it is not.
-BAR_CORE = 6.0
+BAR_CORE = DEFAULT_SCAN.bar_core
 
 
 def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
@@ -308,11 +310,11 @@ def _filled(part: Any, px_per_pt: float) -> bool:
 #: A straight run of ink at least this long (points) and at most RULE_THICKNESS thick is a
 #: table rule, not a letter (the tallest stroke of 24 pt type is about 17 pt); a box drawn
 #: round a totals row is about 3 pt thick, a filled bar much thicker.
-RULE_LENGTH = 30.0
-RULE_THICKNESS = 3.5
+RULE_LENGTH = DEFAULT_SCAN.rule_length
+RULE_THICKNESS = DEFAULT_SCAN.rule_thickness
 #: An upright run at least this long that meets a rule is a cell's side, however short
 #: (a grid's row is often 14 pt high); a letter's stem standing on a rule is shorter.
-CELL_SIDE = 10.0
+CELL_SIDE = DEFAULT_SCAN.cell_side
 
 
 def _rule_masks(pixels: Any, px_per_pt: float) -> tuple[Any, Any]:
@@ -437,7 +439,7 @@ def _paint_out(pixels: Any, px_per_pt: float, across: Any, upright: Any) -> Any:
 
 #: An isolated blot of ink no larger than this each way (points) is dust, not a mark: the
 #: full stop of 8 pt type is about 0.8 pt across.
-SPECK_SIZE = 0.55
+SPECK_SIZE = DEFAULT_SCAN.speck_size
 
 
 def remove_specks(pixels: Any, px_per_pt: float) -> Any:

@@ -28,12 +28,13 @@ from typing import Any, cast
 
 from ragdash.ingestion.ocr_prep import Rule
 from ragdash.ingestion.pdf_layout import BBox, Line, TableRegion, ruled_region
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN
 
 __all__ = ["SNAP", "grid_tables"]
 
 #: pdfplumber's default snap, join and intersection tolerances (points): a rule's pieces,
 #: cut where another rule crosses, are joined back within this.
-SNAP = 3.0
+SNAP = DEFAULT_SCAN.snap
 
 
 def _edge(orientation: str, at: float, start: float, end: float) -> dict[str, Any]:
@@ -59,7 +60,7 @@ def _edges(rules: Sequence[Rule]) -> list[dict[str, Any]]:
 
 #: A cell's side between two rules that cross it is drawn whole again when the scan kept at
 #: least this share of it.
-MEND_SHARE = 0.5
+MEND_SHARE = DEFAULT_SCAN.mend_share
 
 
 def _mended(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:

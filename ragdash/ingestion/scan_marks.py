@@ -42,23 +42,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+
 __all__ = ["BULLET", "PICTOGRAM_HEIGHT", "bullets", "pictograms"]
 
 #: How a bullet reads in a PDF's text layer.
 BULLET = "•"
 #: A mark at least this many times as tall as the page's text (the median height of its
 #: sure words) may be a pictogram.
-PICTOGRAM_HEIGHT = 1.5
+PICTOGRAM_HEIGHT = DEFAULT_SCAN.pictogram_height
 #: ... and this many times as tall as the other words on its own line.
-PICTOGRAM_LINE_HEIGHT = 1.3
+PICTOGRAM_LINE_HEIGHT = DEFAULT_SCAN.pictogram_line_height
 #: A word Tesseract read less surely than this (0–100) may be a misread mark.
-UNSURE = 60.0
+UNSURE = DEFAULT_SCAN.mark_unsure
 #: Signs printed as text, however tall their glyph (a ``$`` reaches above the capitals and
 #: below the line): a mark read as one of them is text. Tesseract reads an icon as the
 #: round sign nearest its shape (``©``, ``®``, ``@``) or as letters.
 TEXT_SIGNS = "$€£¥%&#§+=<>*/"
 #: Darker than this (0-255) is ink.
-INK_LEVEL = 140
+INK_LEVEL = DEFAULT_SCAN.ink_level
 
 
 def _round_blots(image: Any, scale: float) -> list[tuple[float, float, float, float]]:

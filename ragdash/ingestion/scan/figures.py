@@ -1,0 +1,462 @@
+"""Figure repairs: numbers read again on their own, lone cells found, and a figure read as its
+column writes the others (separators, decimal points, signs, look-alike letters)."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ragdash.ingestion.scan.lines import _rows
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
+from ragdash.ingestion.scan.tesseract import ocr_image
+from ragdash.ingestion.scan.words import (
+    _DIGIT_OF,
+    _FIGURE,
+    OcrWord,
+    _column_peers,
+    _flush_right,
+    _repair_pairs,
+)
+
+__all__ = [
+    "decimals_like_the_column",
+    "figures_like_the_column",
+    "lone_figures",
+    "reread_numbers",
+    "separators_like_the_column",
+    "signs_like_the_column",
+]
+
+
+def reread_numbers(
+    image: Any, scale: float, lang: str, words: Sequence[OcrWord],
+    scan: ScanSettings = DEFAULT_SCAN,
+) -> tuple[OcrWord, ...]:
+    """``words`` with the numbers Tesseract was unsure of read again on their own, enlarged
+    ``ScanSettings.reread_scale`` times (``--psm 7``, one line), the new reading kept when it is one
+    word with a digit and surer than the first. At 200 dpi small digits are a few pixels
+    high, and a page reading of a blurred table took ``5`` for ``6`` (``53,113`` as
+    ``63,113``) in one row of three; the enlarged word reads as printed, but a whole page
+    enlarged lost its table columns to Tesseract's layout analysis, so only the words
+    are. A short unsure word of capitals and marks (``TT?``, ``LL?``) is read again too:
+    it is how a blurred ``77`` or ``117`` comes back; it is replaced only by a reading
+    with a digit. One word over a column gap (:func:`_pieces`) is read again cell by
+    cell."""
+    unsure = sorted(
+        (n for n, w in enumerate(words)
+         if w.conf < scan.reread_confidence and (any(ch.isdigit() for ch in w.text)
+                                            or _number_like(w, scan))),
+        key=lambda n: words[n].conf,
+    )[:scan.reread_limit]  # fmt: skip
+    out: list[OcrWord | tuple[OcrWord, ...]] = list(words)
+    for n in unsure:
+        word = words[n]
+        pieces = _pieces(image, scale, word, scan)
+        if len(pieces) > 1:  # one "word" over a column gap: each cell read on its own
+            read = [_read_again(image, scale, lang, piece, scan) for piece in pieces]
+            if all(r is not None for r in read):
+                out[n] = tuple(r for r in read if r is not None)
+            continue
+        again = _read_again(image, scale, lang, word, scan)
+        if again is not None:
+            out[n] = again
+    return tuple(w for item in out for w in (item if isinstance(item, tuple) else (item,)))
+
+
+def _read_again(
+    image: Any, scale: float, lang: str, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> OcrWord | None:
+    """``word`` read again on its own (:func:`reread_numbers`), or None when no reading
+    is one surer word with a digit."""
+    from PIL import Image, ImageOps
+
+    pad = 0.3 * word.height
+    crop = image.crop((
+        max(0, int((word.x0 - pad) * scale)), max(0, int((word.top - pad) * scale)),
+        int(math.ceil((word.x1 + pad) * scale)), int(math.ceil((word.bottom + pad) * scale)),
+    ))  # fmt: skip
+    if crop.width < 2 or crop.height < 2:
+        return None
+    size = (crop.width * scan.reread_scale, crop.height * scan.reread_scale)
+    big = crop.resize(size, Image.Resampling.BICUBIC)
+    # enlarged smoothly first (it read blurred small digits as printed); when that has
+    # no surer number, at its own size with a white margin, then enlarged in black and
+    # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
+    # 96% unenlarged); the first surer reading with a digit is kept
+    tries = (
+        (big, scan.reread_scale),
+        (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
+        (big.point(lambda v: 0 if v < 128 else 255), scan.reread_scale),
+    )
+    for image_again, times in tries:
+        again = ocr_image(image_again, scale * times, lang, psm=7, scan=scan)
+        if len(again) == 1 and again[0].conf > word.conf and any(
+            ch.isdigit() for ch in again[0].text
+        ):
+            return replace(word, text=again[0].text, conf=again[0].conf)
+    return None
+
+
+def _pieces(
+    image: Any, scale: float, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> list[OcrWord]:
+    """``word`` cut at the blank strips of ``ScanSettings.cell_gap`` or wider inside its box:
+    Tesseract read two census cells ``373`` and ``317``, a column apart, as one word ``373-317``.
+    The pieces have the word's text (read again by the caller)."""
+    import numpy as np
+
+    box = (int(word.x0 * scale), int(word.top * scale),
+           int(math.ceil(word.x1 * scale)), int(math.ceil(word.bottom * scale)))  # fmt: skip
+    ink = np.asarray(image.crop(box).convert("L")) < 128
+    if ink.size == 0:
+        return [word]
+    inked = np.asarray(ink.any(axis=0))
+    wide = scan.cell_gap * word.height * scale
+    pieces, start, blank = [], None, 0
+    for x, has_ink in enumerate(inked):
+        if has_ink:
+            if start is not None and blank >= wide:
+                pieces.append((start, x - blank))
+                start = x
+            elif start is None:
+                start = x
+            blank = 0
+        else:
+            blank += 1
+    if start is not None:
+        pieces.append((start, len(inked) - blank))
+    if len(pieces) < 2:
+        return [word]
+    return [replace(word, x0=round(word.x0 + a / scale, 2), x1=round(word.x0 + b / scale, 2))
+            for a, b in pieces]  # fmt: skip
+
+
+def _among_figures(words: Sequence[OcrWord]) -> set[int]:
+    """The ``id`` of each word whose neighbours on its line are figures (a digit, no
+    letter), with at least one neighbour: a table cell, not the ``2011`` of a running
+    line's ``January 14, 2011 /`` or the ``60`` of ``Vol. 60``."""
+    def figure(word: OcrWord | None) -> bool:
+        return word is not None and bool(re.search(r"\d", word.text)) and not re.search(
+            r"[^\W\d_]", word.text)
+
+    among = set()
+    for n, word in enumerate(words):
+        before = words[n - 1] if n and words[n - 1].line == word.line else None
+        after = words[n + 1] if n + 1 < len(words) and words[n + 1].line == word.line else None
+        near = [w for w in (before, after) if w is not None]
+        if near and all(figure(w) for w in near):
+            among.add(id(word))
+    return among
+
+
+_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+(\.\d+)?")
+
+
+_POINT_THOUSANDS = re.compile(r"\d{1,3}\.\d{3}")
+
+
+_BARE_THOUSANDS = re.compile(r"[1-9]\d{3,}")
+
+
+def separators_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with a thousands separator read as in its column: at 200 dpi a comma
+    reads as a point (``53.113``) or as nothing (``12 530``, two words). When at least
+    ``ScanSettings.separator_evidence`` sure figures ending at the same right edge are written
+    ``49,674`` and none ``49.674``, the point becomes a comma and the two pieces one figure.
+    A comma lost altogether (``77430``) is put back too, when no other figure there is
+    written without one, and a four-digit figure only where the column writes its own
+    four-digit figures with a comma (some styles write ``3542`` but ``12,530``).
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...        enumerate(["49,674", "51,020", "52,384"])]
+    >>> odd = [OcrWord("53.113", 10, 40, 30, 46, 88.0, 1, 4),
+    ...        OcrWord("12", 50, 40, 56, 46, 90.0, 1, 4),
+    ...        OcrWord("530", 58, 40, 70, 46, 90.0, 1, 4)]
+    >>> more = [OcrWord(t, 48, 10 * n, 70, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...         enumerate(["13,397", "12,998", "13,051"])]
+    >>> [w.text for w in separators_like_the_column(col + more + odd)][-2:]
+    ['53,113', '12,530']
+    >>> [w.text for w in separators_like_the_column(odd)]
+    ['53.113', '12', '530']
+    >>> rate = OcrWord("71.8", 0, 40, 8, 46, 90.0, 1, 4)
+    >>> lost, short = (OcrWord("77430", 12, 40, 30, 46, 83.0, 1, 4),
+    ...                OcrWord("4243", 15, 40, 30, 46, 90.0, 1, 4))
+    >>> [w.text for w in separators_like_the_column([*col, rate, lost])][-1]
+    '77,430'
+    >>> [w.text for w in separators_like_the_column([*col, rate, short])][-1]
+    '4243'
+    >>> [w.text for w in separators_like_the_column([*col, rate, lost, rate, lost])][-1]
+    '77430'
+    >>> year = OcrWord("2011", 15, 40, 30, 46, 96.0, 1, 4)
+    >>> [w.text for w in separators_like_the_column([*col, rate, year])][-1]
+    '2011'
+    >>> [w.text for w in separators_like_the_column([
+    ...     *col, replace(rate, text="January"), replace(year, text="77430")])][-1]
+    '77430'
+    """
+    cells = _among_figures(words)
+
+    def column_uses_commas(right: float, height: float, digits: int = 0) -> bool:
+        peers = _flush_right(words, right, height)
+        commas = [w for w in peers
+                  if w.conf >= scan.low_confidence and _THOUSANDS.fullmatch(w.text)]  # fmt: skip
+        points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
+        short = any(len(re.sub(r"\D", "", w.text.split(".")[0])) <= digits for w in commas)
+        return len(commas) >= scan.separator_evidence and points <= 1 and (digits != 4 or short)
+
+    def pair(word: OcrWord, after: OcrWord) -> str | None:
+        if (re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
+                and column_uses_commas(after.x1, word.height)):  # fmt: skip
+            return f"{word.text},{after.text}"
+        return None
+
+    def point(word: OcrWord) -> str | None:
+        if _POINT_THOUSANDS.fullmatch(word.text) and column_uses_commas(word.x1, word.height):
+            return word.text.replace(".", ",")
+        if (_BARE_THOUSANDS.fullmatch(word.text) and id(word) in cells
+                and column_uses_commas(word.x1, word.height, len(word.text))
+                and sum(bool(_BARE_THOUSANDS.fullmatch(w.text))
+                        for w in _flush_right(words, word.x1, word.height)) == 1):  # fmt: skip
+            return f"{int(word.text):,}"
+        return None
+
+    return _repair_pairs(words, 0.6, pair, point)
+
+
+_DECIMAL = re.compile(r"\d[\d,]*\.(\d+)")
+
+
+_WHOLE = re.compile(r"\d[\d,]*")
+
+
+def decimals_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with a decimal point put back where its column says one was lost: at
+    200 dpi a small point can vanish (``1044`` for ``104.4``). When at least
+    ``ScanSettings.decimal_evidence`` figures ending at the same right edge have a point and the
+    same number of decimals, and no other figure there is a whole number, a whole number
+    longer than the decimals gets the point. The points are the evidence, so unsure
+    digits count; a column that mixes whole numbers and decimals changes nothing.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 55.0, 1, n) for n, t in
+    ...        enumerate(["16.2", "348.2", "950.4"])]
+    >>> count = OcrWord("49,736", 0, 40, 8, 46, 83.0, 1, 4)
+    >>> lost = OcrWord("1044", 10, 40, 30, 46, 89.0, 1, 4)
+    >>> [w.text for w in decimals_like_the_column([*col, count, lost])][-1]
+    '104.4'
+    >>> mixed = OcrWord("12", 20, 50, 30, 56, 96.0, 1, 5)
+    >>> [w.text for w in decimals_like_the_column([*col, mixed, count, lost])][-1]
+    '1044'
+    >>> volume = [OcrWord("Vol.", 0, 40, 8, 46, 96.0, 1, 4), OcrWord("60", 22, 40, 30, 46,
+    ...           94.0, 1, 4)]
+    >>> [w.text for w in decimals_like_the_column([*col, *volume])][-1]
+    '60'
+    """
+    cells = _among_figures(words)
+
+    def alone(word: OcrWord) -> str | None:
+        if not re.fullmatch(r"\d+", word.text) or id(word) not in cells:
+            return None
+        peers = _column_peers(words, word)
+        decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
+        counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
+        whole = any(_WHOLE.fullmatch(w.text) for w in peers)
+        if counted < scan.decimal_evidence or whole or len(decimals) != 1:
+            return None
+        places = decimals.pop()
+        if len(word.text) <= places:
+            return None
+        return f"{word.text[:-places]}.{word.text[-places:]}"
+
+    return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
+
+
+_PLAIN_FIGURE = re.compile(r"\(?\d[\d,]*(\.\d+)?\)?")
+
+
+_SIGNED_FIGURE = re.compile(r"(\(?)[$S](\d[\d,]*(\.\d+)?\)?)")
+
+
+def signs_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with a leading ``5`` read as ``$`` or ``S`` (``$2.7`` for ``52.7``,
+    ``(S000`` for ``(5000``) read as the digit, where the figure's column says so: at least
+    ``ScanSettings.sign_evidence`` sure figures with no sign end at the same right edge and no other
+    figure there has one. A column of amounts that all carry a ``$`` keeps them, and so
+    does a column's first figure read surely (a statement's style signs only the first row
+    and the totals: ``$1,234`` above ``567``); read unsurely, a first ``$2.7`` is the blur.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...        enumerate(["28.7", "13.1", "17.0"])]
+    >>> odd = OcrWord("$2.7", 10, 40, 30, 46, 80.0, 1, 4)
+    >>> [w.text for w in signs_like_the_column([*col, odd])][-1]
+    '52.7'
+    >>> first = replace(odd, top=-10, bottom=-4, line=-1, conf=93.0)
+    >>> [w.text for w in signs_like_the_column([first, *col])][0]
+    '$2.7'
+    >>> [w.text for w in signs_like_the_column([replace(first, conf=63.0), *col])][0]
+    '52.7'
+    >>> money = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 95.0, 1, n) for n, t in
+    ...          enumerate(["$8.6", "$3.9", "$6.1", "$4.6"])]
+    >>> [w.text for w in signs_like_the_column([*money, odd])][-1]
+    '$2.7'
+    >>> feet = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 96.0, 1, n) for n, t in
+    ...         enumerate(["(7000", "(9000", "(6000", "(S000"])]
+    >>> [w.text for w in signs_like_the_column(feet)][-1]
+    '(5000'
+    """
+    def plain_column(word: OcrWord) -> bool:
+        peers = _column_peers(words, word)
+        plain = [w for w in peers
+                 if w.conf >= scan.low_confidence and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
+        signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
+        first = not any(w.bottom <= word.top for w in plain)
+        sure_sign = first and word.conf >= scan.low_confidence
+        return len(plain) >= scan.sign_evidence and signed == 0 and not sure_sign
+
+    def alone(word: OcrWord) -> str | None:
+        found = _SIGNED_FIGURE.fullmatch(word.text)
+        return found.group(1) + "5" + found.group(2) if found and plain_column(word) else None
+
+    return _repair_pairs(words, 0.0, lambda _word, _after: None, alone)
+
+
+#: Letters OCR reads for a digit in a blurred figure (``TT`` for ``77``).
+_DIGIT_LOOKALIKES = {**_DIGIT_OF, "T": "7", "B": "8", "Z": "2", "G": "6"}
+
+
+def figures_like_the_column(
+    words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with an unsure short word made only of letters that look like digits
+    (``TT`` at 48% for ``77``) read as the figure, where both its column and its row say
+    it is one: at least ``ScanSettings.sign_evidence`` sure plain figures end at the same right
+    edge and they are ``ScanSettings.figure_column_share`` of the words there, and its line has two
+    other figures, no fewer than its other words. A sure word, one in a column of words
+    or one in a line of text (a rotated header read as ``a > 2 2 wn a wo oO 5``) stays.
+
+    >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 96.0, 1, n) for n, t in
+    ...        enumerate(["159", "52", "144", "43"])]
+    >>> row = [OcrWord("Austria", -40, 40, -10, 46, 96.0, 1, 4),
+    ...        OcrWord("TT", 20, 40, 30, 46, 48.0, 1, 4), OcrWord("1", 50, 40, 53, 46, 92.0, 1, 4),
+    ...        OcrWord("78", 70, 40, 78, 46, 95.0, 1, 4)]
+    >>> [w.text for w in figures_like_the_column([*col, *row])][-3]
+    '77'
+    >>> [w.text for w in figures_like_the_column([*col, *row[:2]])][-1]
+    'TT'
+    """
+    def as_figure(word: OcrWord) -> str | None:
+        if (word.conf >= scan.low_confidence or not 0 < len(word.text) <= 4
+                or any(ch not in _DIGIT_LOOKALIKES for ch in word.text)):  # fmt: skip
+            return None
+        peers = _column_peers(words, word)
+        plain = sum(w.conf >= scan.low_confidence and bool(_PLAIN_FIGURE.fullmatch(w.text))
+                    for w in peers)  # fmt: skip
+        figures = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in peers)
+        line = [w for w in words if w.line == word.line and w is not word]
+        row = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in line)
+        if (plain < scan.sign_evidence or figures < scan.figure_column_share * len(peers)
+                or row < 2 or row < len(line) - row):  # fmt: skip
+            return None
+        return "".join(_DIGIT_LOOKALIKES[ch] for ch in word.text)
+
+    return _repair_pairs(words, 0.0, lambda _word, _after: None, as_figure)
+
+
+def lone_figures(
+    image: Any, scale: float, lang: str, words: Sequence[OcrWord],
+    scan: ScanSettings = DEFAULT_SCAN,
+) -> list[OcrWord]:
+    """Figures alone in their cell that no reading of the page has: in a row of a table of
+    numbers (``ScanSettings.figure_row`` figures or more), each patch of ink on the row's band that
+    no word covers, letter-sized, is read on its own, enlarged, and kept when it is a figure
+    read ``ScanSettings.lone_figure_confidence`` surely. Tesseract drops a lone ``0`` between two
+    wider counts (``835 0 1914`` came back ``835 1914``): one narrow glyph in a wide gap
+    reads to its layout analysis as a speck. Each joins the Tesseract line of its row's
+    nearest word, so that it stays in the gap it was found in."""
+    import numpy as np
+    from PIL import Image
+
+    found: list[OcrWord] = []
+    for row in _rows(words):
+        if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < scan.figure_row:
+            continue
+        height = statistics.median(w.height for w in row)
+        top, bottom = min(w.top for w in row), max(w.bottom for w in row)
+        y0, y1 = int(top * scale), int(math.ceil(bottom * scale))
+        band = np.asarray(image.crop((0, y0, image.width, y1)).convert("L")) < 128
+        if band.size == 0:
+            continue
+        band = band.copy()
+        for w in words:  # what is read already, with a margin of a fifth of the height
+            pad = 0.2 * w.height
+            if w.bottom < top or w.top > bottom:
+                continue
+            band[:, max(0, int((w.x0 - pad) * scale)): int(math.ceil((w.x1 + pad) * scale))] = False
+        inked = np.asarray(band.any(axis=0))
+        join = max(1, int(0.3 * height * scale))
+        x, runs = 0, []
+        while x < len(inked):
+            if not inked[x]:
+                x += 1
+                continue
+            start = end = x
+            while x < len(inked) and x - end <= join:
+                if inked[x]:
+                    end = x
+                x += 1
+            runs.append((start, end + 1))
+        for a, b in runs:
+            rows_inked = band[:, a:b].any(axis=1)
+            tall = int(rows_inked.sum())
+            if tall < 0.6 * height * scale or (b - a) < 0.25 * height * scale:
+                continue  # a speck, a rule's remnant
+            if (b - a) > 6 * height * scale:
+                continue  # a line of text, not a lone cell
+            pad = int(0.3 * height * scale) + 2
+            crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
+            big = crop.resize((crop.width * scan.reread_scale, crop.height * scan.reread_scale),
+                              Image.Resampling.BICUBIC)  # fmt: skip
+            # as a line first, then as one word: a lone 7 read as a line came back "t" at
+            # 9%, as a word "7" at 93% (each reading must be a sure figure to be kept)
+            for psm in scan.lone_figure_psms:
+                read = ocr_image(big, scale * scan.reread_scale, lang, psm=psm, scan=scan)
+                if (len(read) == 1 and read[0].conf >= scan.lone_figure_confidence
+                        and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
+                    break
+            else:
+                continue
+            x0 = max(0, a - pad) / scale
+            near = min(row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
+            found.append(OcrWord(
+                read[0].text, round(x0 + read[0].x0, 2), round(y0 / scale - pad / scale
+                                                               + read[0].top, 2),
+                round(x0 + read[0].x1, 2), round(y0 / scale - pad / scale + read[0].bottom, 2),
+                read[0].conf, near.block, near.line,
+            ))  # fmt: skip
+    return found
+
+
+def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
+    """A short word Tesseract was unsure of, with no small letter: what a number it could
+    not read comes back as (``TT?`` for ``77``, ``LL?`` for ``117``, ``S250``).
+
+    >>> [_number_like(OcrWord(t, 0, 0, 9, 7, c)) for t, c in (("TT?", 62.0), ("the", 40.0))]
+    [True, False]
+    >>> _number_like(OcrWord("TT?", 0, 0, 9, 7, 88.0))  # sure: a word of capitals
+    False
+    """
+    text = word.text
+    if word.conf >= scan.number_like_confidence or len(text) > 6:
+        return False
+    return not any(ch.islower() for ch in text) and any(ch.isalnum() for ch in text)
+
+
