@@ -324,3 +324,26 @@ def test_documents_per_token_count_documents_whether_or_not_their_passages_are_t
         got = dict(zip(postings.vocabulary, _documents_per_token(postings, pool).tolist(),
                        strict=True))  # fmt: skip
         assert got == want
+
+
+def test_a_case_a_retriever_fails_clean_is_not_counted_against_a_fault(plain_folder):
+    """Issue 46: a case the retriever cannot answer on the clean folder says nothing about a
+    fault; each retriever's matrix counts only the cases it answers clean, and says how many."""
+    from dataclasses import replace
+
+    corpus = load_folder(plain_folder)
+    good = generate_cases(corpus, 3, seed=7)
+    # the evidence is in another document: no retriever answers this clean
+    bad = replace(good[0], name="gen-bad", evidence=("Porto",))
+    report = run_stress(corpus, [*good, bad], faults=("typo", "stale"), seed=7,
+                        retrievers=("seed", "bm25"))  # fmt: skip
+    for retriever in ("seed", "bm25"):
+        assert report.clean_passed(retriever) <= len(good)
+        assert not any(r.case == "gen-bad" for r in report.results if r.retriever == retriever)
+        counted = {r.case for r in report.results if r.retriever == retriever}
+        assert counted <= {c for r, c in report.clean if r == retriever}
+    record = report.to_dict()["baseline"]["builtin"]
+    assert record["cases"] == 4 and record["clean_passed"] == 3
+    typo = record["faults"]["typo"]
+    assert typo["clean"] == report.cell("typo", "none", "seed").total
+    assert typo["faulted"] < typo["clean"] and typo["fixed"] > typo["faulted"]

@@ -199,6 +199,32 @@ class StressReport:
     #: The clean corpus, to rebuild a variant's faulted corpus when a worker sent it back
     #: without one (``jobs`` > 1).
     corpus: Corpus | None = field(default=None, repr=False, compare=False)
+    #: (retriever, case) for every case the retriever answers on the clean corpus under
+    #: every configuration run: only those cases' variants are measured for it, so a drop
+    #: is the fault's doing for every retriever, not only the scorer that made the cases.
+    clean: tuple[tuple[str, str], ...] = ()
+
+    def clean_passed(self, retriever: str) -> int:
+        """How many of the cases ``retriever`` answers on the clean corpus."""
+        return sum(r == retriever for r, _ in self.clean)
+
+    def baseline(self, retriever: str) -> dict[str, dict[str, int]]:
+        """Per fault, on the cases ``retriever`` answers clean: ``clean`` (faulted variants
+        of those cases), ``faulted`` (passing with no fix), ``fixed`` (with the targeted fix)
+        and ``all`` (with every fix).
+
+        A drop from ``clean`` to ``faulted`` is the fault's doing: each counted case passed
+        on the clean corpus with this same retriever."""
+        out = {}
+        for fault in self.faults:
+            configs = self.configurations(fault)
+            got = [self.cell(fault, c, retriever) for c in configs]
+            if any(c is None for c in got):
+                continue
+            none, fix, every = got
+            out[fault] = {"clean": none.total, "faulted": none.passed, "fixed": fix.passed,
+                          "all": every.passed}  # fmt: skip
+        return out
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -272,9 +298,18 @@ class StressReport:
             }
             for r in self.retrievers
         }
+        baseline = {
+            shown_kind(r): {
+                "cases": len(self.cases),
+                "clean_passed": self.clean_passed(r),
+                "faults": self.baseline(r),
+            }
+            for r in self.retrievers
+        }
         return {
             "faults": faults,
             "retrievers": by_retriever,
+            "baseline": baseline,
             "targeted": {f: self.configurations(f)[1] for f in self.faults},
             "seed": self.seed,
             "rate": self.rate,
@@ -1076,10 +1111,21 @@ def _run_serial(
     cancelled = False
     total = max(len(cases) * len(faults), 1)
     clean_retrievers = [m(clean.index) for m in makers]
+    # Every configuration this run uses: a case counts for a retriever only when that
+    # retriever answers it on the clean corpus under each of them.
+    every_config: dict[str, Fixes] = {}
+    for fault in faults:
+        for label, config in configurations_for(fault, fixes).items():
+            every_config.setdefault(label, config)
+    answered: list[tuple[str, str]] = []
     for c, case in enumerate(cases):
         if cancel is not None and cancel.is_set():
             cancelled = True
             break
+        ok = [
+            _answers_clean(r, case, every_config.values()) for r in clean_retrievers
+        ]  # fmt: skip
+        answered += [(labels[s], case.name) for s in range(len(specs)) if ok[s]]
         for f, fault in enumerate(faults):
             if progress:
                 progress((c * len(faults) + f) / total, f"{case.name} · {fault}")
@@ -1092,6 +1138,8 @@ def _run_serial(
                 made.append(v)
                 index_v = _patched_index(clean, v)
                 for s, spec in enumerate(specs):
+                    if not ok[s]:
+                        continue  # not answered clean: a failure would not be the fault's
                     if v.changed and spec.kind not in IN_PROCESS:
                         skipped.append(
                             (
@@ -1125,8 +1173,20 @@ def _run_serial(
     run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
     return StressReport(
         tuple(cells), tuple(results), run, tuple(skipped), tuple(made), seed, rate,
-        tuple(faults), labels, tuple(notes), cancelled, corpus,
+        tuple(faults), labels, tuple(notes), cancelled, corpus, tuple(answered),
     )  # fmt: skip
+
+
+def _answers_clean(retriever, case: Case, configs) -> bool:
+    """The retriever passes ``case`` on the clean corpus under every configuration."""
+    try:
+        for config in configs:
+            ranked = retriever.top(case.query, config, max(case.top_k, 1))
+            if not judge(case, ranked, config).passed:
+                return False
+    except QueryError:
+        return False
+    return True
 
 
 def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -> StressResult:
@@ -1240,4 +1300,5 @@ def _merge(
         options["faults"], labels, first.notes if first else (),
         cancelled or any(rep.cancelled for rep in reports),
         corpus,
+        tuple(x for rep in reports for x in rep.clean),
     )  # fmt: skip

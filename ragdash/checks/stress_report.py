@@ -37,11 +37,13 @@ def _rate_cell(passed: int, total: int, low: float, high: float) -> str:
 def _matrix(report: StressReport) -> str:
     parts = []
     for retriever in report.retrievers:
-        rows = ["<tr><th>fault</th><th>none</th><th>targeted fix</th><th>all</th>"
+        rows = ["<tr><th>fault</th><th>clean</th><th>none</th><th>targeted fix</th><th>all</th>"
                 "<th>targeted fix is</th></tr>"]  # fmt: skip
+        baseline = report.baseline(retriever)
         for fault in report.faults:
             configs = report.configurations(fault)
-            cells = []
+            clean = baseline.get(fault, {}).get("clean", 0)
+            cells = [f"<td>{clean}</td>"]
             for c in configs:
                 cell = report.cell(fault, c, retriever)
                 if cell is None:
@@ -52,7 +54,11 @@ def _matrix(report: StressReport) -> str:
                 f"<tr><th>{_t(fault)}</th>{''.join(cells)}<td><code>{_t(configs[1])}</code>"
                 "</td></tr>"
             )
-        parts.append(f"<h3>{_t(shown_kind(retriever))}</h3><div class='scroll'><table class='heat'>"
+        answered = (f"<p>Answers {report.clean_passed(retriever)}/{len(report.cases)} cases on "
+                    "the clean docs; each fault is measured on those cases only, so a drop "
+                    "from <i>clean</i> is the fault's doing.</p>")  # fmt: skip
+        parts.append(f"<h3>{_t(shown_kind(retriever))}</h3>{answered}"
+                     "<div class='scroll'><table class='heat'>"
                      f"{''.join(rows)}</table></div>")  # fmt: skip
     return "".join(parts)
 

@@ -165,8 +165,13 @@ def cmd_stress(args: argparse.Namespace) -> int:
                         f"{cell.passed}/{cell.total} {cell.rate:.0%} [{low:.0%}-{high:.0%}]"
                     )
             rows.append((fault, *cells, configs[1]))
-        say(f"\n{shown_kind(retriever)}:")
+        answered = report.clean_passed(retriever)
+        say(f"\n{shown_kind(retriever)}: answers {answered}/{len(report.cases)} cases on the "
+            "clean docs; each fault is measured on those (clean → faulted → fixed):")  # fmt: skip
         say(_table(rows))
+        for fault, b in report.baseline(retriever).items():
+            if b["clean"]:
+                say(f"  {fault}: {b['clean']} → {b['faulted']} → {b['fixed']}")
         for fault, words in report.repairs(retriever).items():
             say(f"  {fault}: {words}")
     skipped: dict[str, list[str]] = {}

@@ -519,8 +519,10 @@ def _results(run: StressRun) -> None:
         frame = matrix_frame(report, retriever)
         if frame.empty:
             continue
-        st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — faulted cases "
-                    "passing, per fault and fix")  # fmt: skip
+        st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — answers "
+                    f"{report.clean_passed(retriever)}/{len(report.cases)} cases on the clean "
+                    "docs; faulted cases passing, per fault and fix, counted on those "
+                    "cases only")  # fmt: skip
         event = st.altair_chart(
             matrix(frame), width="stretch", on_select="rerun", key=f"stress_matrix_{retriever}"
         )
