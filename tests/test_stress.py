@@ -143,7 +143,8 @@ def test_stale_copy_is_listed_first_dated_before_with_the_evidence_changed(sampl
     assert ids.index(stale_id) + 1 == ids.index(case.expected_id)
     stale, current = dated.corpus.document(stale_id), dated.corpus.document(case.expected_id)
     assert stale.updated < current.updated
-    assert not any(evidence_found(e, stale.text) for e in case.evidence)
+    valued = [e for e in case.evidence if any(ch.isdigit() for ch in e)]
+    assert valued and not any(evidence_found(e, stale.text) for e in valued)
     withdrawn = faulted_variant(corpus, case, "stale", "withdrawn", seed=7)
     assert withdrawn.corpus.document(withdrawn.injected[0]).status == "withdrawn"
 
@@ -347,3 +348,40 @@ def test_a_case_a_retriever_fails_clean_is_not_counted_against_a_fault(plain_fol
     typo = record["faults"]["typo"]
     assert typo["clean"] == report.cell("typo", "none", "seed").total
     assert typo["faulted"] < typo["clean"] and typo["fixed"] > typo["faulted"]
+
+
+@pytest.mark.parametrize("where", ["samples", "plain"])
+def test_a_stale_copy_differs_from_its_original_only_in_a_few_values_in_their_format(
+    where, plain_folder
+):
+    """Issue 46: an older version has the same text with a few values changed in their own
+    format (``142,526`` stays ``999,999``-shaped) — never an unrelated word swapped in."""
+    import re
+
+    from ragdash.checks.stress import STALE_OTHER_VALUES
+
+    corpus = load_folder(SAMPLES if where == "samples" else plain_folder)
+    cases = generate_cases(corpus, 12, seed=5)
+    changed_any = 0
+    for case in cases:
+        original = corpus.document(case.expected_id)
+        for v in faulted_variant_all(corpus, case):
+            stale = next(d for d in v.corpus.documents if d.doc_id == v.injected[0])
+            a, b = original.text.split(), stale.text.split()
+            assert len(a) == len(b), (case.name, v.variant)
+            pairs = {(x, y) for x, y in zip(a, b, strict=True) if x != y}
+            for x, y in pairs:
+                assert re.sub(r"\d", "9", x) == re.sub(r"\d", "9", y), (x, y)
+                assert re.search(r"\d", x), (x, y)  # only values change, never words
+            values = {x for x, _ in pairs}
+            evidence_values = sum(len(re.findall(r"\d+", e)) for e in case.evidence)
+            assert len(values) <= evidence_values + STALE_OTHER_VALUES + 1, values
+            changed_any += bool(pairs)
+    assert changed_any
+
+
+def faulted_variant_all(corpus, case):
+    from ragdash.checks.stress import variants
+
+    found, _ = variants(corpus, case, "stale", seed=5, all_stale=True)
+    return found

@@ -4,12 +4,12 @@ For every case, :func:`variants` derives faulted variants deterministically from
 and :func:`run_stress` runs the proof check on each under ``none``, the fix that targets the
 fault (:data:`TARGETED_FIX`) and ``all``:
 
-* ``stale`` — a stale duplicate of the expected document (same subject and words, the
-  evidence changed to a plausible wrong value: ``30 days`` → ``60 days``) listed first, in
-  one of three variants per case (the seed picks it): ``dated`` a year before it,
-  ``withdrawn`` (a newer withdrawn draft) and ``reworded`` (older, a few sentences reworded
-  so it no longer ties). Repaired by the version fixes (``recency``, ``status``,
-  ``versions``).
+* ``stale`` — a stale duplicate of the expected document as an older version reads: the
+  same text with a few values changed in their own format (the evidence's ``30 days`` →
+  ``45 days``, a date a year earlier, ``142,526`` → ``139,871``), listed first, in one of
+  three variants per case (the seed picks it): ``dated`` a year before it, ``withdrawn`` (a
+  newer withdrawn draft) and ``older`` (two years before). Repaired by the version fixes
+  (``recency``, ``status``, ``versions``).
 * ``ocr-doc`` — the expected document misread with the OCR map's confusions (``o→0``,
   ``i→1``): every distinctive query word it holds, other words at ``rate``; numbers, codes
   and the evidence itself left alone. Repaired by ``ocr``.
@@ -57,7 +57,7 @@ from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
 from ragdash.settings import FIX_NAMES, Fixes
-from ragdash.text import is_ocr_candidate, tokenize, tokenizer
+from ragdash.text import is_ocr_candidate, tokenizer
 
 __all__ = [
     "CONFIG_NONE",
@@ -132,7 +132,7 @@ class FaultedVariant:
     (the clean one for query faults)."""
 
     fault: str
-    variant: str  # "dated", "withdrawn", "reworded", "damaged", "typo", "ocr", "label-value"
+    variant: str  # "dated", "withdrawn", "older", "damaged", "typo", "ocr", "label-value"
     case: Case
     original_query: str
     injected: tuple[str, ...]
@@ -432,51 +432,87 @@ def _rng(seed: int, *parts: str) -> random.Random:
     return random.Random(":".join((str(seed), *parts)))
 
 
-def _shift_number(text: str, rng: random.Random) -> str:
-    def shift(m: re.Match) -> str:
-        raw = m.group(0)
-        value = int(raw.replace(",", "")) if raw.replace(",", "").isdigit() else None
-        if value is None:
-            return raw
-        new = value * 2 if value < 1000 and value % 1 == 0 else value + rng.randint(1, 9)
-        if 1900 <= value <= 2100:
-            new = value - rng.randint(1, 3)
-        return str(new)
+#: A value in running text: an ISO date, or a number with its thousands separators and
+#: decimals (``142,526``, ``1.5``, ``48``). Never part of a code, path, version or word:
+#: ``v1.2``, ``lib2``, ``1.2.3``, ``x86_64`` and ``/usr/lib/3`` are left alone.
+_VALUE = re.compile(
+    r"(?<![\w./\\:-])(?:\d{4}-\d{2}-\d{2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?![\w/\\-]|\.\d)"
+)
+#: At most this many values besides the evidence change in a stale copy.
+STALE_OTHER_VALUES = 2
 
-    return re.sub(r"\d[\d,]*", shift, text)
+
+def _shape(value: str) -> str:
+    """A value's format: every digit as ``9`` (``142,526`` → ``999,999``)."""
+    return re.sub(r"\d", "9", value)
+
+
+def stale_value(value: str, rng: random.Random) -> str:
+    """An older version's value in the same format: a date a year or two earlier, a year
+    1–3 earlier, another number with the same digits count, separators and decimals
+    (``142,526`` → ``139,871``, ``30`` → ``45``, ``1.5`` → ``2.5``). ``value`` itself when
+    it cannot change in its format (``0``).
+
+    >>> import random; [stale_value(v, random.Random(1)) for v in ("2024-03-01", "142,526", "2019")]
+    ['2023-03-01', '114,021', '2018']
+    """
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        year = int(value[:4]) - rng.randint(1, 2)
+        return f"{year:04d}{value[4:]}"
+    whole, _, decimals = value.partition(".")
+    digits = whole.replace(",", "")
+    n = int(digits)
+    if len(digits) == 4 and 1900 <= n <= 2100 and "," not in whole and not decimals:
+        return str(n - rng.randint(1, 3))  # a year: earlier
+    width = len(digits)
+    low, high = (10 ** (width - 1) if width > 1 else 1), 10**width - 1
+    if low >= high or n == 0:
+        return value
+    for _ in range(20):
+        step = max(1, round(n * rng.choice((0.1, 0.2, 0.25, 0.5))))
+        new = n + step * rng.choice((-1, 1))
+        if low <= new <= high and new != n:
+            break
+    else:
+        new = n + 1 if n < high else n - 1
+    text = f"{new:,}" if "," in whole else str(new)
+    return f"{text}.{decimals}" if decimals else text
 
 
 def wrong_value(evidence: str, words: Sequence[str], rng: random.Random) -> str:
-    """A plausible wrong version of ``evidence``: numbers shifted (``30 days`` → ``60
-    days``), else its last word swapped for another word of the document."""
-    if re.search(r"\d", evidence):
-        return _shift_number(evidence, rng)
-    parts = evidence.split()
-    pool = [w for w in words if w.lower() != parts[-1].lower() and len(w) >= 4]
-    if not pool:
-        return evidence + "s"
-    parts[-1] = rng.choice(sorted(set(pool)))
-    return " ".join(parts)
+    """The evidence as an older version states it: each of its values changed in its own
+    format (``30 days`` → ``45 days``); a phrase with no value stays as it is (an older
+    version says the same words). ``words`` is kept for callers' signature."""
+    del words
+    return _VALUE.sub(lambda m: stale_value(m.group(0), rng), evidence)
 
 
-def _replace_all(text: str, old: str, new: str) -> str:
-    pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, old.split())) + r"(?!\w)", re.I)
-    return pattern.sub(new, text)
+def _stale_values(text: str, evidence: Sequence[str], rng: random.Random) -> dict[str, str]:
+    """The values a stale copy changes: the evidence's own, plus up to
+    :data:`STALE_OTHER_VALUES` other values of the document (each found at most twice),
+    picked by the seed — the rest of the text stays as it is."""
+    changed: dict[str, str] = {}
+    for e in evidence:
+        for m in _VALUE.finditer(e):
+            new = stale_value(m.group(0), rng)
+            if new != m.group(0):
+                changed.setdefault(m.group(0), new)
+    counts = Counter(m.group(0) for m in _VALUE.finditer(text))
+    inside = {m.group(0) for e in evidence for m in _VALUE.finditer(e)}
+    others = sorted(v for v, k in counts.items() if k <= 2 and v not in inside)
+    rng.shuffle(others)
+    for v in others[:STALE_OTHER_VALUES]:
+        new = stale_value(v, rng)
+        if new != v:
+            changed[v] = new
+    return changed
 
 
-def _reword(text: str, protect: Sequence[str], rng: random.Random) -> str:
-    """Drop a few words that are neither query nor evidence words (an older wording)."""
-    keep = {t for p in protect for t in tokenize(p)}
-    out = []
-    for line in text.split("\n"):
-        words = line.split(" ")
-        kept = [
-            w
-            for w in words
-            if not (w.isalpha() and w.lower() not in keep and len(w) > 3 and rng.random() < 0.15)
-        ]
-        out.append(" ".join(kept))
-    return "\n".join(out)
+def _replace_values(text: str, changed: dict[str, str]) -> str:
+    if not changed:
+        return text
+    return _VALUE.sub(lambda m: changed.get(m.group(0), m.group(0)), text)
 
 
 def _stale(
@@ -486,9 +522,10 @@ def _stale(
     if doc is None:
         return []
     rng = _rng(seed, "stale", case.name)
-    words = re.findall(r"[A-Za-z]{4,}", doc.text)
-    wrong = {e: wrong_value(e, words, rng) for e in case.evidence}
-    wrong = {e: w for e, w in wrong.items() if w.lower() != e.lower()}
+    changed = _stale_values(doc.text, case.evidence, rng)
+    wrong = {e: _replace_values(e, changed) for e in case.evidence}
+    wrong = {e: w for e, w in wrong.items() if w != e}
+    others = {o: n for o, n in changed.items() if not any(o in e for e in case.evidence)}
     current = doc
     note = ""
     if doc.updated is None:
@@ -496,39 +533,29 @@ def _stale(
         note = f"{doc.doc_id} has no date; the test dates it {UNDATED_STAND_IN}"
     when = current.updated or UNDATED_STAND_IN
 
-    def pages(texts: tuple[str, ...] | None, reword: bool) -> tuple[str, ...] | None:
+    def pages(texts: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if texts is None:
             return None
-        out = []
-        for n, page in enumerate(texts):
-            for old, new in wrong.items():
-                page = _replace_all(page, old, new)
-            if reword:
-                page = _reword(
-                    page, (case.query, *wrong.values()), _rng(seed, "reword", case.name, str(n))
-                )
-            out.append(page)
-        return tuple(out)
+        return tuple(_replace_values(page, changed) for page in texts)
 
     variants = []
     kinds = (
         ("dated", "current", when - timedelta(days=365)),
         ("withdrawn", "withdrawn", when + timedelta(days=30)),
-        ("reworded", "current", when - timedelta(days=365)),
+        ("older", "current", when - timedelta(days=730)),
     )
     # One variant per case, picked by the seed: every case counts once per fault, and a
     # run stays three corpora per case lighter (all three with ``all_stale``).
     picked = kinds if all_variants else (kinds[rng.randrange(len(kinds))],)
     for name, status, day in picked:
         stale_id = f"{doc.doc_id}-stale-{day.year}"
-        reword = name == "reworded"
         stale = replace(
             doc,
             doc_id=stale_id,
             updated=day,
             status=status,
-            pages=pages(doc.pages, reword),
-            table_pages=pages(doc.table_pages, reword),
+            pages=pages(doc.pages),
+            table_pages=pages(doc.table_pages),
             layouts=None,
             source=f"{doc.source} (stale copy injected by ragdash)",
             order=doc.order - 0.5,
@@ -539,9 +566,8 @@ def _stale(
                 docs.extend((stale, current))
             else:
                 docs.append(d)
-        what = (
-            ", ".join(f"{o!r} → {n!r}" for o, n in wrong.items()) or "no evidence value to change"
-        )
+        what = ", ".join(f"{o!r} → {n!r}" for o, n in (*wrong.items(), *others.items()))
+        what = what or "the same text (no value to change)"
         variants.append(
             FaultedVariant(
                 "stale",
@@ -784,7 +810,7 @@ def variants(
 ) -> tuple[list[FaultedVariant], str]:
     """The faulted variants of one case for one fault, and why there are none ("" when
     there are). ``stale`` gives the variant the seed picks for the case (``dated``,
-    ``withdrawn`` or ``reworded``), or all three with ``all_stale``."""
+    ``withdrawn`` or ``older``), or all three with ``all_stale``."""
     clean = corpus if isinstance(corpus, _Corpus) else _Corpus(corpus)
     fixes = fixes or Fixes()
     if fault not in FAULTS:

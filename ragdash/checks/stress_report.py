@@ -133,7 +133,7 @@ def stress_report(report: StressReport, title: str = "ragdash stress test") -> s
         f"<h1>{_t(title)}</h1>{facts}{notes}"
         "<h2>Pass rate per fault and configuration</h2>"
         "<p class='muted'>passed/total, the rate and its 95% Wilson interval; each stale case "
-        "gets one variant the seed picks: dated, withdrawn or reworded.</p>"
+        "gets one variant the seed picks: dated, withdrawn or older.</p>"
         f"{_matrix(report)}<h2>Which fix repairs which fault here</h2>{_repairs(report)}"
         f"<h2>Variants no fix saves</h2>{_unsaved(report)}"
         f"<h2>Injected documents and faulted queries</h2>{_injected(report)}"

@@ -530,7 +530,7 @@ def _results(run: StressRun) -> None:
     _picker(run)
     st.caption(
         "Each cell: faulted cases passing / tested (a fault may give a case several "
-        "variants — a stale duplicate dated, withdrawn or reworded — each counted; hover "
+        "variants — a stale duplicate dated, withdrawn or older — each counted; hover "
         "for the pass rate and its 95% interval). Columns: no fix, the fixes that "
         "target the fault, all fixes. Red is few passing, green all; grey: no case could be "
         "faulted this way. **Click a cell** to open its first failing case in Explore, with "
