@@ -385,3 +385,42 @@ def faulted_variant_all(corpus, case):
 
     found, _ = variants(corpus, case, "stale", seed=5, all_stale=True)
     return found
+
+
+def test_ocr_damage_is_real_ocr_confusions_and_leaves_paths_codes_and_urls_alone():
+    """Issue 46: OCR damage is not only the digit swaps the ocr fix inverts: rn/m, cl/d, li/h,
+    split and merged words, lost accents; paths, URLs and codes stay as written."""
+    from ragdash.checks.stress import OCR_CONFUSIONS, _rng, ocr_damage
+
+    text = ("The modern children held the café tables; see lib/fribidi-bidi.c, "
+            "https://example.org/handbook and x86_64 builds.")  # fmt: skip
+    seen = set()
+    for n in range(40):
+        out = ocr_damage(text, set(), 1.0, _rng(n, "t"))
+        for kept in ("lib/fribidi-bidi.c", "https://example.org/handbook", "x86_64"):
+            assert kept in out
+        if "rn" in out.replace("modern", "") or "cl" in out or "li" in out.replace("children", ""):
+            seen.add("shapes")
+        if "cafe" in out:
+            seen.add("accents")
+        if "heldthe" in out or "moderncl" in out or "modernchildren" in out:
+            seen.add("merge")
+        if any(ch.isdigit() for ch in out.replace("x86_64", "")):
+            seen.add("digits")
+        if len(out.split()) > len(text.split()):
+            seen.add("split")
+    assert seen == set(OCR_CONFUSIONS)
+
+
+def test_the_report_shows_the_ocr_fix_on_damage_it_was_not_built_to_invert(samples_report):
+    _, _, report = samples_report
+    parts = report.by_variant("ocr-doc", "seed")
+    assert "digits" in parts and {"shapes", "split"} & set(parts), parts
+    record = report.to_dict()["baseline"]["builtin"]["faults"]["ocr-doc"]["variants"]
+    assert record == parts
+    digits = parts["digits"]
+    assert digits["fixed"] == digits["clean"]  # the fix inverts what it was built for
+    other = [v for k, v in parts.items() if k != "digits"]
+    # what it was not built for it does not all repair, and the report says so in words
+    if any(v["all"] < v["clean"] for v in other):
+        assert any("ocr-doc" in line for line in report.unrepaired("seed"))

@@ -132,7 +132,8 @@ class FaultedVariant:
     (the clean one for query faults)."""
 
     fault: str
-    variant: str  # "dated", "withdrawn", "older", "damaged", "typo", "ocr", "label-value"
+    # "dated", "withdrawn", "older"; "digits", "shapes", "split"; "typo", "ocr"; "label-value"
+    variant: str
     case: Case
     original_query: str
     injected: tuple[str, ...]
@@ -226,6 +227,37 @@ class StressReport:
                           "all": every.passed}  # fmt: skip
         return out
 
+    def by_variant(self, fault: str, retriever: str) -> dict[str, dict[str, int]]:
+        """``baseline`` split by the fault's variant (``ocr-doc``: ``digits``, the damage
+        the ``ocr`` fix inverts, against ``shapes`` and ``split``, which it was not built
+        for; ``stale``: ``dated``, ``withdrawn``, ``older``)."""
+        configs = self.configurations(fault)
+        out: dict[str, dict[str, int]] = {}
+        for r in self.results:
+            if r.fault != fault or r.retriever != retriever:
+                continue
+            row = out.setdefault(r.variant, {"clean": 0, "faulted": 0, "fixed": 0, "all": 0})
+            if r.configuration == configs[0]:
+                row["clean"] += 1
+                row["faulted"] += r.passed
+            elif r.configuration == configs[1]:
+                row["fixed"] += r.passed
+            else:
+                row["all"] += r.passed
+        return dict(sorted(out.items()))
+
+    def unrepaired(self, retriever: str) -> list[str]:
+        """In words, the damage no fix repairs on this corpus: each fault variant whose
+        faulted cases still fail with every fix on."""
+        out = []
+        for fault in self.faults:
+            for variant, row in self.by_variant(fault, retriever).items():
+                if row["clean"] and row["all"] < row["clean"]:
+                    lost = row["clean"] - row["all"]
+                    out.append(f"{fault} ({variant}): {lost} of {row['clean']} faulted "
+                               "cases fail even with every fix")  # fmt: skip
+        return out
+
     @property
     def injected(self) -> tuple[str, ...]:
         """Every document id ragdash added or damaged, in first-seen order."""
@@ -302,7 +334,11 @@ class StressReport:
             shown_kind(r): {
                 "cases": len(self.cases),
                 "clean_passed": self.clean_passed(r),
-                "faults": self.baseline(r),
+                "faults": {
+                    f: {**b, "variants": self.by_variant(f, r)}
+                    for f, b in self.baseline(r).items()
+                },
+                "unrepaired": self.unrepaired(r),
             }
             for r in self.retrievers
         }
@@ -590,7 +626,20 @@ def _stale(
     return variants
 
 
-def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
+#: The confusions real OCR makes, as the scan pipeline's alignment of OCR with clean text
+#: finds them (``ragdash ocr-map``; Tesseract on the dev scans): ``digits`` swaps letters for
+#: look-alike digits (``Table`` → ``Ta8le``, what the ``ocr`` fix inverts); the ``shapes``
+#: confusions are letter for letter (``rn``↔``m``, ``cl``↔``d``, ``li``↔``h``), ``split``
+#: and ``merge`` break or join words at a space, ``accents`` loses diacritics (``café`` →
+#: ``cafe``). The ``ocr`` fix is built to invert ``digits`` only.
+OCR_CONFUSIONS = ("digits", "shapes", "split", "merge", "accents")
+_SHAPES = (("m", "rn"), ("rn", "m"), ("d", "cl"), ("cl", "d"), ("h", "li"), ("li", "h"))
+#: A word OCR may misread: letters only (Unicode), never touching a path, URL, e-mail,
+#: version or code (``lib/fribidi.c``, ``https://x.org``, ``x86_64`` and ``v1.2`` stay).
+_OCR_WORD = re.compile(r"(?<![\w/.\\@:~+=-])[^\W\d_]{4,}(?![\w/\\@:~+=-]|\.\w)( ?)")
+
+
+def _digit_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
     reverse = {letter: digit for digit, letter in ocr_map.items()}
     spots = [i for i, ch in enumerate(word) if ch.lower() in reverse]
     if not spots:
@@ -606,6 +655,49 @@ def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
     return word
 
 
+def _shape_word(word: str, rng: random.Random) -> str:
+    found = [(i, a, b) for a, b in _SHAPES for i in range(len(word)) if word.startswith(a, i)]
+    if not found:
+        return word
+    i, a, b = rng.choice(sorted(found))
+    return word[:i] + b + word[i + len(a):]
+
+
+def _strip_accents(word: str) -> str:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def ocr_misread(
+    word: str, confusion: str, rng: random.Random, ocr_map: dict[str, str] | None = None
+) -> tuple[str, bool]:
+    """``word`` misread with one ``confusion`` of :data:`OCR_CONFUSIONS` (the word itself
+    when that confusion has nothing to take hold of), and whether the following space is
+    lost (``merge``).
+
+    >>> import random; ocr_misread("modern", "shapes", random.Random(0))
+    ('moclern', False)
+    """
+    ocr_map = dict(ocr_map or Fixes().ocr_map)
+    if confusion == "digits":
+        return _digit_word(word, rng, ocr_map), False
+    if confusion == "shapes":
+        return _shape_word(word, rng), False
+    if confusion == "split":
+        cut = rng.randint(2, len(word) - 2)
+        return f"{word[:cut]} {word[cut:]}", False
+    if confusion == "merge":
+        return word, True
+    return _strip_accents(word), False
+
+
+def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
+    """The digit misreading the ``ocr`` fix inverts (the query fault's)."""
+    return _digit_word(word, rng, ocr_map)
+
+
 def ocr_damage(
     text: str,
     targets: set[str],
@@ -613,10 +705,12 @@ def ocr_damage(
     rng: random.Random,
     protect: Sequence[str] = (),
     ocr_map: dict[str, str] | None = None,
+    confusion: str = "digits",
 ) -> str:
-    """``text`` misread by OCR: every word in ``targets`` (lowercase), others at ``rate``;
-    words of 4+ letters only, so numbers and codes are never touched; ``protect`` spans
-    (the evidence) kept legible."""
+    """``text`` misread by OCR: every word in ``targets`` (lowercase) with ``confusion``,
+    others at ``rate`` with a confusion the seed picks from :data:`OCR_CONFUSIONS`; words
+    of 4+ letters only, so numbers, codes, paths and URLs are never touched; ``protect``
+    spans (the evidence) kept legible."""
     ocr_map = dict(ocr_map or Fixes().ocr_map)
     spans = []
     for p in protect:
@@ -624,14 +718,25 @@ def ocr_damage(
         spans += [m.span() for m in pattern.finditer(text)]
 
     def damage(m: re.Match) -> str:
-        if any(a <= m.start() < b for a, b in spans):
+        word, space = m.group(0)[: len(m.group(0)) - len(m.group(1))], m.group(1)
+        if any(a <= m.start() < b or a < m.end() - len(space) <= b for a, b in spans):
             return m.group(0)
-        word = m.group(0)
-        if word.lower() in targets or rng.random() < rate:
-            return _ocr_word(word, rng, ocr_map)
-        return word
+        if word.lower() in targets:
+            kind = confusion
+        elif rng.random() < rate:
+            kind = OCR_CONFUSIONS[rng.randrange(len(OCR_CONFUSIONS))]
+        else:
+            return m.group(0)
+        out, merged = ocr_misread(word, kind, rng, ocr_map)
+        if out == word and not merged and kind != "digits":
+            out = _digit_word(word, rng, ocr_map)  # nothing to take hold of: a digit misread
+        nxt = m.end()
+        joins = merged and space and nxt < len(text) and text[nxt].isalpha()
+        if joins and any(a <= nxt < b for a, b in spans):
+            joins = False  # the evidence that follows stays legible
+        return out if joins else out + space
 
-    return re.sub(r"(?<![\w])[A-Za-z]{4,}(?![\w])", damage, text)
+    return _OCR_WORD.sub(damage, text)
 
 
 def _ocr_doc(
@@ -643,16 +748,27 @@ def _ocr_doc(
     rng = _rng(seed, "ocr-doc", case.name)
     targets = {w.lower() for w in clean.distinctive(case.query)}
     ocr_map = dict(fixes.ocr_map)
-    if not any(set(w) & set(ocr_map.values()) for w in targets):
+    if not targets:
         return []
+    # Half the cases (the seed picks) get the digit misreadings the ocr fix inverts on their
+    # distinctive words; the other half a confusion it was not built for — so the report
+    # shows the fix's rate on both, and which damage no fix repairs.
+    confusion = "digits" if rng.random() < 0.5 else "shapes"
+    if confusion == "digits" and not any(set(w) & set(ocr_map.values()) for w in targets):
+        confusion = "shapes"
+    if confusion == "shapes" and not any(
+        a in w for w in targets for a, _ in _SHAPES
+    ):  # fmt: skip
+        confusion = "split"
 
     def damaged(texts: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if texts is None:
             return None
         return tuple(
             ocr_damage(
-                t, targets, rate, _rng(seed, "ocr-doc", case.name, str(n)), case.evidence, ocr_map
-            )
+                t, targets, rate, _rng(seed, "ocr-doc", case.name, str(n)), case.evidence,
+                ocr_map, confusion,
+            )  # fmt: skip
             for n, t in enumerate(texts)
         )
 
@@ -662,13 +778,13 @@ def _ocr_doc(
     return [
         FaultedVariant(
             "ocr-doc",
-            "damaged",
+            confusion,
             case,
             case.query,
             (doc.doc_id,),
             Corpus(docs, clean.corpus.messages),
-            f"{doc.doc_id} misread by OCR ({', '.join(sorted(targets))} and "
-            f"{rate:.0%} of other words)",
+            f"{doc.doc_id} misread by OCR ({', '.join(sorted(targets))} with {confusion} "
+            f"confusions, {rate:.0%} of other words with any)",
             (doc.doc_id,),
         )
     ]

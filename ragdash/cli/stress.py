@@ -171,9 +171,15 @@ def cmd_stress(args: argparse.Namespace) -> int:
         say(_table(rows))
         for fault, b in report.baseline(retriever).items():
             if b["clean"]:
-                say(f"  {fault}: {b['clean']} → {b['faulted']} → {b['fixed']}")
+                parts = report.by_variant(fault, retriever)
+                split = "; ".join(f"{v} {x['clean']} → {x['faulted']} → {x['fixed']}"
+                                  for v, x in parts.items()) if len(parts) > 1 else ""  # fmt: skip
+                say(f"  {fault}: {b['clean']} → {b['faulted']} → {b['fixed']}"
+                    + (f" ({split})" if split else ""))
         for fault, words in report.repairs(retriever).items():
             say(f"  {fault}: {words}")
+        for words in report.unrepaired(retriever):
+            say(f"  no fix repairs: {words}")
     skipped: dict[str, list[str]] = {}
     for fault, _, why in report.skipped:
         skipped.setdefault(fault, []).append(why)
