@@ -56,7 +56,7 @@ from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.inverted import InvertedIndex, Postings, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
-from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, STRESS_STATISTICS, Fixes
 from ragdash.text import is_ocr_candidate, tokenizer
 
 __all__ = [
@@ -172,6 +172,10 @@ class StressCell:
     retriever: str
     passed: int
     total: int
+    #: (passed, total) per document behind the cell's cases (the case's expected document),
+    #: in document-id order: the clusters the interval resamples.
+    clusters: tuple[tuple[int, int], ...] = ()
+    seed: int = 0
 
     @property
     def rate(self) -> float | None:
@@ -179,7 +183,65 @@ class StressCell:
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.passed, self.total)
+        """The 95% interval: the Wilson interval widened to the bootstrap over documents
+        (:func:`cluster_interval`) — cases from one document stand or fall together, so
+        ten cases from two documents say less than ten from ten."""
+        low, high = wilson_interval(self.passed, self.total)
+        if len(self.clusters) >= 2:
+            key = f"{self.seed}:{self.fault}:{self.configuration}:{self.retriever}"
+            b_low, b_high = cluster_interval(self.clusters, key)
+            low, high = min(low, b_low), max(high, b_high)
+        return (low, high)
+
+
+def cluster_interval(
+    clusters: Sequence[tuple[int, int]], key: str, rounds: int | None = None
+) -> tuple[float, float]:
+    """The 95% percentile interval of the pass rate when whole documents are resampled
+    (``clusters``: passed, total per document), seeded by ``key`` (a stable hash: the same
+    in every process).
+
+    >>> [round(x, 2) for x in cluster_interval([(5, 5), (0, 5)], "k")]
+    [0.0, 1.0]
+    """
+    import zlib
+
+    rounds = STRESS_STATISTICS.bootstrap_rounds if rounds is None else rounds
+    passed = np.asarray([c[0] for c in clusters], dtype=np.float64)
+    total = np.asarray([c[1] for c in clusters], dtype=np.float64)
+    if not len(total) or total.sum() <= 0:
+        return (0.0, 1.0)
+    rng = np.random.default_rng(zlib.crc32(key.encode("utf-8")))
+    picks = rng.integers(0, len(total), size=(rounds, len(total)))
+    tot = total[picks].sum(axis=1)
+    rates = np.where(tot > 0, passed[picks].sum(axis=1) / np.maximum(tot, 1), np.nan)
+    rates = rates[~np.isnan(rates)]
+    if not len(rates):
+        return (0.0, 1.0)
+    return (float(np.quantile(rates, 0.025)), float(np.quantile(rates, 0.975)))
+
+
+def _cells(
+    results: Sequence[StressResult], faults: Sequence[str], labels: Sequence[str],
+    cases: Sequence[Case], seed: int,
+) -> tuple[StressCell, ...]:  # fmt: skip
+    """Passed/total per fault × configuration × retriever, with its documents' tallies."""
+    doc_of = {c.name: c.expected_id for c in cases}
+    tallies: dict[tuple[str, str, str], dict[str, list[int]]] = {}
+    for x in results:
+        per_doc = tallies.setdefault((x.fault, x.configuration, x.retriever), {})
+        row = per_doc.setdefault(doc_of.get(x.case, x.case), [0, 0])
+        row[0] += x.passed
+        row[1] += 1
+    cells = []
+    for fault in faults:
+        for label in configurations_for(fault):
+            for r in labels:
+                per_doc = tallies.get((fault, label, r), {})
+                clusters = tuple((a, b) for _, (a, b) in sorted(per_doc.items()))
+                cells.append(StressCell(fault, label, r, sum(a for a, _ in clusters),
+                                        sum(b for _, b in clusters), clusters, seed))  # fmt: skip
+    return tuple(cells)
 
 
 @dataclass(frozen=True)
@@ -225,6 +287,21 @@ class StressReport:
             none, fix, every = got
             out[fault] = {"clean": none.total, "faulted": none.passed, "fixed": fix.passed,
                           "all": every.passed}  # fmt: skip
+        return out
+
+    def too_few(self) -> list[str]:
+        """A note per fault and retriever with fewer faulted cases than
+        :attr:`StressStatistics.min_cases`: too few to judge."""
+        least = STRESS_STATISTICS.min_cases
+        out = []
+        for r in self.retrievers:
+            for fault in self.faults:
+                cell = self.cell(fault, CONFIG_NONE, r)
+                if cell is not None and cell.total < least:
+                    docs = len(cell.clusters)
+                    out.append(f"{fault} ({shown_kind(r)}): {cell.total} faulted case(s) "
+                               f"from {docs} document(s) — too few to judge (fewer than "
+                               f"{least})")  # fmt: skip
         return out
 
     def by_variant(self, fault: str, retriever: str) -> dict[str, dict[str, int]]:
@@ -378,7 +455,7 @@ class StressReport:
             ],
             "skipped": [{"fault": f, "case": c, "reason": why} for f, c, why in self.skipped],
             "injected": list(self.injected),
-            "notes": list(self.notes),
+            "notes": [*self.notes, *self.too_few()],
             "cancelled": self.cancelled,
         }
 
@@ -1297,24 +1374,15 @@ def _run_serial(
                         results.append(_judge(retriever, v, label, labels[s], config))
     if progress:
         progress(1.0, "done")
-    cells = []
-    for fault in faults:
-        for label in configurations_for(fault):
-            for r in labels:
-                rows = [
-                    x
-                    for x in results
-                    if (x.fault, x.configuration, x.retriever) == (fault, label, r)
-                ]
-                cells.append(StressCell(fault, label, r, sum(x.passed for x in rows), len(rows)))
+    run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
+    cells = _cells(results, faults, labels, run, seed)
     if any(d.updated is None for d in corpus.documents):
         notes.append(
             f"undated documents: the stale variants date the current copy {UNDATED_STAND_IN} "
             "so the recency fix has dates to compare"
         )
-    run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
     return StressReport(
-        tuple(cells), tuple(results), run, tuple(skipped), tuple(made), seed, rate,
+        cells, tuple(results), run, tuple(skipped), tuple(made), seed, rate,
         tuple(faults), labels, tuple(notes), cancelled, corpus, tuple(answered),
     )  # fmt: skip
 
@@ -1425,18 +1493,10 @@ def _merge(
     first = reports[0] if reports else None
     labels = first.retrievers if first else tuple(
         RetrieverSpec.resolve(r).kind for r in options["retrievers"])  # fmt: skip
-    cells = []
-    for fault in options["faults"]:
-        for label in configurations_for(fault):
-            for r in labels:
-                rows = [
-                    x
-                    for x in results
-                    if (x.fault, x.configuration, x.retriever) == (fault, label, r)
-                ]
-                cells.append(StressCell(fault, label, r, sum(x.passed for x in rows), len(rows)))
+    cases = tuple(c for rep in reports for c in rep.cases)
+    cells = _cells(results, options["faults"], labels, cases, options["seed"])
     return StressReport(
-        tuple(cells), results, tuple(c for rep in reports for c in rep.cases),
+        cells, results, cases,
         tuple(s for rep in reports for s in rep.skipped),
         tuple(v for rep in reports for v in rep.variants), options["seed"], options["rate"],
         options["faults"], labels, first.notes if first else (),

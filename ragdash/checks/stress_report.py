@@ -126,13 +126,14 @@ def stress_report(report: StressReport, title: str = "ragdash stress test") -> s
         f"<tr><td>retrievers</td><td>{_t(', '.join(map(shown_kind, report.retrievers)))}</td></tr>"
         f"<tr><td>skipped</td><td>{_t(skipped_text or 'none')}</td></tr></table>"
     )
-    notes = "".join(f"<p class='muted'>{_t(n)}</p>" for n in report.notes)
+    notes = "".join(f"<p class='muted'>{_t(n)}</p>" for n in (*report.notes, *report.too_few()))
     if report.cancelled:
         notes += "<p><b>Cancelled:</b> the numbers cover the cases run before the stop.</p>"
     body = (
         f"<h1>{_t(title)}</h1>{facts}{notes}"
         "<h2>Pass rate per fault and configuration</h2>"
-        "<p class='muted'>passed/total, the rate and its 95% Wilson interval; each stale case "
+        "<p class='muted'>passed/total, the rate and its 95% interval (Wilson, widened to "
+        "a bootstrap over the documents behind the cases); each stale case "
         "gets one variant the seed picks: dated, withdrawn or older.</p>"
         f"{_matrix(report)}<h2>Which fix repairs which fault here</h2>{_repairs(report)}"
         f"<h2>Variants no fix saves</h2>{_unsaved(report)}"

@@ -198,7 +198,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
     injected = report.injected
     say(f"\ninjected documents ({len(injected)}, in memory only): "
         f"{field(', '.join(injected[:10]))}{' …' if len(injected) > 10 else ''}")  # fmt: skip
-    for note in report.notes:
+    for note in (*report.notes, *report.too_few()):
         say(f"note: {field(note)}")
     if saved:
         say(f"saved {len(saved)} generated case(s) to {field(saved_where(args))} for review")
