@@ -473,3 +473,36 @@ def test_a_git_diffstat_is_no_table_row():
             "| Plan | Storage |\n|---|---|\n| Basic | 10 Go |\n")  # fmt: skip
     doc = Document("news", "news", None, "current", "news.md", "text", (text,), 0)
     assert [r.cells for r in table_rows(doc)] == [("Basic", "10 Go")]
+
+
+def test_an_http_service_and_a_python_factory_can_be_stressed(monkeypatch):
+    """Issue 46: query faults reach any retriever (a real BM25 service on 127.0.0.1 here);
+    corpus faults reach a Python factory, rebuilt once per faulted corpus; the http
+    service's corpus faults are refused with the reason."""
+    pytest.importorskip("bm25s")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bm25_service import running
+
+    from ragdash.retrieval.spec import RetrieverSpec
+    from ragdash.storage.passages_export import passage_records
+
+    corpus = load_folder(SAMPLES)
+    cases = generate_cases(corpus, 8, seed=7)
+    records = list(passage_records(CorpusIndex(corpus), Fixes()))
+    factory = RetrieverSpec("python", callable="team_stack:build", factory=True)
+    with running(records) as service:
+        http = RetrieverSpec("http", url=service.url + "/search")
+        report = run_stress(corpus, cases, faults=("typo", "ocr-query", "stale"), seed=7,
+                            retrievers=(http, factory))  # fmt: skip
+    labels = dict(zip(("http", "factory"), report.retrievers, strict=True))
+    for name, label in labels.items():
+        assert report.clean_passed(label) >= 4, name
+        typo = report.cell("typo", "none", label)
+        assert typo.total >= 4 and typo.passed < typo.total, name
+    # corpus faults: the factory is rebuilt over the stale corpus, the service is refused
+    assert report.cell("stale", "none", labels["factory"]).total >= 4
+    assert report.cell("stale", "none", labels["http"]).total == 0
+    assert any("http service indexes its own copy" in why for _, _, why in report.skipped)
+    assert any("rebuilt once per faulted corpus" in n for n in report.notes)

@@ -49,7 +49,7 @@ from ragdash.checks.faults import typo_noise
 from ragdash.checks.generate import STOPWORDS, generate_cases, table_rows
 from ragdash.checks.pdfgen import PAGE_HEIGHT, text_pdf
 from ragdash.checks.proof import evidence_found, judge
-from ragdash.errors import QueryError, RagdashError
+from ragdash.errors import QueryError, RagdashError, RetrieverError
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
@@ -93,6 +93,32 @@ CONFIG_NONE, CONFIG_ALL = "none", "all"
 DEFAULT_RATE = 0.3
 #: Retriever kinds whose index ragdash builds, so corpus faults can reach them.
 IN_PROCESS = ("seed", "bm25", "dense")
+#: Every kind stress runs: query faults (typo, ocr-query) need no re-index, so they reach
+#: any retriever; corpus faults reach the kinds ragdash can rebuild (:func:`rebuildable`).
+STRESSABLE = ("seed", "bm25", "dense", "hybrid", "http", "python", "langchain")
+
+
+def rebuildable(spec: RetrieverSpec) -> tuple[bool, str]:
+    """Whether ragdash can rebuild ``spec``'s index over a faulted corpus, and why not: a
+    built-in index or a Python factory (``build(passages, options)``, rebuilt once per
+    faulted corpus) can; an http service, a plain Python search function and a LangChain
+    retriever search their own copy of the documents, which ragdash cannot fault."""
+    if spec.kind in (*IN_PROCESS, "hybrid"):
+        return True, ""
+    if spec.kind == "python":
+        from ragdash.retrieval.factory import is_factory
+        from ragdash.retrieval.python_retriever import load_callable
+
+        try:
+            if spec.factory or is_factory(load_callable(spec.callable)):
+                return True, ""
+        except RagdashError:
+            pass
+        return False, ("a plain python search function searches its own index (a factory, "
+                       "--factory, is rebuilt per faulted corpus)")  # fmt: skip
+    if spec.kind == "http":
+        return False, "an http service indexes its own copy of the documents"
+    return False, "a LangChain retriever holds its own index of the documents"
 _CORPUS_FAULTS = ("stale", "ocr-doc", "split-table")
 #: When the expected document has no date, the stale variants date it this day.
 UNDATED_STAND_IN = date(2026, 1, 1)
@@ -1322,7 +1348,9 @@ def _run_serial(
     clean = _CLEAN if _CLEAN is not None and _CLEAN.corpus is corpus else _Corpus(corpus, index)
     specs = [RetrieverSpec.resolve(r) for r in retrievers]
     labels = tuple(s.kind if s.kind in IN_PROCESS else s.label for s in specs)
+    rebuilds = [rebuildable(s) for s in specs]
     makers = [_retriever_factory(s) for s in specs]
+    rebuilt = [0] * len(specs)
     results: list[StressResult] = []
     made: list[FaultedVariant] = []
     skipped: list[tuple[str, str, str]] = []
@@ -1356,26 +1384,32 @@ def _run_serial(
             for v in found:
                 made.append(v)
                 index_v = _patched_index(clean, v)
-                for s, spec in enumerate(specs):
+                for s in range(len(specs)):
                     if not ok[s]:
                         continue  # not answered clean: a failure would not be the fault's
-                    if v.changed and spec.kind not in IN_PROCESS:
-                        skipped.append(
-                            (
-                                fault,
-                                case.name,
-                                f"{labels[s]}: ragdash cannot inject "
-                                "documents into an external retriever's index",
-                            )
-                        )
+                    if v.changed and not rebuilds[s][0]:
+                        skipped.append((fault, case.name, f"{shown_kind(labels[s])}: corpus "
+                                        f"faults need a re-index; {rebuilds[s][1]}"))  # fmt: skip
                         continue
-                    retriever = clean_retrievers[s] if not v.changed else makers[s](index_v)
+                    if v.changed:
+                        retriever = makers[s](index_v)
+                        rebuilt[s] += 1
+                    else:
+                        retriever = clean_retrievers[s]
                     for label, config in configs.items():
                         results.append(_judge(retriever, v, label, labels[s], config))
     if progress:
         progress(1.0, "done")
     run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
     cells = _cells(results, faults, labels, run, seed)
+    for s, spec in enumerate(specs):
+        if spec.kind not in IN_PROCESS and rebuilds[s][0] and rebuilt[s]:
+            notes.append(f"{shown_kind(labels[s])}: its index is rebuilt once per faulted "
+                         f"corpus — {rebuilt[s]} rebuilds, each as slow as building it over "
+                         "the whole folder")  # fmt: skip
+        elif not rebuilds[s][0] and any(f in _CORPUS_FAULTS for f in faults):
+            notes.append(f"{shown_kind(labels[s])}: query faults only (typo, ocr-query); "
+                         f"corpus faults refused: {rebuilds[s][1]}")  # fmt: skip
     if any(d.updated is None for d in corpus.documents):
         notes.append(
             f"undated documents: the stale variants date the current copy {UNDATED_STAND_IN} "
@@ -1394,7 +1428,7 @@ def _answers_clean(retriever, case: Case, configs) -> bool:
             ranked = retriever.top(case.query, config, max(case.top_k, 1))
             if not judge(case, ranked, config).passed:
                 return False
-    except QueryError:
+    except (QueryError, RetrieverError):
         return False
     return True
 
@@ -1406,7 +1440,7 @@ def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -
         check = judge(case, ranked, config)
         passed, diagnosis = check.passed, check.diagnosis.value
         first, missing = check.first_id or "", check.missing_evidence
-    except QueryError as exc:
+    except (QueryError, RetrieverError) as exc:
         passed, diagnosis, first, missing = False, "error", "", (str(exc),)
     return StressResult(
         case.name,
