@@ -93,3 +93,22 @@ def test_an_ablation_of_no_cases_is_an_empty_table(sample_index):
     empty = frame((), AblationRow)
     assert empty.empty
     assert list(empty.columns) == ABLATION_COLUMNS
+
+
+def test_ablate_runs_tables_against_a_python_factory_instead_of_copying_the_none_row():
+    """Issue 46: a factory indexes the passages the tables fix joins, so `tables` reaches it:
+    ablate must run it (split-table passes) rather than copy `none` into `tables` and `all`
+    into `all-but-tables`, which gave other figures than `check`."""
+    from conftest import SAMPLE_CASES, run_module
+
+    out = run_module("ragdash", "ablate", "--docs", "samples", "--cases", str(SAMPLE_CASES),
+                     "--retriever", "python", "--callable", "tests.team_stack:build",
+                     "--factory", timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "tables: identical" not in out.stdout and "all-but-tables: identical" not in out.stdout
+    lines = out.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("configuration "))
+    row = next(line for line in lines if line.startswith("split-table "))
+    cells = dict(zip(header.split()[1:], row.split()[1:], strict=True))
+    assert cells["none"] == "extraction" and cells["tables"] == "pass"
+    assert cells["all-but-tables"] == "extraction" and cells["all"] == "pass"

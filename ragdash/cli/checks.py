@@ -247,7 +247,9 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             from ragdash.checks.runs import run_configurations
 
             configs = configurations(fixes)
-            run, identical = _distinct_configurations(retriever.spec.kind, configs)
+            # a python factory's row (tables and ocr reach it), not the python kind's
+            kind = getattr(retriever, "support_kind", retriever.spec.kind)
+            run, identical = _distinct_configurations(kind, configs)
             shared = getattr(retriever, "answers_shared", None)
             with shared() if shared is not None else contextlib.nullcontext():
                 table, metrics = run_configurations(retriever, cases, run,
@@ -292,7 +294,9 @@ def cmd_ablate(args: argparse.Namespace) -> int:
             from ragdash.retrieval.spec import fix_support
 
             for name in FIX_NAMES:
-                applies, how = fix_support(retriever.spec.kind, name)
+                applies, how = fix_support(
+                    getattr(retriever, "support_kind", retriever.spec.kind), name
+                )
                 if not applies:
                     say(f"  ({name}: {how})")
         for line in _messages_by_cause(_error_rows(table)):
