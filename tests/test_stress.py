@@ -506,3 +506,44 @@ def test_an_http_service_and_a_python_factory_can_be_stressed(monkeypatch):
     assert report.cell("stale", "none", labels["http"]).total == 0
     assert any("http service indexes its own copy" in why for _, _, why in report.skipped)
     assert any("rebuilt once per faulted corpus" in n for n in report.notes)
+
+
+CASE_KEPT = '''
+def search(query, k):
+    """Case-sensitive, as LangChain's BM25Retriever with its default str.split preprocess."""
+    from ragdash.bundled import SAMPLES
+    from ragdash.ingestion.ingest import load_folder
+    from ragdash.retrieval.index import CorpusIndex
+    from ragdash.settings import Fixes
+    from ragdash.storage.passages_export import passage_records
+
+    rows = [(r["doc_id"], r["text"], set(r["text"].split()))
+            for r in passage_records(CorpusIndex(load_folder(SAMPLES)), Fixes())]
+    words = query.split()
+    scored = sorted(((sum(w in t for w in words), d, x) for d, x, t in rows), key=lambda s: -s[0])
+    return [{"id": d, "text": x, "score": float(n)} for n, d, x in scored[:k] if n]
+'''
+
+
+def test_the_ocr_query_rewrite_sends_the_corpus_spelling_in_its_case(tmp_path, monkeypatch):
+    """Issue 46: the plans PDF reads ``SS0``; the OCR fix sends the corpus's spelling, and a
+    case-sensitive retriever only finds it as the corpus writes it (``SS0``, not ``ss0``)."""
+    import json
+    import sys
+
+    from ragdash.case import Case
+    from ragdash.checks.proof import judge
+    from ragdash.retrieval.retrievers import make_retriever
+
+    (tmp_path / "case_kept.py").write_text(CASE_KEPT, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("case_kept", None)
+    raw = json.loads((SAMPLES / "cases.json").read_text())["cases"]
+    c = next(x for x in raw if x["name"] == "ocr-noise")
+    case = Case(c["name"], c["query"], c["expected_id"], tuple(c["evidence"]), 1)
+    retriever = make_retriever({"kind": "python", "callable": "case_kept:search"},
+                               CorpusIndex(load_folder(SAMPLES)))  # fmt: skip
+    for fixes in (Fixes(ocr=True), Fixes.all()):
+        got = retriever.retrieve(case.query, fixes, 3)
+        assert "SS0" in got.query_sent.split(), got.query_sent
+        assert judge(case, list(got.ranked), fixes).passed
