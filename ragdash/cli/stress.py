@@ -159,13 +159,15 @@ def cmd_stress(args: argparse.Namespace) -> int:
     if any(not isinstance(r, str) and r.kind in ("python", "langchain") for r in retrievers):
         if "" not in sys.path and os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
-        from ragdash.errors import RetrieverError
+        from ragdash.errors import RetrieverError, RetrieverUnreachable
         from ragdash.retrieval.retrievers import make_retriever
 
         for r in retrievers:
             if not isinstance(r, str) and r.kind in ("python", "langchain"):
                 try:
                     make_retriever(r, index)
+                except RetrieverUnreachable:
+                    raise  # down, not bad input: exit 4
                 except RetrieverError as exc:
                     raise BadInput(str(exc)) from None
     report = run_stress(
