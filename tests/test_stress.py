@@ -547,3 +547,35 @@ def test_the_ocr_query_rewrite_sends_the_corpus_spelling_in_its_case(tmp_path, m
         got = retriever.retrieve(case.query, fixes, 3)
         assert "SS0" in got.query_sent.split(), got.query_sent
         assert judge(case, list(got.ranked), fixes).passed
+
+
+def test_generated_cases_are_questions_spread_over_text_and_pdf_documents(tmp_path):
+    """Issues 43/46: a generated case reads as a question a user would ask (a template per
+    kind of evidence, the distinctive words kept), and every document with evidence — text
+    or PDF — gets cases, none more than its share."""
+    from collections import Counter
+
+    from ragdash.checks.generate import per_document_cap
+    from ragdash.checks.pdfgen import text_pdf
+
+    topics = {"harbour": "Rotterdam", "orchard": "Valencia", "quarry": "Carrara",
+              "vineyard": "Bordeaux", "foundry": "Sheffield", "tannery": "Fez"}  # fmt: skip
+    for n, (topic, town) in enumerate(topics.items()):
+        lines = [f"The {topic} office in {town} ships {120 + 7 * n} crates every {n + 3} days.",
+                 f"Each {topic} inspection in {town} takes {n + 2} hours on site.",
+                 f"Insurance for the {topic} fleet costs {2000 + 150 * n} euros a year."]  # fmt: skip
+        if n < 2:  # two PDFs, four text files
+            page = [(72, 700 - 14 * i, 10, t) for i, t in enumerate(lines)]
+            (tmp_path / f"{topic}.pdf").write_bytes(text_pdf([page]))
+        else:
+            (tmp_path / f"{topic}.md").write_text(f"# {topic.title()}\n\n" + "\n\n".join(lines),
+                                                  encoding="utf-8")  # fmt: skip
+    corpus = load_folder(tmp_path)
+    assert {d.kind for d in corpus.documents} == {"text", "pdf"}
+    cases = generate_cases(corpus, 12, seed=1)
+    per_doc = Counter(c.expected_id for c in cases)
+    assert set(per_doc) == {d.doc_id for d in corpus.documents}, per_doc
+    assert max(per_doc.values()) <= per_document_cap(12, len(corpus.documents))
+    for case in cases:
+        assert case.query.endswith("?") and case.query.split()[0] in ("What", "How", "When")
+    assert any(c.query.startswith("How many days for") for c in cases)

@@ -260,7 +260,41 @@ def _query(stats: _Stats, text: str, evidence: tuple[str, ...], rng: random.Rand
     common = [w for w in words if w not in chosen and stats.df[w] > 1]
     if common:
         chosen.append(common[len(common) // 2])  # a word other documents share, as "sync"
-    return " ".join(chosen)
+    # in the order the passage has them, so the question reads as the text does
+    at = {w: text.lower().find(w) for w in chosen}
+    return question(sorted(chosen, key=lambda w: at[w]), evidence)
+
+
+_UNIT = re.compile(r"^\d[\d.,]*\s?(%|[A-Za-z]{2,12})$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$|^\d{4}-\d{2}-\d{2}$")
+
+
+def question(words: Sequence[str], evidence: tuple[str, ...], field: str = "") -> str:
+    """A question a user would type, from a template per kind of evidence, keeping the
+    distinctive ``words`` that pick out the passage (the words a fault must hit): a table
+    row's value → ``What is the storage of basic plan?``, a value with a unit → ``How many
+    days for refund window?``, a year or date → ``When was …?``, another value → ``What is
+    the figure for …?``, a phrase → ``What about …?``. Deterministic: no randomness here.
+
+    >>> question(["warehouse", "sync"], ("15 minutes",))
+    'How many minutes for warehouse sync?'
+    >>> question(["basic", "plan"], ("Basic", "10 Go"), field="storage")
+    'What is the storage of basic plan?'
+    """
+    about = " ".join(words)
+    if field:
+        return f"What is the {field} of {about}?"
+    value = evidence[-1].strip()
+    unit = _UNIT.match(value)
+    if _YEAR.match(value):
+        return f"When was {about}?"
+    if unit and unit.group(1) == "%":
+        return f"What percentage for {about}?"
+    if unit and unit.group(1).isalpha():
+        return f"How many {unit.group(1).lower()} for {about}?"
+    if re.search(r"\d", value):
+        return f"What is the figure for {about}?"
+    return f"What about {about}?"
 
 
 def _passes(index: CorpusIndex, case: Case) -> bool:
@@ -408,14 +442,19 @@ def generate_cases(
             key=lambda t: (stats.df[t], t),
         )
         head = stats.distinctive(" ".join(row.header), (value, label), rng)
-        query = " ".join(dict.fromkeys([*words[:2], *head[:1]]))
-        if add(
-            row.doc_id,
-            query,
-            (label, value),
-            f"table row {label!r} of {row.doc_id} page {row.page + 1}",
-        ):
-            made_table += 1
+        column = row.cells.index(value)
+        field = row.header[column].strip().lower() if column < len(row.header) else ""
+        field = field if re.fullmatch(r"[a-z][a-z ]{1,30}", field) else ""
+        about = [w for w in dict.fromkeys([*words[:2], *head[:1]]) if w not in field.split()]
+        about = about or words[:2]
+        # the column's name when the header has one ("What is the storage of basic
+        # plan?"), else the plain question; the first that the clean docs answer
+        for query in dict.fromkeys((question(about, (label, value), field=field),
+                                    f"What is {' '.join(about)}?")):  # fmt: skip
+            if about and add(row.doc_id, query, (label, value),
+                             f"table row {label!r} of {row.doc_id} page {row.page + 1}"):
+                made_table += 1
+                break
     # Round-robin over the documents (strata interleaved): each visit a document offers its
     # next candidates until one passes (a few tries), so every document holding evidence
     # gets a case before any gets a second, and none gets more than ``cap``.
