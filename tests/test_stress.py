@@ -111,7 +111,9 @@ def test_each_fault_breaks_no_fix_and_its_fix_repairs_it_on_the_samples(samples_
                 continue  # the samples' one table is already cut: no clean table case
             assert total >= 10, (retriever, fault)
             assert fix > none, (retriever, fault, none, fix, total)
-            assert none <= total // 2, (retriever, fault, none, total)
+            # questions carry a unit or column word the fault leaves alone ("How many
+            # minutes for …?"), so a few more survive it than bare keyword queries did
+            assert none <= (2 * total) // 3, (retriever, fault, none, total)
 
 
 def test_on_a_plain_text_folder_every_fault_including_split_tables(plain_folder):
@@ -563,7 +565,7 @@ def test_generated_cases_are_questions_spread_over_text_and_pdf_documents(tmp_pa
     for n, (topic, town) in enumerate(topics.items()):
         lines = [f"The {topic} office in {town} ships {120 + 7 * n} crates every {n + 3} days.",
                  f"Each {topic} inspection in {town} takes {n + 2} hours on site.",
-                 f"Insurance for the {topic} fleet costs {2000 + 150 * n} euros a year."]  # fmt: skip
+                 f"Insurance for the {topic} fleet costs {2000 + 150 * n} euros a year."]
         if n < 2:  # two PDFs, four text files
             page = [(72, 700 - 14 * i, 10, t) for i, t in enumerate(lines)]
             (tmp_path / f"{topic}.pdf").write_bytes(text_pdf([page]))
