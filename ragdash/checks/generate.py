@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ragdash.case import Case
-from ragdash.checks.proof import evidence_found
+from ragdash.checks.proof import evidence_found, normalized
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.tables import cells, is_table_line
 from ragdash.retrieval.index import CorpusIndex
@@ -223,9 +223,18 @@ class _Stats:
                 self.holders.setdefault(token, set()).add(n)
         self.df = {t: len(d) for t, d in df.items()}
         self.documents = max(len(index.corpus.documents), 1)
+        self._unique: dict[tuple[str, str], bool] = {}
+        self._texts: dict[int, str] = {}
 
     def unique_to(self, evidence: str, passage_text: str) -> bool:
-        """``evidence`` is in ``passage_text`` and in no other passage."""
+        """``evidence`` is in ``passage_text`` and in no other passage (worked out once per
+        pair: later rounds over a document ask again)."""
+        key = (evidence, passage_text)
+        if key not in self._unique:
+            self._unique[key] = self._unique_to(evidence, passage_text)
+        return self._unique[key]
+
+    def _unique_to(self, evidence: str, passage_text: str) -> bool:
         if not evidence_found(evidence, passage_text):
             return False
         tokens = tokenize(evidence)
@@ -234,7 +243,9 @@ class _Stats:
         holders = set.intersection(*(self.holders.get(t, set()) for t in tokens))
         hits = 0
         for n in sorted(holders):
-            if evidence_found(evidence, self.passages[n].text):
+            if n not in self._texts:  # each holder normalized once, not once per evidence
+                self._texts[n] = normalized(self.passages[n].text)
+            if evidence_found(evidence, self._texts[n]):
                 hits += 1
                 if hits > 1:
                     return False
@@ -323,9 +334,10 @@ def _prose_candidates(
             if "|" in sentence or len(sentence) < 20:
                 continue
             values = [m.group(0).strip().rstrip(".,") for m in _VALUE.finditer(sentence)]
-            values = [v for v in values if v and stats.unique_to(v, p.text)]
-            if values:
-                yield p.doc_id, (rng.choice(values),), sentence
+            rng.shuffle(values)  # the first unique one in seeded order: no need to test all
+            value = next((v for v in values if v and stats.unique_to(v, p.text)), None)
+            if value:
+                yield p.doc_id, (value,), sentence
             words = [w for w in re.findall(r"[A-Za-z]{4,}", sentence) if w.lower() not in STOPWORDS]
             pairs = [
                 f"{a} {b}"
