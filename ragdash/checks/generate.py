@@ -251,6 +251,31 @@ class _Stats:
                     return False
         return hits == 1
 
+    def row_answers(self, query: str, row: TableRow, holder_text: str) -> bool:
+        """Whether the table row, read as a passage of its own (header and row, as the
+        ``tables`` fix makes a joined table), matches more of the question's words than any
+        other passage, the prose around the row included — ragdash's scorer counts matched
+        query words. A question's template words (``what``, ``is``, ``the``, ``of``) are in
+        almost every prose passage and in no table: a row that wins only with the prose
+        around it loses once a cut table is joined into a passage of its own, and the
+        split-table fault would then measure the template, not the cut.
+        """
+        words = set(tokenize(query))
+        own = len(words & set(tokenize(" ".join((*row.header, *row.cells)))))
+        cells_lower = [c.strip().lower() for c in (*row.header, *row.cells) if c.strip()]
+        prose = "\n".join(line for line in holder_text.splitlines()
+                          if not any(c in line.lower() for c in cells_lower))  # fmt: skip
+        best = len(words & set(tokenize(prose)))
+        shared: Counter[int] = Counter()
+        for w in words:
+            shared.update(self.holders.get(w, ()))
+        for n, count in shared.most_common():  # most shared words first
+            if count <= best:
+                break
+            if self.passages[n].text != holder_text:
+                best = count
+        return own > best
+
     def distinctive(self, text: str, exclude: Iterable[str], rng: random.Random) -> list[str]:
         """The text's words (4+ letters, no stopwords) rarest first (seeded among ties)."""
         banned = {t for e in exclude for t in tokenize(e)}
@@ -334,10 +359,9 @@ def _prose_candidates(
             if "|" in sentence or len(sentence) < 20:
                 continue
             values = [m.group(0).strip().rstrip(".,") for m in _VALUE.finditer(sentence)]
-            rng.shuffle(values)  # the first unique one in seeded order: no need to test all
-            value = next((v for v in values if v and stats.unique_to(v, p.text)), None)
-            if value:
-                yield p.doc_id, (value,), sentence
+            values = [v for v in values if v and stats.unique_to(v, p.text)]
+            if values:
+                yield p.doc_id, (rng.choice(values),), sentence
             words = [w for w in re.findall(r"[A-Za-z]{4,}", sentence) if w.lower() not in STOPWORDS]
             pairs = [
                 f"{a} {b}"
@@ -457,14 +481,24 @@ def generate_cases(
         column = row.cells.index(value)
         field = row.header[column].strip().lower() if column < len(row.header) else ""
         field = field if re.fullmatch(r"[a-z][a-z ]{1,30}", field) else ""
-        about = [w for w in dict.fromkeys([*words[:2], *head[:1]]) if w not in field.split()]
+        # the row's own words pick it out: the label's, then the rarest of its other
+        # cells' (not the value asked for), then the header's — three at most
+        others = stats.distinctive(" ".join(c for c in row.cells[1:] if c != value),
+                                   (value, label), rng)  # fmt: skip
+        about = [w for w in dict.fromkeys([*words[:2], *others[:2], *head[:1]])
+                 if w not in field.split()][:3]  # fmt: skip
         about = about or words[:2]
-        # the column's name when the header has one ("What is the storage of basic
-        # plan?"), else the plain question; the first that the clean docs answer
-        for query in dict.fromkeys((question(about, (label, value), field=field),
-                                    f"What is {' '.join(about)}?")):  # fmt: skip
-            if about and add(row.doc_id, query, (label, value),
-                             f"table row {label!r} of {row.doc_id} page {row.page + 1}"):
+        # the column's name when the header has one ("What is the storage of basic plan?"),
+        # with fewer template words when those would outweigh the row's ("What storage for
+        # basic plan?"), else the plain question; the first the row answers on its own
+        shorter = f"What {field} for {' '.join(about)}?" if field else ""
+        forms = (question(about, (label, value), field=field), shorter,
+                 f"What is {' '.join(about)}?")  # fmt: skip
+        for query in dict.fromkeys(q for q in forms if q):
+            if not (about and stats.row_answers(query, row, holder.text)):
+                continue  # the template's words, not the row's, would pick the passage
+            if add(row.doc_id, query, (label, value),
+                   f"table row {label!r} of {row.doc_id} page {row.page + 1}"):
                 made_table += 1
                 break
     # Round-robin over the documents (strata interleaved): each visit a document offers its

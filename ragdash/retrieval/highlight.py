@@ -73,7 +73,8 @@ def evidence_pattern(evidence: str, cjk: bool = True) -> re.Pattern[str] | None:
     a fraction of a millisecond where the CJK ranges take tens (``re`` expands each range,
     case-folded) — generating cases tests thousands of evidence strings.
 
-    >>> bool(evidence_pattern("30 days", cjk=False).search("within 30 days")), found("18", "9時18時")
+    >>> fast = evidence_pattern("30 days", cjk=False)
+    >>> bool(fast.search("within 30 days")), found("18", "9時18時")
     (True, True)
     """
     words = evidence.split()
