@@ -100,6 +100,9 @@ def stress_table() -> str:
     report = _stress("builtin,bm25")
     builtin, bm25 = _none_to_fix(report, "builtin"), _none_to_fix(report, "bm25")
     rows = ["| fault | builtin none → fix | bm25 none → fix |", "|---|---|---|"]
+    clean = [report["baseline"][r] for r in ("builtin", "bm25")]
+    rows += ["| answered clean | "
+             + " | ".join(f"{b['clean_passed']}/{b['cases']}" for b in clean) + " |"]  # fmt: skip
     rows += [f"| {f} | {builtin[f]} | {bm25[f]} |" for f in FAULT_WORDS]
     return f"`{STRESS_COMMAND} --retriever builtin,bm25`:\n\n" + "\n".join(rows)
 

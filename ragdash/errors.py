@@ -87,6 +87,26 @@ class RetrieverUnreachable(RetrieverError):
     (:mod:`ragdash.retrieval.breaker`) instead of waiting out every case."""
 
 
+class RetrieverRaised(RetrieverError):
+    """A team's callable (python search function, factory search, LangChain ``invoke``)
+    raised on a query: like an unreachable service, a run stops calling it after a few of
+    these in a row (``--max-failures``), instead of failing every case the same way."""
+
+
+def unreachable_cause(exc: BaseException) -> bool:
+    """``exc`` (raised by a team's code) says a connection failed: ``ConnectionError``,
+    ``TimeoutError``, an ``OSError``, or a client library's ``…ConnectError`` /
+    ``…ConnectionError`` / ``…Timeout``.
+
+    >>> unreachable_cause(ConnectionRefusedError(111, "refused")), unreachable_cause(KeyError())
+    (True, False)
+    """
+    if isinstance(exc, ConnectionError | TimeoutError | OSError):
+        return True
+    names = [t.__name__ for t in type(exc).__mro__]
+    return any("Connect" in n or "Timeout" in n for n in names)
+
+
 class RunError(RagdashError, ValueError):
     """A saved run that cannot be found or read (an id not in the library, a run file that
     is not one); the message names the run or the file and the problem."""

@@ -452,3 +452,26 @@ class OcrRisk:
 
 
 DEFAULT_OCR_RISK = OcrRisk()
+
+
+@dataclass(frozen=True)
+class StressStatistics:
+    """How ``ragdash stress`` spreads generated cases and judges its figures.
+
+    ``case_share``: no document gives more than this share of the generated cases (rounded
+    up), or an even share of them when the folder has fewer documents than ``1 /
+    case_share`` — one document's quirks must not stand for the folder. ``bootstrap_rounds``:
+    resamples of the documents behind a cell for its clustered interval. ``min_cases``: a
+    fault with fewer faulted cases than this for a retriever gets a note that it is too few
+    to judge.
+
+    >>> StressStatistics().case_share
+    0.1
+    """
+
+    case_share: float = 0.1
+    bootstrap_rounds: int = 2000
+    min_cases: int = 10
+
+
+STRESS_STATISTICS = StressStatistics()

@@ -17,17 +17,19 @@ label and a value), so the ``split-table`` fault has cases to cut.
 
 from __future__ import annotations
 
+import math
 import random
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ragdash.case import Case
-from ragdash.checks.proof import evidence_found
+from ragdash.checks.proof import evidence_found, normalized
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.tables import cells, is_table_line
 from ragdash.retrieval.index import CorpusIndex
-from ragdash.settings import FIX_NAMES, Fixes
+from ragdash.settings import FIX_NAMES, STRESS_STATISTICS, Fixes
 from ragdash.text import tokenize
 
 __all__ = ["GENERATED_KIND", "STOPWORDS", "TableRow", "generate_cases", "is_value", "table_rows"]
@@ -134,6 +136,11 @@ _VALUE = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z]{4,}")
+#: A git diffstat line (``src/ls.c | 12 +++---``, ``logo.png | Bin 0 -> 1234 bytes``):
+#: a ``|`` between a path and a change count is no table row.
+_DIFFSTAT = re.compile(r"^\s*\S+\s+\|\s+(?:\d+\s+[+-]+|Bin\b.*)\s*$")
+#: Candidates a document may offer per round-robin visit before the next document's turn.
+_TRIES_PER_VISIT = 4
 #: A table row's label and value must fit these lengths to be a case.
 MAX_LABEL, MAX_VALUE, MAX_LABEL_WORDS = 40, 20, 5
 
@@ -183,6 +190,9 @@ def table_rows(doc: Document) -> list[TableRow]:
     for page_no, page in enumerate(_page_texts(doc)):
         lines = page.splitlines()
         for i, line in enumerate(lines):
+            if _DIFFSTAT.match(line):  # ``file | 3 ++-``: a git diffstat, not a table row
+                header = None
+                continue
             if not is_table_line(line) or set(line.strip()) <= set("|-: "):
                 header = None if not is_table_line(line) else header
                 continue
@@ -213,9 +223,18 @@ class _Stats:
                 self.holders.setdefault(token, set()).add(n)
         self.df = {t: len(d) for t, d in df.items()}
         self.documents = max(len(index.corpus.documents), 1)
+        self._unique: dict[tuple[str, str], bool] = {}
+        self._texts: dict[int, str] = {}
 
     def unique_to(self, evidence: str, passage_text: str) -> bool:
-        """``evidence`` is in ``passage_text`` and in no other passage."""
+        """``evidence`` is in ``passage_text`` and in no other passage (worked out once per
+        pair: later rounds over a document ask again)."""
+        key = (evidence, passage_text)
+        if key not in self._unique:
+            self._unique[key] = self._unique_to(evidence, passage_text)
+        return self._unique[key]
+
+    def _unique_to(self, evidence: str, passage_text: str) -> bool:
         if not evidence_found(evidence, passage_text):
             return False
         tokens = tokenize(evidence)
@@ -224,11 +243,38 @@ class _Stats:
         holders = set.intersection(*(self.holders.get(t, set()) for t in tokens))
         hits = 0
         for n in sorted(holders):
-            if evidence_found(evidence, self.passages[n].text):
+            if n not in self._texts:  # each holder normalized once, not once per evidence
+                self._texts[n] = normalized(self.passages[n].text)
+            if evidence_found(evidence, self._texts[n]):
                 hits += 1
                 if hits > 1:
                     return False
         return hits == 1
+
+    def row_answers(self, query: str, row: TableRow, holder_text: str) -> bool:
+        """Whether the table row, read as a passage of its own (header and row, as the
+        ``tables`` fix makes a joined table), matches more of the question's words than any
+        other passage, the prose around the row included — ragdash's scorer counts matched
+        query words. A question's template words (``what``, ``is``, ``the``, ``of``) are in
+        almost every prose passage and in no table: a row that wins only with the prose
+        around it loses once a cut table is joined into a passage of its own, and the
+        split-table fault would then measure the template, not the cut.
+        """
+        words = set(tokenize(query))
+        own = len(words & set(tokenize(" ".join((*row.header, *row.cells)))))
+        cells_lower = [c.strip().lower() for c in (*row.header, *row.cells) if c.strip()]
+        prose = "\n".join(line for line in holder_text.splitlines()
+                          if not any(c in line.lower() for c in cells_lower))  # fmt: skip
+        best = len(words & set(tokenize(prose)))
+        shared: Counter[int] = Counter()
+        for w in words:
+            shared.update(self.holders.get(w, ()))
+        for n, count in shared.most_common():  # most shared words first
+            if count <= best:
+                break
+            if self.passages[n].text != holder_text:
+                best = count
+        return own > best
 
     def distinctive(self, text: str, exclude: Iterable[str], rng: random.Random) -> list[str]:
         """The text's words (4+ letters, no stopwords) rarest first (seeded among ties)."""
@@ -250,7 +296,41 @@ def _query(stats: _Stats, text: str, evidence: tuple[str, ...], rng: random.Rand
     common = [w for w in words if w not in chosen and stats.df[w] > 1]
     if common:
         chosen.append(common[len(common) // 2])  # a word other documents share, as "sync"
-    return " ".join(chosen)
+    # in the order the passage has them, so the question reads as the text does
+    at = {w: text.lower().find(w) for w in chosen}
+    return question(sorted(chosen, key=lambda w: at[w]), evidence)
+
+
+_UNIT = re.compile(r"^\d[\d.,]*\s?(%|[A-Za-z]{2,12})$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$|^\d{4}-\d{2}-\d{2}$")
+
+
+def question(words: Sequence[str], evidence: tuple[str, ...], field: str = "") -> str:
+    """A question a user would type, from a template per kind of evidence, keeping the
+    distinctive ``words`` that pick out the passage (the words a fault must hit): a table
+    row's value → ``What is the storage of basic plan?``, a value with a unit → ``How many
+    days for refund window?``, a year or date → ``When was …?``, another value → ``What is
+    the figure for …?``, a phrase → ``What about …?``. Deterministic: no randomness here.
+
+    >>> question(["warehouse", "sync"], ("15 minutes",))
+    'How many minutes for warehouse sync?'
+    >>> question(["basic", "plan"], ("Basic", "10 Go"), field="storage")
+    'What is the storage of basic plan?'
+    """
+    about = " ".join(words)
+    if field:
+        return f"What is the {field} of {about}?"
+    value = evidence[-1].strip()
+    unit = _UNIT.match(value)
+    if _YEAR.match(value):
+        return f"When was {about}?"
+    if unit and unit.group(1) == "%":
+        return f"What percentage for {about}?"
+    if unit and unit.group(1).isalpha():
+        return f"How many {unit.group(1).lower()} for {about}?"
+    if re.search(r"\d", value):
+        return f"What is the figure for {about}?"
+    return f"What about {about}?"
 
 
 def _passes(index: CorpusIndex, case: Case) -> bool:
@@ -264,11 +344,12 @@ def _passes(index: CorpusIndex, case: Case) -> bool:
 
 
 def _prose_candidates(
-    stats: _Stats, rng: random.Random
+    stats: _Stats, rng: random.Random, passages: Sequence[int] | None = None
 ) -> Iterable[tuple[str, tuple[str, ...], str]]:
     """(doc id, evidence, sentence) candidates from prose sentences holding a unique value
-    (and unique two-word phrases), passages in seeded order, made as they are asked for."""
-    order = list(range(len(stats.passages)))
+    (and unique two-word phrases), ``passages`` (indices; all by default) in seeded order,
+    made as they are asked for."""
+    order = list(range(len(stats.passages))) if passages is None else list(passages)
     rng.shuffle(order)
     for n in order:
         p = stats.passages[n]
@@ -294,6 +375,34 @@ def _prose_candidates(
                     break
 
 
+def per_document_cap(n: int, documents: int, share: float | None = None) -> int:
+    """The most generated cases one document may give: ``share`` of ``n`` rounded up (a
+    tenth by default), or an even share when there are fewer documents than ``1 / share``.
+
+    >>> per_document_cap(30, 300), per_document_cap(20, 5), per_document_cap(8, 40)
+    (3, 4, 1)
+    """
+    share = STRESS_STATISTICS.case_share if share is None else share
+    return max(1, math.ceil(n * share), math.ceil(n / max(documents, 1)))
+
+
+def _strata_order(corpus: Corpus, rng: random.Random) -> list[str]:
+    """Document ids interleaved across strata (folder × kind: text, pdf), each stratum's
+    documents in seeded order — so the cases spread over folders and file types before any
+    document gives a second one."""
+    strata: dict[tuple[str, str], list[str]] = {}
+    for doc in corpus.documents:
+        folder = doc.source.replace("\\", "/").rpartition("/")[0]
+        strata.setdefault((folder, doc.kind), []).append(doc.doc_id)
+    groups = [strata[k] for k in sorted(strata)]
+    for g in groups:
+        rng.shuffle(g)
+    out = []
+    for i in range(max((len(g) for g in groups), default=0)):
+        out += [g[i] for g in groups if i < len(g)]
+    return out
+
+
 def generate_cases(
     corpus: Corpus, n: int, seed: int = 0, index: CorpusIndex | None = None
 ) -> list[Case]:
@@ -311,8 +420,17 @@ def generate_cases(
             value = next(c for c in row.cells[1:] if is_value(c))
             table.append((row, value))
     rng.shuffle(table)
-    rounds = [_prose_candidates(stats, random.Random(f"generate:{seed}:{r}")) for r in range(3)]
-    prose = (item for round_ in rounds for item in round_)  # later rounds: other queries
+    cap = per_document_cap(n, len(corpus.documents))
+    given: Counter[str] = Counter()
+    by_doc: dict[str, list[int]] = {}
+    for i, p in enumerate(stats.passages):
+        by_doc.setdefault(p.doc_id, []).append(i)
+
+    def doc_candidates(doc_id: str) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        for r in range(3):  # later rounds: other queries
+            rng_r = random.Random(f"generate:{seed}:{r}:{doc_id}")
+            yield from _prose_candidates(stats, rng_r, by_doc.get(doc_id, ()))
+
     want_table = min(len(table), max(n // 3, 1) if table else 0)
     cases: list[Case] = []
     seen: set[tuple[str, str]] = set()
@@ -321,14 +439,21 @@ def generate_cases(
         if not query or (doc_id, query) in seen:
             return False
         case = Case(f"gen-{len(cases) + 1:03d}", query, doc_id, evidence, 1, GENERATED_KIND, note)
-        if not _passes(index, case):
+        if given[doc_id] >= cap or not _passes(index, case):
             return False
         seen.add((doc_id, query))
         cases.append(case)
+        given[doc_id] += 1
         return True
 
     made_table = 0
-    for row, value in table:
+    rank = {d: i for i, d in enumerate(_strata_order(corpus, random.Random(f"strata:{seed}")))}
+    seen_rows: Counter[str] = Counter()
+    spread: list[tuple] = []
+    for row, value in table:  # the k-th row of each document before any document's k+1-th
+        seen_rows[row.doc_id] += 1
+        spread.append((seen_rows[row.doc_id], rank.get(row.doc_id, 0), len(spread), row, value))
+    for *_, row, value in sorted(spread, key=lambda t: t[:3]):
         if made_table >= want_table:
             break
         label = row.cells[0]
@@ -353,21 +478,47 @@ def generate_cases(
             key=lambda t: (stats.df[t], t),
         )
         head = stats.distinctive(" ".join(row.header), (value, label), rng)
-        query = " ".join(dict.fromkeys([*words[:2], *head[:1]]))
-        if add(
-            row.doc_id,
-            query,
-            (label, value),
-            f"table row {label!r} of {row.doc_id} page {row.page + 1}",
-        ):
-            made_table += 1
-    for doc_id, evidence, sentence in prose:
-        if len(cases) >= n:
-            break
-        add(
-            doc_id,
-            _query(stats, sentence, evidence, rng),
-            evidence,
-            f"from {doc_id}: {sentence.strip()[:80]!r}",
-        )
+        column = row.cells.index(value)
+        field = row.header[column].strip().lower() if column < len(row.header) else ""
+        field = field if re.fullmatch(r"[a-z][a-z ]{1,30}", field) else ""
+        # the row's own words pick it out: the label's, then the rarest of its other
+        # cells' (not the value asked for), then the header's — three at most
+        others = stats.distinctive(" ".join(c for c in row.cells[1:] if c != value),
+                                   (value, label), rng)  # fmt: skip
+        about = [w for w in dict.fromkeys([*words[:2], *others[:2], *head[:1]])
+                 if w not in field.split()][:3]  # fmt: skip
+        about = about or words[:2]
+        # the column's name when the header has one ("What is the storage of basic plan?"),
+        # with fewer template words when those would outweigh the row's ("What storage for
+        # basic plan?"), else the plain question; the first the row answers on its own
+        shorter = f"What {field} for {' '.join(about)}?" if field else ""
+        forms = (question(about, (label, value), field=field), shorter,
+                 f"What is {' '.join(about)}?")  # fmt: skip
+        for query in dict.fromkeys(q for q in forms if q):
+            if not (about and stats.row_answers(query, row, holder.text)):
+                continue  # the template's words, not the row's, would pick the passage
+            if add(row.doc_id, query, (label, value),
+                   f"table row {label!r} of {row.doc_id} page {row.page + 1}"):
+                made_table += 1
+                break
+    # Round-robin over the documents (strata interleaved): each visit a document offers its
+    # next candidates until one passes (a few tries), so every document holding evidence
+    # gets a case before any gets a second, and none gets more than ``cap``.
+    live = {d: doc_candidates(d) for d in _strata_order(corpus, random.Random(f"strata:{seed}"))}
+    while live and len(cases) < n:
+        for doc_id in list(live):
+            if len(cases) >= n:
+                break
+            if given[doc_id] >= cap:
+                del live[doc_id]
+                continue
+            for _ in range(_TRIES_PER_VISIT):
+                item = next(live[doc_id], None)
+                if item is None:
+                    del live[doc_id]
+                    break
+                _, evidence, sentence = item
+                if add(doc_id, _query(stats, sentence, evidence, rng), evidence,
+                       f"from {doc_id}: {sentence.strip()[:80]!r}"):  # fmt: skip
+                    break
     return cases[:n]

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragdash.case import EVIDENCE_RULE, NO_MATCH, Case, Diagnosis
-from ragdash.retrieval.highlight import evidence_pattern
+from ragdash.retrieval.highlight import evidence_pattern, has_cjk
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
@@ -83,10 +83,14 @@ def evidence_found(evidence: str, context: str) -> bool:
     >>> evidence_found("45–54 years", "aged 45-54 years")
     True
     """
-    evidence = unicodedata.normalize("NFKC", evidence).translate(_DASHES)
-    pattern = evidence_pattern(evidence)
-    text = unicodedata.normalize("NFKC", context).translate(_DASHES)
+    text = normalized(context)
+    pattern = evidence_pattern(normalized(evidence), cjk=has_cjk(text))
     return pattern is None or pattern.search(text) is not None
+
+
+def normalized(text: str) -> str:
+    """``text`` as evidence is compared: NFKC, every dash one dash."""
+    return unicodedata.normalize("NFKC", text).translate(_DASHES)
 
 
 #: Hyphen, non-breaking hyphen, figure dash, en dash, em dash, bar, minus: all "-".

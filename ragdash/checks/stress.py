@@ -4,12 +4,12 @@ For every case, :func:`variants` derives faulted variants deterministically from
 and :func:`run_stress` runs the proof check on each under ``none``, the fix that targets the
 fault (:data:`TARGETED_FIX`) and ``all``:
 
-* ``stale`` — a stale duplicate of the expected document (same subject and words, the
-  evidence changed to a plausible wrong value: ``30 days`` → ``60 days``) listed first, in
-  one of three variants per case (the seed picks it): ``dated`` a year before it,
-  ``withdrawn`` (a newer withdrawn draft) and ``reworded`` (older, a few sentences reworded
-  so it no longer ties). Repaired by the version fixes (``recency``, ``status``,
-  ``versions``).
+* ``stale`` — a stale duplicate of the expected document as an older version reads: the
+  same text with a few values changed in their own format (the evidence's ``30 days`` →
+  ``45 days``, a date a year earlier, ``142,526`` → ``139,871``), listed first, in one of
+  three variants per case (the seed picks it): ``dated`` a year before it, ``withdrawn`` (a
+  newer withdrawn draft) and ``older`` (two years before). Repaired by the version fixes
+  (``recency``, ``status``, ``versions``).
 * ``ocr-doc`` — the expected document misread with the OCR map's confusions (``o→0``,
   ``i→1``): every distinctive query word it holds, other words at ``rate``; numbers, codes
   and the evidence itself left alone. Repaired by ``ocr``.
@@ -50,15 +50,15 @@ from ragdash.checks.faults import typo_noise
 from ragdash.checks.generate import STOPWORDS, generate_cases, table_rows
 from ragdash.checks.pdfgen import PAGE_HEIGHT, text_pdf
 from ragdash.checks.proof import evidence_found, judge
-from ragdash.errors import QueryError, RagdashError
+from ragdash.errors import QueryError, RagdashError, RetrieverError
 from ragdash.ingestion.documents import Corpus, Document, Passage
 from ragdash.ingestion.segmentation import document_passages
 from ragdash.ingestion.tables import cells
 from ragdash.retrieval.index import CorpusIndex, tables_neutral
 from ragdash.retrieval.inverted import InvertedIndex, Postings, changed_words, postings_from_ids
 from ragdash.retrieval.spec import RetrieverSpec, shown_kind
-from ragdash.settings import FIX_NAMES, Fixes
-from ragdash.text import is_ocr_candidate, tokenize, tokenizer
+from ragdash.settings import FIX_NAMES, STRESS_STATISTICS, Fixes
+from ragdash.text import is_ocr_candidate, tokenizer
 
 __all__ = [
     "CONFIG_NONE",
@@ -94,6 +94,32 @@ CONFIG_NONE, CONFIG_ALL = "none", "all"
 DEFAULT_RATE = 0.3
 #: Retriever kinds whose index ragdash builds, so corpus faults can reach them.
 IN_PROCESS = ("seed", "bm25", "dense")
+#: Every kind stress runs: query faults (typo, ocr-query) need no re-index, so they reach
+#: any retriever; corpus faults reach the kinds ragdash can rebuild (:func:`rebuildable`).
+STRESSABLE = ("seed", "bm25", "dense", "hybrid", "http", "python", "langchain")
+
+
+def rebuildable(spec: RetrieverSpec) -> tuple[bool, str]:
+    """Whether ragdash can rebuild ``spec``'s index over a faulted corpus, and why not: a
+    built-in index or a Python factory (``build(passages, options)``, rebuilt once per
+    faulted corpus) can; an http service, a plain Python search function and a LangChain
+    retriever search their own copy of the documents, which ragdash cannot fault."""
+    if spec.kind in (*IN_PROCESS, "hybrid"):
+        return True, ""
+    if spec.kind == "python":
+        from ragdash.retrieval.factory import is_factory
+        from ragdash.retrieval.python_retriever import load_callable
+
+        try:
+            if spec.factory or is_factory(load_callable(spec.callable)):
+                return True, ""
+        except RagdashError:
+            pass
+        return False, ("a plain python search function searches its own index (a factory, "
+                       "--factory, is rebuilt per faulted corpus)")  # fmt: skip
+    if spec.kind == "http":
+        return False, "an http service indexes its own copy of the documents"
+    return False, "a LangChain retriever holds its own index of the documents"
 _CORPUS_FAULTS = ("stale", "ocr-doc", "split-table")
 #: When the expected document has no date, the stale variants date it this day.
 UNDATED_STAND_IN = date(2026, 1, 1)
@@ -133,7 +159,8 @@ class FaultedVariant:
     (the clean one for query faults)."""
 
     fault: str
-    variant: str  # "dated", "withdrawn", "reworded", "damaged", "typo", "ocr", "label-value"
+    # "dated", "withdrawn", "older"; "digits", "shapes", "split"; "typo", "ocr"; "label-value"
+    variant: str
     case: Case
     original_query: str
     injected: tuple[str, ...]
@@ -182,6 +209,10 @@ class StressCell:
     retriever: str
     passed: int
     total: int
+    #: (passed, total) per document behind the cell's cases (the case's expected document),
+    #: in document-id order: the clusters the interval resamples.
+    clusters: tuple[tuple[int, int], ...] = ()
+    seed: int = 0
 
     @property
     def rate(self) -> float | None:
@@ -189,7 +220,65 @@ class StressCell:
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.passed, self.total)
+        """The 95% interval: the Wilson interval widened to the bootstrap over documents
+        (:func:`cluster_interval`) — cases from one document stand or fall together, so
+        ten cases from two documents say less than ten from ten."""
+        low, high = wilson_interval(self.passed, self.total)
+        if len(self.clusters) >= 2:
+            key = f"{self.seed}:{self.fault}:{self.configuration}:{self.retriever}"
+            b_low, b_high = cluster_interval(self.clusters, key)
+            low, high = min(low, b_low), max(high, b_high)
+        return (low, high)
+
+
+def cluster_interval(
+    clusters: Sequence[tuple[int, int]], key: str, rounds: int | None = None
+) -> tuple[float, float]:
+    """The 95% percentile interval of the pass rate when whole documents are resampled
+    (``clusters``: passed, total per document), seeded by ``key`` (a stable hash: the same
+    in every process).
+
+    >>> [round(x, 2) for x in cluster_interval([(5, 5), (0, 5)], "k")]
+    [0.0, 1.0]
+    """
+    import zlib
+
+    rounds = STRESS_STATISTICS.bootstrap_rounds if rounds is None else rounds
+    passed = np.asarray([c[0] for c in clusters], dtype=np.float64)
+    total = np.asarray([c[1] for c in clusters], dtype=np.float64)
+    if not len(total) or total.sum() <= 0:
+        return (0.0, 1.0)
+    rng = np.random.default_rng(zlib.crc32(key.encode("utf-8")))
+    picks = rng.integers(0, len(total), size=(rounds, len(total)))
+    tot = total[picks].sum(axis=1)
+    rates = np.where(tot > 0, passed[picks].sum(axis=1) / np.maximum(tot, 1), np.nan)
+    rates = rates[~np.isnan(rates)]
+    if not len(rates):
+        return (0.0, 1.0)
+    return (float(np.quantile(rates, 0.025)), float(np.quantile(rates, 0.975)))
+
+
+def _cells(
+    results: Sequence[StressResult], faults: Sequence[str], labels: Sequence[str],
+    cases: Sequence[Case], seed: int,
+) -> tuple[StressCell, ...]:  # fmt: skip
+    """Passed/total per fault × configuration × retriever, with its documents' tallies."""
+    doc_of = {c.name: c.expected_id for c in cases}
+    tallies: dict[tuple[str, str, str], dict[str, list[int]]] = {}
+    for x in results:
+        per_doc = tallies.setdefault((x.fault, x.configuration, x.retriever), {})
+        row = per_doc.setdefault(doc_of.get(x.case, x.case), [0, 0])
+        row[0] += x.passed
+        row[1] += 1
+    cells = []
+    for fault in faults:
+        for label in configurations_for(fault):
+            for r in labels:
+                per_doc = tallies.get((fault, label, r), {})
+                clusters = tuple((a, b) for _, (a, b) in sorted(per_doc.items()))
+                cells.append(StressCell(fault, label, r, sum(a for a, _ in clusters),
+                                        sum(b for _, b in clusters), clusters, seed))  # fmt: skip
+    return tuple(cells)
 
 
 @dataclass(frozen=True)
@@ -210,6 +299,78 @@ class StressReport:
     #: The clean corpus, to rebuild a variant's faulted corpus when a worker sent it back
     #: without one (``jobs`` > 1).
     corpus: Corpus | None = field(default=None, repr=False, compare=False)
+    #: (retriever, case) for every case the retriever answers on the clean corpus under
+    #: every configuration run: only those cases' variants are measured for it, so a drop
+    #: is the fault's doing for every retriever, not only the scorer that made the cases.
+    clean: tuple[tuple[str, str], ...] = ()
+
+    def clean_passed(self, retriever: str) -> int:
+        """How many of the cases ``retriever`` answers on the clean corpus."""
+        return sum(r == retriever for r, _ in self.clean)
+
+    def baseline(self, retriever: str) -> dict[str, dict[str, int]]:
+        """Per fault, on the cases ``retriever`` answers clean: ``clean`` (faulted variants
+        of those cases), ``faulted`` (passing with no fix), ``fixed`` (with the targeted fix)
+        and ``all`` (with every fix).
+
+        A drop from ``clean`` to ``faulted`` is the fault's doing: each counted case passed
+        on the clean corpus with this same retriever."""
+        out = {}
+        for fault in self.faults:
+            configs = self.configurations(fault)
+            got = [self.cell(fault, c, retriever) for c in configs]
+            none, fix, every = got
+            if none is None or fix is None or every is None:
+                continue
+            out[fault] = {"clean": none.total, "faulted": none.passed, "fixed": fix.passed,
+                          "all": every.passed}  # fmt: skip
+        return out
+
+    def too_few(self) -> list[str]:
+        """A note per fault and retriever with fewer faulted cases than
+        :attr:`StressStatistics.min_cases`: too few to judge."""
+        least = STRESS_STATISTICS.min_cases
+        out = []
+        for r in self.retrievers:
+            for fault in self.faults:
+                cell = self.cell(fault, CONFIG_NONE, r)
+                if cell is not None and cell.total < least:
+                    docs = len(cell.clusters)
+                    out.append(f"{fault} ({shown_kind(r)}): {cell.total} faulted case(s) "
+                               f"from {docs} document(s) — too few to judge (fewer than "
+                               f"{least})")  # fmt: skip
+        return out
+
+    def by_variant(self, fault: str, retriever: str) -> dict[str, dict[str, int]]:
+        """``baseline`` split by the fault's variant (``ocr-doc``: ``digits``, the damage
+        the ``ocr`` fix inverts, against ``shapes`` and ``split``, which it was not built
+        for; ``stale``: ``dated``, ``withdrawn``, ``older``)."""
+        configs = self.configurations(fault)
+        out: dict[str, dict[str, int]] = {}
+        for r in self.results:
+            if r.fault != fault or r.retriever != retriever:
+                continue
+            row = out.setdefault(r.variant, {"clean": 0, "faulted": 0, "fixed": 0, "all": 0})
+            if r.configuration == configs[0]:
+                row["clean"] += 1
+                row["faulted"] += r.passed
+            elif r.configuration == configs[1]:
+                row["fixed"] += r.passed
+            else:
+                row["all"] += r.passed
+        return dict(sorted(out.items()))
+
+    def unrepaired(self, retriever: str) -> list[str]:
+        """In words, the damage no fix repairs on this corpus: each fault variant whose
+        faulted cases still fail with every fix on."""
+        out = []
+        for fault in self.faults:
+            for variant, row in self.by_variant(fault, retriever).items():
+                if row["clean"] and row["all"] < row["clean"]:
+                    lost = row["clean"] - row["all"]
+                    out.append(f"{fault} ({variant}): {lost} of {row['clean']} faulted "
+                               "cases fail even with every fix")  # fmt: skip
+        return out
 
     @property
     def injected(self) -> tuple[str, ...]:
@@ -283,9 +444,22 @@ class StressReport:
             }
             for r in self.retrievers
         }
+        baseline = {
+            shown_kind(r): {
+                "cases": len(self.cases),
+                "clean_passed": self.clean_passed(r),
+                "faults": {
+                    f: {**b, "variants": self.by_variant(f, r)}
+                    for f, b in self.baseline(r).items()
+                },
+                "unrepaired": self.unrepaired(r),
+            }
+            for r in self.retrievers
+        }
         return {
             "faults": faults,
             "retrievers": by_retriever,
+            "baseline": baseline,
             "targeted": {f: self.configurations(f)[1] for f in self.faults},
             "seed": self.seed,
             "rate": self.rate,
@@ -318,7 +492,7 @@ class StressReport:
             ],
             "skipped": [{"fault": f, "case": c, "reason": why} for f, c, why in self.skipped],
             "injected": list(self.injected),
-            "notes": list(self.notes),
+            "notes": [*self.notes, *self.too_few()],
             "cancelled": self.cancelled,
         }
 
@@ -465,51 +639,87 @@ def _rng(seed: int, *parts: str) -> random.Random:
     return random.Random(":".join((str(seed), *parts)))
 
 
-def _shift_number(text: str, rng: random.Random) -> str:
-    def shift(m: re.Match) -> str:
-        raw = m.group(0)
-        value = int(raw.replace(",", "")) if raw.replace(",", "").isdigit() else None
-        if value is None:
-            return raw
-        new = value * 2 if value < 1000 and value % 1 == 0 else value + rng.randint(1, 9)
-        if 1900 <= value <= 2100:
-            new = value - rng.randint(1, 3)
-        return str(new)
+#: A value in running text: an ISO date, or a number with its thousands separators and
+#: decimals (``142,526``, ``1.5``, ``48``). Never part of a code, path, version or word:
+#: ``v1.2``, ``lib2``, ``1.2.3``, ``x86_64`` and ``/usr/lib/3`` are left alone.
+_VALUE = re.compile(
+    r"(?<![\w./\\:-])(?:\d{4}-\d{2}-\d{2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?![\w/\\-]|\.\d)"
+)
+#: At most this many values besides the evidence change in a stale copy.
+STALE_OTHER_VALUES = 2
 
-    return re.sub(r"\d[\d,]*", shift, text)
+
+def _shape(value: str) -> str:
+    """A value's format: every digit as ``9`` (``142,526`` → ``999,999``)."""
+    return re.sub(r"\d", "9", value)
+
+
+def stale_value(value: str, rng: random.Random) -> str:
+    """An older version's value in the same format: a date a year or two earlier, a year
+    1–3 earlier, another number with the same digits count, separators and decimals
+    (``142,526`` → ``139,871``, ``30`` → ``45``, ``1.5`` → ``2.5``). ``value`` itself when
+    it cannot change in its format (``0``).
+
+    >>> import random; [stale_value(v, random.Random(1)) for v in ("2024-03-01", "142,526", "2019")]
+    ['2023-03-01', '114,021', '2018']
+    """
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        year = int(value[:4]) - rng.randint(1, 2)
+        return f"{year:04d}{value[4:]}"
+    whole, _, decimals = value.partition(".")
+    digits = whole.replace(",", "")
+    n = int(digits)
+    if len(digits) == 4 and 1900 <= n <= 2100 and "," not in whole and not decimals:
+        return str(n - rng.randint(1, 3))  # a year: earlier
+    width = len(digits)
+    low, high = (10 ** (width - 1) if width > 1 else 1), 10**width - 1
+    if low >= high or n == 0:
+        return value
+    for _ in range(20):
+        step = max(1, round(n * rng.choice((0.1, 0.2, 0.25, 0.5))))
+        new = n + step * rng.choice((-1, 1))
+        if low <= new <= high and new != n:
+            break
+    else:
+        new = n + 1 if n < high else n - 1
+    text = f"{new:,}" if "," in whole else str(new)
+    return f"{text}.{decimals}" if decimals else text
 
 
 def wrong_value(evidence: str, words: Sequence[str], rng: random.Random) -> str:
-    """A plausible wrong version of ``evidence``: numbers shifted (``30 days`` → ``60
-    days``), else its last word swapped for another word of the document."""
-    if re.search(r"\d", evidence):
-        return _shift_number(evidence, rng)
-    parts = evidence.split()
-    pool = [w for w in words if w.lower() != parts[-1].lower() and len(w) >= 4]
-    if not pool:
-        return evidence + "s"
-    parts[-1] = rng.choice(sorted(set(pool)))
-    return " ".join(parts)
+    """The evidence as an older version states it: each of its values changed in its own
+    format (``30 days`` → ``45 days``); a phrase with no value stays as it is (an older
+    version says the same words). ``words`` is kept for callers' signature."""
+    del words
+    return _VALUE.sub(lambda m: stale_value(m.group(0), rng), evidence)
 
 
-def _replace_all(text: str, old: str, new: str) -> str:
-    pattern = re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, old.split())) + r"(?!\w)", re.I)
-    return pattern.sub(new, text)
+def _stale_values(text: str, evidence: Sequence[str], rng: random.Random) -> dict[str, str]:
+    """The values a stale copy changes: the evidence's own, plus up to
+    :data:`STALE_OTHER_VALUES` other values of the document (each found at most twice),
+    picked by the seed — the rest of the text stays as it is."""
+    changed: dict[str, str] = {}
+    for e in evidence:
+        for m in _VALUE.finditer(e):
+            new = stale_value(m.group(0), rng)
+            if new != m.group(0):
+                changed.setdefault(m.group(0), new)
+    counts = Counter(m.group(0) for m in _VALUE.finditer(text))
+    inside = {m.group(0) for e in evidence for m in _VALUE.finditer(e)}
+    others = sorted(v for v, k in counts.items() if k <= 2 and v not in inside)
+    rng.shuffle(others)
+    for v in others[:STALE_OTHER_VALUES]:
+        new = stale_value(v, rng)
+        if new != v:
+            changed[v] = new
+    return changed
 
 
-def _reword(text: str, protect: Sequence[str], rng: random.Random) -> str:
-    """Drop a few words that are neither query nor evidence words (an older wording)."""
-    keep = {t for p in protect for t in tokenize(p)}
-    out = []
-    for line in text.split("\n"):
-        words = line.split(" ")
-        kept = [
-            w
-            for w in words
-            if not (w.isalpha() and w.lower() not in keep and len(w) > 3 and rng.random() < 0.15)
-        ]
-        out.append(" ".join(kept))
-    return "\n".join(out)
+def _replace_values(text: str, changed: dict[str, str]) -> str:
+    if not changed:
+        return text
+    return _VALUE.sub(lambda m: changed.get(m.group(0), m.group(0)), text)
 
 
 def _stale(
@@ -519,9 +729,10 @@ def _stale(
     if doc is None:
         return []
     rng = _rng(seed, "stale", case.name)
-    words = re.findall(r"[A-Za-z]{4,}", doc.text)
-    wrong = {e: wrong_value(e, words, rng) for e in case.evidence}
-    wrong = {e: w for e, w in wrong.items() if w.lower() != e.lower()}
+    changed = _stale_values(doc.text, case.evidence, rng)
+    wrong = {e: _replace_values(e, changed) for e in case.evidence}
+    wrong = {e: w for e, w in wrong.items() if w != e}
+    others = {o: n for o, n in changed.items() if not any(o in e for e in case.evidence)}
     current = doc
     note = ""
     if doc.updated is None:
@@ -529,39 +740,29 @@ def _stale(
         note = f"{doc.doc_id} has no date; the test dates it {UNDATED_STAND_IN}"
     when = current.updated or UNDATED_STAND_IN
 
-    def pages(texts: tuple[str, ...] | None, reword: bool) -> tuple[str, ...] | None:
+    def pages(texts: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if texts is None:
             return None
-        out = []
-        for n, page in enumerate(texts):
-            for old, new in wrong.items():
-                page = _replace_all(page, old, new)
-            if reword:
-                page = _reword(
-                    page, (case.query, *wrong.values()), _rng(seed, "reword", case.name, str(n))
-                )
-            out.append(page)
-        return tuple(out)
+        return tuple(_replace_values(page, changed) for page in texts)
 
     variants = []
     kinds = (
         ("dated", "current", when - timedelta(days=365)),
         ("withdrawn", "withdrawn", when + timedelta(days=30)),
-        ("reworded", "current", when - timedelta(days=365)),
+        ("older", "current", when - timedelta(days=730)),
     )
     # One variant per case, picked by the seed: every case counts once per fault, and a
     # run stays three corpora per case lighter (all three with ``all_stale``).
     picked = kinds if all_variants else (kinds[rng.randrange(len(kinds))],)
     for name, status, day in picked:
         stale_id = f"{doc.doc_id}-stale-{day.year}"
-        reword = name == "reworded"
         stale = replace(
             doc,
             doc_id=stale_id,
             updated=day,
             status=status,
-            pages=pages(doc.pages, reword) or (),
-            table_pages=pages(doc.table_pages, reword),
+            pages=pages(doc.pages) or (),
+            table_pages=pages(doc.table_pages),
             layouts=None,
             source=f"{doc.source} (stale copy injected by ragdash)",
             order=doc.order - 0.5,
@@ -572,9 +773,8 @@ def _stale(
                 docs.extend((stale, current))
             else:
                 docs.append(d)
-        what = (
-            ", ".join(f"{o!r} → {n!r}" for o, n in wrong.items()) or "no evidence value to change"
-        )
+        what = ", ".join(f"{o!r} → {n!r}" for o, n in (*wrong.items(), *others.items()))
+        what = what or "the same text (no value to change)"
         variants.append(
             FaultedVariant(
                 "stale",
@@ -597,7 +797,20 @@ def _stale(
     return variants
 
 
-def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
+#: The confusions real OCR makes, as the scan pipeline's alignment of OCR with clean text
+#: finds them (``ragdash ocr-map``; Tesseract on the dev scans): ``digits`` swaps letters for
+#: look-alike digits (``Table`` → ``Ta8le``, what the ``ocr`` fix inverts); the ``shapes``
+#: confusions are letter for letter (``rn``↔``m``, ``cl``↔``d``, ``li``↔``h``), ``split``
+#: and ``merge`` break or join words at a space, ``accents`` loses diacritics (``café`` →
+#: ``cafe``). The ``ocr`` fix is built to invert ``digits`` only.
+OCR_CONFUSIONS = ("digits", "shapes", "split", "merge", "accents")
+_SHAPES = (("m", "rn"), ("rn", "m"), ("d", "cl"), ("cl", "d"), ("h", "li"), ("li", "h"))
+#: A word OCR may misread: letters only (Unicode), never touching a path, URL, e-mail,
+#: version or code (``lib/fribidi.c``, ``https://x.org``, ``x86_64`` and ``v1.2`` stay).
+_OCR_WORD = re.compile(r"(?<![\w/.\\@:~+=-])[^\W\d_]{4,}(?![\w/\\@:~+=-]|\.\w)( ?)")
+
+
+def _digit_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
     reverse = {letter: digit for digit, letter in ocr_map.items()}
     spots = [i for i, ch in enumerate(word) if ch.lower() in reverse]
     if not spots:
@@ -613,6 +826,49 @@ def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
     return word
 
 
+def _shape_word(word: str, rng: random.Random) -> str:
+    found = [(i, a, b) for a, b in _SHAPES for i in range(len(word)) if word.startswith(a, i)]
+    if not found:
+        return word
+    i, a, b = rng.choice(sorted(found))
+    return word[:i] + b + word[i + len(a):]
+
+
+def _strip_accents(word: str) -> str:
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def ocr_misread(
+    word: str, confusion: str, rng: random.Random, ocr_map: dict[str, str] | None = None
+) -> tuple[str, bool]:
+    """``word`` misread with one ``confusion`` of :data:`OCR_CONFUSIONS` (the word itself
+    when that confusion has nothing to take hold of), and whether the following space is
+    lost (``merge``).
+
+    >>> import random; ocr_misread("modern", "shapes", random.Random(0))
+    ('moclern', False)
+    """
+    ocr_map = dict(ocr_map or Fixes().ocr_map)
+    if confusion == "digits":
+        return _digit_word(word, rng, ocr_map), False
+    if confusion == "shapes":
+        return _shape_word(word, rng), False
+    if confusion == "split":
+        cut = rng.randint(2, len(word) - 2)
+        return f"{word[:cut]} {word[cut:]}", False
+    if confusion == "merge":
+        return word, True
+    return _strip_accents(word), False
+
+
+def _ocr_word(word: str, rng: random.Random, ocr_map: dict[str, str]) -> str:
+    """The digit misreading the ``ocr`` fix inverts (the query fault's)."""
+    return _digit_word(word, rng, ocr_map)
+
+
 def ocr_damage(
     text: str,
     targets: set[str],
@@ -620,10 +876,12 @@ def ocr_damage(
     rng: random.Random,
     protect: Sequence[str] = (),
     ocr_map: dict[str, str] | None = None,
+    confusion: str = "digits",
 ) -> str:
-    """``text`` misread by OCR: every word in ``targets`` (lowercase), others at ``rate``;
-    words of 4+ letters only, so numbers and codes are never touched; ``protect`` spans
-    (the evidence) kept legible."""
+    """``text`` misread by OCR: every word in ``targets`` (lowercase) with ``confusion``,
+    others at ``rate`` with a confusion the seed picks from :data:`OCR_CONFUSIONS`; words
+    of 4+ letters only, so numbers, codes, paths and URLs are never touched; ``protect``
+    spans (the evidence) kept legible."""
     ocr_map = dict(ocr_map or Fixes().ocr_map)
     spans = []
     for p in protect:
@@ -631,14 +889,25 @@ def ocr_damage(
         spans += [m.span() for m in pattern.finditer(text)]
 
     def damage(m: re.Match) -> str:
-        if any(a <= m.start() < b for a, b in spans):
+        word, space = m.group(0)[: len(m.group(0)) - len(m.group(1))], m.group(1)
+        if any(a <= m.start() < b or a < m.end() - len(space) <= b for a, b in spans):
             return m.group(0)
-        word = m.group(0)
-        if word.lower() in targets or rng.random() < rate:
-            return _ocr_word(word, rng, ocr_map)
-        return word
+        if word.lower() in targets:
+            kind = confusion
+        elif rng.random() < rate:
+            kind = OCR_CONFUSIONS[rng.randrange(len(OCR_CONFUSIONS))]
+        else:
+            return m.group(0)
+        out, merged = ocr_misread(word, kind, rng, ocr_map)
+        if out == word and not merged and kind != "digits":
+            out = _digit_word(word, rng, ocr_map)  # nothing to take hold of: a digit misread
+        nxt = m.end()
+        joins = merged and space and nxt < len(text) and text[nxt].isalpha()
+        if joins and any(a <= nxt < b for a, b in spans):
+            joins = False  # the evidence that follows stays legible
+        return out if joins else out + space
 
-    return re.sub(r"(?<![\w])[A-Za-z]{4,}(?![\w])", damage, text)
+    return _OCR_WORD.sub(damage, text)
 
 
 def _ocr_doc(
@@ -650,16 +919,27 @@ def _ocr_doc(
     rng = _rng(seed, "ocr-doc", case.name)
     targets = {w.lower() for w in clean.distinctive(case.query)}
     ocr_map = dict(fixes.ocr_map)
-    if not any(set(w) & set(ocr_map.values()) for w in targets):
+    if not targets:
         return []
+    # Half the cases (the seed picks) get the digit misreadings the ocr fix inverts on their
+    # distinctive words; the other half a confusion it was not built for — so the report
+    # shows the fix's rate on both, and which damage no fix repairs.
+    confusion = "digits" if rng.random() < 0.5 else "shapes"
+    if confusion == "digits" and not any(set(w) & set(ocr_map.values()) for w in targets):
+        confusion = "shapes"
+    if confusion == "shapes" and not any(
+        a in w for w in targets for a, _ in _SHAPES
+    ):  # fmt: skip
+        confusion = "split"
 
     def damaged(texts: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if texts is None:
             return None
         return tuple(
             ocr_damage(
-                t, targets, rate, _rng(seed, "ocr-doc", case.name, str(n)), case.evidence, ocr_map
-            )
+                t, targets, rate, _rng(seed, "ocr-doc", case.name, str(n)), case.evidence,
+                ocr_map, confusion,
+            )  # fmt: skip
             for n, t in enumerate(texts)
         )
 
@@ -669,13 +949,13 @@ def _ocr_doc(
     return [
         FaultedVariant(
             "ocr-doc",
-            "damaged",
+            confusion,
             case,
             case.query,
             (doc.doc_id,),
             Corpus(docs, clean.corpus.messages),
-            f"{doc.doc_id} misread by OCR ({', '.join(sorted(targets))} and "
-            f"{rate:.0%} of other words)",
+            f"{doc.doc_id} misread by OCR ({', '.join(sorted(targets))} with {confusion} "
+            f"confusions, {rate:.0%} of other words with any)",
             (doc.doc_id,),
         )
     ]
@@ -817,7 +1097,7 @@ def variants(
 ) -> tuple[list[FaultedVariant], str]:
     """The faulted variants of one case for one fault, and why there are none ("" when
     there are). ``stale`` gives the variant the seed picks for the case (``dated``,
-    ``withdrawn`` or ``reworded``), or all three with ``all_stale``."""
+    ``withdrawn`` or ``older``), or all three with ``all_stale``."""
     clean = corpus if isinstance(corpus, _Corpus) else _Corpus(corpus)
     fixes = fixes or Fixes()
     if fault not in FAULTS:
@@ -1174,7 +1454,9 @@ def _run_serial(
     clean = _CLEAN if _CLEAN is not None and _CLEAN.corpus is corpus else _Corpus(corpus, index)
     specs = [RetrieverSpec.resolve(r) for r in retrievers]
     labels = tuple(s.kind if s.kind in IN_PROCESS else s.label for s in specs)
+    rebuilds = [rebuildable(s) for s in specs]
     makers = [_retriever_factory(s) for s in specs]
+    rebuilt = [0] * len(specs)
     results: list[StressResult] = []
     made: list[FaultedVariant] = []
     skipped: list[tuple[str, str, str]] = []
@@ -1182,11 +1464,21 @@ def _run_serial(
     cancelled = False
     total = max(len(cases) * len(faults), 1)
     clean_retrievers = [clean.retriever(s, m) for s, m in zip(specs, makers, strict=True)]
-    clean_passed: dict[tuple[str, str, int], bool] = {}
+    # Every configuration this run uses: a case counts for a retriever only when that
+    # retriever answers it on the clean corpus under each of them.
+    every_config: dict[str, Fixes] = {}
+    for fault in faults:
+        for label, config in configurations_for(fault, fixes).items():
+            every_config.setdefault(label, config)
+    answered: list[tuple[str, str]] = []
     for c, case in enumerate(cases):
         if cancel is not None and cancel.is_set():
             cancelled = True
             break
+        ok = [
+            _answers_clean(r, case, every_config.values()) for r in clean_retrievers
+        ]  # fmt: skip
+        answered += [(labels[s], case.name) for s in range(len(specs)) if ok[s]]
         for f, fault in enumerate(faults):
             if progress:
                 progress((c * len(faults) + f) / total, f"{case.name} · {fault}")
@@ -1198,54 +1490,56 @@ def _run_serial(
             for v in found:
                 made.append(v)
                 index_v = _patched_index(clean, v)
-                for s, spec in enumerate(specs):
-                    if v.changed and spec.kind not in IN_PROCESS:
-                        skipped.append(
-                            (
-                                fault,
-                                case.name,
-                                f"{labels[s]}: ragdash cannot inject "
-                                "documents into an external retriever's index",
-                            )
-                        )
+                for s in range(len(specs)):
+                    if not ok[s]:
+                        continue  # not answered clean: a failure would not be the fault's
+                    if v.changed and not rebuilds[s][0]:
+                        skipped.append((fault, case.name, f"{shown_kind(labels[s])}: corpus "
+                                        f"faults need a re-index; {rebuilds[s][1]}"))  # fmt: skip
                         continue
-                    retriever = clean_retrievers[s] if not v.changed else makers[s](index_v)
+                    if v.changed:
+                        retriever = makers[s](index_v)
+                        rebuilt[s] += 1
+                    else:
+                        retriever = clean_retrievers[s]
                     for label, config in configs.items():
-                        key = (case.name, label, s)
-                        if key not in clean_passed:  # the case as it is, once per config
-                            clean_passed[key] = _passes(clean_retrievers[s], case, config)
+                        # Measured only where answered clean under every configuration, so
+                        # a failure here is one the fault broke (what a cell click opens).
                         result = _judge(retriever, v, label, labels[s], config)
-                        results.append(replace(result, clean_passed=clean_passed[key]))
+                        results.append(replace(result, clean_passed=True))
     if progress:
         progress(1.0, "done")
-    cells = []
-    for fault in faults:
-        for label in configurations_for(fault):
-            for r in labels:
-                rows = [
-                    x
-                    for x in results
-                    if (x.fault, x.configuration, x.retriever) == (fault, label, r)
-                ]
-                cells.append(StressCell(fault, label, r, sum(x.passed for x in rows), len(rows)))
+    run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
+    cells = _cells(results, faults, labels, run, seed)
+    for s, spec in enumerate(specs):
+        if spec.kind not in IN_PROCESS and rebuilds[s][0] and rebuilt[s]:
+            notes.append(f"{shown_kind(labels[s])}: its index is rebuilt once per faulted "
+                         f"corpus — {rebuilt[s]} rebuilds, each as slow as building it over "
+                         "the whole folder")  # fmt: skip
+        elif not rebuilds[s][0] and any(f in _CORPUS_FAULTS for f in faults):
+            notes.append(f"{shown_kind(labels[s])}: query faults only (typo, ocr-query); "
+                         f"corpus faults refused: {rebuilds[s][1]}")  # fmt: skip
     if any(d.updated is None for d in corpus.documents):
         notes.append(
             f"undated documents: the stale variants date the current copy {UNDATED_STAND_IN} "
             "so the recency fix has dates to compare"
         )
-    run = tuple(cases) if not cancelled else tuple(cases[:c])  # the cases measured
     return StressReport(
-        tuple(cells), tuple(results), run, tuple(skipped), tuple(made), seed, rate,
-        tuple(faults), labels, tuple(notes), cancelled, corpus,
+        cells, tuple(results), run, tuple(skipped), tuple(made), seed, rate,
+        tuple(faults), labels, tuple(notes), cancelled, corpus, tuple(answered),
     )  # fmt: skip
 
 
-def _passes(retriever, case: Case, config: Fixes) -> bool:
-    """Whether ``case`` passes as it is (clean corpus, its own query) under ``config``."""
+def _answers_clean(retriever, case: Case, configs) -> bool:
+    """The retriever passes ``case`` on the clean corpus under every configuration."""
     try:
-        return judge(case, retriever.top(case.query, config, max(case.top_k, 1)), config).passed
-    except QueryError:
+        for config in configs:
+            ranked = retriever.top(case.query, config, max(case.top_k, 1))
+            if not judge(case, ranked, config).passed:
+                return False
+    except (QueryError, RetrieverError):
         return False
+    return True
 
 
 def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -> StressResult:
@@ -1255,7 +1549,7 @@ def _judge(retriever, v: FaultedVariant, label: str, name: str, config: Fixes) -
         check = judge(case, ranked, config)
         passed, diagnosis = check.passed, check.diagnosis.value
         first, missing = check.first_id or "", check.missing_evidence
-    except QueryError as exc:
+    except (QueryError, RetrieverError) as exc:
         passed, diagnosis, first, missing = False, "error", "", (str(exc),)
     return StressResult(
         case.name,
@@ -1345,21 +1639,14 @@ def _merge(
     first = reports[0] if reports else None
     labels = first.retrievers if first else tuple(
         RetrieverSpec.resolve(r).kind for r in options["retrievers"])  # fmt: skip
-    cells = []
-    for fault in options["faults"]:
-        for label in configurations_for(fault):
-            for r in labels:
-                rows = [
-                    x
-                    for x in results
-                    if (x.fault, x.configuration, x.retriever) == (fault, label, r)
-                ]
-                cells.append(StressCell(fault, label, r, sum(x.passed for x in rows), len(rows)))
+    cases = tuple(c for rep in reports for c in rep.cases)
+    cells = _cells(results, options["faults"], labels, cases, options["seed"])
     return StressReport(
-        tuple(cells), results, tuple(c for rep in reports for c in rep.cases),
+        cells, results, cases,
         tuple(s for rep in reports for s in rep.skipped),
         tuple(v for rep in reports for v in rep.variants), options["seed"], options["rate"],
         options["faults"], labels, first.notes if first else (),
         cancelled or any(rep.cancelled for rep in reports),
         corpus,
+        tuple(x for rep in reports for x in rep.clean),
     )  # fmt: skip

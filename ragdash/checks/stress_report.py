@@ -38,11 +38,13 @@ def _rate_cell(passed: int, total: int, low: float, high: float) -> str:
 def _matrix(report: StressReport) -> str:
     parts = []
     for retriever in report.retrievers:
-        rows = ["<tr><th>fault</th><th>No fix</th><th>Targeted fix</th><th>All fixes</th>"
+        rows = ["<tr><th>fault</th><th>Clean</th><th>No fix</th><th>Targeted fix</th><th>All fixes</th>"
                 "<th>targeted fix is</th></tr>"]  # fmt: skip
+        baseline = report.baseline(retriever)
         for fault in report.faults:
             configs = report.configurations(fault)
-            cells = []
+            clean = baseline.get(fault, {}).get("clean", 0)
+            cells = [f"<td>{clean}</td>"]
             for c in configs:
                 cell = report.cell(fault, c, retriever)
                 if cell is None:
@@ -53,7 +55,11 @@ def _matrix(report: StressReport) -> str:
                 f"<tr><th>{_t(fault)}</th>{''.join(cells)}<td>{_t(configuration_title(configs[1]))}"
                 "</td></tr>"
             )
-        parts.append(f"<h3>{_t(shown_kind(retriever))}</h3><div class='scroll'><table class='heat'>"
+        answered = (f"<p>Answers {report.clean_passed(retriever)}/{len(report.cases)} cases on "
+                    "the clean docs; each fault is measured on those cases only, so a drop "
+                    "from <i>clean</i> is the fault's doing.</p>")  # fmt: skip
+        parts.append(f"<h3>{_t(shown_kind(retriever))}</h3>{answered}"
+                     "<div class='scroll'><table class='heat'>"
                      f"{''.join(rows)}</table></div>")  # fmt: skip
     return "".join(parts)
 
@@ -136,14 +142,15 @@ def stress_report(report: StressReport, title: str = "ragdash stress test") -> s
         f"<tr><td>retrievers</td><td>{_t(', '.join(map(shown_kind, report.retrievers)))}</td></tr>"
         f"<tr><td>skipped</td><td>{_t(skipped_text or 'none')}</td></tr></table>"
     )
-    notes = "".join(f"<p class='muted'>{_t(n)}</p>" for n in report.notes)
+    notes = "".join(f"<p class='muted'>{_t(n)}</p>" for n in (*report.notes, *report.too_few()))
     if report.cancelled:
         notes += "<p><b>Cancelled:</b> the numbers cover the cases run before the stop.</p>"
     body = (
         f"<h1>{_t(title)}</h1>{facts}{notes}"
         "<h2>Pass rate per fault and configuration</h2>"
-        "<p class='muted'>passed/total, the rate and its 95% Wilson interval; each stale case "
-        "gets one variant the seed picks: dated, withdrawn or reworded.</p>"
+        "<p class='muted'>passed/total, the rate and its 95% interval (Wilson, widened to "
+        "a bootstrap over the documents behind the cases); each stale case "
+        "gets one variant the seed picks: dated, withdrawn or older.</p>"
         f"{_matrix(report)}<h2>Which fix repairs which fault here</h2>{_repairs(report)}"
         f"<h2>Variants no fix saves</h2>{_unsaved(report)}"
         f"<h2>Injected documents and faulted queries</h2>{_injected(report)}"

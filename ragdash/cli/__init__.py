@@ -40,6 +40,7 @@ from ragdash.cli.common import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_RETRIEVER,
     EXIT_TERMINATED,
     BadInput,
     _cache_options,
@@ -64,6 +65,7 @@ from ragdash.cli.runs import cmd_diff, cmd_report, cmd_runs
 from ragdash.cli.stress import add_stress_parser, cmd_stress
 from ragdash.errors import (
     RagdashError,
+    RetrieverUnreachable,
 )
 from ragdash.ingestion.ingest import MAX_PDF_PAGES
 from ragdash.version import VERSION
@@ -310,6 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BadInput as exc:
         say(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RetrieverUnreachable as exc:  # a retriever that cannot be reached while set up
+        say(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
+        return EXIT_RETRIEVER
     except RagdashError as exc:  # e.g. a library locked while runs are listed: one line too
         say(f"ragdash: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT

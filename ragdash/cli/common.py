@@ -21,6 +21,7 @@ from ragdash.errors import (
     IngestError,
     RagdashError,
     RetrieverError,
+    RetrieverUnreachable,
     SettingsError,
 )
 from ragdash.ingestion.ingest import load_folder
@@ -578,6 +579,8 @@ def _retriever(args: argparse.Namespace, index: CorpusIndex):
         sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
     try:
         retriever = make_retriever(spec, index)
+    except RetrieverUnreachable:
+        raise  # the retriever is down (exit 4), not input ragdash cannot use
     except RetrieverError as exc:
         raise BadInput(str(exc)) from None
     limit = getattr(args, "max_failures", None)

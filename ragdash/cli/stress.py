@@ -43,8 +43,17 @@ def add_stress_parser(sub, common, jobs_option) -> None:
     )
     p.add_argument(
         "--retriever", default="builtin",
-        help="comma-separated: builtin (ragdash's own scorer), bm25, dense (default builtin)",
+        help="comma-separated: builtin (ragdash's own scorer), bm25, dense, hybrid; http "
+             "(--url), python or langchain (--callable): query faults reach every kind, "
+             "corpus faults the ones ragdash rebuilds (built-ins, python --factory) "
+             "(default builtin)",
     )  # fmt: skip
+    p.add_argument("--url", default=None, help="--retriever http: the service's search URL")
+    p.add_argument("--callable", default=None, metavar="MODULE:FUNCTION",
+                   help="--retriever python/langchain: the callable")  # fmt: skip
+    p.add_argument("--factory", action="store_true", default=None,
+                   help="python: --callable is build(passages, options) returning "
+                        "search(query, k); rebuilt once per faulted corpus")  # fmt: skip
     p.add_argument(
         "--faults",
         default=",".join(FAULTS),
@@ -80,19 +89,35 @@ def _faults(text: str) -> tuple[str, ...]:
     return names
 
 
-def _retrievers(text: str) -> tuple[str, ...]:
-    from ragdash.checks.stress import IN_PROCESS
-    from ragdash.retrieval.spec import retriever_kind, shown_kind
+def _retrievers(args: argparse.Namespace) -> tuple:
+    """The specs ``--retriever`` names: built-in kinds by name, an http/python/langchain
+    retriever with ``--url`` / ``--callable`` / ``--factory``."""
+    from ragdash.checks.stress import IN_PROCESS, STRESSABLE
+    from ragdash.errors import SettingsError
+    from ragdash.retrieval.spec import RetrieverSpec, retriever_kind, shown_kind
 
-    names = tuple(dict.fromkeys(retriever_kind(n) for n in text.split(",") if n.strip()))
-    bad = [n for n in names if n not in IN_PROCESS]
+    names = tuple(dict.fromkeys(retriever_kind(n) for n in args.retriever.split(",")
+                                if n.strip()))  # fmt: skip
+    bad = [n for n in names if n not in STRESSABLE]
     if bad or not names:
         raise BadInput(
             f"--retriever: {', '.join(map(repr, bad)) or 'empty list'} cannot be stressed; "
-            f"choose from {', '.join(map(shown_kind, IN_PROCESS))} (ragdash injects "
-            "documents into indexes it builds itself)"
+            f"choose from {', '.join(map(shown_kind, STRESSABLE))}"
         )
-    return names
+    specs: list[str | RetrieverSpec] = []
+    for kind in names:
+        if kind in IN_PROCESS:
+            specs.append(kind)
+            continue
+        values = {"kind": kind, "url": args.url or "", "callable": args.callable or "",
+                  "factory": bool(args.factory)}  # fmt: skip
+        try:
+            specs.append(RetrieverSpec.resolve(values))
+        except SettingsError as exc:
+            raise BadInput(f"--retriever {kind}: {exc}") from None
+    if sum(not isinstance(x, str) and x.kind in ("python", "langchain") for x in specs) > 1:
+        raise BadInput("--retriever: one python or langchain retriever per run (one --callable)")
+    return tuple(specs)
 
 
 def cmd_stress(args: argparse.Namespace) -> int:
@@ -100,7 +125,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
     from ragdash.retrieval.spec import shown_kind
 
     faults = _faults(args.faults)
-    retrievers = _retrievers(args.retriever)
+    retrievers = _retrievers(args)
     if not 0 <= args.rate <= 1:
         raise BadInput(f"--rate must be between 0 and 1, got {args.rate:g}")
     if args.generate is not None and args.cases:
@@ -122,7 +147,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
                            "passage holds a value or phrase found nowhere else")  # fmt: skip
     else:
         cases = _cases(args, index)
-    if "dense" in retrievers:
+    if "dense" in retrievers:  # a built-in kind is named by its string
         from ragdash.errors import RetrieverError
         from ragdash.retrieval.dense import make_embedder
         from ragdash.retrieval.spec import RetrieverSpec
@@ -131,6 +156,20 @@ def cmd_stress(args: argparse.Namespace) -> int:
             make_embedder(RetrieverSpec("dense"))
         except RetrieverError as exc:
             raise BadInput(str(exc)) from None
+    if any(not isinstance(r, str) and r.kind in ("python", "langchain") for r in retrievers):
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # like `python -m`: mypkg in the current folder
+        from ragdash.errors import RetrieverError, RetrieverUnreachable
+        from ragdash.retrieval.retrievers import make_retriever
+
+        for r in retrievers:
+            if not isinstance(r, str) and r.kind in ("python", "langchain"):
+                try:
+                    make_retriever(r, index)
+                except RetrieverUnreachable:
+                    raise  # down, not bad input: exit 4
+                except RetrieverError as exc:
+                    raise BadInput(str(exc)) from None
     report = run_stress(
         index.corpus, cases, faults=faults, rate=args.rate, seed=args.seed,
         retrievers=retrievers, fixes=fixes, jobs=args.jobs, index=index,
@@ -150,6 +189,12 @@ def cmd_stress(args: argparse.Namespace) -> int:
     say(inputs_line(args, cases))
     origin = f"generated with seed {args.seed}" if args.generate else "from the case file"
     say(f"{len(report.cases)} cases ({origin}), faults at rate {args.rate:g}, seed {args.seed}")
+    if args.generate is not None and len(cases) < args.generate:
+        from ragdash.checks.generate import per_document_cap
+
+        cap = per_document_cap(args.generate, len(index.corpus.documents))
+        say(f"note: {len(cases)} of the {args.generate} cases asked for: no document gives "
+            f"more than {cap} (a tenth of the cases, or an even share)")  # fmt: skip
     for retriever in report.retrievers:
         rows: list[tuple[str, ...]] = [("fault", "none", "targeted fix", "all", "targeted")]
         for fault in report.faults:
@@ -165,10 +210,21 @@ def cmd_stress(args: argparse.Namespace) -> int:
                         f"{cell.passed}/{cell.total} {cell.rate:.0%} [{low:.0%}-{high:.0%}]"
                     )
             rows.append((fault, *cells, configs[1]))
-        say(f"\n{shown_kind(retriever)}:")
+        answered = report.clean_passed(retriever)
+        say(f"\n{shown_kind(retriever)}: answers {answered}/{len(report.cases)} cases on the "
+            "clean docs; each fault is measured on those (clean → faulted → fixed):")  # fmt: skip
         say(_table(rows))
+        for fault, b in report.baseline(retriever).items():
+            if b["clean"]:
+                parts = report.by_variant(fault, retriever)
+                split = "; ".join(f"{v} {x['clean']} → {x['faulted']} → {x['fixed']}"
+                                  for v, x in parts.items()) if len(parts) > 1 else ""  # fmt: skip
+                say(f"  {fault}: {b['clean']} → {b['faulted']} → {b['fixed']}"
+                    + (f" ({split})" if split else ""))
         for fault, words in report.repairs(retriever).items():
             say(f"  {fault}: {words}")
+        for words in report.unrepaired(retriever):
+            say(f"  no fix repairs: {words}")
     skipped: dict[str, list[str]] = {}
     for fault, _, why in report.skipped:
         skipped.setdefault(fault, []).append(why)
@@ -187,7 +243,7 @@ def cmd_stress(args: argparse.Namespace) -> int:
     injected = report.injected
     say(f"\ninjected documents ({len(injected)}, in memory only): "
         f"{field(', '.join(injected[:10]))}{' …' if len(injected) > 10 else ''}")  # fmt: skip
-    for note in report.notes:
+    for note in (*report.notes, *report.too_few()):
         say(f"note: {field(note)}")
     if saved:
         say(f"saved {len(saved)} generated case(s) to {field(saved_where(args))} for review")

@@ -10,14 +10,16 @@ later call fails at once, without asking, with one message naming the cause::
     refused (is the service running?) (1 attempt)
 
 so the run still finishes with a row per case, and the error summary shows the cause once.
-A call that gets an answer resets the count. ``max_failures`` 0 never stops.
+A Python or LangChain callable that raises on a query
+(:class:`ragdash.errors.RetrieverRaised`) counts the same way. A call that gets an answer
+resets the count. ``max_failures`` 0 never stops.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ragdash.errors import RetrieverError, RetrieverUnreachable
+from ragdash.errors import RetrieverError, RetrieverRaised, RetrieverUnreachable
 from ragdash.retrieval.hits import Retrieval, Retriever
 from ragdash.retrieval.ranking import RankedPassage
 from ragdash.settings import Fixes
@@ -45,11 +47,13 @@ class FailureBreaker:
             raise RetrieverError(self.stopped)
         try:
             result = self.retriever.retrieve(query, fixes, k)  # type: ignore[arg-type]
-        except RetrieverUnreachable as exc:
+        except (RetrieverUnreachable, RetrieverRaised) as exc:
+            # a team's callable that raises is as down as a service that is not there
+            what = "connection failure" if isinstance(exc, RetrieverUnreachable) else "failure"
             self.in_a_row += 1
             if self.max_failures and self.in_a_row >= self.max_failures:
                 self.stopped = (
-                    f"stopped after {self.in_a_row} connection failure"
+                    f"stopped after {self.in_a_row} {what}"
                     f"{'s' if self.in_a_row > 1 else ''} in a row: {exc}"
                 )
             raise

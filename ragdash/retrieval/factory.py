@@ -35,7 +35,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ragdash.errors import RetrieverError
+from ragdash.errors import RetrieverError, RetrieverRaised
 from ragdash.retrieval.hits import Hit, parse_hits
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.retrieval.reindex import index_key, indexed_texts, passage_dicts
@@ -106,7 +106,7 @@ class FactoryBackend:
         try:
             answer = search(query, k)
         except Exception as exc:  # the team's code: report it for this query, go on
-            raise RetrieverError(
+            raise RetrieverRaised(
                 f"{self.spec.callable} search raised {type(exc).__name__}: {exc}"
             ) from None
         return parse_hits(answer, self.spec.response_shape, self.spec.callable, k)

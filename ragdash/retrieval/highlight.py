@@ -40,7 +40,7 @@ def escape_text(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)  # one compile per evidence string: a stress run judges each many times
-def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
+def evidence_pattern(evidence: str, cjk: bool = True) -> re.Pattern[str] | None:
     """A regex finding ``evidence`` case-insensitively and only on token boundaries: where
     the evidence starts (ends) with a letter or digit, the text must not continue with one
     before (after) it. So ``4 disks`` is not found in ``24 disks``, ``30 days`` not in
@@ -69,6 +69,15 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
     (True, False)
     >>> found("$160,850 $ × 28%", "$160,850 $ x 28%"), found("2 x 3", "2 X 3"), found("x", "y")
     (True, True, False)
+
+    ``cjk=False`` leaves the CJK scripts out of the boundary test: the same matches on a text
+    with no CJK character (only a CJK neighbour is treated differently), and it compiles in
+    a fraction of a millisecond where the CJK ranges take tens (``re`` expands each range,
+    case-folded) — generating cases tests thousands of evidence strings.
+
+    >>> fast = evidence_pattern("30 days", cjk=False)
+    >>> bool(fast.search("within 30 days")), found("18", "9時18時")
+    (True, True)
     """
     words = evidence.split()
     if not words:
@@ -90,8 +99,9 @@ def evidence_pattern(evidence: str) -> re.Pattern[str] | None:
                 continue
             parts.append(_ALIKE.get(ch) or re.escape(ch))
             k += 1
-    start = f"(?<![^\\W_{_CJK}])" if _needs_boundary(words[0][0]) else ""
-    end = f"(?![^\\W_{_CJK}])" if _needs_boundary(words[-1][-1]) else ""
+    spaced = _CJK if cjk else ""
+    start = f"(?<![^\\W_{spaced}])" if _needs_boundary(words[0][0]) else ""
+    end = f"(?![^\\W_{spaced}])" if _needs_boundary(words[-1][-1]) else ""
     return re.compile(start + "".join(parts) + end, re.IGNORECASE)
 
 
@@ -112,6 +122,12 @@ _ALIKE = {
 #: (``18時`` is found in ``9時から18時です``).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character: only then does evidence need the slower
+    pattern that lets a CJK neighbour stand next to it (``evidence_pattern(cjk=True)``)."""
+    return _CJK_CHAR.search(text) is not None
 
 
 def _needs_boundary(ch: str) -> bool:

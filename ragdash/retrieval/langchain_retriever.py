@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragdash.errors import RetrieverError
+from ragdash.errors import RetrieverError, RetrieverRaised, RetrieverUnreachable, unreachable_cause
 from ragdash.retrieval.hits import Hit, parse_hits
 from ragdash.retrieval.python_retriever import import_named
 from ragdash.retrieval.spec import ResponseShape, RetrieverSpec
@@ -59,7 +59,10 @@ def load_retriever(name: str) -> Any:
         try:
             target = target()
         except Exception as exc:
-            raise RetrieverError(f"{name}() raised {type(exc).__name__}: {exc}") from None
+            # a client that cannot connect is the retriever being down (exit 4), not input
+            # ragdash cannot use (exit 2)
+            kind = RetrieverUnreachable if unreachable_cause(exc) else RetrieverError
+            raise kind(f"{name}() raised {type(exc).__name__}: {exc}") from None
     if not callable(getattr(target, "invoke", None)):
         raise RetrieverError(
             f"{name}: {type(target).__name__} is not a LangChain retriever (no .invoke)"
@@ -83,7 +86,7 @@ class LangChainBackend:
         try:
             answer = self.retriever.invoke(query)
         except Exception as exc:  # the team's code: report it for this query, go on
-            raise RetrieverError(f"{self.name} raised {type(exc).__name__}: {exc}") from None
+            raise RetrieverRaised(f"{self.name} raised {type(exc).__name__}: {exc}") from None
         if not isinstance(answer, list | tuple):
             raise RetrieverError(
                 f"{self.name}: invoke returned {type(answer).__name__}, not a list of Documents"

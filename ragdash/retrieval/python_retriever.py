@@ -23,7 +23,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from ragdash.errors import RetrieverError
+from ragdash.errors import RetrieverError, RetrieverRaised
 from ragdash.retrieval.hits import Hit, parse_hits
 from ragdash.retrieval.spec import RetrieverSpec
 
@@ -75,5 +75,5 @@ class PythonBackend:
         try:
             answer = self.function(query, k)
         except Exception as exc:  # the team's code: report it for this query, go on
-            raise RetrieverError(f"{self.name} raised {type(exc).__name__}: {exc}") from None
+            raise RetrieverRaised(f"{self.name} raised {type(exc).__name__}: {exc}") from None
         return parse_hits(answer, self.spec.response_shape, self.name, k)

@@ -31,19 +31,21 @@ the retrieval shows.
     >>> repair_query("warehuse sync", Fixes(fuzzy=True), {"warehouse", "sync"})
     RepairedQuery(text='warehouse sync', changes=('warehuse → warehouse',), notes=())
 
-An unrepaired query is sent exactly as typed; a repaired one is sent as its tokens joined by
-spaces (case and punctuation carry no meaning for a ``[a-z0-9]+`` tokenizer).
+An unrepaired query is sent exactly as typed; a repaired one is sent as typed with each
+repaired token replaced where it stands, in the typed token's case (``SS0`` → ``SSO``): a
+case-sensitive retriever still finds the corpus's words.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ragdash.retrieval.matching import Lexicon, QueryPlan, SetLexicon, plan_with_lexicon
 from ragdash.retrieval.ranking import query_tokens
 from ragdash.settings import Fixes
-from ragdash.text import tokenizer
+from ragdash.text import _UNICODE_WORD, TOKEN_PATTERN, tokenizer
 
 __all__ = ["RepairedQuery", "repair_query"]
 
@@ -60,10 +62,13 @@ class RepairedQuery:
 
 
 def repair_query(
-    query: str, fixes: Fixes, vocabulary: AbstractSet[str] | Lexicon
+    query: str, fixes: Fixes, vocabulary: AbstractSet[str] | Lexicon,
+    spelled: Callable[[str], Sequence[str]] | None = None,
 ) -> RepairedQuery:
     """Apply the query-side fixes that are on to ``query`` against the corpus
-    ``vocabulary`` (a set of words or a :class:`Lexicon`). Raises ``QueryError`` for a query
+    ``vocabulary`` (a set of words or a :class:`Lexicon`). ``spelled`` gives how the corpus
+    writes a token, most used first (``ss0`` → ``SS0``): a repaired token is sent in a case
+    the corpus uses, for a retriever that keeps case. Raises ``QueryError`` for a query
     that cannot be run."""
     query_tokens(query, fixes.unicode)  # the same refusal as every retriever: empty, too long
     if not (fixes.ocr or fixes.fuzzy):
@@ -84,7 +89,41 @@ def repair_query(
     notes = tuple(dict.fromkeys(kept))
     if not changes:
         return RepairedQuery(query, (), notes)
-    return RepairedQuery(" ".join(out), tuple(dict.fromkeys(changes)), notes)
+    return RepairedQuery(_in_place(query, tokens, out, fixes.unicode, spelled),
+                         tuple(dict.fromkeys(changes)), notes)  # fmt: skip
+
+
+def _in_place(
+    query: str, tokens: list[str], out: list[str], unicode: bool,
+    spelled: Callable[[str], Sequence[str]] | None = None,
+) -> str:  # fmt: skip
+    """``query`` as typed with each repaired token replaced where it stands, in the typed
+    typed token's case when the corpus writes it so (``SS0 login`` → ``SSO login``), else
+    in the corpus's usual case (``sso`` → ``SS0`` when the scan only reads that): a
+    case-sensitive retriever (LangChain's BM25Retriever splits on spaces and keeps case)
+    then finds the words as the corpus writes them. Falls back to the tokens joined by
+    spaces when the typed text cannot be lined up with its tokens.
+
+    >>> _in_place("Reset the SS0 login.", ["reset", "the", "ss0", "login"],
+    ...           ["reset", "the", "sso", "login"], False)
+    'Reset the SSO login.'
+    """
+    lowered = query.casefold() if unicode else query.lower()
+    pattern = _UNICODE_WORD if unicode else TOKEN_PATTERN
+    spans = [m.span() for m in pattern.finditer(lowered)]
+    if len(lowered) != len(query) or [lowered[a:b] for a, b in spans] != tokens:
+        return " ".join(out)  # NFKC, CJK bigrams: the typed text does not line up
+    parts, at = [], 0
+    for (a, b), old, new in zip(spans, tokens, out, strict=True):
+        typed = query[a:b]
+        if new != old:
+            want = new.upper() if typed.isupper() else (
+                new[:1].upper() + new[1:] if typed[:1].isupper() else new)  # fmt: skip
+            forms = spelled(new) if spelled is not None else ()
+            new = want if want in forms or not forms else forms[0]
+            parts += [query[at:a], new]
+            at = b
+    return "".join([*parts, query[at:]])
 
 
 def _replacement(plan: QueryPlan, token: str, lexicon: Lexicon) -> str:

@@ -120,6 +120,24 @@ class ExternalRetriever:
         """The corpus's version families (the ``versions``/``recency`` post-fixes)."""
         return families_of(self.index.passages(False))
 
+    def _spelled(self, token: str) -> tuple[str, ...]:
+        """How the corpus writes ``token`` (lowercase), most used first (``ss0`` →
+        ``SS0``): a repaired query word is sent in a case the corpus uses, so a retriever
+        that keeps case (LangChain's BM25Retriever splits on spaces) finds it. Looked up
+        once per token."""
+        cache = self.__dict__.setdefault("_spellings", {})
+        if token not in cache:
+            import re
+
+            forms: dict[str, int] = {}
+            pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(token)}(?![A-Za-z0-9])", re.I)
+            for p in self.index.passages(False):
+                if token in p.text.lower():
+                    for m in pattern.finditer(p.text):
+                        forms[m.group(0)] = forms.get(m.group(0), 0) + 1
+            cache[token] = tuple(sorted(forms, key=lambda f: -forms[f]))  # most used first
+        return cache[token]
+
     @property
     def support_kind(self) -> str:
         """Its row of :data:`ragdash.retrieval.spec.FIX_SUPPORT` (``factory`` for a python
@@ -167,7 +185,8 @@ class ExternalRetriever:
         :func:`ragdash.retrieval.post_fixes.fetch_depth`), then apply the ranking-side fixes
         to them. Raises ``QueryError`` / :class:`ragdash.errors.RetrieverError`."""
         k = SEARCH_DEPTH if k is None else max(k, 0)
-        repaired = repair_query(query, fixes, self.index.inverted(False).view(False))
+        repaired = repair_query(query, fixes, self.index.inverted(False).view(False),
+                                self._spelled)  # fmt: skip
         hits = self._hits(repaired.text, k, fixes) if k else []
         ranked, fixed = apply_post_fixes(
             [self._ranked(rank, hit) for rank, hit in enumerate(hits, start=1)], fixes,

@@ -527,8 +527,10 @@ def _results(run: StressRun) -> None:
         frame = matrix_frame(report, retriever)
         if frame.empty:
             continue
-        st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — faulted cases "
-                    "passing, per fault and fix")  # fmt: skip
+        st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — answers "
+                    f"{report.clean_passed(retriever)}/{len(report.cases)} cases on the clean "
+                    "docs; faulted cases passing, per fault and fix, counted on those "
+                    "cases only")  # fmt: skip
         event = st.altair_chart(
             matrix(frame), width="stretch", on_select="rerun", key=f"stress_matrix_{retriever}"
         )
@@ -536,7 +538,7 @@ def _results(run: StressRun) -> None:
     _picker(run)
     st.caption(
         "Each cell: faulted cases passing / tested (a fault may give a case several "
-        "variants — a stale duplicate dated, withdrawn or reworded — each counted; hover "
+        "variants — a stale duplicate dated, withdrawn or older — each counted; hover "
         "for the pass rate and its 95% interval). Columns: no fix, the fixes that "
         "target the fault, all fixes. Red is few passing, green all; grey: no case could be "
         "faulted this way. **Click a cell** to open a case the fault broke (it passes "
