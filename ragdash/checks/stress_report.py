@@ -38,8 +38,8 @@ def _rate_cell(passed: int, total: int, low: float, high: float) -> str:
 def _matrix(report: StressReport) -> str:
     parts = []
     for retriever in report.retrievers:
-        rows = ["<tr><th>fault</th><th>Clean</th><th>No fix</th><th>Targeted fix</th><th>All fixes</th>"
-                "<th>targeted fix is</th></tr>"]  # fmt: skip
+        rows = ["<tr><th>fault</th><th>Clean</th><th>No fix</th><th>Targeted fix</th>"
+                "<th>All fixes</th><th>targeted fix is</th></tr>"]  # fmt: skip
         baseline = report.baseline(retriever)
         for fault in report.faults:
             configs = report.configurations(fault)
