@@ -347,14 +347,17 @@ def _all_examples_skipped(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow files and every browser test ``slow``; leave out the docstrings whose
-    every example is ``+SKIP`` (they would only be reported skipped)."""
+    """Mark the slow files and every browser, dense (torch) and stores (vector-store
+    servers) test ``slow``; leave out the docstrings whose every example is ``+SKIP`` (they
+    would only be reported skipped)."""
     prose = [item for item in items if _all_examples_skipped(item)]
     if prose:
         config.hook.pytest_deselected(items=prose)
         items[:] = [item for item in items if item not in prose]
     for item in items:
-        if item.path.name in SLOW_FILES or item.get_closest_marker("browser"):
+        if item.path.name in SLOW_FILES or any(
+            item.get_closest_marker(name) for name in ("browser", "dense", "stores")
+        ):
             item.add_marker(pytest.mark.slow)
 
 
