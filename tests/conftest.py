@@ -157,6 +157,19 @@ def _parse_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RAGDASH_CACHE_DIR", str(tmp_path_factory.mktemp("ragdash-cache")))
 
 
+@pytest.fixture(scope="session")
+def dev_set_parses(tmp_path_factory):
+    """One parse cache (:class:`~ragdash.ingestion.pdf_cache.PdfCache`) for the development
+    sets' real PDFs, shared by every test and every pytest-xdist worker of a run: a real PDF
+    (the 400-page one takes minutes under load) is parsed once per run, not once per test
+    file. Entries are written atomically, so two workers parsing one PDF at once both win."""
+    from ragdash.ingestion.pdf_cache import PdfCache
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return PdfCache(shared / "dev-set-parses")
+
+
 def run_module(
     module: str, *args: str, cwd: Path = ROOT, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:
