@@ -58,6 +58,8 @@ def test_no_grid_download_holds_a_formula(documents_page):
 
     page = documents_page
     grids = page.locator('[data-testid="stDataFrame"]')
+    with contextlib.suppress(PlaywrightTimeout):  # the list may draw after the run settles
+        grids.first.wait_for()
     assert grids.count() >= 1
     read_cells = """() => Array.from(
       document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]'),
