@@ -79,4 +79,7 @@ fi
 # import-linter's lint-imports, run by this Python (its script may not be on PATH in a venv)
 "$PYTHON" -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 "$PYTHON" -m mypy
-"$PYTHON" -m pytest -q "$@"
+# One pytest worker per core (pytest-xdist), at most 4: each runs a whole test file
+# (--dist loadfile), so a file's Streamlit server, Chromium and parses start once. Pass
+# `-n 0` to run in this process (pdb, -x on the first failure in order).
+"$PYTHON" -m pytest -q -n auto --maxprocesses 4 --dist loadfile "$@"

@@ -157,6 +157,19 @@ def _parse_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RAGDASH_CACHE_DIR", str(tmp_path_factory.mktemp("ragdash-cache")))
 
 
+@pytest.fixture(scope="session")
+def dev_set_parses(tmp_path_factory):
+    """One parse cache (:class:`~ragdash.ingestion.pdf_cache.PdfCache`) for the development
+    sets' real PDFs, shared by every test and every pytest-xdist worker of a run: a real PDF
+    (the 400-page one takes minutes under load) is parsed once per run, not once per test
+    file. Entries are written atomically, so two workers parsing one PDF at once both win."""
+    from ragdash.ingestion.pdf_cache import PdfCache
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return PdfCache(shared / "dev-set-parses")
+
+
 def run_module(
     module: str, *args: str, cwd: Path = ROOT, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:
@@ -347,14 +360,17 @@ def _all_examples_skipped(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow files and every browser test ``slow``; leave out the docstrings whose
-    every example is ``+SKIP`` (they would only be reported skipped)."""
+    """Mark the slow files and every browser, dense (torch) and stores (vector-store
+    servers) test ``slow``; leave out the docstrings whose every example is ``+SKIP`` (they
+    would only be reported skipped)."""
     prose = [item for item in items if _all_examples_skipped(item)]
     if prose:
         config.hook.pytest_deselected(items=prose)
         items[:] = [item for item in items if item not in prose]
     for item in items:
-        if item.path.name in SLOW_FILES or item.get_closest_marker("browser"):
+        if item.path.name in SLOW_FILES or any(
+            item.get_closest_marker(name) for name in ("browser", "dense", "stores")
+        ):
             item.add_marker(pytest.mark.slow)
 
 

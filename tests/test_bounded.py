@@ -20,7 +20,6 @@ from ragdash.ingestion import bounded
 from ragdash.ingestion.bounded import ParseLimits
 from ragdash.ingestion.ingest import load_folder, read_pdf
 from ragdash.ingestion.inspection import render_page_with_tables
-from ragdash.ingestion.scans import tesseract_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -180,7 +179,7 @@ def test_limits_come_from_the_environment_and_bad_values_are_named():
         ParseLimits.from_env({"RAGDASH_OCR_SECONDS": "0"})
 
 
-@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+@pytest.mark.usefixtures("tesseract")
 def test_a_many_page_noise_pdf_stops_at_the_configured_ocr_budget_naming_it(
     monkeypatch, children
 ):

@@ -8,6 +8,7 @@ download, which is clicked when there (before the change it saved the formula)."
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import shutil
@@ -53,12 +54,21 @@ def documents_page(tmp_path_factory):
 
 
 def test_no_grid_download_holds_a_formula(documents_page):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page = documents_page
     grids = page.locator('[data-testid="stDataFrame"]')
+    with contextlib.suppress(PlaywrightTimeout):  # the list may draw after the run settles
+        grids.first.wait_for()
     assert grids.count() >= 1
-    cells = page.evaluate("""() => Array.from(
+    read_cells = """() => Array.from(
       document.querySelectorAll('[data-testid="stDataFrame"] [role="gridcell"]'),
-      (cell) => cell.textContent)""")
+      (cell) => cell.textContent)"""
+    # A grid fills its cells after the script run ends; on a loaded machine (a suite run on
+    # every core) that lags: wait for the subject's cell, then read them all.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"(want) => ({read_cells})().includes(want)", arg=SUBJECT)
+    cells = page.evaluate(read_cells)
     assert SUBJECT in cells, "the subject is not listed in a grid: the probe would prove nothing"
     offered, saved, shown = 0, [], []
     for n in range(grids.count()):

@@ -11,14 +11,17 @@ from pathlib import Path
 
 import pytest
 from browser_harness import chromium_browser, running_app, wait_for_app
+from conftest import require_browser
 
-from ragdash.ingestion.scans import tesseract_missing
 from tests.test_ocr_verdict import unsure_scan
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path("/usr/bin/chromium").is_file(), reason="no /usr/bin/chromium"),
-]
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _browser():
+    """Chromium and playwright: skipped without them here, a failure in CI."""
+    require_browser()
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "screenshots"
@@ -42,7 +45,7 @@ def _overflow(page) -> int:
     )
 
 
-@pytest.mark.skipif(tesseract_missing() is not None, reason="no Tesseract here")
+@pytest.mark.usefixtures("tesseract")
 def test_an_unsure_scan_is_never_good_on_the_documents_page(tmp_path):
     source = tmp_path / "unsure-scan.pdf"
     source.write_bytes(unsure_scan())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 
 import pytest
-from conftest import SAMPLE_DOCS
+from conftest import SAMPLE_DOCS, require
 
 from ragdash.cli import dashboard, main
 
@@ -41,7 +41,7 @@ def test_an_address_open_to_other_machines_is_warned_about(monkeypatch, capsys, 
             with socket.socket(socket.AF_INET6) as probe:
                 probe.bind(("::", 0))
         except OSError as exc:
-            pytest.skip(f"no IPv6 listening here ({exc})")
+            require(f"no IPv6 listening here ({exc})")
     err = _start(monkeypatch, capsys, tmp_path, address)
     assert "no login" in err and "every network interface" in err, err
     assert len(err.strip().splitlines()) == 1

@@ -411,7 +411,6 @@ def test_ragdash_check_fails_each_junk_answer_on_its_case_and_never_shows_a_secr
 @pytest.mark.parametrize(("signal_name", "code", "word"),
                          [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
 def test_a_run_killed_mid_way_exits_non_zero_with_a_line(plain_passages, signal_name, code, word):
-    import os
     import signal
     import subprocess
     import sys
@@ -457,12 +456,7 @@ def test_every_search_body_ragdash_sends_is_what_the_official_query_dsl_parses(
     official client's query DSL (``elasticsearch.dsl``, what ``elasticsearch-dsl`` became)
     and come back equal — a known query type with its known parameters. No real cluster
     is asked (none is reachable from CI); the DSL does refuse a malformed query, as below."""
-    try:
-        import elasticsearch  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):  # requirements-dev installs it: CI never skips this
-            raise
-        pytest.skip("elasticsearch is not installed (pip install ragdash[stores])")
+    require_module("elasticsearch")  # ragdash[stores]; CI has it, so never skips this
     from elasticsearch.dsl import Search
     from elasticsearch.dsl.query import Bool, Match, MultiMatch
 

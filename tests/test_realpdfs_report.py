@@ -30,8 +30,9 @@ def _the_development_sets():
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> PdfCache:
-    return PdfCache(tmp_path_factory.mktemp("pdf-cache"))
+def cache(dev_set_parses) -> PdfCache:
+    """The run's shared parses of the development sets (test_stress.py reads realpdfs too)."""
+    return dev_set_parses
 
 
 def test_a_double_struck_running_header_reads_once_and_is_named(cache):

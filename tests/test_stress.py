@@ -222,10 +222,10 @@ def test_cancel_stops_between_cases(samples_report):
 
 
 @pytest.mark.slow
-def test_real_pdfs_split_tables_and_every_fix_beats_none(tmp_path):
+def test_real_pdfs_split_tables_and_every_fix_beats_none(tmp_path, dev_set_parses):
     source = shared_folder("realpdfs")
     before = tree_digest(source)
-    corpus = load_folder(source)
+    corpus = load_folder(source, cache=dev_set_parses)  # parsed once per run (conftest)
     cases = generate_cases(corpus, 30, seed=7)
     report = run_stress(corpus, cases, seed=7, jobs=2)
     for fault, (none, fix, total) in rates(report, "seed").items():
