@@ -433,6 +433,29 @@ def test_a_stale_copy_differs_from_its_original_only_in_a_few_values_in_their_fo
     assert changed_any
 
 
+def test_a_stale_copy_leaves_codes_names_and_lists_that_hold_digits_alone():
+    """Review of issue 46: a stale copy changed ``0,0001`` into ``0,2`` (a decimal comma lost
+    its format), a chemical name's ``1,2,3-``, a man page section ``polkit(8)`` and bug
+    numbers. Only amounts, years and dates change; each keeps its format."""
+    import re
+
+    from ragdash.checks.stress import _replace_values, _rng, _stale_values
+
+    kept = ("0,0001", "1,2,3-trichloropropane", "polkit(8)", "#123456", "007")
+    text = ("Dose 0,0001 mg of 1,2,3-trichloropropane; see polkit(8) and Closes: #123456 for "
+            "agent 007. Served 142,526 people in 2019 over 30 days.")  # fmt: skip
+    amounts = 0
+    for n in range(30):
+        changed = _stale_values(text, (), _rng(n, "stale"))
+        out = _replace_values(text, changed)
+        for k in kept:
+            assert k in out, (n, changed)
+        for old, new in changed.items():
+            assert re.sub(r"\d", "9", old) == re.sub(r"\d", "9", new), (old, new)
+        amounts += bool(changed)
+    assert amounts  # the amounts, the year and the duration do change
+
+
 def faulted_variant_all(corpus, case):
     from ragdash.checks.stress import variants
 

@@ -640,11 +640,14 @@ def _rng(seed: int, *parts: str) -> random.Random:
 
 
 #: A value in running text: an ISO date, or a number with its thousands separators and
-#: decimals (``142,526``, ``1.5``, ``48``). Never part of a code, path, version or word:
-#: ``v1.2``, ``lib2``, ``1.2.3``, ``x86_64`` and ``/usr/lib/3`` are left alone.
+#: decimals (``142,526``, ``1.5``, ``48``). Never part of a code, path, version, name or
+#: list: ``v1.2``, ``lib2``, ``1.2.3``, ``x86_64``, ``/usr/lib/3``, a bug number ``#4711``,
+#: a man page section ``polkit(8)``, a decimal comma ``0,0001`` and a chemical name's
+#: ``1,2,3-`` are left alone.
 _VALUE = re.compile(
-    r"(?<![\w./\\:-])(?:\d{4}-\d{2}-\d{2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?![\w/\\-]|\.\d)"
+    r"(?<![\w./\\:#-])(?<!\w\()(?<!\d,)"
+    r"(?:\d{4}-\d{2}-\d{2}|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?![\w/\\-]|[.,]\d)"
 )
 #: At most this many values besides the evidence change in a stale copy.
 STALE_OTHER_VALUES = 2
@@ -673,6 +676,8 @@ def stale_value(value: str, rng: random.Random) -> str:
     if len(digits) == 4 and 1900 <= n <= 2100 and "," not in whole and not decimals:
         return str(n - rng.randint(1, 3))  # a year: earlier
     width = len(digits)
+    if width > 1 and digits.startswith("0"):
+        return value  # ``007`` is a code, not an amount
     low, high = (10 ** (width - 1) if width > 1 else 1), 10**width - 1
     if low >= high or n == 0:
         return value
