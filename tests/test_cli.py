@@ -369,7 +369,9 @@ ADVERSARIAL = str(ROOT / "tests" / "fixtures" / "adversarial" / "docs")
 def test_rewrites_lists_each_ocr_rewrite_with_its_evidence_and_what_it_keeps(capsys):
     code, out, _ = run_main(capsys, "rewrites", "--docs", ADVERSARIAL)
     assert code == 0
-    assert out.startswith("the OCR fix rewrites 2 of ")
+    first, second = out.splitlines()[:2]
+    assert first.startswith("docs: ") and first.endswith("(--docs)")  # what it ran on, first
+    assert second.startswith("the OCR fix rewrites 2 of ")
     assert "0→o: 'c0ntr0ller' → 'controller', 'controller' appears in 1 document" in out
     assert "t1d: 't1d' looks like a code" in out and "fa1l: 'fa1l' is ambiguous" in out
 

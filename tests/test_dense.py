@@ -200,6 +200,10 @@ def test_a_factory_indexes_the_fixed_passages_once_per_corpus_and_fixes(samples,
     import team_stack
 
     team_stack.BUILDS.clear()
+    # this process may have built the factory on these samples in an earlier test file
+    import ragdash.retrieval.factory as factory
+
+    monkeypatch.setattr(factory, "_BUILT", {})
     spec = RetrieverSpec("python", callable="team_stack:build")
     before = built_count("team_stack:build")
     assert failing(make_retriever(spec, samples), Fixes())[-1] == "split-table"

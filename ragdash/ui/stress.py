@@ -528,7 +528,7 @@ def _results(run: StressRun) -> None:
         if frame.empty:
             continue
         st.markdown(f"**Retriever: {literal(shown_kind(retriever))}** — answers "
-                    f"{report.clean_passed(retriever)}/{len(report.cases)} cases on the clean "
+                    f"{report.clean_passed(retriever):d}/{len(report.cases):d} cases on the clean "
                     "docs; faulted cases passing, per fault and fix, counted on those "
                     "cases only")  # fmt: skip
         event = st.altair_chart(
