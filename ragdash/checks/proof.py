@@ -154,7 +154,7 @@ def wrong_values(check: ProofCheck) -> tuple[tuple[str, str], ...]:
     >>> wrong_values(check_case(index, case, Fixes()))
     (('30 days', '60 days'),)
     """
-    sent = unicodedata.normalize("NFKC", context_text(check.ranked)).translate(_DASHES)
+    sent = normalized(context_text(check.ranked))
     pairs = []
     for evidence in check.missing_evidence:
         if not _NUMBER.search(evidence):
