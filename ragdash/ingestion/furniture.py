@@ -23,6 +23,8 @@ from rapidfuzz import fuzz
 
 from ragdash.ingestion.pdf_layout import (
     ANCHOR_TOLERANCE,
+    DEFAULT_LAYOUT,
+    LayoutSettings,
     Line,
     PageLayout,
     TableRegion,
@@ -40,29 +42,17 @@ __all__ = [
     "is_page_number",
 ]
 
-#: Pages on either side compared with each page.
-WINDOW = 2
-#: Two lines are at the same place if their tops (or bottoms, from the page bottom) are
-#: this close, in points.
-SAME_PLACE = 4.0
-#: The top and bottom margins where a bare page number counts as furniture.
-MARGIN_SHARE = 0.12
-#: The top and bottom bands where a line repeated on a nearby page counts as furniture
-#: wherever it sits in the band (running headers move a little between page styles).
-BAND_SHARE = 0.2
-
-#: A running line read a little differently on another page (OCR noise: ``BMFOR_`` and
-#: ``BMFOR__``, a page number dropped, a logo read as ``Œ)``) still repeats when at least
-#: this similar (0–100), with this many letters, and within :data:`NEAR_PLACE` points of
-#: where it sits on the other page (a scanned sheet lies a little higher or lower on the
-#: glass each time: a legend at 49, 61 and 74 pt on three pages of one scan).
-NEAR_SAME = 90.0
-NEAR_LETTERS = 12
-NEAR_PLACE = 30.0
-#: ... or when one unbroken run of it, with :data:`NEAR_LETTERS` letters or more, is this
-#: share of it or more: a running header beside a logo that OCR reads differently on every
-#: page (``HIGHLIGHTS FROM PIRLS 2011 : APPEND A``, ``… 2011 AP > NDIX A``).
-NEAR_RUN_SHARE = 0.6
+#: The furniture thresholds under their module names; each is a field of
+#: :class:`~ragdash.ingestion.pdf_layout.LayoutSettings`, which says what it decides, and
+#: :func:`find_furniture` takes other settings.
+WINDOW = DEFAULT_LAYOUT.window
+SAME_PLACE = DEFAULT_LAYOUT.same_place
+MARGIN_SHARE = DEFAULT_LAYOUT.margin_share
+BAND_SHARE = DEFAULT_LAYOUT.band_share
+NEAR_SAME = DEFAULT_LAYOUT.near_same
+NEAR_LETTERS = DEFAULT_LAYOUT.near_letters
+NEAR_PLACE = DEFAULT_LAYOUT.near_place
+NEAR_RUN_SHARE = DEFAULT_LAYOUT.near_run_share
 
 _DIGITS = re.compile(r"\d+")
 _PAGE_NUMBER = re.compile(
@@ -75,7 +65,7 @@ def _key(text: str) -> str:
     return " ".join(_DIGITS.sub("#", text.lower()).split())
 
 
-def _shares_a_run(key: str, other: str) -> bool:
+def _shares_a_run(key: str, other: str, settings: LayoutSettings = DEFAULT_LAYOUT) -> bool:
     """``key`` and ``other`` have one unbroken run in common that holds
     :data:`NEAR_LETTERS` letters and :data:`NEAR_RUN_SHARE` of each of them.
 
@@ -86,7 +76,7 @@ def _shares_a_run(key: str, other: str) -> bool:
     """
     found = SequenceMatcher(None, key, other, autojunk=False).find_longest_match()
     run = key[found.a : found.a + found.size]
-    return _letters(run) >= NEAR_LETTERS and found.size >= NEAR_RUN_SHARE * max(
+    return _letters(run) >= settings.near_letters and found.size >= settings.near_run_share * max(
         len(key), len(other)
     )
 
@@ -112,15 +102,18 @@ def _in_columns(line: Line, table: TableRegion) -> bool:
     return hits * 2 >= len(line.segments)
 
 
-def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
-    """For each page number, the indexes of its lines that are page furniture."""
+def find_furniture(
+    layouts: Sequence[PageLayout], settings: LayoutSettings = DEFAULT_LAYOUT
+) -> dict[int, frozenset[int]]:
+    """For each page number, the indexes of its lines that are page furniture, by the
+    furniture thresholds of ``settings`` (:class:`~ragdash.ingestion.pdf_layout.LayoutSettings`)."""
     places: list[dict[str, list[tuple[float, float]]]] = []
     for layout in layouts:
         keyed: dict[str, list[tuple[float, float]]] = {}
         for line in layout.lines:
             place = (line.top, layout.height - line.bottom)
             keyed.setdefault(_key(line.text), []).append(place)
-            if _letters(line.text) < 3:
+            if _letters(line.text) < settings.furniture_letters:
                 keyed.setdefault(f"={line.text.strip()}", []).append(place)
         places.append(keyed)
     result: dict[int, frozenset[int]] = {}
@@ -128,7 +121,7 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
         owner = {i: table for table in layout.tables if not table.weak for i in table.lines}
         in_table = set(owner)
         found: set[int] = set()
-        band = MARGIN_SHARE * layout.height
+        band = settings.margin_share * layout.height
         held: list[int] = []  # column-aligned lines of a table, furniture only by their block
         for i, line in enumerate(layout.lines):
             in_margin = line.top < band or line.bottom > layout.height - band
@@ -143,12 +136,12 @@ def find_furniture(layouts: Sequence[PageLayout]) -> dict[int, frozenset[int]]:
                 if len(line.segments) == 1:
                     held.append(i)
                 continue
-            if _repeated(layouts, places, n, line):
+            if _repeated(layouts, places, n, line, settings):
                 found.add(i)
         for order in (held, held[::-1]):  # from the top down, then from the bottom up
             for i in order:
                 if i not in found and _in_block(layout.lines, i, found) and _repeated(
-                    layouts, places, n, layout.lines[i]
+                    layouts, places, n, layout.lines[i], settings
                 ):
                     found.add(i)
         result[layout.page] = frozenset(found)
@@ -169,36 +162,40 @@ def _repeated(
     places: list[dict[str, list[tuple[float, float]]]],
     n: int,
     line: Line,
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> bool:
     """The line sits in the top or bottom band of page ``n`` and the same line (digits
     ignored) sits in the same band of a nearby page."""
     layout = layouts[n]
-    in_band = line.top < BAND_SHARE * layout.height or line.bottom > (1 - BAND_SHARE) * (
+    band = settings.band_share
+    in_band = line.top < band * layout.height or line.bottom > (1 - band) * (
         layout.height
     )
     if not in_band:
         return False
-    if _letters(line.text) >= 3:
+    if _letters(line.text) >= settings.furniture_letters:
         key = _key(line.text)
-    elif len(line.text.strip()) >= 3:
+    elif len(line.text.strip()) >= settings.furniture_letters:
         key = f"={line.text.strip()}"
     else:
         return False
     below = layout.height - line.bottom
-    for m in range(max(0, n - WINDOW), min(len(layouts), n + WINDOW + 1)):
-        if m == n or layouts[m].page - layout.page not in range(-WINDOW, WINDOW + 1):
+    window, same, near = settings.window, settings.same_place, settings.near_place
+    for m in range(max(0, n - window), min(len(layouts), n + window + 1)):
+        if m == n or layouts[m].page - layout.page not in range(-window, window + 1):
             continue
-        edge = BAND_SHARE * layouts[m].height
+        edge = band * layouts[m].height
         if any(
-            abs(top - line.top) <= SAME_PLACE
-            or abs(bottom - below) <= SAME_PLACE
+            abs(top - line.top) <= same
+            or abs(bottom - below) <= same
             or (top < edge) == (line.top < edge) and min(top, bottom) < edge
             for top, bottom in places[m].get(key, ())
         ):
             return True
-        if _letters(key) >= NEAR_LETTERS and not is_caption(line.text) and any(
-            (abs(top - line.top) <= NEAR_PLACE or abs(bottom - below) <= NEAR_PLACE)
-            and (fuzz.ratio(key, other) >= NEAR_SAME or _shares_a_run(key, other))
+        if _letters(key) >= settings.near_letters and not is_caption(line.text) and any(
+            (abs(top - line.top) <= near or abs(bottom - below) <= near)
+            and (fuzz.ratio(key, other) >= settings.near_same
+                 or _shares_a_run(key, other, settings))
             for other, spots in places[m].items() if not other.startswith("=")
             for top, bottom in spots
         ):  # fmt: skip

@@ -34,7 +34,9 @@ from dataclasses import dataclass, field, replace
 from ragdash.ingestion.pdf_layout import (
     ANCHOR_TOLERANCE,
     CAPTION,
+    DEFAULT_LAYOUT,
     MARKER,
+    LayoutSettings,
     PageLayout,
     TableRegion,
     band_line,
@@ -67,20 +69,16 @@ __all__ = [
     "without_furniture",
 ]
 
-#: Two lines are "the same caption or header" at this token overlap (Jaccard).
-SAME_TEXT = 0.6
-#: A header row of B is A's header repeated at this token overlap.
-SAME_HEADER = 0.5
-#: Column left edges agree within this many points.
-COLUMN_TOLERANCE = 8.0
-#: Share of the columns of the narrower fragment that must line up with the other's.
-COLUMN_AGREEMENT = 0.6
-#: Lines of A's page above it read as its caption.
-CAPTION_LINES = 8
-#: A continuation note is a short line: at most this many words.
-NOTE_WORDS = 20
-#: Rows opening both fragments alike are header lines, at most this many.
-MAX_HEADER_ROWS = 4
+#: The join thresholds under their module names; each is a field of
+#: :class:`~ragdash.ingestion.pdf_layout.LayoutSettings`, which says what it decides, and
+#: :func:`join_tables` takes other settings.
+SAME_TEXT = DEFAULT_LAYOUT.same_text
+SAME_HEADER = DEFAULT_LAYOUT.same_header
+COLUMN_TOLERANCE = DEFAULT_LAYOUT.column_tolerance
+COLUMN_AGREEMENT = DEFAULT_LAYOUT.column_agreement
+CAPTION_LINES = DEFAULT_LAYOUT.caption_lines
+NOTE_WORDS = DEFAULT_LAYOUT.note_words
+MAX_HEADER_ROWS = DEFAULT_LAYOUT.max_header_rows
 
 _TOKEN = re.compile(r"\w+(?:[.,\-/]\w+)*")
 
@@ -99,9 +97,9 @@ def _table_number(text: str) -> str:
     return found.group(1).lower() if found else ""
 
 
-def has_marker(text: str) -> bool:
+def has_marker(text: str, settings: LayoutSettings = DEFAULT_LAYOUT) -> bool:
     """A short line saying the table goes on ("Continued", "(suite)", "(Cont. 2)")."""
-    return bool(MARKER.search(text)) and len(text.split()) <= NOTE_WORDS
+    return bool(MARKER.search(text)) and len(text.split()) <= settings.note_words
 
 
 def similarity(a: str, b: str) -> float:
@@ -219,17 +217,19 @@ def bands_of(names: Sequence[str]) -> int:
     return 1
 
 
-def _is_group(cells: Sequence[str], width: int) -> bool:
+def _is_group(cells: Sequence[str], width: int, settings: LayoutSettings = DEFAULT_LAYOUT) -> bool:
     filled = [c for c in cells if c.strip()]
     return width >= 2 and len(filled) == 1 and bool(cells) and bool(cells[0].strip()) and len(
         cells[0].split()
-    ) <= 4 and not any(ch.isdigit() for ch in cells[0])
+    ) <= settings.group_label_words and not any(ch.isdigit() for ch in cells[0])
 
 
-def _rows(region: TableRegion, page: int) -> list[Row]:
+def _rows(
+    region: TableRegion, page: int, settings: LayoutSettings = DEFAULT_LAYOUT
+) -> list[Row]:
     width = region.columns
     return [
-        Row(text, tuple(cells), page, _is_group(cells, width), page)
+        Row(text, tuple(cells), page, _is_group(cells, width, settings), page)
         for cells, text in zip(
             region.rows[region.header_rows :], region.row_text[region.header_rows :], strict=True
         )
@@ -278,10 +278,13 @@ def _number(key: str) -> float | None:
 #: A repeated header may be set a little narrower or wider on the facing page (its margins
 #: swap, the text block is not the same width): its columns are compared by their places
 #: relative to the table's width, within this range of width ratios.
-WIDTH_RATIO = (0.8, 1.25)
+WIDTH_RATIO = DEFAULT_LAYOUT.width_ratio
 
 
-def _columns_agree(a: Sequence[float], b: Sequence[float], scaled: bool = False) -> bool:
+def _columns_agree(
+    a: Sequence[float], b: Sequence[float], scaled: bool = False,
+    settings: LayoutSettings = DEFAULT_LAYOUT,
+) -> bool:
     """The column starts of two fragments line up after one sideways shift — or, with
     ``scaled`` (B repeats A's header), after one shift and one stretch: the same columns in
     the same proportions of the table's width, as on a facing page set narrower.
@@ -296,14 +299,14 @@ def _columns_agree(a: Sequence[float], b: Sequence[float], scaled: bool = False)
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     shifts = {0.0, *(y - x for x in small[:2] for y in large[:3])}
     best = max(
-        sum(any(abs(x + s - y) <= COLUMN_TOLERANCE for y in large) for x in small)
+        sum(any(abs(x + s - y) <= settings.column_tolerance for y in large) for x in small)
         for s in shifts
     )
-    if best >= COLUMN_AGREEMENT * len(small):
+    if best >= settings.column_agreement * len(small):
         return True
     if not scaled:
         return False
-    low, high = WIDTH_RATIO
+    low, high = settings.width_ratio
     for x0 in small[:2]:
         for y0 in large[:3]:
             for x1 in small[-2:]:
@@ -312,21 +315,24 @@ def _columns_agree(a: Sequence[float], b: Sequence[float], scaled: bool = False)
                         continue
                     ratio = (y1 - y0) / (x1 - x0)
                     hits = sum(
-                        any(abs(y0 + (x - x0) * ratio - y) <= COLUMN_TOLERANCE for y in large)
+                        any(abs(y0 + (x - x0) * ratio - y) <= settings.column_tolerance
+                            for y in large)
                         for x in small
                     )
-                    if hits >= COLUMN_AGREEMENT * len(small):
+                    if hits >= settings.column_agreement * len(small):
                         return True
     return False
 
 
-def _columns_fit(table: Sequence[float], rows: Sequence[float]) -> bool:
+def _columns_fit(
+    table: Sequence[float], rows: Sequence[float], settings: LayoutSettings = DEFAULT_LAYOUT
+) -> bool:
     """Every column start of a few loose rows is one of the table's (after one shift)."""
-    if len(table) < 2 or len(rows) < min(3, len(table)):
+    if len(table) < 2 or len(rows) < min(settings.fit_rows, len(table)):
         return False  # a heading with a page number is no row of a wider table
     shifts = {0.0, *(t - r for r in rows[:1] for t in table)}
     return any(
-        all(any(abs(r + s - t) <= COLUMN_TOLERANCE for t in table) for r in rows)
+        all(any(abs(r + s - t) <= settings.column_tolerance for t in table) for r in rows)
         for s in shifts
     )
 
@@ -394,15 +400,19 @@ def _column_text(
     return texts
 
 
-def _caption(layout: PageLayout, furniture: frozenset[int], region: TableRegion) -> list[str]:
+def _caption(
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion,
+    settings: LayoutSettings = DEFAULT_LAYOUT,
+) -> list[str]:
     first, _ = _span(region)
     above = _content(layout, furniture, range(0, max(first, 0)))
     extra = [region.title] if region.title else []
-    return [*above[-CAPTION_LINES:], *extra, *region.header]
+    return [*above[-settings.caption_lines:], *extra, *region.header]
 
 
 def title_lines(
-    layout: PageLayout, furniture: frozenset[int], region: TableRegion
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion,
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> tuple[str, ...]:
     """The table's own caption: the lines right above it (no wide gap, at most three) when
     the first of them names a table ("Table 2. …", "Exhibit 3 …"), or its title row."""
@@ -413,11 +423,11 @@ def title_lines(
     below = layout.lines[first] if first >= 0 else None
     for i in range(first - 1, -1, -1):
         line = layout.lines[i]
-        if below is None or below.top - line.bottom > 2.5 * line.height:
+        if below is None or below.top - line.bottom > settings.title_gap * line.height:
             break
         picked.insert(0, i)
         below = line
-        if len(picked) == 3 or CAPTION.match(line.text):
+        if len(picked) == settings.title_lines or CAPTION.match(line.text):
             break
     while picked and not CAPTION.match(layout.lines[picked[0]].text):
         picked.pop(0)
@@ -427,7 +437,7 @@ def title_lines(
 _ENUMERATOR = re.compile(r"^\s*[(（]?[0-9一二三四五六七八九十ivxIVXa-zA-Z]{1,3}[.)、．）]\s*")
 
 
-def is_row_label(text: str) -> bool:
+def is_row_label(text: str, settings: LayoutSettings = DEFAULT_LAYOUT) -> bool:
     """A label a row could hold: a few words (or one run of an unspaced script), no caption
     or continuation marker, and no figure once a leading enumerator ("1.", "（二）",
     "a)") is set aside.
@@ -438,15 +448,16 @@ def is_row_label(text: str) -> bool:
     words = text.split()
     bare = _ENUMERATOR.sub("", text)
     return (
-        0 < len(words) <= LABEL_WORDS
+        0 < len(words) <= settings.label_words
         and not any(ch.isdigit() for ch in bare)
         and not CAPTION.match(text)
-        and not has_marker(text)
+        and not has_marker(text, settings)
     )
 
 
 def _row_labels_below(
-    layout: PageLayout, furniture: frozenset[int], region: TableRegion, after: Sequence[int]
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion, after: Sequence[int],
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> tuple[int, ...]:
     """Label-only lines right under a ruled grid, at the foot of its page, that are its
     next row left outside the rules (pdfplumber's grid stops at the last ruled line): each
@@ -464,14 +475,14 @@ def _row_labels_below(
     ]
     for i in rest:
         line = layout.lines[i]
-        if has_marker(line.text):
+        if has_marker(line.text, settings):
             break  # "Continued on next page" under the label: a note, judged as before
         if (
-            len(picked) >= MAX_LABELS
+            len(picked) >= settings.max_labels
             or line.top - edge > 2 * line.height
-            or abs(line.x0 - left) > 2 * COLUMN_TOLERANCE
+            or abs(line.x0 - left) > 2 * settings.column_tolerance
             or line.x1 > second
-            or not is_row_label(line.text.strip())
+            or not is_row_label(line.text.strip(), settings)
         ):
             return ()
         picked.append(i)
@@ -480,7 +491,8 @@ def _row_labels_below(
 
 
 def _group_label_above(
-    layout: PageLayout, furniture: frozenset[int], region: TableRegion
+    layout: PageLayout, furniture: frozenset[int], region: TableRegion,
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> str | None:
     """A short label line right above a headerless table, in its first column ("Projected",
     "Women"): a group label of the rows under it, not a caption."""
@@ -492,10 +504,11 @@ def _group_label_above(
         return None
     line = layout.lines[above[-1]]
     text = line.text.strip()
-    in_key_column = abs(line.x0 - region.bbox[0]) <= 2 * COLUMN_TOLERANCE
+    in_key_column = abs(line.x0 - region.bbox[0]) <= 2 * settings.column_tolerance
     if len(region.anchors) >= 2:  # and ends before the second column: no figure beside it
         in_key_column = in_key_column and line.x1 <= region.bbox[0] + region.anchors[1]
-    if len(text.split()) <= 4 and in_key_column and is_row_label(text):
+    if (len(text.split()) <= settings.group_label_words and in_key_column
+            and is_row_label(text, settings)):  # fmt: skip
         return text
     return None
 
@@ -507,12 +520,13 @@ def decide(
     layout_b: PageLayout,
     furniture_b: frozenset[int],
     region_b: TableRegion,
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> JoinDecision:
     """Should ``region_b`` (the first table of ``layout_b``) continue ``table`` (whose last
     fragment is the last table of ``layout_a``)? The decision says why."""
     region_a = table.last_region
     assert region_a is not None
-    rows_b = _rows(region_b, layout_b.page)
+    rows_b = _rows(region_b, layout_b.page, settings)
     before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
     after = _main_line(rows_b[0]) if rows_b else ""
 
@@ -527,7 +541,7 @@ def decide(
         if layout_a.lines[i].top >= region_a.bbox[3] - 1
         or layout_a.lines[i].x1 < region_a.bbox[0] or layout_a.lines[i].x0 > region_a.bbox[2]
     ]
-    foot = _row_labels_below(layout_a, furniture_a, region_a, after_a)
+    foot = _row_labels_below(layout_a, furniture_a, region_a, after_a, settings)
     tail = _column_text(layout_a, furniture_a, region_a, after=True)
     if tail is None:
         tail = _content(layout_a, furniture_a, [i for i in after_a if i not in foot])
@@ -544,13 +558,14 @@ def decide(
     above_b = [line.text for line in layout_b.lines[: max(first_b, 0)]]  # furniture too:
     # a "—Continued" title repeated on every page is found as a running line
     vouched = any(
-        has_marker(line) and _table_number(line) in {"", *numbers} for line in [*above_b, *head]
+        has_marker(line, settings) and _table_number(line) in {"", *numbers}
+        for line in [*above_b, *head]
     )
     for line in tail:
-        note = vouched and len(line.split()) <= NOTE_WORDS and not _table_number(line)
-        if not has_marker(line) and not note:
+        note = vouched and len(line.split()) <= settings.note_words and not _table_number(line)
+        if not has_marker(line, settings) and not note:
             return no(f"text after the table on p{layout_a.page}: {line[:80]!r}")
-    label = _group_label_above(layout_b, furniture_b, region_b)
+    label = _group_label_above(layout_b, furniture_b, region_b, settings)
     if label is not None:
         head = head[:-1]  # a group label ("Projected") opening the page's rows
     if region_b.title:
@@ -559,20 +574,20 @@ def decide(
         number = _table_number(line)
         if number and numbers and number not in numbers:
             return no(f"another table's caption sits between: {line[:80]!r}")
-        if has_marker(line):
+        if has_marker(line, settings):
             continue
-        if any(similarity(line, seen) >= SAME_TEXT for seen in context):
+        if any(similarity(line, seen) >= settings.same_text for seen in context):
             continue
         return no(f"a caption, title or text sits between: {line[:80]!r}")
     repeated = False
     if region_b.header and table.header:
         score = similarity(" ".join(region_b.header), " ".join(table.header))
-        if score < SAME_HEADER:
+        if score < settings.same_header:
             return no(f"p{layout_b.page} opens with a new header row: {region_b.header[0][:60]!r}")
         repeated = True
-    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
+    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors, settings):
         return no("the rows opening the page do not sit in the table's columns")
-    if not _columns_agree(region_a.anchors, region_b.anchors, scaled=repeated):
+    if not _columns_agree(region_a.anchors, region_b.anchors, repeated, settings):
         return no(
             f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
             "positions that do not line up)"
@@ -589,7 +604,7 @@ def decide(
         layout_a.lines[i].text for i in sorted(furniture_a) if i > last_a
     ] + [layout_b.lines[i].text for i in sorted(furniture_b) if i < first_b]
     parts = [f"{len(skipped)} furniture line(s)"] if skipped else []
-    if any(has_marker(line) for line in [*tail, *head]):
+    if any(has_marker(line, settings) for line in [*tail, *head]):
         parts.append("a continuation note")
     if region_b.header:
         parts.append("a repeated header (dropped)")
@@ -619,8 +634,8 @@ def column_names(region: TableRegion) -> tuple[str, ...]:
 
 
 #: Lines between two fragments on one page that may be group labels, and their length.
-MAX_LABELS = 2
-LABEL_WORDS = 8
+MAX_LABELS = DEFAULT_LAYOUT.max_labels
+LABEL_WORDS = DEFAULT_LAYOUT.label_words
 
 
 def decide_same_page(
@@ -629,11 +644,12 @@ def decide_same_page(
     region_b: TableRegion,
     layout: PageLayout,
     furniture: frozenset[int],
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> JoinDecision:
     """Two tables one above the other on a page are one table cut by group labels only if
     nothing but one or two short label lines sits between them, the lower one has no header
     of its own, its columns line up and its rows do not restart."""
-    rows_b = _rows(region_b, layout.page)
+    rows_b = _rows(region_b, layout.page, settings)
     before = table.rows[-1].text.splitlines()[-1] if table.rows else ""
     after = rows_b[0].text.splitlines()[0] if rows_b else ""
 
@@ -645,15 +661,16 @@ def decide_same_page(
     _, last_a = _span(region_a)
     first_b, _ = _span(region_b)
     between = _content(layout, furniture, range(last_a + 1, max(first_b, 0)))
-    labels_ok = len(between) <= MAX_LABELS and all(
-        len(line.split()) <= LABEL_WORDS and not CAPTION.match(line) and not has_marker(line)
+    labels_ok = len(between) <= settings.max_labels and all(
+        len(line.split()) <= settings.label_words and not CAPTION.match(line)
+        and not has_marker(line, settings)
         for line in between
     )
     if not labels_ok:
         return no("two tables on one page are kept apart (text or a caption between)")
-    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors):
+    if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors, settings):
         return no("the rows opening the page do not sit in the table's columns")
-    if not _columns_agree(region_a.anchors, region_b.anchors):
+    if not _columns_agree(region_a.anchors, region_b.anchors, False, settings):
         return no("two tables on one page are kept apart (columns differ)")
     restart = _restarts(table, rows_b)
     if restart:
@@ -664,9 +681,12 @@ def decide_same_page(
     return JoinDecision(layout.page, layout.page, True, reason, before, after, tuple(between))
 
 
-def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -> JoinedTable:
-    rows = _rows(region, layout.page)
-    caption = tuple(_caption(layout, furniture, region))
+def _start(
+    region: TableRegion, layout: PageLayout, furniture: frozenset[int],
+    settings: LayoutSettings = DEFAULT_LAYOUT,
+) -> JoinedTable:
+    rows = _rows(region, layout.page, settings)
+    caption = tuple(_caption(layout, furniture, region, settings))
     return JoinedTable(
         header=region.header,
         rows=rows,
@@ -680,7 +700,7 @@ def _start(region: TableRegion, layout: PageLayout, furniture: frozenset[int]) -
         last_context=caption,
         regions=[(layout.page, region)],
         column_names=column_names(region),
-        title=title_lines(layout, furniture, region),
+        title=title_lines(layout, furniture, region, settings),
     )
 
 
@@ -721,13 +741,15 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("|", " ").split()).lower()
 
 
-def _drop_repeated_header(table: JoinedTable, rows: list[Row]) -> list[Row]:
+def _drop_repeated_header(
+    table: JoinedTable, rows: list[Row], settings: LayoutSettings = DEFAULT_LAYOUT
+) -> list[Row]:
     """B's leading rows that repeat the table's header (or its first row, when that is a
     header taken for data: column names that are years) — layout, not data."""
     opening = [r for r in table.rows if r.page == table.page_start]
     same = 0
     while (
-        same < min(len(opening), len(rows) - 1, MAX_HEADER_ROWS)
+        same < min(len(opening), len(rows) - 1, settings.max_header_rows)
         and _norm(rows[same].text) == _norm(opening[same].text)
         and not (same == 0 and not table.header)  # handled below: a header taken for data
     ):
@@ -756,10 +778,11 @@ def _drop_repeated_header(table: JoinedTable, rows: list[Row]) -> list[Row]:
 
 
 def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
-            furniture: frozenset[int], decision: JoinDecision) -> None:
-    rows = _rows(region, layout.page)
+            furniture: frozenset[int], decision: JoinDecision,
+            settings: LayoutSettings = DEFAULT_LAYOUT) -> None:
+    rows = _rows(region, layout.page, settings)
     if decision.page_a != decision.page_b:
-        rows = _drop_repeated_header(table, rows)
+        rows = _drop_repeated_header(table, rows, settings)
     for label in decision.foot_labels:  # the row begun under the grid at A's foot
         cells = (label, *[""] * max(table.columns - 1, 0))
         table.rows.append(Row(label, cells, decision.page_a, False, decision.page_a))
@@ -798,7 +821,7 @@ def _append(table: JoinedTable, region: TableRegion, layout: PageLayout,
     table.page_end = layout.page
     table.joins.append(decision)
     table.last_region = region
-    table.last_context = tuple(_caption(layout, furniture, region))
+    table.last_context = tuple(_caption(layout, furniture, region, settings))
     table.regions.append((layout.page, region))
 
 
@@ -826,10 +849,12 @@ def without_furniture(
 
 
 def join_tables(
-    layouts: Sequence[PageLayout], furniture: dict[int, frozenset[int]]
+    layouts: Sequence[PageLayout], furniture: dict[int, frozenset[int]],
+    settings: LayoutSettings = DEFAULT_LAYOUT,
 ) -> tuple[list[JoinedTable], list[JoinDecision]]:
     """Every table of the document, fragments joined across page breaks where they continue
-    each other, and every decision taken at a page break (joined or not)."""
+    each other, and every decision taken at a page break (joined or not), by the join
+    thresholds of ``settings`` (:class:`~ragdash.ingestion.pdf_layout.LayoutSettings`)."""
     layouts = [
         replace(
             layout,
@@ -864,11 +889,11 @@ def join_tables(
             ):
                 decision = decide(
                     candidate, previous, furniture.get(previous.page, frozenset()),
-                    layout, marks, weak,
+                    layout, marks, weak, settings,
                 )
                 if decision.joined:
                     decisions.append(decision)
-                    _append(candidate, weak, layout, marks, decision)
+                    _append(candidate, weak, layout, marks, decision, settings)
         for index, region in enumerate(regions):
             candidate = tables[-1] if tables else None
             if (
@@ -882,7 +907,7 @@ def join_tables(
             ):
                 decision = decide(
                     candidate, previous, furniture.get(previous.page, frozenset()),
-                    layout, marks, region,
+                    layout, marks, region, settings,
                 )
                 decisions.append(decision)
                 if decision.joined:
@@ -891,10 +916,12 @@ def join_tables(
                             Row(decision.group_label, (decision.group_label,), layout.page, True,
                                 layout.page)
                         )
-                    _append(candidate, region, layout, marks, decision)
+                    _append(candidate, region, layout, marks, decision, settings)
                     continue
             elif index > 0 and tables:
-                decision = decide_same_page(tables[-1], regions[index - 1], region, layout, marks)
+                decision = decide_same_page(
+                    tables[-1], regions[index - 1], region, layout, marks, settings
+                )
                 decisions.append(decision)
                 if decision.joined and _words_only(tables[-1]):
                     # the upper part was the header, parted from its rows by a gap
@@ -907,9 +934,9 @@ def join_tables(
                     labels = decision.skipped
                     for label in labels:  # the labels between become group-label rows
                         tables[-1].rows.append(Row(label, (label,), layout.page, True, layout.page))
-                    _append(tables[-1], region, layout, marks, decision)
+                    _append(tables[-1], region, layout, marks, decision, settings)
                     continue
-            tables.append(_start(region, layout, marks))
+            tables.append(_start(region, layout, marks, settings))
         previous = layout
     return tables, decisions
 

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 
 __all__ = [
     "MISSED_SHARE",
@@ -96,24 +96,26 @@ class OcrQuality:
         return self.uncovered > MISSED_SHARE and bool(self.regions)
 
 
-def flatten_background(pixels: Any, px_per_pt: float) -> Any:
+def flatten_background(pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN) -> Any:
     """``pixels`` (a 2-D uint8 array, dark ink on a lighter background) with the background
     divided out: shaded cells, grey scans and uneven lighting become white, the ink stays."""
-    return _flattened(pixels, px_per_pt)[0]
+    return _flattened(pixels, px_per_pt, scan)[0]
 
 
-def _flattened(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
+def _flattened(
+    pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[Any, list[Any]]:
     """:func:`flatten_background`, and the corners of the dark bars it turned light (see
     :func:`_light_on_dark`)."""
     import numpy as np
     from scipy import ndimage
 
-    pixels, bars = _light_on_dark(pixels, px_per_pt)
+    pixels, bars = _light_on_dark(pixels, px_per_pt, scan)
     step = 2 if px_per_pt >= 2 else 1
     small = pixels[::step, ::step]
-    size = max(3, int(round(5.0 * px_per_pt / step)) | 1)  # wider than a pen stroke
+    size = max(3, int(round(scan.background_window * px_per_pt / step)) | 1)  # > a pen stroke
     background = ndimage.grey_closing(small, size=(size, size))
-    if float(np.percentile(background, 2)) > 225:
+    if float(np.percentile(background, 2)) > scan.white_page:
         return pixels, bars  # a white page throughout: nothing to flatten, pixels as read
     if step > 1:
         background = np.repeat(np.repeat(background, step, 0), step, 1)
@@ -123,9 +125,11 @@ def _flattened(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
     # a shaded area's edge stays behind as a faint line (the estimate lags the blur by a
     # pixel); read at 200 dpi it became "-" and "7" beside the row's cells. Grey that is
     # not ink and not beside ink (a letter's soft edge is) is paper.
-    ink = flat < INK_LEVEL
-    beside = ndimage.binary_dilation(ink, iterations=max(2, int(round(0.7 * px_per_pt))))
-    flat[(flat < 250) & ~ink & ~beside] = 255
+    ink = flat < scan.ink_level
+    beside = ndimage.binary_dilation(
+        ink, iterations=max(2, int(round(scan.ink_fringe * px_per_pt)))
+    )
+    flat[(flat < scan.paper_level) & ~ink & ~beside] = 255
     return flat, bars
 
 
@@ -138,7 +142,9 @@ BAR_LIGHT = DEFAULT_SCAN.bar_light
 BAR_CORE = DEFAULT_SCAN.bar_core
 
 
-def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
+def _light_on_dark(
+    pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[Any, list[Any]]:
     """``pixels`` with light-on-dark areas (white text in a dark header bar) inverted, so
     all text is dark on light, and each inverted bar's four corners (x, y in pixels: top
     left, top right, bottom left, bottom right) — its outline is gone from the image, yet
@@ -165,8 +171,8 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
     opened = ndimage.grey_opening(small, size=(3, 3))
     # a table's rules run into the bar above it: cut them off (they are far thinner than a
     # bar), or bar and grid are one ragged area that fills a fifth of its box
-    core = max(3, int(round(BAR_CORE * px_per_pt / step)))
-    solid = ndimage.binary_opening(opened < 150, structure=np.ones((core, core), bool))
+    core = max(3, int(round(scan.bar_core * px_per_pt / step)))
+    solid = ndimage.binary_opening(opened < scan.dark_level, structure=np.ones((core, core), bool))
     labels, count = ndimage.label(solid)
     if not count:
         return pixels, []
@@ -178,13 +184,13 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
         part = labels[where] == n
         tall = (where[0].stop - where[0].start) * step / px_per_pt
         wide = (where[1].stop - where[1].start) * step / px_per_pt
-        if min(tall, wide) < 12 or not _filled(part, px_per_pt / step):
+        if min(tall, wide) < scan.bar_min or not _filled(part, px_per_pt / step, scan):
             continue  # a word, a rule, a speck, bold type: no bar that text sits in
         values = small[where][part].astype(np.int16)
         level = int(np.median(opened[where][part]))
-        lighter = float(np.mean(values > level + 60))
-        darker = float(np.mean(values < level - 60))
-        flip[n] = 0.02 < lighter < BAR_LIGHT and lighter > darker
+        lighter = float(np.mean(values > level + scan.bar_contrast))
+        darker = float(np.mean(values < level - scan.bar_contrast))
+        flip[n] = scan.bar_light_min < lighter < scan.bar_light and lighter > darker
     if not flip.any():
         return pixels, []
 
@@ -199,7 +205,7 @@ def _light_on_dark(pixels: Any, px_per_pt: float) -> tuple[Any, list[Any]]:
     # mask it was found by has holes where its white letters are, and inverting only the
     # mask left dark patches in the words ("Pub'ications"). Its colour becomes paper
     # white (a grey bar inverted is grey, and the background's edge lagged as a line).
-    band = max(2, round(1.0 * px_per_pt))  # the edge's blur, either side
+    band = max(2, round(scan.bar_edge_blur * px_per_pt))  # the edge's blur, either side
     out = pixels.copy()
     for c in corners:
         # the bar's box with room for the blur band: the masks are drawn there only
@@ -277,7 +283,7 @@ def _bar_rules(corners: Sequence[Any], angle: float, size: tuple[int, int],
     return tuple(rules)
 
 
-def _filled(part: Any, px_per_pt: float) -> bool:
+def _filled(part: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """``part`` (a boolean mask in its bounding box) is a filled rectangle, set straight or
     a little askew: it fills :data:`BAR_FILL` of its box, or, column by column, it fills
     that share between its top and bottom edges and both edges are straight lines (within
@@ -293,18 +299,18 @@ def _filled(part: Any, px_per_pt: float) -> bool:
     """
     import numpy as np
 
-    if part.sum() >= BAR_FILL * part.size:
+    if part.sum() >= scan.bar_fill * part.size:
         return True
     cols, tops, bottoms = _column_edges(part)
     if len(cols) < 3:
         return False
-    if part[:, cols].sum() < BAR_FILL * float((bottoms - tops).sum()):
+    if part[:, cols].sum() < scan.bar_fill * float((bottoms - tops).sum()):
         return False
     x = cols.astype(float)
     ragged = max(
         float(np.std(edge - np.polyval(np.polyfit(x, edge, 1), x))) for edge in (tops, bottoms)
     )
-    return ragged <= px_per_pt
+    return ragged <= scan.bar_straight * px_per_pt
 
 
 #: A straight run of ink at least this long (points) and at most RULE_THICKNESS thick is a
@@ -317,15 +323,17 @@ RULE_THICKNESS = DEFAULT_SCAN.rule_thickness
 CELL_SIDE = DEFAULT_SCAN.cell_side
 
 
-def _rule_masks(pixels: Any, px_per_pt: float) -> tuple[Any, Any]:
+def _rule_masks(
+    pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[Any, Any]:
     """The ruling lines of ``pixels`` as two boolean masks, across and upright (the sides
     of a grid's low cells with the upright ones): see :func:`remove_rules`."""
     import numpy as np
     from scipy import ndimage
 
-    ink = (pixels < INK_LEVEL).astype(np.uint8)
-    length = max(3, int(round(RULE_LENGTH * px_per_pt)))
-    thick = max(2, int(round(RULE_THICKNESS * px_per_pt)) + 1)
+    ink = (pixels < scan.ink_level).astype(np.uint8)
+    length = max(3, int(round(scan.rule_length * px_per_pt)))
+    thick = max(2, int(round(scan.rule_thickness * px_per_pt)) + 1)
 
     def opened(axis: int, size: int) -> Any:
         eroded = ndimage.minimum_filter1d(ink, size, axis=axis)
@@ -337,7 +345,7 @@ def _rule_masks(pixels: Any, px_per_pt: float) -> tuple[Any, Any]:
     if not rules.any():
         return across, upright
     # the sides of a grid's cells: upright runs too short to be rules alone, that meet one
-    side = max(3, int(round(CELL_SIDE * px_per_pt)))
+    side = max(3, int(round(scan.cell_side * px_per_pt)))
     sides = (opened(0, side) & (1 - opened(1, thick))).astype(bool) & ~rules
     if sides.any():
         labels, count = ndimage.label(sides, structure=np.ones((3, 3), bool))
@@ -351,7 +359,9 @@ def _rule_masks(pixels: Any, px_per_pt: float) -> tuple[Any, Any]:
 Rule = tuple[float, float, float, float]
 
 
-def find_rules(pixels: Any, px_per_pt: float) -> tuple[Rule, ...]:
+def find_rules(
+    pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[Rule, ...]:
     """The ruling lines of a straightened page image, each as its box in points — what a
     born-digital PDF gives pdfplumber as line objects, so a scanned grid can be cut into
     cells as a drawn one is. Pieces of one rule (it is cut where another crosses it) come
@@ -365,7 +375,7 @@ def find_rules(pixels: Any, px_per_pt: float) -> tuple[Rule, ...]:
     >>> [tuple(round(v) for v in rule) for rule in find_rules(page, 2.0)]  # cut where they cross
     [(6, 50, 100, 50), (100, 50, 196, 50), (100, 10, 100, 50), (100, 50, 100, 90)]
     """
-    return _rule_boxes(*_rule_masks(pixels, px_per_pt), px_per_pt)
+    return _rule_boxes(*_rule_masks(pixels, px_per_pt, scan), px_per_pt)
 
 
 def _rule_boxes(across: Any, upright: Any, px_per_pt: float) -> tuple[Rule, ...]:
@@ -385,7 +395,7 @@ def _rule_boxes(across: Any, upright: Any, px_per_pt: float) -> tuple[Rule, ...]
     return tuple(rules)
 
 
-def remove_rules(pixels: Any, px_per_pt: float) -> Any:
+def remove_rules(pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN) -> Any:
     """``pixels`` with the table's ruling lines painted white. Tesseract reads a vertical
     rule beside a digit as ``]``, ``|`` or ``1`` (``9237]``, ``i221]``) and a cell's
     underline as part of the letters; the rules were never text. A rule is a straight run
@@ -402,10 +412,12 @@ def remove_rules(pixels: Any, px_per_pt: float) -> Any:
     >>> int(clean[100, 50]), int(clean[70, 201])
     (255, 0)
     """
-    return _paint_out(pixels, px_per_pt, *_rule_masks(pixels, px_per_pt))
+    return _paint_out(pixels, px_per_pt, *_rule_masks(pixels, px_per_pt, scan), scan=scan)
 
 
-def _paint_out(pixels: Any, px_per_pt: float, across: Any, upright: Any) -> Any:
+def _paint_out(
+    pixels: Any, px_per_pt: float, across: Any, upright: Any, scan: ScanSettings = DEFAULT_SCAN
+) -> Any:
     import numpy as np
     from scipy import ndimage
 
@@ -413,21 +425,21 @@ def _paint_out(pixels: Any, px_per_pt: float, across: Any, upright: Any) -> Any:
     if not rules.any():
         return pixels
     # with its blurred fringe: a faint edge left beside a digit was still read as a "7"
-    rules = ndimage.binary_dilation(rules, iterations=max(1, round(0.7 * px_per_pt)))
+    rules = ndimage.binary_dilation(rules, iterations=max(1, round(scan.rule_fringe * px_per_pt)))
     out = pixels.copy()
     out[rules] = 255
     # the faint edge of the blur beyond that: paper-coloured pixels near a rule are paper
-    halo = ndimage.binary_dilation(rules, iterations=max(2, round(1.5 * px_per_pt)))
-    out[halo & (out > 160)] = 255
+    halo = ndimage.binary_dilation(rules, iterations=max(2, round(scan.rule_halo * px_per_pt)))
+    out[halo & (out > scan.halo_paper)] = 255
     # what is left where thick rules cross (a box's corners) is a blot no letter is: small
     # and touching where a rule was (it was read as "_" or ")" beside the cell's number)
-    labels, count = ndimage.label(out < INK_LEVEL, structure=np.ones((3, 3), bool))
+    labels, count = ndimage.label(out < scan.ink_level, structure=np.ones((3, 3), bool))
     if count:
         near = ndimage.binary_dilation(rules, iterations=2)
         touching = np.zeros(count + 1, bool)
         touching[np.unique(labels[near & (labels > 0)])] = True
         touching[0] = False
-        limit = (RULE_THICKNESS + 1.0) * px_per_pt
+        limit = (scan.rule_thickness + scan.rule_blot_margin) * px_per_pt
         for n, where in enumerate(ndimage.find_objects(labels), start=1):
             if where is None or not touching[n]:
                 continue
@@ -442,7 +454,7 @@ def _paint_out(pixels: Any, px_per_pt: float, across: Any, upright: Any) -> Any:
 SPECK_SIZE = DEFAULT_SCAN.speck_size
 
 
-def remove_specks(pixels: Any, px_per_pt: float) -> Any:
+def remove_specks(pixels: Any, px_per_pt: float, scan: ScanSettings = DEFAULT_SCAN) -> Any:
     """``pixels`` with isolated specks of dust painted white. A speck beside a number was
     read as part of it (``1,204.``, ``25,790:``), and a row no longer read as printed. A
     speck is a blot of ink (eight-connected) that fits in :data:`SPECK_SIZE` points each
@@ -459,8 +471,8 @@ def remove_specks(pixels: Any, px_per_pt: float) -> Any:
     import numpy as np
     from scipy import ndimage
 
-    limit = max(1, int(SPECK_SIZE * px_per_pt))
-    labels, count = ndimage.label(pixels < INK_LEVEL, structure=np.ones((3, 3), bool))
+    limit = max(1, int(scan.speck_size * px_per_pt))
+    labels, count = ndimage.label(pixels < scan.ink_level, structure=np.ones((3, 3), bool))
     if not count:
         return pixels
     small = np.zeros(count + 1, bool)
@@ -476,19 +488,22 @@ def remove_specks(pixels: Any, px_per_pt: float) -> Any:
     return out
 
 
-def skew_angle(pixels: Any, max_angle: float = MAX_SKEW) -> float:
+def skew_angle(
+    pixels: Any, max_angle: float | None = None, scan: ScanSettings = DEFAULT_SCAN
+) -> float:
     """The skew of the text lines in degrees (counter-clockwise turn that straightens
     them), found by the projection profile: the angle whose row histogram of ink is the
     most peaked. 0.0 for a page with too little ink to tell."""
     import numpy as np
 
-    step = max(1, pixels.shape[1] // 900)
-    ink = pixels[::step, ::step] < INK_LEVEL
+    max_angle = scan.max_skew if max_angle is None else max_angle
+    step = max(1, pixels.shape[1] // scan.skew_width)
+    ink = pixels[::step, ::step] < scan.ink_level
     ys, xs = np.nonzero(ink)
-    if len(ys) < 200:
+    if len(ys) < scan.skew_min_ink:
         return 0.0
-    if len(ys) > 400_000:
-        keep = np.random.default_rng(0).choice(len(ys), 400_000, replace=False)
+    if len(ys) > scan.skew_sample:
+        keep = np.random.default_rng(0).choice(len(ys), scan.skew_sample, replace=False)
         ys, xs = ys[keep], xs[keep]
     xs = xs - ink.shape[1] / 2.0
 
@@ -497,14 +512,15 @@ def skew_angle(pixels: Any, max_angle: float = MAX_SKEW) -> float:
         counts = np.bincount((shifted - shifted.min()).astype(np.int64))
         return float(np.dot(counts, counts))
 
-    best = max(np.arange(-max_angle, max_angle + 1e-9, 0.2), key=score)
-    best = max(np.arange(best - 0.2, best + 0.2 + 1e-9, 0.05), key=score)
-    if score(best) <= score(0.0) * 1.02:
+    coarse, fine = scan.skew_step, scan.skew_fine_step
+    best = max(np.arange(-max_angle, max_angle + 1e-9, coarse), key=score)
+    best = max(np.arange(best - coarse, best + coarse + 1e-9, fine), key=score)
+    if score(best) <= score(0.0) * scan.skew_gain:
         return 0.0  # no clear gain: a table of rules, a picture
     return float(round(best, 2))
 
 
-def orientation(image: Any) -> int:
+def orientation(image: Any, scan: ScanSettings = DEFAULT_SCAN) -> int:
     """Degrees (0, 90, 180, 270) to turn ``image`` counter-clockwise so its text stands
     upright, from Tesseract's OSD on a small copy; 0 when it cannot tell (too little text,
     low confidence, no ``osd`` data)."""
@@ -512,18 +528,18 @@ def orientation(image: Any) -> int:
 
     small = image
     longest = max(image.size)
-    if longest > 1700:
-        ratio = 1700 / longest
+    if longest > scan.osd_size:
+        ratio = scan.osd_size / longest
         small = image.resize((max(1, int(image.width * ratio)), max(1, int(image.height * ratio))))
     try:
         osd = pytesseract.image_to_osd(
-            small, config="--psm 0 -c min_characters_to_try=20",
+            small, config=f"--psm 0 -c min_characters_to_try={scan.osd_characters}",
             output_type=pytesseract.Output.DICT, timeout=60,
         )  # fmt: skip
     except (pytesseract.TesseractError, RuntimeError, ValueError):
         return 0
     rotate = int(osd.get("rotate", 0)) % 360
-    if rotate == 0 or float(osd.get("orientation_conf", 0.0)) < 2.0:
+    if rotate == 0 or float(osd.get("orientation_conf", 0.0)) < scan.osd_confidence:
         return 0
     return (360 - rotate) % 360  # OSD says how far to turn clockwise
 
@@ -540,7 +556,9 @@ class PreparedPage:
     rules: tuple[Rule, ...] = ()
 
 
-def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> PreparedPage:
+def prepare_image(
+    image: Any, px_per_pt: float, rotate: bool = True, scan: ScanSettings = DEFAULT_SCAN
+) -> PreparedPage:
     """The page image Tesseract reads, how far it was turned and the rules taken out of it
     (a :class:`PreparedPage`)."""
     import numpy as np
@@ -548,23 +566,23 @@ def prepare_image(image: Any, px_per_pt: float, rotate: bool = True) -> Prepared
 
     turn = 0.0
     if rotate:
-        quarter = orientation(image)
+        quarter = orientation(image, scan)
         if quarter:
             image = image.rotate(quarter, expand=True, fillcolor=255)
             turn += quarter
-    pixels, bars = _flattened(np.asarray(image.convert("L")), px_per_pt)
-    pixels = remove_specks(pixels, px_per_pt)
-    angle = skew_angle(pixels)
+    pixels, bars = _flattened(np.asarray(image.convert("L")), px_per_pt, scan)
+    pixels = remove_specks(pixels, px_per_pt, scan)
+    angle = skew_angle(pixels, scan=scan)
     flat = Image.fromarray(pixels)
-    if abs(angle) >= MIN_SKEW:
+    if abs(angle) >= scan.min_skew:
         flat = flat.rotate(angle, resample=Image.Resampling.BICUBIC, expand=False, fillcolor=255)
         turn += angle
     else:
         angle = 0.0
     straight = np.asarray(flat)
-    masks = _rule_masks(straight, px_per_pt)
+    masks = _rule_masks(straight, px_per_pt, scan)
     return PreparedPage(
-        Image.fromarray(_paint_out(straight, px_per_pt, *masks)), turn,
+        Image.fromarray(_paint_out(straight, px_per_pt, *masks, scan=scan)), turn,
         _rule_boxes(*masks, px_per_pt) + _bar_rules(bars, angle, flat.size, px_per_pt),
     )  # fmt: skip
 
@@ -576,6 +594,7 @@ def measure_quality(
     confidence: float,
     dictionary: float,
     turn: float,
+    scan: ScanSettings = DEFAULT_SCAN,
 ) -> OcrQuality:
     """:class:`OcrQuality` of the prepared page ``image`` given the recognised words'
     ``boxes`` (in PDF points; ``scale`` pixels per point)."""
@@ -588,25 +607,26 @@ def measure_quality(
     if not height or not width:
         return OcrQuality(0.0, (), confidence, dictionary, turn)
     cells = pixels[: height * step, : width * step].reshape(height, step, width, step)
-    ink = cells.min(axis=(1, 3)) < INK_LEVEL
+    ink = cells.min(axis=(1, 3)) < scan.ink_level
     per = scale / step  # cells per point
     heights = sorted(b[3] - b[1] for b in boxes)
-    text_h = max(4.0, heights[len(heights) // 2] * per) if heights else 9.0 * per
+    text_h = (max(scan.quality_min_height, heights[len(heights) // 2] * per) if heights
+              else scan.quality_text_height * per)  # fmt: skip
     # table rules are ink but no text: a run of ink longer than four text heights along a
     # row or a column is taken out (a letter is never that long and that thin)
-    reach = max(3, int(round(text_h * 4)))
+    reach = max(3, int(round(text_h * scan.quality_rule_run)))
     rules = ndimage.binary_opening(ink, structure=np.ones((1, reach), bool))
     rules |= ndimage.binary_opening(ink, structure=np.ones((reach, 1), bool))
     ink = ink & ~ndimage.binary_dilation(rules, structure=np.ones((3, 3), bool))
     # letters into word blobs: close gaps of about a letter's width along the line
-    join = max(1, int(round(text_h * 0.6)))
+    join = max(1, int(round(text_h * scan.quality_join)))
     blobs = ndimage.binary_closing(ink, structure=np.ones((1, join), bool))
     labels, count = ndimage.label(blobs)
     if not count:
         return OcrQuality(0.0, (), confidence, dictionary, turn)
     covered = np.zeros_like(ink)
     for x0, top, x1, bottom in boxes:
-        pad = 0.3 * (bottom - top)
+        pad = scan.quality_pad * (bottom - top)
         covered[
             max(0, int((top - pad) * per)): int(math.ceil((bottom + pad) * per)) + 1,
             max(0, int((x0 - pad) * per)): int(math.ceil((x1 + pad) * per)) + 1,
@@ -618,8 +638,9 @@ def measure_quality(
             continue
         h = where[0].stop - where[0].start
         w = where[1].stop - where[1].start
-        thin = min(h, w) <= max(1.0, text_h * 0.15)
-        if thin or h > 3.5 * text_h or h < 0.35 * text_h or w * h < 0.6 * text_h * text_h:
+        thin = min(h, w) <= max(1.0, text_h * scan.quality_thin)
+        if (thin or h > scan.quality_tall * text_h or h < scan.quality_short * text_h
+                or w * h < scan.quality_area * text_h * text_h):  # fmt: skip
             continue  # a rule, a picture, a speck of dust
         textlike[n] = True
     text_ink = ink & textlike[labels]
@@ -636,7 +657,7 @@ def measure_quality(
         if where is None:
             continue
         part = missed[where]
-        if part.sum() < 1.5 * text_h * text_h:
+        if part.sum() < scan.region_area * text_h * text_h:
             continue
         ys, xs = np.nonzero(part)
         y0, x0 = where[0].start + ys.min(), where[1].start + xs.min()
@@ -646,6 +667,7 @@ def measure_quality(
         regions.append((int(part.sum()), box))
     regions.sort(reverse=True)
     return OcrQuality(
-        round(share, 4), tuple(box for _, box in regions[:20]), round(confidence, 1),
+        round(share, 4), tuple(box for _, box in regions[:scan.quality_regions]),
+        round(confidence, 1),
         round(dictionary, 4), round(turn, 2), round(total / (height * width), 4),
     )  # fmt: skip

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ragdash.errors import SettingsError
 from ragdash.ingestion.letterspacing import repair_line
 
 __all__ = [
@@ -37,8 +38,10 @@ __all__ = [
     "CAPTION",
     "CELL_SEPARATOR",
     "COLUMN_GAP",
+    "DEFAULT_LAYOUT",
     "FOOT_SHARE",
     "LINE_TOLERANCE",
+    "LayoutSettings",
     "Line",
     "MARKER",
     "MAX_HEADER_LINES",
@@ -63,28 +66,254 @@ BBox = tuple[float, float, float, float]  # x0, top, x1, bottom in PDF points, t
 Word = dict[str, Any]
 
 CELL_SEPARATOR = "|"
-#: Words on one line whose tops differ by at most this many points (pdfplumber's default).
-LINE_TOLERANCE = 3.0
-#: A horizontal gap wider than this fraction of the text height separates two columns
-#: (a word space is about a quarter of it).
-COLUMN_GAP = 0.8
-#: A vertical gap wider than this many line heights ends an aligned table.
-ROW_GAP = 3.0
-#: An aligned table needs at least this many lines that have two or more columns.
-MIN_ALIGNED_ROWS = 3
-#: A table has a column whose cells are mostly this many words or fewer (keys, codes,
-#: numbers); multi-column prose has none.
-SHORT_CELL_WORDS = 3
-SHORT_COLUMN_SHARE = 0.6
-#: A column whose cells have this many words at the median holds running text; a table
-#: has at most one such column (a description), text set in columns has two or more.
-RUNNING_TEXT_WORDS = 6
-#: A table's header is at most this many lines.
-MAX_HEADER_LINES = 8
-#: The bottom margin (share of the page height) where only furniture sits.
-FOOT_SHARE = 0.1
-#: Column starts closer than this many points are the same column.
-ANCHOR_TOLERANCE = 6.0
+
+#: (lowest, highest, what it is) of each setting of :class:`LayoutSettings`, checked in
+#: ``__post_init__``: a whole-number range takes whole numbers only.
+_LAYOUT_RANGES: dict[str, tuple[float, float, str]] = {
+    "line_tolerance": (0.0, 100.0, "points"),
+    "column_gap": (0.0, 20.0, "text heights"),
+    "row_gap": (0.0, 100.0, "line heights"),
+    "min_aligned_rows": (1, 1000, "lines"),
+    "short_cell_words": (1, 1000, "words"),
+    "short_column_share": (0.0, 1.0, "a share"),
+    "running_text_words": (1, 1000, "words"),
+    "max_header_lines": (0, 1000, "lines"),
+    "foot_share": (0.0, 1.0, "a share of the page height"),
+    "anchor_tolerance": (0.0, 1000.0, "points"),
+    "note_words": (1, 10_000, "words"),
+    "word_space": (0.0, 10.0, "text heights"),
+    "slant_share": (0.0, 1.0, "a share"),
+    "anchor_parts": (1, 1000, "parts of the lines"),
+    "column_share": (0.0, 1.0, "a share of the lines"),
+    "numeric_key_share": (0.0, 1.0, "a share"),
+    "group_label_words": (1, 1000, "words"),
+    "number_column_cells": (1, 1000, "cells"),
+    "number_column_share": (0.0, 1.0, "a share"),
+    "wrap_evidence": (1, 1000, "cells"),
+    "weak_foot": (0.0, 1.0, "a share of the page height"),
+    "title_width": (0.0, 1.0, "a share of the table's width"),
+    "title_words": (0, 1000, "words"),
+    "set_apart_gap": (0.0, 100.0, "line heights"),
+    "short_key_words": (0, 1000, "words"),
+    "outside_label_pieces": (1, 1000, "pieces"),
+    "outside_label_words": (1, 1000, "words"),
+    "header_words": (1, 1000, "words"),
+    "ruled_header_rows": (0, 1000, "rows"),
+    "prose_columns": (1, 1000, "columns"),
+    "prose_column_share": (0.0, 1.0, "a share of the lines"),
+    "prose_piece_words": (1, 1000, "words"),
+    "prose_piece_chars": (1, 1000, "characters a word"),
+    "same_text": (0.0, 1.0, "a token overlap"),
+    "same_header": (0.0, 1.0, "a token overlap"),
+    "column_tolerance": (0.0, 1000.0, "points"),
+    "column_agreement": (0.0, 1.0, "a share of the columns"),
+    "width_ratio_low": (0.0, 1.0, "a width ratio"),
+    "width_ratio_high": (1.0, 100.0, "a width ratio"),
+    "caption_lines": (0, 1000, "lines"),
+    "max_header_rows": (0, 1000, "rows"),
+    "fit_rows": (1, 1000, "rows"),
+    "title_gap": (0.0, 100.0, "line heights"),
+    "title_lines": (1, 1000, "lines"),
+    "max_labels": (0, 1000, "lines"),
+    "label_words": (1, 1000, "words"),
+    "window": (1, 100, "pages"),
+    "same_place": (0.0, 1000.0, "points"),
+    "margin_share": (0.0, 1.0, "a share of the page height"),
+    "band_share": (0.0, 1.0, "a share of the page height"),
+    "near_same": (0.0, 100.0, "a similarity"),
+    "near_letters": (1, 10_000, "letters"),
+    "near_place": (0.0, 1000.0, "points"),
+    "near_run_share": (0.0, 1.0, "a share"),
+    "furniture_letters": (0, 1000, "letters"),
+}
+
+
+@dataclass(frozen=True)
+class LayoutSettings:
+    """Every threshold of table finding (this module), of the joins across page breaks
+    (:mod:`ragdash.ingestion.joins`) and of page furniture
+    (:mod:`ragdash.ingestion.furniture`), in one frozen dataclass that refuses a value
+    outside its range with a message naming it — as pdfplumber's ``TableSettings`` does
+    for its own table finder, and :class:`~ragdash.ingestion.scan.settings.ScanSettings`
+    for the scan passes. Why one place: a threshold fitted to one document is found only
+    when all of them can be read, changed and measured together (issue 44). The module
+    names (``COLUMN_GAP``, ``joins.COLUMN_TOLERANCE``, ``furniture.NEAR_PLACE``) read
+    :data:`DEFAULT_LAYOUT`; :func:`ragdash.ingestion.joins.join_tables` and
+    :func:`ragdash.ingestion.furniture.find_furniture` take other settings.
+
+    Each comment says what the value decides and where it came from; "by eye" means it was
+    set when the rule was written and no measurement of it is recorded (the development
+    sets' figures in docs/pdfs-and-scans.md were measured with all of them as they are).
+
+    >>> LayoutSettings().column_tolerance
+    8.0
+    >>> LayoutSettings(column_tolerance=-1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ragdash.errors.SettingsError: layout setting column_tolerance=-1 is outside 0–1000 (points)
+    >>> LayoutSettings(window=1.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ragdash.errors.SettingsError: layout setting window=1.5 is not a whole number
+    """
+
+    # -- lines and aligned tables (this module) --
+    #: Words on one line whose tops differ by at most this many points (pdfplumber's default).
+    line_tolerance: float = 3.0
+    #: A horizontal gap wider than this fraction of the text height separates two columns
+    #: (a word space is about a quarter of it; by eye).
+    column_gap: float = 0.8
+    #: A vertical gap wider than this many line heights ends an aligned table (by eye).
+    row_gap: float = 3.0
+    #: An aligned table needs at least this many lines that have two or more columns.
+    min_aligned_rows: int = 3
+    #: A table has a column whose cells are mostly (``short_column_share``) this many words
+    #: or fewer (keys, codes, numbers); multi-column prose has none (by eye).
+    short_cell_words: int = 3
+    short_column_share: float = 0.6
+    #: A column whose cells have this many words at the median holds running text; a table
+    #: has at most one such column (a description), text set in columns has two or more.
+    running_text_words: int = 6
+    #: A table's header is at most this many lines.
+    max_header_lines: int = 8
+    #: The bottom margin (share of the page height) where only furniture sits.
+    foot_share: float = 0.1
+    #: Column starts closer than this many points are the same column (by eye: half a
+    #: column gap of 10 pt type).
+    anchor_tolerance: float = 6.0
+    #: A caption or a continuation note is a short line: at most this many words (one idea
+    #: for ``is_caption`` and ``joins.NOTE_WORDS``, which had the same 20 each).
+    note_words: int = 20
+    #: Characters further apart than this share of the text height are two words.
+    word_space: float = 0.2
+    #: A character is slanted (a diagonal watermark) when its matrix's shear is more than
+    #: this share of its scale.
+    slant_share: float = 0.2
+    #: A column start is shared by at least 1/this of the multi-column lines (and by two).
+    anchor_parts: int = 3
+    #: ... and a table's columns by this share of its lines (and ``min_aligned_rows``).
+    column_share: float = 0.3
+    #: Row keys are numbers (a numbered list, not a table's keys) on this share of rows.
+    numeric_key_share: float = 0.6
+    #: A one-cell line in the key column of at most this many words is a group label (the
+    #: same in ``joins``: a group row, a label above the fragment on the next page).
+    group_label_words: int = 4
+    #: A column of figures: rows of at least this many cells, and this share with a number.
+    number_column_cells: int = 3
+    number_column_share: float = 0.8
+    #: A key that wraps above its row: at least this many cells that fit only that way.
+    wrap_evidence: int = 3
+    #: A weak region (rows opening a page) must end above this share of the page height.
+    weak_foot: float = 0.88
+    #: A title line over a run is wider than this share of it, or longer than this many
+    #: words, or opens with a bracket.
+    title_width: float = 0.5
+    title_words: int = 3
+    #: A line set apart from its run by more than the run's median gap plus this many of
+    #: its heights starts a new table.
+    set_apart_gap: float = 0.25
+    #: A line at the run's left edge of at most this many words fits the run (a short key).
+    short_key_words: int = 4
+    #: A label left of a ruled grid is at most this many pieces of this many words each.
+    outside_label_pieces: int = 2
+    outside_label_words: int = 4
+    #: A header cell is a name: a cell of more words than this, or a list item, is a row's.
+    header_words: int = 12
+    #: A ruled table's header is at most this many rows.
+    ruled_header_rows: int = 3
+    #: A page set in prose columns: at least this many column starts, each where a line of
+    #: prose starts on this share of the page's lines (a line whose every piece holds
+    #: ``prose_piece_words`` words or more, or ``prose_piece_chars`` characters a word:
+    #: CJK prose has no spaces).
+    prose_columns: int = 3
+    prose_column_share: float = 0.3
+    prose_piece_words: int = 4
+    prose_piece_chars: int = 6
+    # -- joins across page breaks (ragdash/ingestion/joins.py) --
+    #: Two lines are "the same caption or header" at this token overlap (Jaccard).
+    same_text: float = 0.6
+    #: A header row of B is A's header repeated at this token overlap.
+    same_header: float = 0.5
+    #: Column left edges agree within this many points.
+    column_tolerance: float = 8.0
+    #: Share of the columns of the narrower fragment that must line up with the other's.
+    column_agreement: float = 0.6
+    #: A repeated header set narrower or wider on the facing page (margins swap) is
+    #: compared by relative places within these width ratios (issue 44, class c).
+    width_ratio_low: float = 0.8
+    width_ratio_high: float = 1.25
+    #: Lines of A's page above it read as its caption.
+    caption_lines: int = 8
+    #: Rows opening both fragments alike are header lines, at most this many.
+    max_header_rows: int = 4
+    #: A few loose rows fit a table's columns only when there are at least this many (or as
+    #: many as the table's columns).
+    fit_rows: int = 3
+    #: A table's caption lines sit within this many line heights of each other ...
+    title_gap: float = 2.5
+    #: ... at most this many.
+    title_lines: int = 3
+    #: Lines between two fragments on one page that may be group labels, and their length.
+    max_labels: int = 2
+    label_words: int = 8
+    # -- page furniture (ragdash/ingestion/furniture.py) --
+    #: Pages on either side compared with each page.
+    window: int = 2
+    #: Two lines are at the same place if their tops (or bottoms, from the page bottom) are
+    #: this close, in points.
+    same_place: float = 4.0
+    #: The top and bottom margins where a bare page number counts as furniture.
+    margin_share: float = 0.12
+    #: The top and bottom bands where a line repeated on a nearby page counts as furniture
+    #: wherever it sits in the band (running headers move a little between page styles).
+    band_share: float = 0.2
+    #: A running line read a little differently on another page (OCR noise) still repeats
+    #: when at least this similar (0–100), with this many letters, and within
+    #: ``near_place`` points of where it sits on the other page (a scanned sheet lies
+    #: higher or lower on the glass; set from one scan's legend at 49, 61 and 74 pt —
+    #: see docs/pdfs-and-scans.md for what it was validated on).
+    near_same: float = 90.0
+    near_letters: int = 12
+    near_place: float = 30.0
+    #: ... or when one unbroken run of it, with ``near_letters`` letters or more, is this
+    #: share of it or more (a running header beside a logo OCR reads differently).
+    near_run_share: float = 0.6
+    #: A line with fewer letters than this is no running header (a page number is judged
+    #: on its own).
+    furniture_letters: int = 3
+
+    def __post_init__(self) -> None:
+        for name, (low, high, what) in _LAYOUT_RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise SettingsError(f"layout setting {name}={value!r} is not a number")
+            if isinstance(low, int) and isinstance(high, int) and not isinstance(value, int):
+                raise SettingsError(f"layout setting {name}={value!r} is not a whole number")
+            if not low <= value <= high:
+                raise SettingsError(
+                    f"layout setting {name}={value!r} is outside {low:g}–{high:g} ({what})"
+                )
+
+    @property
+    def width_ratio(self) -> tuple[float, float]:
+        """The range of width ratios a repeated header is compared within."""
+        return (self.width_ratio_low, self.width_ratio_high)
+
+
+#: The settings ragdash reads pages and joins tables with.
+DEFAULT_LAYOUT = LayoutSettings()
+
+#: The thresholds under their module names (:class:`LayoutSettings` says what each decides).
+LINE_TOLERANCE = DEFAULT_LAYOUT.line_tolerance
+COLUMN_GAP = DEFAULT_LAYOUT.column_gap
+ROW_GAP = DEFAULT_LAYOUT.row_gap
+MIN_ALIGNED_ROWS = DEFAULT_LAYOUT.min_aligned_rows
+SHORT_CELL_WORDS = DEFAULT_LAYOUT.short_cell_words
+SHORT_COLUMN_SHARE = DEFAULT_LAYOUT.short_column_share
+RUNNING_TEXT_WORDS = DEFAULT_LAYOUT.running_text_words
+MAX_HEADER_LINES = DEFAULT_LAYOUT.max_header_lines
+FOOT_SHARE = DEFAULT_LAYOUT.foot_share
+ANCHOR_TOLERANCE = DEFAULT_LAYOUT.anchor_tolerance
 
 #: A caption or a continuation note: "Table 2. …", "Exhibit 3 (Cont. 1)", "— Continued".
 CAPTION = re.compile(
@@ -105,7 +334,7 @@ MARKER = re.compile(
 
 def is_caption(text: str) -> bool:
     """A short line that names a table or says it goes on."""
-    short = len(text.split()) <= 20
+    short = len(text.split()) <= DEFAULT_LAYOUT.note_words
     return short and (bool(CAPTION.match(text)) or bool(MARKER.search(text)))
 
 
@@ -249,7 +478,7 @@ def _segments(chars: Sequence[dict[str, Any]]) -> tuple[tuple[float, float, str]
         if result and char["x0"] - result[-1][1] <= COLUMN_GAP * height:
             seg = result[-1]
             gap = char["x0"] - seg[1]
-            seg[2] += (" " if gap > 0.2 * height else "") + char["text"]
+            seg[2] += (" " if gap > DEFAULT_LAYOUT.word_space * height else "") + char["text"]
             seg[1] = max(seg[1], char["x1"])
         else:
             result.append([char["x0"], char["x1"], char["text"]])
@@ -263,7 +492,7 @@ def _slanted(char: dict[str, Any]) -> bool:
     if not matrix or len(matrix) < 4:
         return False
     a, b = abs(matrix[0]), abs(matrix[1])
-    return min(a, b) > 0.2 * max(a, b)
+    return min(a, b) > DEFAULT_LAYOUT.slant_share * max(a, b)
 
 
 def page_lines(page: Any) -> tuple[list[Line], list[str]]:
@@ -305,7 +534,7 @@ def _anchors(lines: Sequence[Line], left: float) -> tuple[float, ...]:
             clusters[-1].append(x)
         else:
             clusters.append([x])
-    need = max(2, len(multi) // 3)
+    need = max(2, len(multi) // DEFAULT_LAYOUT.anchor_parts)
     return tuple(round(statistics.median(c), 1) for c in clusters if len(c) >= need)
 
 
@@ -325,7 +554,7 @@ def _columns(lines: Sequence[Line]) -> list[tuple[float, float]]:
     if not counts:
         return []
     modal = max(set(counts), key=lambda c: (counts.count(c), c))
-    common = max(MIN_ALIGNED_ROWS, 0.3 * len(counts))
+    common = max(MIN_ALIGNED_ROWS, DEFAULT_LAYOUT.column_share * len(counts))
     modal = max([modal, *(c for c in set(counts) if counts.count(c) >= common)])
     spans = sorted((s[0], s[1]) for line in lines if len(line.segments) == modal
                    for s in line.segments)
@@ -373,7 +602,8 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
     # lines opening in the key column (a wrapped row's later lines open further right)
     left = min(line.segments[0][0] for line in multi)
     keyed = [line for line in multi if line.segments[0][0] - left < ANCHOR_TOLERANCE]
-    numeric_keys = sum(_numeric(line.segments[0][2]) for line in keyed) >= 0.6 * len(keyed)
+    numeric_keys = (sum(_numeric(line.segments[0][2]) for line in keyed)
+                    >= DEFAULT_LAYOUT.numeric_key_share * len(keyed))  # fmt: skip
     header = next(
         (
             n
@@ -401,7 +631,7 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
         header > 1
         and len(run[header - 1].segments) == 1
         and abs(run[header - 1].x0 - columns[0][0]) < ANCHOR_TOLERANCE
-        and len(run[header - 1].text.split()) <= 4
+        and len(run[header - 1].text.split()) <= DEFAULT_LAYOUT.group_label_words
     ):
         header -= 1  # a one-cell line in the key column over the rows: a group label
     if header and all(
@@ -474,13 +704,14 @@ def _aligned_region(lines: list[Line], indexes: list[int], top_of_page: bool) ->
 def _number_columns(rows: Sequence[Sequence[str]]) -> list[int]:
     """Columns (past the first) that hold a number in most records: of the rows with three
     or more cells, at least :data:`MIN_ALIGNED_ROWS` and four in five have a number there."""
-    full = [row for row in rows if sum(1 for c in row if c) >= 3]
+    full = [row for row in rows if sum(1 for c in row if c) >= DEFAULT_LAYOUT.number_column_cells]
     if len(full) < MIN_ALIGNED_ROWS:
         return []
     width = max(len(row) for row in full)
     return [
         i for i in range(1, width)
-        if sum(1 for row in full if i < len(row) and _numeric(row[i])) >= 0.8 * len(full)
+        if sum(1 for row in full if i < len(row) and _numeric(row[i]))
+        >= DEFAULT_LAYOUT.number_column_share * len(full)
     ]
 
 
@@ -526,7 +757,7 @@ def _wraps_lead(run: Sequence[Line], columns: Sequence[tuple[float, float]]) -> 
                 below_wrong += 1
             if col in ups and fits(ups[col][1], ups[col][0], text, width, col):
                 above_wrong += 1
-    return below_wrong == 0 and above_wrong >= 3
+    return below_wrong == 0 and above_wrong >= DEFAULT_LAYOUT.wrap_evidence
 
 
 def aligned_tables(
@@ -609,7 +840,7 @@ def _weak_region(
     of this shape is page furniture, and the join drops it)."""
     found = [lines[i] for i in run]
     multi = [line for line in found if len(line.segments) >= 2]
-    if not multi or page_height <= 0 or found[-1].bottom > 0.88 * page_height:
+    if not multi or page_height <= 0 or found[-1].bottom > DEFAULT_LAYOUT.weak_foot * page_height:
         return None
     if not all(sum(_numeric(seg[2]) for seg in line.segments) >= 1 for line in multi):
         return None
@@ -636,8 +867,8 @@ def _title_line(lines: Sequence[Line], run: Sequence[int]) -> bool:
     key = next((lines[i] for i in run if len(lines[i].segments) >= 2), None)
     if key is not None and first.x0 > key.segments[0][1]:
         return False  # right of the first column: the rest of a row cut by the page break
-    wide = first.x1 - first.x0 > 0.5 * (right - left)
-    return wide or len(text.split()) > 3 or text.startswith(("[", "("))
+    wide = first.x1 - first.x0 > DEFAULT_LAYOUT.title_width * (right - left)
+    return wide or len(text.split()) > DEFAULT_LAYOUT.title_words or text.startswith(("[", "("))
 
 
 def _lead(lines: Sequence[Line], first: int, taken: set[int]) -> list[int]:
@@ -687,7 +918,8 @@ def _set_apart(line: Line, run: Sequence[Line]) -> bool:
     gaps = [b.top - a.bottom for a, b in zip(run, run[1:], strict=False)]
     if not gaps:
         return True
-    return line.top - run[-1].bottom > statistics.median(gaps) + 0.25 * line.height
+    gap = statistics.median(gaps) + DEFAULT_LAYOUT.set_apart_gap * line.height
+    return line.top - run[-1].bottom > gap
 
 
 def _fits_run(line: Line, run: Sequence[Line]) -> bool:
@@ -703,7 +935,8 @@ def _fits_run(line: Line, run: Sequence[Line]) -> bool:
         abs(line.x0 - seg[0]) < ANCHOR_TOLERANCE for r in run for seg in r.segments[1:]
     ):
         return True  # starts where a column's cells start: that cell's wrapped line
-    return abs(line.x0 - left) < ANCHOR_TOLERANCE * 2 and len(line.text.split()) <= 4
+    return (abs(line.x0 - left) < ANCHOR_TOLERANCE * 2
+            and len(line.text.split()) <= DEFAULT_LAYOUT.short_key_words)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- text tables
@@ -783,7 +1016,9 @@ def _label_left(line: Line, box: BBox) -> tuple[str, ...]:
     if line.x1 > box[2] + 2 or line.x0 >= box[0] - 2:
         return ()
     outside = [seg for seg in line.segments if seg[1] <= box[0] + 1]
-    if not outside or len(outside) > 2 or any(len(seg[2].split()) > 4 for seg in outside):
+    if not outside or len(outside) > DEFAULT_LAYOUT.outside_label_pieces or any(
+        len(seg[2].split()) > DEFAULT_LAYOUT.outside_label_words for seg in outside
+    ):
         return ()
     return tuple(seg[2] for seg in outside)
 
@@ -874,7 +1109,7 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
 
 
 #: A header cell is a name: a cell of more words than this, or a list item, is a row's.
-HEADER_WORDS = 12
+HEADER_WORDS = DEFAULT_LAYOUT.header_words
 
 
 def _header_like(row: Sequence[str]) -> bool:
@@ -925,7 +1160,7 @@ def ruled_region(
     cells = tuple(tuple(row) for _, row in kept)
     header = 0
     while (
-        header < min(3, len(cells) - 1)
+        header < min(DEFAULT_LAYOUT.ruled_header_rows, len(cells) - 1)
         and (header == 0 or cells[header][0])  # a row with no key continues a row
         and (header == 0 or _header_like(cells[header]))
         and not any(_numeric(c) for c in cells[header] if c)
@@ -947,9 +1182,9 @@ def ruled_region(
 #: A page set in prose columns: at least this many column starts, each where a line of
 #: prose starts on this share of the page's lines (a line whose every piece holds
 #: :data:`PROSE_PIECE_WORDS` words or more).
-PROSE_COLUMNS = 3
-PROSE_COLUMN_SHARE = 0.3
-PROSE_PIECE_WORDS = 4
+PROSE_COLUMNS = DEFAULT_LAYOUT.prose_columns
+PROSE_COLUMN_SHARE = DEFAULT_LAYOUT.prose_column_share
+PROSE_PIECE_WORDS = DEFAULT_LAYOUT.prose_piece_words
 
 
 def prose_columns(lines: Sequence[Line]) -> tuple[float, ...]:
@@ -981,7 +1216,8 @@ def prose_columns(lines: Sequence[Line]) -> tuple[float, ...]:
 def _prose_piece(text: str) -> bool:
     """A piece of a running line of prose: :data:`PROSE_PIECE_WORDS` words or more, or as
     many characters as that many words (a script written without spaces)."""
-    return len(text.split()) >= PROSE_PIECE_WORDS or len(text.strip()) >= 6 * PROSE_PIECE_WORDS
+    chars = DEFAULT_LAYOUT.prose_piece_chars * PROSE_PIECE_WORDS
+    return len(text.split()) >= PROSE_PIECE_WORDS or len(text.strip()) >= chars
 
 
 def band_line(line: Line, left: float, right: float) -> Line:

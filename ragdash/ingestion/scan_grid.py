@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from ragdash.ingestion.ocr_prep import Rule
 from ragdash.ingestion.pdf_layout import BBox, Line, TableRegion, ruled_region
-from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 
 __all__ = ["SNAP", "grid_tables"]
 
@@ -63,7 +63,9 @@ def _edges(rules: Sequence[Rule]) -> list[dict[str, Any]]:
 MEND_SHARE = DEFAULT_SCAN.mend_share
 
 
-def _mended(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _mended(
+    edges: list[dict[str, Any]], scan: ScanSettings = DEFAULT_SCAN
+) -> list[dict[str, Any]]:
     """``edges`` (merged: the pieces of one line share its exact position) with the cell
     sides a scan broke drawn whole again. Between two rules that both cross a line, the
     stretch is one cell's side; when at least :data:`MEND_SHARE` of it is there, the gaps
@@ -71,6 +73,7 @@ def _mended(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
     that leaves the cell open — and pdfplumber makes a cell only of four whole sides, so
     without mending the cell and the row's value were lost."""
     added = []
+    snap = scan.snap
     for kind, other in (("h", "v"), ("v", "h")):
         pos, lo, hi = ("top", "x0", "x1") if kind == "h" else ("x0", "top", "bottom")
         opos, olo, ohi = ("x0", "top", "bottom") if kind == "h" else ("top", "x0", "x1")
@@ -80,29 +83,29 @@ def _mended(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if e["orientation"] == kind:
                 groups.setdefault(e[pos], []).append(e)
         for at, group in groups.items():
-            start = min(e[lo] for e in group) - SNAP
-            end = max(e[hi] for e in group) + SNAP
+            start = min(e[lo] for e in group) - snap
+            end = max(e[hi] for e in group) + snap
             walls = sorted({c[opos] for c in crossers
-                            if c[olo] - SNAP <= at <= c[ohi] + SNAP
+                            if c[olo] - snap <= at <= c[ohi] + snap
                             and start <= c[opos] <= end})  # fmt: skip
             for a, b in zip(walls, walls[1:], strict=False):
                 kept = sum(max(0.0, min(e[hi], b) - max(e[lo], a)) for e in group)
-                if MEND_SHARE * (b - a) <= kept < b - a - SNAP:
+                if scan.mend_share * (b - a) <= kept < b - a - snap:
                     added.append(_edge(kind, at, a, b))
     return edges + added
 
 
-def _cell_text(words: Sequence[Any]) -> str:
+def _cell_text(words: Sequence[Any], scan: ScanSettings = DEFAULT_SCAN) -> str:
     """A cell's words as pdfplumber gives a cell's text: its lines top to bottom, words left
     to right, lines joined with newlines. Words whose middles lie within half a word's
-    height of either share a line."""
+    height of either share a line (``ScanSettings.cell_line``)."""
     lines: list[list[Any]] = []
     for word in sorted(words, key=lambda w: (w.top + w.bottom) / 2):
         middle = (word.top + word.bottom) / 2
         if lines:
             last = lines[-1]
             centre = sum((w.top + w.bottom) / 2 for w in last) / len(last)
-            if abs(middle - centre) <= 0.5 * max(word.height, last[0].height):
+            if abs(middle - centre) <= scan.cell_line * max(word.height, last[0].height):
                 last.append(word)
                 continue
         lines.append([word])
@@ -110,7 +113,8 @@ def _cell_text(words: Sequence[Any]) -> str:
 
 
 def grid_tables(
-    words: Sequence[Any], rules: Sequence[Rule], lines: Sequence[Line]
+    words: Sequence[Any], rules: Sequence[Rule], lines: Sequence[Line],
+    scan: ScanSettings = DEFAULT_SCAN,
 ) -> list[TableRegion]:
     """The ruled tables that ``rules`` draw on a scanned page, their cells filled with the
     OCR ``words`` (:class:`~ragdash.ingestion.scans.OcrWord`) centred in them; ``lines``
@@ -128,10 +132,11 @@ def grid_tables(
 
     if len(rules) < 4:
         return []
-    edges = merge_edges(_edges(rules), SNAP, SNAP, SNAP, SNAP)
-    edges = merge_edges(_mended(edges), SNAP, SNAP, SNAP, SNAP)
-    edges = filter_edges(edges, min_length=SNAP)
-    cells = intersections_to_cells(edges_to_intersections(edges, SNAP, SNAP))
+    snap = scan.snap
+    edges = merge_edges(_edges(rules), snap, snap, snap, snap)
+    edges = merge_edges(_mended(edges, scan), snap, snap, snap, snap)
+    edges = filter_edges(edges, min_length=snap)
+    cells = intersections_to_cells(edges_to_intersections(edges, snap, snap))
     regions = []
     for found in cells_to_tables(cells):
         table = Table(None, found)  # type: ignore[arg-type]  # the page is read by extract() only
@@ -146,7 +151,7 @@ def grid_tables(
                 x0, top, x1, bottom = cell
                 mine = [w for w in words if x0 <= (w.x0 + w.x1) / 2 <= x1
                         and top <= (w.top + w.bottom) / 2 <= bottom]  # fmt: skip
-                texts.append(_cell_text(mine))
+                texts.append(_cell_text(mine, scan))
             raw.append(texts)
             boxes.append(tuple(row.bbox))
         region = ruled_region(cast(BBox, tuple(table.bbox)), raw, boxes, lines)

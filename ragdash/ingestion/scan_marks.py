@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 
 __all__ = ["BULLET", "PICTOGRAM_HEIGHT", "bullets", "pictograms"]
 
@@ -63,75 +63,85 @@ TEXT_SIGNS = "$€£¥%&#§+=<>*/"
 INK_LEVEL = DEFAULT_SCAN.ink_level
 
 
-def _round_blots(image: Any, scale: float) -> list[tuple[float, float, float, float]]:
+def _round_blots(
+    image: Any, scale: float, scan: ScanSettings = DEFAULT_SCAN
+) -> list[tuple[float, float, float, float]]:
     """Solid round blots of ink on ``image`` (drawn at ``scale`` pixels per point), as
     boxes in points: square to a third either way, filling 68–92% of their box (a disk
     fills 79%; a filled square more, a letter less), with no hole."""
     import numpy as np
     from scipy import ndimage
 
-    ink = np.asarray(image.convert("L")) < INK_LEVEL
+    ink = np.asarray(image.convert("L")) < scan.ink_level
     labels, _count = ndimage.label(ink, structure=np.ones((3, 3), bool))
     blots = []
     for n, where in enumerate(ndimage.find_objects(labels), start=1):
         if where is None:
             continue
         tall, wide = where[0].stop - where[0].start, where[1].stop - where[1].start
-        if not 1.5 <= max(tall, wide) / scale <= 12 or not 0.75 <= wide / tall <= 1.33:
+        if (not scan.blot_min <= max(tall, wide) / scale <= scan.blot_max
+                or not scan.blot_aspect_min <= wide / tall <= scan.blot_aspect_max):  # fmt: skip
             continue
         mine = labels[where] == n
         area = int(mine.sum())
-        if not 0.68 <= area / (tall * wide) <= 0.92:
+        if not scan.blot_fill_min <= area / (tall * wide) <= scan.blot_fill_max:
             continue
-        if int(ndimage.binary_fill_holes(mine).sum()) > 1.05 * area:
+        if int(ndimage.binary_fill_holes(mine).sum()) > scan.blot_hole * area:
             continue  # a ring: an "o", a "0"
         blots.append((where[1].start / scale, where[0].start / scale,
                       where[1].stop / scale, where[0].stop / scale))  # fmt: skip
     return blots
 
 
-def bullets(image: Any, scale: float, words: Sequence[Any]) -> list[Any]:
+def bullets(
+    image: Any, scale: float, words: Sequence[Any], scan: ScanSettings = DEFAULT_SCAN
+) -> list[Any]:
     """``words`` (:class:`~ragdash.ingestion.scans.OcrWord`) with the page's list bullets
     read as :data:`BULLET`: a bullet Tesseract dropped is put in before the word it
     stands before, one it read as a short unsure mark (``e_``) is read again as a bullet.
     A bullet's box spans the height of that word, so it stays on the word's line wherever
     rows are rebuilt."""
     out = list(words)
-    for x0, top, x1, bottom in _round_blots(image, scale):
+    for x0, top, x1, bottom in _round_blots(image, scale, scan):
         size, middle = max(x1 - x0, bottom - top), (top + bottom) / 2
         after = [
             w for w in out
-            if w.x0 >= x1 - 0.5 and w.x0 - x1 <= 3 * w.height
-            and abs(middle - (w.top + w.bottom) / 2) <= 0.3 * w.height
-            and 0.25 * w.height <= size <= 0.7 * w.height
+            if w.x0 >= x1 - scan.bullet_slack and w.x0 - x1 <= scan.bullet_reach * w.height
+            and abs(middle - (w.top + w.bottom) / 2) <= scan.bullet_middle * w.height
+            and scan.bullet_size_min * w.height <= size <= scan.bullet_size_max * w.height
         ]  # fmt: skip
         if not after:
             continue
         word = min(after, key=lambda w: w.x0)
         over = [
             n for n, w in enumerate(out)
-            if w.x0 - 0.5 <= (x0 + x1) / 2 <= w.x1 + 0.5 and w.top <= middle <= w.bottom
+            if w.x0 - scan.bullet_slack <= (x0 + x1) / 2 <= w.x1 + scan.bullet_slack
+            and w.top <= middle <= w.bottom
         ]  # fmt: skip
         mark = replace(word, text=BULLET, x0=round(x0, 2), x1=round(x1, 2))
         if not over:
             out.insert(out.index(word), mark)
-        elif len(over) == 1 and _misread_mark(out[over[0]], size):
+        elif len(over) == 1 and _misread_mark(out[over[0]], size, scan):
             out[over[0]] = replace(mark, conf=out[over[0]].conf)
     return out
 
 
-def _misread_mark(word: Any, size: float) -> bool:
+def _misread_mark(word: Any, size: float, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """A word that is a bullet misread: a mark or two, unsure or with no letter, hardly
     wider than the blot."""
     text = word.text.strip()
-    unsure = word.conf < UNSURE or not any(ch.isalnum() for ch in text)
-    return len(text) <= 2 and unsure and word.x1 - word.x0 <= 2.5 * size
+    unsure = word.conf < scan.mark_unsure or not any(ch.isalnum() for ch in text)
+    return (len(text) <= scan.mark_length and unsure
+            and word.x1 - word.x0 <= scan.mark_width * size)  # fmt: skip
 
 
-def pictograms(words: Sequence[Any], known: Callable[[str], bool]) -> list[Any]:
+def pictograms(
+    words: Sequence[Any], known: Callable[[str], bool], scan: ScanSettings = DEFAULT_SCAN
+) -> list[Any]:
     """``words`` without the pictograms Tesseract read as text (see the module's
     docstring); ``known`` tells a dictionary word."""
-    sure = [w.height for w in words if w.conf >= UNSURE and any(ch.isalpha() for ch in w.text)]
+    sure = [w.height for w in words
+            if w.conf >= scan.mark_unsure and any(ch.isalpha() for ch in w.text)]  # fmt: skip
     if not sure:
         return list(words)
     page = statistics.median(sure)
@@ -140,17 +150,18 @@ def pictograms(words: Sequence[Any], known: Callable[[str], bool]) -> list[Any]:
         by_line.setdefault((w.block, w.line), []).append(w.height)
 
     def pictogram(word: Any) -> bool:
-        if word.height < PICTOGRAM_HEIGHT * page:
+        if word.height < scan.pictogram_height * page:
             return False
-        if not 0.6 <= (word.x1 - word.x0) / word.height <= 1.6:
+        ratio = (word.x1 - word.x0) / word.height
+        if not scan.pictogram_aspect_min <= ratio <= scan.pictogram_aspect_max:
             return False  # an icon is about square; a tall "$" or a long word is not
         text = word.text.strip()
-        if any(ch.isalnum() for ch in text) and (word.conf >= UNSURE or known(text)):
+        if any(ch.isalnum() for ch in text) and (word.conf >= scan.mark_unsure or known(text)):
             return False
         if any(ch in TEXT_SIGNS for ch in text):
             return False  # "$$" in a cell of costs: a sign printed as text
         others = list(by_line[(word.block, word.line)])
         others.remove(word.height)
-        return not others or word.height >= PICTOGRAM_LINE_HEIGHT * statistics.median(others)
+        return not others or word.height >= scan.pictogram_line_height * statistics.median(others)
 
     return [w for w in words if not pictogram(w)]

@@ -124,7 +124,7 @@ def codes_like_the_page(
     if not shapes:
         return tuple(words)
     return _repair_pairs(
-        words, 0.5,
+        words, scan.code_reach,
         lambda word, after: as_code(word.text + after.text) if after.text.isdigit() else None,
         lambda word: as_code(word.text) if any(ch.isdigit() for ch in word.text) else None,
     )  # fmt: skip

@@ -74,7 +74,7 @@ def _read_again(
     is one surer word with a digit."""
     from PIL import Image, ImageOps
 
-    pad = 0.3 * word.height
+    pad = scan.reread_pad * word.height
     crop = image.crop((
         max(0, int((word.x0 - pad) * scale)), max(0, int((word.top - pad) * scale)),
         int(math.ceil((word.x1 + pad) * scale)), int(math.ceil((word.bottom + pad) * scale)),
@@ -90,10 +90,10 @@ def _read_again(
     tries = (
         (big, scan.reread_scale),
         (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
-        (big.point(lambda v: 0 if v < 128 else 255), scan.reread_scale),
+        (big.point(lambda v: 0 if v < scan.binary_level else 255), scan.reread_scale),
     )
     for image_again, times in tries:
-        again = ocr_image(image_again, scale * times, lang, psm=7, scan=scan)
+        again = ocr_image(image_again, scale * times, lang, psm=scan.reread_psm, scan=scan)
         if len(again) == 1 and again[0].conf > word.conf and any(
             ch.isdigit() for ch in again[0].text
         ):
@@ -111,7 +111,7 @@ def _pieces(
 
     box = (int(word.x0 * scale), int(word.top * scale),
            int(math.ceil(word.x1 * scale)), int(math.ceil(word.bottom * scale)))  # fmt: skip
-    ink = np.asarray(image.crop(box).convert("L")) < 128
+    ink = np.asarray(image.crop(box).convert("L")) < scan.binary_level
     if ink.size == 0:
         return [word]
     inked = np.asarray(ink.any(axis=0))
@@ -203,12 +203,13 @@ def separators_like_the_column(
     cells = _among_figures(words)
 
     def column_uses_commas(right: float, height: float, digits: int = 0) -> bool:
-        peers = _flush_right(words, right, height)
+        peers = _flush_right(words, right, height, scan)
         commas = [w for w in peers
                   if w.conf >= scan.low_confidence and _THOUSANDS.fullmatch(w.text)]  # fmt: skip
         points = sum(bool(_POINT_THOUSANDS.fullmatch(w.text)) for w in peers)
         short = any(len(re.sub(r"\D", "", w.text.split(".")[0])) <= digits for w in commas)
-        return len(commas) >= scan.separator_evidence and points <= 1 and (digits != 4 or short)
+        return (len(commas) >= scan.separator_evidence and points <= scan.separator_points
+                and (digits != 4 or short))  # fmt: skip
 
     def pair(word: OcrWord, after: OcrWord) -> str | None:
         if (re.fullmatch(r"\d{1,3}", word.text) and re.fullmatch(r"\d{3}", after.text)
@@ -221,12 +222,12 @@ def separators_like_the_column(
             return word.text.replace(".", ",")
         if (_BARE_THOUSANDS.fullmatch(word.text) and id(word) in cells
                 and column_uses_commas(word.x1, word.height, len(word.text))
-                and sum(bool(_BARE_THOUSANDS.fullmatch(w.text))
-                        for w in _flush_right(words, word.x1, word.height)) == 1):  # fmt: skip
+                and sum(bool(_BARE_THOUSANDS.fullmatch(w.text)) for w in
+                        _flush_right(words, word.x1, word.height, scan)) == 1):  # fmt: skip
             return f"{int(word.text):,}"
         return None
 
-    return _repair_pairs(words, 0.6, pair, point)
+    return _repair_pairs(words, scan.separator_reach, pair, point)
 
 
 _DECIMAL = re.compile(r"\d[\d,]*\.(\d+)")
@@ -264,7 +265,7 @@ def decimals_like_the_column(
     def alone(word: OcrWord) -> str | None:
         if not re.fullmatch(r"\d+", word.text) or id(word) not in cells:
             return None
-        peers = _column_peers(words, word)
+        peers = _column_peers(words, word, scan)
         decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
         counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
         whole = any(_WHOLE.fullmatch(w.text) for w in peers)
@@ -314,7 +315,7 @@ def signs_like_the_column(
     '(5000'
     """
     def plain_column(word: OcrWord) -> bool:
-        peers = _column_peers(words, word)
+        peers = _column_peers(words, word, scan)
         plain = [w for w in peers
                  if w.conf >= scan.low_confidence and _PLAIN_FIGURE.fullmatch(w.text)]  # fmt: skip
         signed = sum(bool(_SIGNED_FIGURE.fullmatch(w.text)) for w in peers)
@@ -354,17 +355,17 @@ def figures_like_the_column(
     'TT'
     """
     def as_figure(word: OcrWord) -> str | None:
-        if (word.conf >= scan.low_confidence or not 0 < len(word.text) <= 4
+        if (word.conf >= scan.low_confidence or not 0 < len(word.text) <= scan.lookalike_length
                 or any(ch not in _DIGIT_LOOKALIKES for ch in word.text)):  # fmt: skip
             return None
-        peers = _column_peers(words, word)
+        peers = _column_peers(words, word, scan)
         plain = sum(w.conf >= scan.low_confidence and bool(_PLAIN_FIGURE.fullmatch(w.text))
                     for w in peers)  # fmt: skip
         figures = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in peers)
         line = [w for w in words if w.line == word.line and w is not word]
         row = sum(bool(_PLAIN_FIGURE.fullmatch(w.text)) for w in line)
         if (plain < scan.sign_evidence or figures < scan.figure_column_share * len(peers)
-                or row < 2 or row < len(line) - row):  # fmt: skip
+                or row < scan.lookalike_row or row < len(line) - row):  # fmt: skip
             return None
         return "".join(_DIGIT_LOOKALIKES[ch] for ch in word.text)
 
@@ -386,23 +387,23 @@ def lone_figures(
     from PIL import Image
 
     found: list[OcrWord] = []
-    for row in _rows(words):
+    for row in _rows(words, scan):
         if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < scan.figure_row:
             continue
         height = statistics.median(w.height for w in row)
         top, bottom = min(w.top for w in row), max(w.bottom for w in row)
         y0, y1 = int(top * scale), int(math.ceil(bottom * scale))
-        band = np.asarray(image.crop((0, y0, image.width, y1)).convert("L")) < 128
+        band = np.asarray(image.crop((0, y0, image.width, y1)).convert("L")) < scan.binary_level
         if band.size == 0:
             continue
         band = band.copy()
         for w in words:  # what is read already, with a margin of a fifth of the height
-            pad = 0.2 * w.height
+            pad = scan.lone_cover_pad * w.height
             if w.bottom < top or w.top > bottom:
                 continue
             band[:, max(0, int((w.x0 - pad) * scale)): int(math.ceil((w.x1 + pad) * scale))] = False
         inked = np.asarray(band.any(axis=0))
-        join = max(1, int(0.3 * height * scale))
+        join = max(1, int(scan.lone_join * height * scale))
         x, runs = 0, []
         while x < len(inked):
             if not inked[x]:
@@ -417,11 +418,12 @@ def lone_figures(
         for a, b in runs:
             rows_inked = band[:, a:b].any(axis=1)
             tall = int(rows_inked.sum())
-            if tall < 0.6 * height * scale or (b - a) < 0.25 * height * scale:
+            if (tall < scan.lone_min_height * height * scale
+                    or (b - a) < scan.lone_min_width * height * scale):  # fmt: skip
                 continue  # a speck, a rule's remnant
-            if (b - a) > 6 * height * scale:
+            if (b - a) > scan.lone_max_width * height * scale:
                 continue  # a line of text, not a lone cell
-            pad = int(0.3 * height * scale) + 2
+            pad = int(scan.lone_crop_pad * height * scale) + 2
             crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
             big = crop.resize((crop.width * scan.reread_scale, crop.height * scan.reread_scale),
                               Image.Resampling.BICUBIC)  # fmt: skip
@@ -455,7 +457,7 @@ def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     False
     """
     text = word.text
-    if word.conf >= scan.number_like_confidence or len(text) > 6:
+    if word.conf >= scan.number_like_confidence or len(text) > scan.number_like_length:
         return False
     return not any(ch.islower() for ch in text) and any(ch.isalnum() for ch in text)
 

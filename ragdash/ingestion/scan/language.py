@@ -30,7 +30,7 @@ def _read_well(word: OcrWord, lang: str, scan: ScanSettings = DEFAULT_SCAN) -> b
     if word.conf < scan.read_confidence:
         return False
     letters = _letters(word.text)
-    if (len(letters) < 3 or any(ch.isdigit() for ch in word.text)
+    if (len(letters) < scan.dictionary_letters or any(ch.isdigit() for ch in word.text)
             or word.conf >= scan.sure_confidence):  # fmt: skip
         return True
     known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
@@ -76,7 +76,7 @@ def choose_language(
     'eng'
     """
     letters = [_fold("".join(ch for ch in w if ch.isalpha())) for w in words]
-    letters = [w for w in letters if len(w) >= 3]
+    letters = [w for w in letters if len(w) >= scan.dictionary_letters]
     if not letters:
         return "eng"
 
@@ -136,15 +136,17 @@ def _word_list(lang: str) -> frozenset[str]:
         return frozenset()
 
 
-def dictionary_share(words: Sequence[str], lang: str = "eng") -> float:
-    """The share of alphabetic words (three letters or more) that are in wordfreq's list of
-    the language; -1.0 when there is no list for it or no such word.
+def dictionary_share(
+    words: Sequence[str], lang: str = "eng", scan: ScanSettings = DEFAULT_SCAN
+) -> float:
+    """The share of alphabetic words (``ScanSettings.dictionary_letters`` or more) that are
+    in wordfreq's list of the language; -1.0 when there is no list for it or no such word.
 
     >>> dictionary_share(["Returns", "are", "accepted", "xqzvv"])
     0.75
     """
     known = _word_list(_WORDFREQ_LANG.get(lang.split("+")[0], ""))
-    letters = [w for w in map(_letters, words) if len(w) >= 3]
+    letters = [w for w in map(_letters, words) if len(w) >= scan.dictionary_letters]
     if not known or not letters:
         return -1.0
     return round(sum(w in known for w in letters) / len(letters), 4)

@@ -19,12 +19,13 @@ __all__ = [
 ]
 
 
-def _rows(words: Sequence[OcrWord]) -> list[list[OcrWord]]:
+def _rows(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> list[list[OcrWord]]:
     """Words in rows by baseline: Tesseract's lines (a table's cells, when it read each
     column as a block), each put in the row whose baseline is within 45% of the text
-    height of its own and whose words it does not overlap side by side; rows top to
-    bottom, words left to right. The page was straightened first, so a row's cells share
-    a baseline across the whole page."""
+    height of its own (``ScanSettings.row_baseline``, among its last ``row_lookback`` rows)
+    and whose words it does not overlap side by side; rows top to bottom, words left to
+    right. The page was straightened first, so a row's cells share a baseline across the
+    whole page."""
     by_line: dict[int, list[OcrWord]] = {}
     for word in words:
         by_line.setdefault(word.line, []).append(word)
@@ -38,9 +39,9 @@ def _rows(words: Sequence[OcrWord]) -> list[list[OcrWord]]:
     for base, height, piece in pieces:
         span = (piece[0].x0, piece[-1].x1)
         best = None
-        for row in rows[-12:]:
+        for row in rows[-scan.row_lookback:]:
             gap = abs(row[0] - base)
-            if gap > 0.45 * min(row[1], height):
+            if gap > scan.row_baseline * min(row[1], height):
                 continue
             if any(a < span[1] and span[0] < b for a, b in row[3]):
                 continue  # side by side overlap: another line of the same column
@@ -69,12 +70,12 @@ def words_to_lines(
     in already separates the columns)."""
     lines = []
     kept = [w for w in words if w.text.strip("|¦[]") or len(w.text) > 2]
-    for row in _rows(kept):
+    for row in _rows(kept, scan):
         row = _zeros_in_figures(row)
         height = statistics.median(w.height for w in row)
         segments: list[list[Any]] = []
         for word in row:
-            if segments and word.x0 - segments[-1][1] <= COLUMN_GAP * height * 1.25:
+            if segments and word.x0 - segments[-1][1] <= COLUMN_GAP * height * scan.segment_gap:
                 segments[-1][1] = max(segments[-1][1], word.x1)
                 segments[-1][2] += " " + word.text
             else:
@@ -116,14 +117,14 @@ def _zeros_in_figures(row: list[OcrWord]) -> list[OcrWord]:
     return out
 
 
-def ocr_layout(ocr: OcrPage) -> PageLayout:
+def ocr_layout(ocr: OcrPage, scan: ScanSettings = DEFAULT_SCAN) -> PageLayout:
     """The page model of an OCR'd page: its rows as lines, the ruled tables its grid lines
     draw (:func:`~ragdash.ingestion.scan_grid.grid_tables`) and the column-aligned tables
     found in the other lines, with the OCR words kept in :attr:`PageLayout.ocr`. A ``|``
     in OCR text is a rule or a speck, not a cell separator, so no table is read from
     pipes."""
-    lines = words_to_lines(ocr.words)
-    ruled = grid_tables(ocr.words, ocr.rules, lines)
+    lines = words_to_lines(ocr.words, scan)
+    ruled = grid_tables(ocr.words, ocr.rules, lines, scan)
     taken = {i for table in ruled for i in table.lines}
     aligned = aligned_tables(lines, taken, ocr.height)
     tables = sorted([*ruled, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))

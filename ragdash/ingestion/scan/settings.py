@@ -94,6 +94,79 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "pictogram_height": _HEIGHTS,
     "pictogram_line_height": _HEIGHTS,
     "mark_unsure": _CONFIDENCE,
+    # -- the inline thresholds of the scan modules, moved here (issue 44) --
+    "same_box_parts": (1, 100, "parts of a text height"),
+    "column_edge": _HEIGHTS,
+    "row_baseline": _HEIGHTS,
+    "row_lookback": _COUNT,
+    "segment_gap": (0.0, 10.0, "times pdf_layout.COLUMN_GAP"),
+    "code_reach": _HEIGHTS,
+    "separator_reach": _HEIGHTS,
+    "separator_points": (0, 1000, "figures"),
+    "binary_level": (1, 254, "a grey level"),
+    "reread_pad": _HEIGHTS,
+    "reread_psm": (0, 13, "a Tesseract page segmentation mode"),
+    "lookalike_length": (1, 100, "characters"),
+    "lookalike_row": (0, 1000, "figures"),
+    "lone_cover_pad": _HEIGHTS,
+    "lone_join": _HEIGHTS,
+    "lone_min_height": _HEIGHTS,
+    "lone_min_width": _HEIGHTS,
+    "lone_max_width": (0.0, 100.0, "text heights"),
+    "lone_crop_pad": _HEIGHTS,
+    "number_like_length": (1, 100, "characters"),
+    "dictionary_letters": (1, 100, "letters"),
+    "background_window": (0.0, 100.0, "points"),
+    "white_page": (0, 255, "a grey level"),
+    "ink_fringe": (0.0, 20.0, "points"),
+    "paper_level": (0, 255, "a grey level"),
+    "dark_level": (0, 255, "a grey level"),
+    "bar_min": (0.0, 1000.0, "points"),
+    "bar_contrast": (0, 255, "grey levels"),
+    "bar_light_min": _SHARE,
+    "bar_edge_blur": (0.0, 20.0, "points"),
+    "bar_straight": (0.0, 20.0, "points"),
+    "rule_fringe": (0.0, 20.0, "points"),
+    "rule_halo": (0.0, 20.0, "points"),
+    "halo_paper": (0, 255, "a grey level"),
+    "rule_blot_margin": (0.0, 20.0, "points"),
+    "skew_width": (1, 100_000, "pixels"),
+    "skew_min_ink": (0, 10_000_000, "pixels"),
+    "skew_sample": (1, 100_000_000, "pixels"),
+    "skew_step": (0.001, 45.0, "degrees"),
+    "skew_fine_step": (0.001, 45.0, "degrees"),
+    "skew_gain": (1.0, 10.0, "times"),
+    "osd_size": (1, 100_000, "pixels"),
+    "osd_characters": (0, 10_000, "characters"),
+    "osd_confidence": (0.0, 100.0, "Tesseract's OSD confidence"),
+    "quality_text_height": (0.0, 1000.0, "points"),
+    "quality_min_height": (0.0, 1000.0, "cells"),
+    "quality_rule_run": (0.0, 100.0, "text heights"),
+    "quality_join": _HEIGHTS,
+    "quality_pad": _HEIGHTS,
+    "quality_thin": _HEIGHTS,
+    "quality_tall": (0.0, 100.0, "text heights"),
+    "quality_short": _HEIGHTS,
+    "quality_area": (0.0, 100.0, "square text heights"),
+    "region_area": (0.0, 100.0, "square text heights"),
+    "quality_regions": (0, 1000, "areas"),
+    "cell_line": _HEIGHTS,
+    "blot_min": (0.0, 1000.0, "points"),
+    "blot_max": (0.0, 1000.0, "points"),
+    "blot_aspect_min": (0.0, 10.0, "width over height"),
+    "blot_aspect_max": (0.0, 10.0, "width over height"),
+    "blot_fill_min": _SHARE,
+    "blot_fill_max": _SHARE,
+    "blot_hole": (1.0, 10.0, "times its area"),
+    "bullet_slack": (0.0, 100.0, "points"),
+    "bullet_reach": (0.0, 100.0, "text heights"),
+    "bullet_middle": _HEIGHTS,
+    "bullet_size_min": _HEIGHTS,
+    "bullet_size_max": _HEIGHTS,
+    "mark_length": (0, 100, "characters"),
+    "mark_width": (0.0, 100.0, "times the blot"),
+    "pictogram_aspect_min": (0.0, 10.0, "width over height"),
+    "pictogram_aspect_max": (0.0, 10.0, "width over height"),
 }
 _PSMS = frozenset(range(14))  # Tesseract's page segmentation modes
 
@@ -196,6 +269,156 @@ class ScanSettings:
     pictogram_line_height: float = 1.3
     #: A word Tesseract read less surely than this may be a misread mark.
     mark_unsure: float = 60.0
+    # -- the inline thresholds of the scan modules, moved here unchanged (issue 44). Each
+    # comment says what the value decides and where it came from; "set by eye" means it was
+    # chosen when the code was written and no measurement of it is recorded. --
+    # words.py
+    #: Two readings' words are one word when each edge is within 1/this of the text height
+    #: (set by eye: a word and a part of it differ by more).
+    same_box_parts: int = 3
+    #: Words ending within this many text heights of one right edge are one figure column
+    #: (set by eye: half a digit's width).
+    column_edge: float = 0.5
+    # lines.py
+    #: A line joins a row whose baseline is within this share of the text height (set by
+    #: eye on straightened pages; docstring of ``lines._rows``).
+    row_baseline: float = 0.45
+    #: ... looked for among this many rows above it (a page's table is shorter).
+    row_lookback: int = 12
+    #: OCR words further apart than this times ``COLUMN_GAP`` text heights start a new
+    #: column segment (wider than a born-digital page's: OCR boxes are ragged).
+    segment_gap: float = 1.25
+    # codes.py and figures.py
+    #: Two pieces of a cut code are joined when at most this many heights apart.
+    code_reach: float = 0.5
+    #: ... and two pieces of a figure cut at its thousands separator (``12 530``).
+    separator_reach: float = 0.6
+    #: A column with more figures than this written ``53.113`` keeps its points.
+    separator_points: int = 1
+    #: Darker than this (0–255) is ink when a word is cut or read again (PIL's midpoint).
+    binary_level: int = 128
+    #: A word read again is cut out with this many text heights of margin.
+    reread_pad: float = 0.3
+    #: ... and read as one line of text (Tesseract's ``--psm 7``).
+    reread_psm: int = 7
+    #: A word of look-alike letters at most this long may be a figure (``TT`` for ``77``).
+    lookalike_length: int = 4
+    #: ... when its line has at least this many other figures.
+    lookalike_row: int = 2
+    #: A lone figure's ink is looked for this many text heights clear of read words ...
+    lone_cover_pad: float = 0.2
+    #: ... ink closer than this many text heights is one patch ...
+    lone_join: float = 0.3
+    #: ... a patch at least this tall and this wide (text heights) is a glyph, not a speck ...
+    lone_min_height: float = 0.6
+    lone_min_width: float = 0.25
+    #: ... and one wider than this is a line of text, not a lone cell ...
+    lone_max_width: float = 6.0
+    #: ... cut out with this many text heights of margin (and 2 pixels) to be read.
+    lone_crop_pad: float = 0.3
+    #: A word longer than this is no number Tesseract failed to read.
+    number_like_length: int = 6
+    # language.py
+    #: Words shorter than this (letters) are not asked of the dictionary (``a``, ``of``).
+    dictionary_letters: int = 3
+    # ocr_prep.py: the page image before Tesseract reads it
+    #: The background is estimated over a window this wide (points; wider than a pen stroke).
+    background_window: float = 5.0
+    #: A page whose background is lighter than this (its 2nd percentile) is left as read.
+    white_page: int = 225
+    #: Grey within this many points of ink is a letter's soft edge, not the shade's edge.
+    ink_fringe: float = 0.7
+    #: ... grey lighter than this (and not beside ink) is paper.
+    paper_level: int = 250
+    #: Darker than this (after opening light strokes) may be a dark bar.
+    dark_level: int = 150
+    #: A dark bar is at least this many points each way (a word in black ink is smaller).
+    bar_min: float = 12.0
+    #: Pixels this many grey levels lighter (darker) than a bar's level are its text.
+    bar_contrast: int = 60
+    #: A bar has at least this share of light text (a solid black box has none).
+    bar_light_min: float = 0.02
+    #: An inverted bar's edge blur, either side (points).
+    bar_edge_blur: float = 1.0
+    #: A bar's edges are straight within this many points (bold type is ragged).
+    bar_straight: float = 1.0
+    #: A removed rule takes this many points of its blurred fringe with it ...
+    rule_fringe: float = 0.7
+    #: ... and paper-coloured pixels within this many points of it ...
+    rule_halo: float = 1.5
+    #: ... lighter than this grey level.
+    halo_paper: int = 160
+    #: A blot touching a removed rule within its thickness plus this (points) is its corner.
+    rule_blot_margin: float = 1.0
+    #: The skew is measured on a copy about this many pixels wide ...
+    skew_width: int = 900
+    #: ... with at least this many ink pixels (else no skew is measured) ...
+    skew_min_ink: int = 200
+    #: ... on at most this many of them (a seeded sample, for speed) ...
+    skew_sample: int = 400_000
+    #: ... trying angles this many degrees apart, then this many around the best ...
+    skew_step: float = 0.2
+    skew_fine_step: float = 0.05
+    #: ... and kept when its profile is this many times sharper than unturned.
+    skew_gain: float = 1.02
+    #: Orientation is detected on a copy at most this many pixels long ...
+    osd_size: int = 1700
+    #: ... from at least this many characters (Tesseract's ``min_characters_to_try``) ...
+    osd_characters: int = 20
+    #: ... and trusted from this orientation confidence.
+    osd_confidence: float = 2.0
+    #: The quality measure's text height when no word was read (points) ...
+    quality_text_height: float = 9.0
+    #: ... and its least text height (cells of about a point).
+    quality_min_height: float = 4.0
+    #: A run of ink longer than this many text heights is a rule, not text ...
+    quality_rule_run: float = 4.0
+    #: ... letters closer than this many text heights are one word blob ...
+    quality_join: float = 0.6
+    #: ... a word covers its ink with this many text heights of margin ...
+    quality_pad: float = 0.3
+    #: ... a blob at most this thin (text heights) is a rule ...
+    quality_thin: float = 0.15
+    #: ... taller than this or shorter than this a picture or a speck ...
+    quality_tall: float = 3.5
+    quality_short: float = 0.35
+    #: ... and smaller than this (square text heights) a speck.
+    quality_area: float = 0.6
+    #: An unread area smaller than this (square text heights) is not reported ...
+    region_area: float = 1.5
+    #: ... and at most this many are, largest first.
+    quality_regions: int = 20
+    # scan_grid.py
+    #: Words in a cell whose middles are within this share of a height share a line.
+    cell_line: float = 0.5
+    # scan_marks.py: bullets (round blots) and pictograms
+    #: A bullet's blot is this many points across at least, and at most ...
+    blot_min: float = 1.5
+    blot_max: float = 12.0
+    #: ... square within these ratios (width over height) ...
+    blot_aspect_min: float = 0.75
+    blot_aspect_max: float = 1.33
+    #: ... filling this share of its box (a disk fills 79%) ...
+    blot_fill_min: float = 0.68
+    blot_fill_max: float = 0.92
+    #: ... with no hole (filled, it grows by less than this factor: a ring is an ``o``).
+    blot_hole: float = 1.05
+    #: A bullet stands before a word starting this many points left of its edge at most ...
+    bullet_slack: float = 0.5
+    #: ... within this many of the word's heights ...
+    bullet_reach: float = 3.0
+    #: ... centred within this share of its height ...
+    bullet_middle: float = 0.3
+    #: ... and sized between these shares of its height.
+    bullet_size_min: float = 0.25
+    bullet_size_max: float = 0.7
+    #: A bullet misread is at most this many characters ...
+    mark_length: int = 2
+    #: ... hardly wider than the blot (this many times its size).
+    mark_width: float = 2.5
+    #: A pictogram is about square: width over height within these.
+    pictogram_aspect_min: float = 0.6
+    pictogram_aspect_max: float = 1.6
     #: The repair passes that run (:data:`PASSES`), always in :data:`PASSES` order.
     passes: tuple[str, ...] = PASSES
 

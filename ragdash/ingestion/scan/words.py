@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ragdash.ingestion.ocr_prep import OcrQuality, Rule
-from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 
 __all__ = [
     "LOW_CONFIDENCE",
@@ -72,10 +72,11 @@ class OcrPage:
 _DIGIT_OF = {"S": "5", "O": "0", "o": "0", "l": "1", "I": "1"}
 
 
-def _same_box(a: OcrWord, b: OcrWord) -> bool:
+def _same_box(a: OcrWord, b: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """True when two readings' words cover nearly the same box (each edge within a third of
-    the text height): the same word read twice, not a word and part of it."""
-    slack = min(a.height, b.height) / 3
+    the text height, ``ScanSettings.same_box_parts``): the same word read twice, not a word
+    and part of it."""
+    slack = min(a.height, b.height) / scan.same_box_parts
     return (abs(a.x0 - b.x0) <= slack and abs(a.x1 - b.x1) <= slack
             and abs(a.top - b.top) <= slack and abs(a.bottom - b.bottom) <= slack)  # fmt: skip
 
@@ -107,14 +108,19 @@ def _repair_pairs(
     return tuple(out)
 
 
-def _flush_right(words: Sequence[OcrWord], right: float, height: float) -> list[OcrWord]:
-    """The words ending at ``right``, within half a text ``height``: a figure's column."""
-    return [w for w in words if abs(w.x1 - right) <= 0.5 * height]
+def _flush_right(
+    words: Sequence[OcrWord], right: float, height: float, scan: ScanSettings = DEFAULT_SCAN
+) -> list[OcrWord]:
+    """The words ending at ``right``, within half a text ``height``
+    (``ScanSettings.column_edge``): a figure's column."""
+    return [w for w in words if abs(w.x1 - right) <= scan.column_edge * height]
 
 
-def _column_peers(words: Sequence[OcrWord], word: OcrWord) -> list[OcrWord]:
+def _column_peers(
+    words: Sequence[OcrWord], word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> list[OcrWord]:
     """The other words of ``word``'s column (:func:`_flush_right`)."""
-    return [w for w in _flush_right(words, word.x1, word.height) if w is not word]
+    return [w for w in _flush_right(words, word.x1, word.height, scan) if w is not word]
 
 
 def _overlap(a: OcrWord, b: OcrWord) -> bool:
