@@ -64,8 +64,10 @@ def scan_lines(shared: Path) -> list[str]:
             dpi, images = 200, scan_images(shared / rel, pages, 200, seed=seed)
         for n, image in zip(pages, images, strict=True):
             page = read_page_image(image, dpi, n)
-            out.append(f"{rel} p{n} {model} dpi={dpi} words={page.words!r} "
-                       f"quality={page.quality!r} rules={page.rules!r} lang={page.lang}")  # fmt: skip
+            out.append(
+                f"{rel} p{n} {model} dpi={dpi} words={page.words!r} "
+                f"quality={page.quality!r} rules={page.rules!r} lang={page.lang}"
+            )
             layout = ocr_layout(page)
             out.append(f"{rel} p{n} layout lines={layout.lines!r} tables={layout.tables!r}")
     return out
