@@ -141,9 +141,10 @@ class LayoutSettings:
     :data:`DEFAULT_LAYOUT`; :func:`ragdash.ingestion.joins.join_tables` and
     :func:`ragdash.ingestion.furniture.find_furniture` take other settings.
 
-    Each comment says what the value decides and where it came from; "by eye" means it was
-    set when the rule was written and no measurement of it is recorded (the development
-    sets' figures in docs/pdfs-and-scans.md were measured with all of them as they are).
+    Each comment says what the value decides and, where known, where it came from; a value
+    with no source named was set by eye when its rule was written, on the development sets
+    (set 1 first, then set 2), and no measurement of it alone is recorded — the sets'
+    figures in docs/pdfs-and-scans.md were measured with all of them as they are.
 
     >>> LayoutSettings().column_tolerance
     8.0

@@ -270,8 +270,9 @@ class ScanSettings:
     #: A word Tesseract read less surely than this may be a misread mark.
     mark_unsure: float = 60.0
     # -- the inline thresholds of the scan modules, moved here unchanged (issue 44). Each
-    # comment says what the value decides and where it came from; "set by eye" means it was
-    # chosen when the code was written and no measurement of it is recorded. --
+    # comment says what the value decides; where it came from: unless the comment names a
+    # source, the value was set by eye when its rule was written, on the development sets'
+    # pages under the photocopy noise, and no measurement of it alone is recorded. --
     # words.py
     #: Two readings' words are one word when each edge is within 1/this of the text height
     #: (set by eye: a word and a part of it differ by more).
