@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from pathlib import Path
 
 import pdfplumber
@@ -88,11 +87,10 @@ def test_progress_is_reported_per_page():
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
 
 
-def test_a_hundred_pages_inspect_in_a_few_seconds():
-    data = many_pages_pdf(100, lines_per_page=3)
-    start = time.perf_counter()
-    report = inspect_pdf(data)
-    assert time.perf_counter() - start < 8
+def test_a_hundred_page_pdf_is_inspected_whole():
+    # No wall-clock limit: one here (8 s) failed only when the test machine was loaded
+    # (load 16); pace is measured beside a peer in the benchmarks, never asserted in a test.
+    report = inspect_pdf(many_pages_pdf(100, lines_per_page=3))
     assert report.pages == 100 and report.passages_without_fix.count == 100
 
 
