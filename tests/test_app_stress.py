@@ -333,3 +333,16 @@ def test_the_core_says_which_faulted_cases_pass_clean():
     assert report.clean_passed("seed") < len(report.cases)
     assert none["typo-control"].clean_passed is True
     assert any(r.broken_by_fault for r in report.results)
+
+
+def test_the_cases_no_fix_saves_name_the_builtin_scorer_as_the_rest_of_the_page(app):
+    """The table of cases no fix saves said ``seed`` (the scorer's internal kind) where the
+    matrix, the retriever line and the command say ``builtin``."""
+    at = _run_page(app(), stress_source="generated", stress_seed=0, stress_rate=0.3)
+    lost = [
+        h.proto.body for h in at.get("html") if 'aria-label="Cases no fix saves"' in h.proto.body
+    ]
+    assert lost, "seed 0 on the samples leaves cases no fix saves (the docs' screenshot)"
+    assert "<td>builtin</td>" in lost[0] and "<td>seed</td>" not in lost[0]
+    intro = " ".join(m.value for m in at.markdown)
+    assert "page break hurt **your** retriever" in intro

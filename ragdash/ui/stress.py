@@ -488,7 +488,7 @@ def _render(index: CorpusIndex, view: ViewState) -> None:
     st.title("Stress test")
     st.markdown(
         "Would a stale duplicate of a document, an OCR-damaged copy, a misspelled query or "
-        "a table cut by a page break break **your** retriever — and would the fixes save "
+        "a table cut by a page break hurt **your** retriever — and would the fixes save "
         "it? ragdash injects each fault into every case (seeded: the same seed, the same "
         "faults) and runs the proof check with **no fix**, **the fix that targets the "
         "fault** and **all fixes**. Faulted documents live in memory only: your documents "
@@ -615,7 +615,7 @@ def _unsaved(run: StressRun) -> None:
         {
             "case": r.case,
             "fault": FAULT_TITLES.get(r.fault, r.fault) + (f" ({r.variant})" if r.variant else ""),
-            "retriever": r.retriever,
+            "retriever": shown_kind(r.retriever),
             "diagnosis": r.diagnosis,
             "ranked first": r.first_id or "nothing",
             "missing": "; ".join(r.missing_evidence),
