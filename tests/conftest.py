@@ -174,8 +174,14 @@ def run_module(
     module: str, *args: str, cwd: Path = ROOT, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """``python -m MODULE ARGS`` in a subprocess with ragdash importable, text output
-    captured. The caller's RAGDASH_DOCS is not inherited; ``env`` adds variables."""
+    captured. The caller's RAGDASH_DOCS is not inherited; ``env`` adds variables.
+
+    A pytest subprocess (an exported test file run as a team would) loads only pytest's own
+    plugins: the installed ones (langsmith, hypothesis, benchmark, anyio...) cost about 3 CPU
+    seconds a start — 18 s under load — and none of them is what such a test checks."""
     environ = {k: v for k, v in os.environ.items() if k != "RAGDASH_DOCS"}
+    if module == "pytest":
+        environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     environ.update(PYTHONPATH=str(ROOT), **env)
     return subprocess.run(
         [sys.executable, "-m", module, *args],
