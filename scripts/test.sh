@@ -80,6 +80,8 @@ fi
 "$PYTHON" -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 "$PYTHON" -m mypy
 # One pytest worker per core (pytest-xdist), at most 4: each runs a whole test file
-# (--dist loadfile), so a file's Streamlit server, Chromium and parses start once. Pass
-# `-n 0` to run in this process (pdb, -x on the first failure in order).
-"$PYTHON" -m pytest -q -n auto --maxprocesses 4 --dist loadfile "$@"
+# (--dist loadfile), so a file's Streamlit server, Chromium and parses start once; the
+# files in the order tests/conftest.py gives (the longest first: LONGEST_FILES), not
+# xdist's most-tests-first. Pass `-n 0` to run in this process (pdb, -x on the first
+# failure in order).
+"$PYTHON" -m pytest -q -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder "$@"

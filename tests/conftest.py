@@ -365,14 +365,38 @@ def _all_examples_skipped(item: pytest.Item) -> bool:
     return test is not None and all(ex.options.get(doctest.SKIP) for ex in test.examples)
 
 
+#: The longest test files, longest first: collected first, so pytest-xdist (``--dist
+#: loadfile --no-loadscope-reorder``, scripts/test.sh) hands them out before the short ones
+#: and the run does not end with one worker alone on a file of minutes while the other
+#: waits. (xdist's default order, most tests first, put these few-test files last.) From
+#: ``pytest --durations`` of full runs on two cores; a file not listed keeps its place after.
+LONGEST_FILES = (
+    "test_browser_demo.py", "test_browser.py", "test_scanbench.py", "test_stress.py",
+    "test_scans.py", "test_browser_scans.py", "test_packaging.py", "test_browser_hostile.py",
+    "test_browser_inspect_triage.py", "test_stores.py", "test_realpdfs_report.py",
+    "test_pdf_fuzz.py", "test_browser_stress.py", "test_browser_scale.py", "test_realpdfs.py",
+    "test_docs_numbers.py", "test_export.py", "test_cli_hostile.py", "test_parallel.py",
+    "test_docs.py", "test_determinism.py", "test_http_retriever.py", "test_listing.py",
+    "test_cli.py",
+)  # fmt: skip
+
+
+def _longest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place: the files of :data:`LONGEST_FILES` first, in that order;
+    every other file after, in collection order; the tests of a file stay in their order."""
+    rank = {name: n for n, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # a stable sort
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow files and every browser, dense (torch) and stores (vector-store
     servers) test ``slow``; leave out the docstrings whose every example is ``+SKIP`` (they
-    would only be reported skipped)."""
+    would only be reported skipped); put the longest files first (:func:`_longest_first`)."""
     prose = [item for item in items if _all_examples_skipped(item)]
     if prose:
         config.hook.pytest_deselected(items=prose)
         items[:] = [item for item in items if item not in prose]
+    _longest_first(items)
     for item in items:
         if item.path.name in SLOW_FILES or any(
             item.get_closest_marker(name) for name in ("browser", "dense", "stores")
