@@ -307,15 +307,17 @@ def half_unreadable_scan(dpi: int = 200) -> bytes:
 
 
 @needs_tesseract
-def test_a_page_where_half_the_text_is_unreadable_is_not_called_good():
+def test_a_page_where_half_the_text_is_unreadable_is_not_called_good(tmp_path):
     from ragdash.ingestion.inspection import inspect_pdf
 
-    report = inspect_pdf(half_unreadable_scan())
+    data = half_unreadable_scan()
+    cache = PdfCache(tmp_path)  # the page is OCR'd once: the second read is the cached parse
+    report = inspect_pdf(data, cache=cache)
     assert not report.verdict.startswith("Good")
     assert "OCR may have missed text on page 1: about" in report.verdict
     ((page, share),) = report.ocr_missed
     assert page == 1 and 0.3 < share < 0.7
-    ocr = read_pdf(half_unreadable_scan()).layouts[0].ocr
+    ocr = read_pdf(data, cache=cache).layouts[0].ocr
     (x0, top, x1, bottom), *_ = ocr.quality.regions
     assert top > ocr.height * 0.45 and bottom - top > ocr.height * 0.2  # the lower half
     # the clean page is Good: nothing was missed
