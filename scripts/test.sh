@@ -86,5 +86,7 @@ fi
 # Chromium and parses start once; the files in the order tests/conftest.py gives (the
 # longest first: LONGEST_FILES), not xdist's most-tests-first. Pass `-n 0` to run in this
 # process (pdb, -x on the first failure in order).
-WORKERS=$("$PYTHON" -c 'import os; print(min(4, (os.cpu_count() or 1) + 1))')
+WORKERS=$("$PYTHON" -c 'import os
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+print(min(4, (cores or 1) + 1))')
 "$PYTHON" -m pytest -q -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@"
