@@ -348,13 +348,15 @@ def write_date_tie_docs(folder: Path) -> Path:
     )  # fmt: skip
 
 
-#: Test files that drive a browser, install packages, OCR scans, fuzz or read the real-PDF
-#: development sets: minutes each. ``pytest -m "not slow"`` leaves them out for daily work;
-#: CI (``bash scripts/test.sh``) runs everything.
+#: Test files that drive a browser, start real dashboard servers, install packages, OCR
+#: scans, fuzz, read the real-PDF development sets or run each seeded command in three
+#: processes: minutes each. ``pytest -m "not slow"`` leaves them out for daily work; CI
+#: (``bash scripts/test.sh``) runs everything.
 SLOW_FILES = frozenset({
     "test_packaging.py", "test_pdf_fuzz.py", "test_realpdfs.py", "test_scans.py",
     "test_scanbench.py", "test_bench_dashboard.py", "test_docs.py", "test_scan_view.py",
-    "test_bounded.py", "test_cli_hostile.py", "test_parallel.py",
+    "test_bounded.py", "test_cli_hostile.py", "test_parallel.py", "test_determinism.py",
+    "test_app_hosts.py",
 })  # fmt: skip
 
 
@@ -389,17 +391,20 @@ def _longest_first(items: list[pytest.Item]) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow files and every browser, dense (torch) and stores (vector-store
-    servers) test ``slow``; leave out the docstrings whose every example is ``+SKIP`` (they
-    would only be reported skipped); put the longest files first (:func:`_longest_first`)."""
+    """Mark the slow files and every browser, dense (torch), stores (vector-store
+    servers) and Tesseract (the ``tesseract`` fixture) test ``slow``; leave out the
+    docstrings whose every example is ``+SKIP`` (they would only be reported skipped); put
+    the longest files first (:func:`_longest_first`)."""
     prose = [item for item in items if _all_examples_skipped(item)]
     if prose:
         config.hook.pytest_deselected(items=prose)
         items[:] = [item for item in items if item not in prose]
     _longest_first(items)
     for item in items:
-        if item.path.name in SLOW_FILES or any(
-            item.get_closest_marker(name) for name in ("browser", "dense", "stores")
+        if (
+            item.path.name in SLOW_FILES
+            or any(item.get_closest_marker(name) for name in ("browser", "dense", "stores"))
+            or "tesseract" in getattr(item, "fixturenames", ())  # OCR: seconds a page
         ):
             item.add_marker(pytest.mark.slow)
 

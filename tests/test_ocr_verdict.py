@@ -9,7 +9,7 @@ import functools
 from pathlib import Path
 
 import pytest
-from conftest import open_documents, require_tesseract
+from conftest import open_documents
 from pdf_factory import text_pages_pdf
 from shown import unescaped
 
@@ -43,12 +43,11 @@ def unsure_scan() -> bytes:
 
 
 @pytest.fixture(scope="module")
-def unsure_cache(tmp_path_factory) -> Path:
+def unsure_cache(tmp_path_factory, tesseract) -> Path:
     """A user cache folder (``RAGDASH_CACHE_DIR``) whose parse cache holds the unsure scan,
     OCR'd once for this file: the inspection, ``ragdash inspect`` and the upload below read
     that parse as a second visit would (each OCR of the page takes seconds to half a
     minute); what they judge is the same page read the same way."""
-    require_tesseract()  # skips here, fails in CI (tests/conftest.py)
     folder = tmp_path_factory.mktemp("unsure-cache")
     read_pdf(unsure_scan(), cache=parse_cache(folder))
     return folder
