@@ -79,7 +79,14 @@ fi
 # import-linter's lint-imports, run by this Python (its script may not be on PATH in a venv)
 "$PYTHON" -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 "$PYTHON" -m mypy
-# One pytest worker per core (pytest-xdist), at most 4: each runs a whole test file
-# (--dist loadfile), so a file's Streamlit server, Chromium and parses start once. Pass
-# `-n 0` to run in this process (pdb, -x on the first failure in order).
-"$PYTHON" -m pytest -q -n auto --maxprocesses 4 --dist loadfile "$@"
+# One pytest worker more than there are cores (pytest-xdist), at most 4: part of a test's
+# time is waiting (a page in Chromium, a server starting, a timeout), and with one worker
+# per core two cores were 68% busy (1,469 CPU-seconds in 18 min, .ci/run, 2026-12-06).
+# Each worker runs a whole test file (--dist loadfile), so a file's Streamlit server,
+# Chromium and parses start once; the files in the order tests/conftest.py gives (the
+# longest first: LONGEST_FILES), not xdist's most-tests-first. Pass `-n 0` to run in this
+# process (pdb, -x on the first failure in order).
+WORKERS=$("$PYTHON" -c 'import os
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+print(min(4, (cores or 1) + 1))')
+"$PYTHON" -m pytest -q -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@"

@@ -174,8 +174,14 @@ def run_module(
     module: str, *args: str, cwd: Path = ROOT, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """``python -m MODULE ARGS`` in a subprocess with ragdash importable, text output
-    captured. The caller's RAGDASH_DOCS is not inherited; ``env`` adds variables."""
+    captured. The caller's RAGDASH_DOCS is not inherited; ``env`` adds variables.
+
+    A pytest subprocess (an exported test file run as a team would) loads only pytest's own
+    plugins: the installed ones (langsmith, hypothesis, benchmark, anyio...) cost about 3 CPU
+    seconds a start — 18 s under load — and none of them is what such a test checks."""
     environ = {k: v for k, v in os.environ.items() if k != "RAGDASH_DOCS"}
+    if module == "pytest":
+        environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     environ.update(PYTHONPATH=str(ROOT), **env)
     return subprocess.run(
         [sys.executable, "-m", module, *args],
@@ -342,13 +348,15 @@ def write_date_tie_docs(folder: Path) -> Path:
     )  # fmt: skip
 
 
-#: Test files that drive a browser, install packages, OCR scans, fuzz or read the real-PDF
-#: development sets: minutes each. ``pytest -m "not slow"`` leaves them out for daily work;
-#: CI (``bash scripts/test.sh``) runs everything.
+#: Test files that drive a browser, start real dashboard servers, install packages, OCR
+#: scans, fuzz, read the real-PDF development sets or run each seeded command in three
+#: processes: minutes each. ``pytest -m "not slow"`` leaves them out for daily work; CI
+#: (``bash scripts/test.sh``) runs everything.
 SLOW_FILES = frozenset({
     "test_packaging.py", "test_pdf_fuzz.py", "test_realpdfs.py", "test_scans.py",
     "test_scanbench.py", "test_bench_dashboard.py", "test_docs.py", "test_scan_view.py",
-    "test_bounded.py", "test_cli_hostile.py", "test_parallel.py",
+    "test_bounded.py", "test_cli_hostile.py", "test_parallel.py", "test_determinism.py",
+    "test_app_hosts.py",
 })  # fmt: skip
 
 
@@ -359,17 +367,49 @@ def _all_examples_skipped(item: pytest.Item) -> bool:
     return test is not None and all(ex.options.get(doctest.SKIP) for ex in test.examples)
 
 
+#: The longest test files, longest first: collected first, so pytest-xdist (``--dist
+#: loadfile --no-loadscope-reorder``, scripts/test.sh) hands them out before the short ones
+#: and the run does not end with one worker alone on a file of minutes while the others
+#: wait. (xdist's default order, most tests first, put these few-test files last.) The
+#: order is the sum of each file's tests among the 120 slowest of a full run
+#: (``pytest -n 2 --dist loadfile --durations=120``, 2026-12-06, a loaded two-core
+#: machine); a file not listed keeps its place after.
+LONGEST_FILES = (
+    "test_scanbench.py", "test_scans.py", "test_browser_demo.py", "test_stress.py",
+    "test_browser.py", "test_packaging.py", "test_cli_hostile.py", "test_realpdfs.py",
+    "test_stores.py", "test_dense.py", "test_pdf_fuzz.py", "test_browser_hostile.py",
+    "test_export.py", "test_browser_inspect_triage.py", "test_http_retriever.py",
+    "test_realpdfs_report.py", "test_docs_numbers.py", "test_inspection.py",
+    "test_determinism.py", "test_scan_view.py", "test_parallel.py", "test_app_hosts.py",
+    "test_ocr_verdict.py", "test_pdf_cache.py", "test_log_import.py", "test_browser_scans.py",
+    "test_bounded_browser.py", "test_cli_stress.py", "test_app_plain.py", "test_fix_names.py",
+    "test_browser_scale.py", "test_browser_stress.py", "test_docs.py", "test_cli.py",
+    "test_listing.py",
+)  # fmt: skip
+
+
+def _longest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place: the files of :data:`LONGEST_FILES` first, in that order;
+    every other file after, in collection order; the tests of a file stay in their order."""
+    rank = {name: n for n, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # a stable sort
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow files and every browser, dense (torch) and stores (vector-store
-    servers) test ``slow``; leave out the docstrings whose every example is ``+SKIP`` (they
-    would only be reported skipped)."""
+    """Mark the slow files and every browser, dense (torch), stores (vector-store
+    servers) and Tesseract (the ``tesseract`` fixture) test ``slow``; leave out the
+    docstrings whose every example is ``+SKIP`` (they would only be reported skipped); put
+    the longest files first (:func:`_longest_first`)."""
     prose = [item for item in items if _all_examples_skipped(item)]
     if prose:
         config.hook.pytest_deselected(items=prose)
         items[:] = [item for item in items if item not in prose]
+    _longest_first(items)
     for item in items:
-        if item.path.name in SLOW_FILES or any(
-            item.get_closest_marker(name) for name in ("browser", "dense", "stores")
+        if (
+            item.path.name in SLOW_FILES
+            or any(item.get_closest_marker(name) for name in ("browser", "dense", "stores"))
+            or "tesseract" in getattr(item, "fixturenames", ())  # OCR: seconds a page
         ):
             item.add_marker(pytest.mark.slow)
 

@@ -61,7 +61,8 @@ def run_probe(tmp_path: Path, **env: str) -> tuple[str, dict[str, int]]:
     (tmp_path / "prose.py").write_text(PROSE, encoding="utf-8")
     environ = {k: v for k, v in os.environ.items()
                if k not in ("CI", "RAGDASH_REQUIRE_ALL", "RAGDASH_REQUIRE_BROWSER")}  # fmt: skip
-    environ.update(PYTHONPATH=str(ROOT), **env)
+    # only pytest's own plugins: the installed ones cost seconds a start (conftest.run_module)
+    environ.update(PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **env)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
          "--doctest-modules", "--continue-on-collection-errors",

@@ -283,6 +283,7 @@ def test_fragility_respects_the_evaluation_budget_and_max_edits(capsys):
     assert any(r["exhausted"] and "not searched further" in r["sentence"] for r in records)
 
 
+@pytest.mark.slow  # a command in two processes, as tests/test_determinism.py (also slow)
 def test_fragility_is_the_same_whatever_the_hash_seed():
     args = ["fragility", *DOCS, *CASES, "--kind", "typo", "--max-evaluations", "150", "--json"]
     outputs = []

@@ -6,16 +6,21 @@ and time left; a file's loading messages are said once."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
-from conftest import open_documents, require_tesseract
+from conftest import open_documents
 from pdf_factory import text_pages_pdf
 from shown import unescaped
 
 from benchmarks.scanbench import ScanDoc, find_fonts, image_pdf, render_pages
 from ragdash.cli import main
+from ragdash.ingestion.ingest import read_pdf
 from ragdash.ingestion.inspection import inspect_pdf
 from ragdash.ingestion.progress import ProgressClock
+from ragdash.ingestion.scans import ocr_variant
+from ragdash.ingestion.user_cache import parse_cache
+from ragdash.ingestion.workspace import Workspace
 from ragdash.settings import OcrRisk
 
 DOCUMENTS = "ragdash/ui/pages/documents.py"
@@ -37,9 +42,21 @@ def unsure_scan() -> bytes:
     return image_pdf(images, 110)
 
 
-def test_a_scan_with_unsure_words_is_never_good_and_the_verdict_names_the_ocr_risk():
-    require_tesseract()  # skips here, fails in CI (tests/conftest.py)
-    report = inspect_pdf(unsure_scan())
+@pytest.fixture(scope="module")
+def unsure_cache(tmp_path_factory, tesseract) -> Path:
+    """A user cache folder (``RAGDASH_CACHE_DIR``) whose parse cache holds the unsure scan,
+    OCR'd once for this file: the inspection, ``ragdash inspect`` and the upload below read
+    that parse as a second visit would (each OCR of the page takes seconds to half a
+    minute); what they judge is the same page read the same way."""
+    folder = tmp_path_factory.mktemp("unsure-cache")
+    read_pdf(unsure_scan(), cache=parse_cache(folder))
+    return folder
+
+
+def test_a_scan_with_unsure_words_is_never_good_and_the_verdict_names_the_ocr_risk(
+    unsure_cache,
+):
+    report = inspect_pdf(unsure_scan(), cache=parse_cache(unsure_cache))
     ((read),) = report.ocr_read
     assert read.unsure >= 1 and read.uncovered < 0.15  # what the old verdict passed as Good
     assert not report.verdict.startswith("Good")
@@ -47,8 +64,8 @@ def test_a_scan_with_unsure_words_is_never_good_and_the_verdict_names_the_ocr_ri
     assert report.level in ("amber", "red")
 
 
-def test_cli_inspect_says_the_ocr_risk_and_its_colour(tmp_path, capsys):
-    require_tesseract()  # skips here, fails in CI (tests/conftest.py)
+def test_cli_inspect_says_the_ocr_risk_and_its_colour(tmp_path, capsys, unsure_cache, monkeypatch):
+    monkeypatch.setenv("RAGDASH_CACHE_DIR", str(unsure_cache))
     path = tmp_path / "scan.pdf"
     path.write_bytes(unsure_scan())
     assert main(["inspect", str(path)]) == 0
@@ -95,8 +112,14 @@ def test_progress_says_page_elapsed_and_time_left():
     assert share == pytest.approx(2 / 12)
 
 
-def test_the_documents_page_shows_the_scan_s_verdict_in_its_colour_and_list_column(app):
-    require_tesseract()  # skips here, fails in CI (tests/conftest.py)
+def test_the_documents_page_shows_the_scan_s_verdict_in_its_colour_and_list_column(
+    app, tmp_path, unsure_cache
+):
+    # the app's workspace (tmp_path/workspace, the app fixture) starts with the scan's parse
+    Workspace(tmp_path / "workspace").cache.put(
+        unsure_scan(), parse_cache(unsure_cache).get(unsure_scan(), ocr_variant()),
+        ocr_variant(),
+    )  # fmt: skip
     at = app()
     at.run()
     at.switch_page(DOCUMENTS).run()

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import require_tesseract
 
 from ragdash.errors import SettingsError
 from ragdash.ingestion.scan.page import Readings, finish_page
@@ -38,8 +37,8 @@ def _figure_column() -> list[OcrWord]:
     return words
 
 
+@pytest.mark.usefixtures("tesseract")
 def test_a_pass_switched_off_leaves_what_it_repairs_and_only_that():
-    require_tesseract()
     readings = _page(_figure_column())
     on = [w.text for w in finish_page(readings).words]
     no_separators = [
@@ -54,10 +53,10 @@ def test_a_pass_switched_off_leaves_what_it_repairs_and_only_that():
     assert "53.113" in bare and "TRAS143" in bare
 
 
+@pytest.mark.usefixtures("tesseract")
 def test_a_threshold_changes_what_a_pass_needs_as_evidence():
     """Four sure codes of the page's shape are evidence at the default (2); asked for five,
     the ``S`` stays a letter."""
-    require_tesseract()
     readings = _page(_figure_column())
     strict = ScanSettings(code_evidence=5)
     assert "TRAS143" in [w.text for w in finish_page(readings, strict).words]

