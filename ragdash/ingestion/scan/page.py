@@ -28,7 +28,7 @@ from ragdash.ingestion.scan.language import (
     installed_languages,
 )
 from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
-from ragdash.ingestion.scan.tesseract import _engine, ocr_image
+from ragdash.ingestion.scan.tesseract import _engine, ocr_image, ocr_images
 from ragdash.ingestion.scan.words import OcrPage, OcrWord, _overlap, _same_box
 from ragdash.ingestion.scan_marks import bullets, pictograms
 
@@ -201,7 +201,7 @@ def _second_pass(
     layout analysis drops table cells boxed by rules — the last row of a ruled table,
     ``Germany 667``, came back empty — that a block read on its own keeps. Only words
     whose centre is in the area and that overlap no word already read are added."""
-    added: list[OcrWord] = []
+    cut: list[tuple[int, Any, float, float]] = []  # (region, its crop, left, upper)
     for k, (x0, top, x1, bottom) in enumerate(regions[:scan.second_pass_regions]):
         pad = 6.0
         left, upper = max(0.0, x0 - pad), max(0.0, top - pad)
@@ -210,7 +210,13 @@ def _second_pass(
                            int(math.ceil((bottom + pad) * scale))))  # fmt: skip
         if crop.width < 8 or crop.height < 8:
             continue
-        for w in ocr_image(crop, scale, lang, psm=6, scan=scan):
+        cut.append((k, crop, left, upper))
+    # every area in one Tesseract call (ocr_images), the words then taken area by area
+    readings = ocr_images([c[1] for c in cut], [scale] * len(cut), lang, psm=6, scan=scan)
+    added: list[OcrWord] = []
+    for (k, _crop, left, upper), read in zip(cut, readings, strict=True):
+        x0, top, x1, bottom = regions[k]
+        for w in read:
             moved = OcrWord(
                 w.text, round(w.x0 + left, 2), round(w.top + upper, 2), round(w.x1 + left, 2),
                 round(w.bottom + upper, 2), w.conf, 900 + k, (k + 1) * 10**10 + w.line,
