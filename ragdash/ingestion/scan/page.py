@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ragdash.ingestion.ocr_prep import OcrQuality, Rule, measure_quality, prepare_image
+from ragdash.ingestion.ocr_prep import (
+    OcrQuality,
+    Rule,
+    measure_quality,
+    orientation,
+    prepare_image,
+)
 from ragdash.ingestion.scan.codes import codes_like_the_page
 from ragdash.ingestion.scan.figures import (
     decimals_like_the_column,
@@ -58,23 +64,78 @@ def first_readings(
 ) -> Readings:
     """A page image drawn at ``resolution`` dpi turned upright, straightened and its
     background flattened (:func:`~ragdash.ingestion.ocr_prep.prepare_image`), then read by
-    Tesseract once per page segmentation mode of ``scan.psms``. With ``lang="auto"`` the
-    page is read in English first and again in the installed language whose dictionary
-    holds its words (:func:`choose_language`)."""
+    Tesseract in the first page segmentation mode of ``scan.psms``, and in the others only
+    when that reading is unsure (:func:`_needs_other_modes`). With ``lang="auto"`` the page
+    is read in English first and again in the installed language whose dictionary holds
+    its words (:func:`choose_language`).
+
+    Orientation detection (Tesseract's OSD) is asked only when the first reading does not
+    already say the page stands upright (:func:`_upright`): an upright page read surely in
+    lines of wide words needs no turn, and OSD cost a third of a page reading on every
+    page. A page OSD then turns is prepared and read again from its turned image."""
     scale = resolution / 72.0
-    page = prepare_image(image, scale)
+    page = prepare_image(image, scale, rotate=False)
+    read_in = "eng" if lang == AUTO_LANGUAGE else lang
+    first = ocr_image(page.image, scale, read_in, scan.psms[0], scan)
+    if not _upright(first, scan):
+        quarter = orientation(image)
+        if quarter:
+            page = prepare_image(image.rotate(quarter, expand=True, fillcolor=255), scale,
+                                 rotate=False)  # fmt: skip
+            page = replace(page, turn=page.turn + quarter)
+            first = ocr_image(page.image, scale, read_in, scan.psms[0], scan)
     prepared = page.image
-    psms = scan.psms
     if lang == AUTO_LANGUAGE:
-        first = ocr_image(prepared, scale, "eng", psms[0], scan)
         lang = choose_language([w.text for w in first], installed_languages(), scan)
         if lang != "eng":
-            first = ocr_image(prepared, scale, lang, psms[0], scan)
-        readings = [first, *(ocr_image(prepared, scale, lang, psm, scan) for psm in psms[1:])]
-    else:
-        readings = [ocr_image(prepared, scale, lang, psm, scan) for psm in psms]
+            first = ocr_image(prepared, scale, lang, scan.psms[0], scan)
+    readings = [first]
+    if _needs_other_modes(first, scan):
+        readings.extend(ocr_image(prepared, scale, lang, psm, scan) for psm in scan.psms[1:])
     return Readings(prepared, scale, resolution, number, lang, page.turn, page.rules,
                     tuple(readings))  # fmt: skip
+
+
+def _upright(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> bool:
+    """True when a page's first reading says it stands upright, so that orientation
+    detection is not needed: at least ``ScanSettings.upright_words`` words of three
+    characters or more, ``ScanSettings.upright_share`` of them wider than tall, read at a
+    mean confidence of ``ScanSettings.upright_confidence`` or more. A page upside down
+    reads as junk (mean confidence about 30 against 94 upright on the same table page);
+    one turned a quarter can read as surely (Tesseract reads vertical lines) but its words
+    stand taller than wide.
+
+    >>> line = [OcrWord("Population", 10 * n, 0, 10 * n + 8, 2, 94.0) for n in range(12)]
+    >>> _upright(line)
+    True
+    >>> _upright([OcrWord(w.text, w.top, w.x0, w.bottom, w.x1, w.conf) for w in line])
+    False
+    >>> _upright(line[:3])
+    False
+    """
+    longer = [w for w in words if len(w.text) >= 3]
+    if len(longer) < scan.upright_words:
+        return False
+    wide = sum(w.x1 - w.x0 > w.bottom - w.top for w in longer)
+    return (wide >= scan.upright_share * len(longer)
+            and statistics.fmean(w.conf for w in words) >= scan.upright_confidence)  # fmt: skip
+
+
+def _needs_other_modes(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> bool:
+    """True when a page's reading in its first segmentation mode is unsure enough that the
+    other modes of ``ScanSettings.psms`` are read too: its words' mean confidence is under
+    ``ScanSettings.other_psms_below`` (or it has no words).
+
+    >>> _needs_other_modes([OcrWord("Total", 0, 0, 9, 3, 95.0)])
+    False
+    >>> _needs_other_modes([OcrWord("Tota1", 0, 0, 9, 3, 61.0)])
+    True
+    """
+    if len(scan.psms) < 2:
+        return False
+    if not words:
+        return True
+    return statistics.fmean(w.conf for w in words) < scan.other_psms_below
 
 
 def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:

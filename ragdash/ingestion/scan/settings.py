@@ -60,6 +60,10 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "low_confidence": _CONFIDENCE,
     "speck_confidence": _CONFIDENCE,
     "missed_confidence": _CONFIDENCE,
+    "other_psms_below": _CONFIDENCE,
+    "upright_words": _COUNT,
+    "upright_share": _SHARE,
+    "upright_confidence": _CONFIDENCE,
     "merge_margin": _CONFIDENCE,
     "reread_confidence": _CONFIDENCE,
     "reread_limit": (0, 10_000, "words a page"),
@@ -116,6 +120,18 @@ class ScanSettings:
     #: Tesseract's page segmentation modes a page is read in: 3 (automatic layout) and 6
     #: (one uniform block); the reading with more confident characters is kept.
     psms: tuple[int, ...] = (3, 6)
+    #: The modes after the first are read only when the first reading's mean word
+    #: confidence is under this (100: always). Each is one more reading of the whole page,
+    #: and a page read surely in mode 3 gained nothing from mode 6 on the development
+    #: scans (docs/pdfs-and-scans.md, "OCR pace").
+    other_psms_below: float = 100.0
+    #: Orientation detection is skipped when the first reading has at least
+    #: ``upright_words`` words of three characters or more, ``upright_share`` of them wider
+    #: than tall, at a mean confidence of ``upright_confidence`` or more: the page already
+    #: reads upright (upside down it read at about 30, upright at 94).
+    upright_words: int = 10
+    upright_share: float = 0.75
+    upright_confidence: float = 60.0
     #: A word only the other reading found is added when at least this sure.
     missed_confidence: float = 85.0
     #: The other reading's text replaces a word when surer by at least this.
