@@ -90,7 +90,7 @@ def first_readings(
         if lang != "eng":
             first = ocr_image(prepared, scale, lang, scan.psms[0], scan)
     readings = [first]
-    if _needs_other_modes(first, scan):
+    if _needs_other_modes(first, scan) or _left_unread(prepared, scale, lang, first, scan):
         readings.extend(ocr_image(prepared, scale, lang, psm, scan) for psm in scan.psms[1:])
     return Readings(prepared, scale, resolution, number, lang, page.turn, page.rules,
                     tuple(readings))  # fmt: skip
@@ -124,7 +124,9 @@ def _upright(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> boo
 def _needs_other_modes(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """True when a page's reading in its first segmentation mode is unsure enough that the
     other modes of ``ScanSettings.psms`` are read too: its words' mean confidence is under
-    ``ScanSettings.other_psms_below`` (or it has no words).
+    ``ScanSettings.other_psms_below`` (or it has no words). On the development scans,
+    automatic layout (mode 3) read a ruled table's page at 83 with half the words block
+    mode (6) found; read at 88 or more, mode 6 changed no verdict.
 
     >>> _needs_other_modes([OcrWord("Total", 0, 0, 9, 3, 95.0)])
     False
@@ -136,6 +138,21 @@ def _needs_other_modes(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SC
     if not words:
         return True
     return statistics.fmean(w.conf for w in words) < scan.other_psms_below
+
+
+def _left_unread(
+    prepared: Any, scale: float, lang: str, words: Sequence[OcrWord],
+    scan: ScanSettings = DEFAULT_SCAN,
+) -> bool:
+    """True when a sure first reading still left text unread: more than
+    ``ScanSettings.missed_share`` of the page's text-like ink under no word read well (what
+    the page reports as "OCR may have missed text"). Layout analysis dropped a third of a
+    table's words (371 of 552) at a mean confidence of 92, leaving 16% of the ink unread."""
+    if len(scan.psms) < 2:
+        return False
+    boxes = [(w.x0, w.top, w.x1, w.bottom) for w in words if _read_well(w, lang, scan)]
+    quality = measure_quality(prepared, boxes, scale, 0.0, 0.0, 0.0)
+    return quality.uncovered > scan.missed_share and bool(quality.regions)
 
 
 def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:

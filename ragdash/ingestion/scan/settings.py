@@ -124,7 +124,7 @@ class ScanSettings:
     #: confidence is under this (100: always). Each is one more reading of the whole page,
     #: and a page read surely in mode 3 gained nothing from mode 6 on the development
     #: scans (docs/pdfs-and-scans.md, "OCR pace").
-    other_psms_below: float = 100.0
+    other_psms_below: float = 85.0
     #: Orientation detection is skipped when the first reading has at least
     #: ``upright_words`` words of three characters or more, ``upright_share`` of them wider
     #: than tall, at a mean confidence of ``upright_confidence`` or more: the page already
