@@ -128,7 +128,7 @@ class ScanSettings:
     #: Orientation detection is skipped when the first reading has at least
     #: ``upright_words`` words of three characters or more, ``upright_share`` of them wider
     #: than tall, at a mean confidence of ``upright_confidence`` or more: the page already
-    #: reads upright (upside down it read at about 30, upright at 94).
+    #: reads upright (upside down a table page read at 40, upright at 94).
     upright_words: int = 10
     upright_share: float = 0.75
     upright_confidence: float = 60.0
