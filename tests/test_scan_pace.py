@@ -1,7 +1,8 @@
 """OCR at Tesseract's pace (issue 44, item 5): what a page costs in Tesseract runs. A page
-that reads surely and upright is read once — no orientation detection, no second
-segmentation mode — and the crops the repair passes read again cost one Tesseract run per
-try, however many there are, each read as it would be alone."""
+that reads surely and upright is not asked its orientation (and, with
+``ScanSettings.other_psms_below`` set, is read in one mode only), and the crops the repair
+passes read again cost one Tesseract run per try, however many there are, each read as it
+would be alone."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from conftest import require_tesseract
 
 from benchmarks.scanbench import render_pages
 from ragdash.ingestion.scan.page import Readings, finish_page, read_page_image
-from ragdash.ingestion.scan.settings import DEFAULT_SCAN
+from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
 from ragdash.ingestion.scan.tesseract import ocr_image, ocr_images
 from ragdash.ingestion.scan.words import OcrWord
 from tests.test_scans import POLICY, _font
@@ -35,12 +36,16 @@ def tesseract_runs(monkeypatch):
     return runs
 
 
-def test_a_page_read_surely_and_upright_costs_one_tesseract_reading(tesseract_runs):
+def test_a_page_read_surely_and_upright_is_not_asked_its_orientation(tesseract_runs):
     images, _ = render_pages(POLICY, 200, _font(), seed=5)
     page = read_page_image(images[0], 200, 1, "eng")
     assert "Returns are accepted within 30 days" in " ".join(w.text for w in page.words)
     assert [psm for psm, _ in tesseract_runs if psm == 0] == []  # no orientation detection
-    assert [psm for psm, listed in tesseract_runs if not listed and psm in (3, 6)] == [3]
+    assert [psm for psm, listed in tesseract_runs if not listed and psm in (3, 6)] == [3, 6]
+    tesseract_runs.clear()
+    once = read_page_image(images[0], 200, 1, "eng", ScanSettings(other_psms_below=85.0))
+    assert [w.text for w in once.words] == [w.text for w in page.words]
+    assert [psm for psm, listed in tesseract_runs if not listed and psm in (0, 3, 6)] == [3]
 
 
 def test_a_page_turned_a_quarter_is_still_turned_upright(tesseract_runs):

@@ -124,14 +124,19 @@ def _upright(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> boo
 def _needs_other_modes(words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN) -> bool:
     """True when a page's reading in its first segmentation mode is unsure enough that the
     other modes of ``ScanSettings.psms`` are read too: its words' mean confidence is under
-    ``ScanSettings.other_psms_below`` (or it has no words). On 18 pages of development
-    scans (sets 1 and 3), automatic layout (mode 3) read a ruled table's page at 83 with
-    half the words block mode (6) found, and reading mode 6 there kept a case; every other
-    page read at 88 or more, and mode 6 changed no verdict on them.
+    ``ScanSettings.other_psms_below`` (or it has no words); by default always. On 18 pages
+    of development scans (sets 1 and 3), automatic layout (mode 3) read a ruled table's page
+    at 83 with half the words block mode (6) found, and reading mode 6 there kept a case;
+    every other page read at 88 or more, and mode 6 changed no verdict on them — but on a
+    bill table read at 90 or more it kept the lone ``9`` of a row, and a join with it.
 
-    >>> _needs_other_modes([OcrWord("Total", 0, 0, 9, 3, 95.0)])
+    >>> sure = ScanSettings(other_psms_below=85.0)
+
+    >>> _needs_other_modes([OcrWord("Total", 0, 0, 9, 3, 95.0)], sure)
     False
-    >>> _needs_other_modes([OcrWord("Tota1", 0, 0, 9, 3, 61.0)])
+    >>> _needs_other_modes([OcrWord("Tota1", 0, 0, 9, 3, 61.0)], sure)
+    True
+    >>> _needs_other_modes([OcrWord("Total", 0, 0, 9, 3, 95.0)])
     True
     """
     if len(scan.psms) < 2:
