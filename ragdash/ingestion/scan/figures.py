@@ -79,9 +79,10 @@ def _read_again(
     scan: ScanSettings = DEFAULT_SCAN,
 ) -> list[OcrWord | None]:
     """Each of ``words`` read again on its own (:func:`reread_numbers`), or None where no
-    reading is one surer word with a digit. Each try of every word is read by one Tesseract
-    call (:func:`~ragdash.ingestion.scan.tesseract.ocr_images`): a word's next try is made
-    only when the last left it unread, as when the words were read one at a time."""
+    reading is one surer word with a digit. The first try of every word is read by one
+    Tesseract call (:func:`~ragdash.ingestion.scan.tesseract.ocr_images`), the two others of
+    the words it left unread by one more; a word's first surer try wins, as when the words
+    were read one at a time, try after try."""
     from PIL import Image, ImageOps
 
     tries: list[list[tuple[Any, int]]] = []  # per word, its images to try and their scale
@@ -106,19 +107,23 @@ def _read_again(
             (big.point(lambda v: 0 if v < 128 else 255), scan.reread_scale),
         ])  # fmt: skip
     found: list[OcrWord | None] = [None] * len(words)
-    for step in range(max((len(t) for t in tries), default=0)):
-        left = [n for n, t in enumerate(tries) if found[n] is None and step < len(t)]
+    # the first try alone, then the other two together: most words read at the first, and
+    # a word's later tries cost little beside Tesseract's start (the first surer one wins)
+    for steps in ((0,), (1, 2)):
+        left = [n for n, t in enumerate(tries) if found[n] is None and len(t) > steps[-1]]
         if not left:
             break
-        readings = ocr_images([tries[n][step][0] for n in left],
-                              [scale * tries[n][step][1] for n in left], lang, psm=7,
-                              scan=scan)  # fmt: skip
-        for n, again in zip(left, readings, strict=True):
+        readings = ocr_images([tries[n][k][0] for n in left for k in steps],
+                              [scale * tries[n][k][1] for n in left for k in steps], lang,
+                              psm=7, scan=scan)  # fmt: skip
+        for i, n in enumerate(left):
             word = words[n]
-            if len(again) == 1 and again[0].conf > word.conf and any(
-                ch.isdigit() for ch in again[0].text
-            ):
-                found[n] = replace(word, text=again[0].text, conf=again[0].conf)
+            for again in readings[i * len(steps):(i + 1) * len(steps)]:
+                if len(again) == 1 and again[0].conf > word.conf and any(
+                    ch.isdigit() for ch in again[0].text
+                ):
+                    found[n] = replace(word, text=again[0].text, conf=again[0].conf)
+                    break
     return found
 
 
