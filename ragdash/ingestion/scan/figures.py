@@ -467,11 +467,11 @@ def lone_figures(
                     and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
                 readings[n] = read[0]
     found: list[OcrWord] = []
-    for (_big, a, pad, y0, row), lone in zip(spots, readings, strict=True):
+    for (_big, a, pad, y0, its_row), lone in zip(spots, readings, strict=True):
         if lone is None:
             continue
         x0 = max(0, a - pad) / scale
-        near = min(row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
+        near = min(its_row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
         found.append(OcrWord(
             lone.text, round(x0 + lone.x0, 2), round(y0 / scale - pad / scale + lone.top, 2),
             round(x0 + lone.x1, 2), round(y0 / scale - pad / scale + lone.bottom, 2),

@@ -158,7 +158,7 @@ def ocr_images(
         raise ValueError(f"{len(images)} images but {len(scales)} scales")
     mode = psm or scan.psms[0]
     memo = _MEMO.get()
-    keys: list[tuple | None] = [None] * len(images)
+    keys: list[tuple] = [()] * len(images)  # each image's key in the memo, when kept
     out: list[tuple[OcrWord, ...] | None] = [None] * len(images)
     if memo is not None:
         for n, (image, scale) in enumerate(zip(images, scales, strict=True)):
