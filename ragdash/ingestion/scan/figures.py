@@ -12,7 +12,7 @@ from typing import Any
 
 from ragdash.ingestion.scan.lines import _rows
 from ragdash.ingestion.scan.settings import DEFAULT_SCAN, ScanSettings
-from ragdash.ingestion.scan.tesseract import ocr_image
+from ragdash.ingestion.scan.tesseract import ocr_images
 from ragdash.ingestion.scan.words import (
     _DIGIT_OF,
     _FIGURE,
@@ -52,53 +52,79 @@ def reread_numbers(
                                             or _number_like(w, scan))),
         key=lambda n: words[n].conf,
     )[:scan.reread_limit]  # fmt: skip
-    out: list[OcrWord | tuple[OcrWord, ...]] = list(words)
+    jobs: list[tuple[int, int, OcrWord]] = []  # (word, its piece or -1, what is read)
     for n in unsure:
-        word = words[n]
-        pieces = _pieces(image, scale, word, scan)
+        pieces = _pieces(image, scale, words[n], scan)
         if len(pieces) > 1:  # one "word" over a column gap: each cell read on its own
-            read = [_read_again(image, scale, lang, piece, scan) for piece in pieces]
-            if all(r is not None for r in read):
-                out[n] = tuple(r for r in read if r is not None)
-            continue
-        again = _read_again(image, scale, lang, word, scan)
-        if again is not None:
-            out[n] = again
+            jobs.extend((n, k, piece) for k, piece in enumerate(pieces))
+        else:
+            jobs.append((n, -1, words[n]))
+    again = _read_again(image, scale, lang, [word for _, _, word in jobs], scan)
+    out: list[OcrWord | tuple[OcrWord, ...]] = list(words)
+    cells: dict[int, list[OcrWord | None]] = {}
+    for (n, k, _), read in zip(jobs, again, strict=True):
+        if k < 0:
+            if read is not None:
+                out[n] = read
+        else:
+            cells.setdefault(n, []).append(read)
+    for n, read_cells in cells.items():
+        if all(r is not None for r in read_cells):
+            out[n] = tuple(r for r in read_cells if r is not None)
     return tuple(w for item in out for w in (item if isinstance(item, tuple) else (item,)))
 
 
 def _read_again(
-    image: Any, scale: float, lang: str, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
-) -> OcrWord | None:
-    """``word`` read again on its own (:func:`reread_numbers`), or None when no reading
-    is one surer word with a digit."""
+    image: Any, scale: float, lang: str, words: Sequence[OcrWord],
+    scan: ScanSettings = DEFAULT_SCAN,
+) -> list[OcrWord | None]:
+    """Each of ``words`` read again on its own (:func:`reread_numbers`), or None where no
+    reading is one surer word with a digit. The first try of every word is read by one
+    Tesseract call (:func:`~ragdash.ingestion.scan.tesseract.ocr_images`), the two others of
+    the words it left unread by one more; a word's first surer try wins, as when the words
+    were read one at a time, try after try."""
     from PIL import Image, ImageOps
 
-    pad = scan.reread_pad * word.height
-    crop = image.crop((
-        max(0, int((word.x0 - pad) * scale)), max(0, int((word.top - pad) * scale)),
-        int(math.ceil((word.x1 + pad) * scale)), int(math.ceil((word.bottom + pad) * scale)),
-    ))  # fmt: skip
-    if crop.width < 2 or crop.height < 2:
-        return None
-    size = (crop.width * scan.reread_scale, crop.height * scan.reread_scale)
-    big = crop.resize(size, Image.Resampling.BICUBIC)
-    # enlarged smoothly first (it read blurred small digits as printed); when that has
-    # no surer number, at its own size with a white margin, then enlarged in black and
-    # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
-    # 96% unenlarged); the first surer reading with a digit is kept
-    tries = (
-        (big, scan.reread_scale),
-        (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
-        (big.point(lambda v: 0 if v < scan.binary_level else 255), scan.reread_scale),
-    )
-    for image_again, times in tries:
-        again = ocr_image(image_again, scale * times, lang, psm=scan.reread_psm, scan=scan)
-        if len(again) == 1 and again[0].conf > word.conf and any(
-            ch.isdigit() for ch in again[0].text
-        ):
-            return replace(word, text=again[0].text, conf=again[0].conf)
-    return None
+    tries: list[list[tuple[Any, int]]] = []  # per word, its images to try and their scale
+    for word in words:
+        pad = scan.reread_pad * word.height
+        crop = image.crop((
+            max(0, int((word.x0 - pad) * scale)), max(0, int((word.top - pad) * scale)),
+            int(math.ceil((word.x1 + pad) * scale)), int(math.ceil((word.bottom + pad) * scale)),
+        ))  # fmt: skip
+        if crop.width < 2 or crop.height < 2:
+            tries.append([])
+            continue
+        size = (crop.width * scan.reread_scale, crop.height * scan.reread_scale)
+        big = crop.resize(size, Image.Resampling.BICUBIC)
+        # enlarged smoothly first (it read blurred small digits as printed); when that has
+        # no surer number, at its own size with a white margin, then enlarged in black and
+        # white (an enlarged blur made Tesseract read a plain 117 as "LL?" that it read at
+        # 96% unenlarged); the first surer reading with a digit is kept
+        tries.append([
+            (big, scan.reread_scale),
+            (ImageOps.expand(crop, border=max(4, crop.height // 2), fill=255), 1),
+            (big.point(lambda v: 0 if v < scan.binary_level else 255), scan.reread_scale),
+        ])  # fmt: skip
+    found: list[OcrWord | None] = [None] * len(words)
+    # the first try alone, then the other two together: most words read at the first, and
+    # a word's later tries cost little beside Tesseract's start (the first surer one wins)
+    for steps in ((0,), (1, 2)):
+        left = [n for n, t in enumerate(tries) if found[n] is None and len(t) > steps[-1]]
+        if not left:
+            break
+        readings = ocr_images([tries[n][k][0] for n in left for k in steps],
+                              [scale * tries[n][k][1] for n in left for k in steps], lang,
+                              psm=scan.reread_psm, scan=scan)  # fmt: skip
+        for i, n in enumerate(left):
+            word = words[n]
+            for again in readings[i * len(steps):(i + 1) * len(steps)]:
+                if len(again) == 1 and again[0].conf > word.conf and any(
+                    ch.isdigit() for ch in again[0].text
+                ):
+                    found[n] = replace(word, text=again[0].text, conf=again[0].conf)
+                    break
+    return found
 
 
 def _pieces(
@@ -386,7 +412,7 @@ def lone_figures(
     import numpy as np
     from PIL import Image
 
-    found: list[OcrWord] = []
+    spots: list[tuple[Any, int, int, int, Sequence[OcrWord]]] = []  # (image, a, pad, y0, row)
     for row in _rows(words, scan):
         if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < scan.figure_row:
             continue
@@ -427,23 +453,32 @@ def lone_figures(
             crop = image.crop((max(0, a - pad), max(0, y0 - pad), b + pad, y1 + pad))
             big = crop.resize((crop.width * scan.reread_scale, crop.height * scan.reread_scale),
                               Image.Resampling.BICUBIC)  # fmt: skip
-            # as a line first, then as one word: a lone 7 read as a line came back "t" at
-            # 9%, as a word "7" at 93% (each reading must be a sure figure to be kept)
-            for psm in scan.lone_figure_psms:
-                read = ocr_image(big, scale * scan.reread_scale, lang, psm=psm, scan=scan)
-                if (len(read) == 1 and read[0].conf >= scan.lone_figure_confidence
-                        and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
-                    break
-            else:
-                continue
-            x0 = max(0, a - pad) / scale
-            near = min(row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
-            found.append(OcrWord(
-                read[0].text, round(x0 + read[0].x0, 2), round(y0 / scale - pad / scale
-                                                               + read[0].top, 2),
-                round(x0 + read[0].x1, 2), round(y0 / scale - pad / scale + read[0].bottom, 2),
-                read[0].conf, near.block, near.line,
-            ))  # fmt: skip
+            spots.append((big, a, pad, y0, row))
+    # as a line first, then as one word: a lone 7 read as a line came back "t" at 9%, as a
+    # word "7" at 93% (each reading must be a sure figure to be kept); every spot of the
+    # page is read in one Tesseract call per mode (ocr_images)
+    readings: list[OcrWord | None] = [None] * len(spots)
+    for psm in scan.lone_figure_psms:
+        left = [n for n in range(len(spots)) if readings[n] is None]
+        if not left:
+            break
+        tried = ocr_images([spots[n][0] for n in left], [scale * scan.reread_scale] * len(left),
+                           lang, psm=psm, scan=scan)  # fmt: skip
+        for n, read in zip(left, tried, strict=True):
+            if (len(read) == 1 and read[0].conf >= scan.lone_figure_confidence
+                    and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
+                readings[n] = read[0]
+    found: list[OcrWord] = []
+    for (_big, a, pad, y0, its_row), lone in zip(spots, readings, strict=True):
+        if lone is None:
+            continue
+        x0 = max(0, a - pad) / scale
+        near = min(its_row, key=lambda w: abs(w.x1 - a / scale))  # joins the row's own line
+        found.append(OcrWord(
+            lone.text, round(x0 + lone.x0, 2), round(y0 / scale - pad / scale + lone.top, 2),
+            round(x0 + lone.x1, 2), round(y0 / scale - pad / scale + lone.bottom, 2),
+            lone.conf, near.block, near.line,
+        ))  # fmt: skip
     return found
 
 

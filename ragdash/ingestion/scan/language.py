@@ -85,6 +85,8 @@ def choose_language(
         return sum(w in known for w in letters) / len(letters) if known else 0.0
 
     others = [lang for lang in languages if lang in _WORDFREQ_LANG and lang != "eng"]
+    if not others or share("eng") + scan.language_margin > 1.0:
+        return "eng"  # no language can hold the margin more: their lists are not loaded
     best = max(others, key=share, default="eng")
     wins = best != "eng" and share(best) >= share("eng") + scan.language_margin
     return best if wins else "eng"
