@@ -74,14 +74,14 @@ def first_readings(
     lines of wide words needs no turn, and OSD cost a third of a page reading on every
     page. A page OSD then turns is prepared and read again from its turned image."""
     scale = resolution / 72.0
-    page = prepare_image(image, scale, rotate=False)
+    page = prepare_image(image, scale, rotate=False, scan=scan)
     read_in = "eng" if lang == AUTO_LANGUAGE else lang
     first = ocr_image(page.image, scale, read_in, scan.psms[0], scan)
     if not _upright(first, scan):
         quarter = orientation(image)
         if quarter:
             page = prepare_image(image.rotate(quarter, expand=True, fillcolor=255), scale,
-                                 rotate=False)  # fmt: skip
+                                 rotate=False, scan=scan)  # fmt: skip
             page = replace(page, turn=page.turn + quarter)
             first = ocr_image(page.image, scale, read_in, scan.psms[0], scan)
     prepared = page.image
@@ -157,7 +157,7 @@ def _left_unread(
     if len(scan.psms) < 2:
         return False
     boxes = [(w.x0, w.top, w.x1, w.bottom) for w in words if _read_well(w, lang, scan)]
-    quality = measure_quality(prepared, boxes, scale, 0.0, 0.0, 0.0)
+    quality = measure_quality(prepared, boxes, scale, 0.0, 0.0, 0.0, scan=scan)
     return quality.uncovered > scan.missed_share and bool(quality.regions)
 
 
@@ -186,14 +186,14 @@ def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:
     if scan.runs("lookalikes"):
         words = figures_like_the_column(words, scan)
     if scan.runs("bullets"):
-        words = tuple(bullets(prepared, scale, words))
+        words = tuple(bullets(prepared, scale, words, scan))
     words = tuple(words)
     drawn: list[OcrWord] = []  # pictograms read as text: ink that is no word
 
     def without_pictograms(words: Sequence[OcrWord]) -> tuple[OcrWord, ...]:
         if not scan.runs("pictograms"):
             return tuple(words)
-        kept = pictograms(words, lambda text: _known(text, lang))
+        kept = pictograms(words, lambda text: _known(text, lang), scan)
         drawn.extend(w for w in words if w not in kept)
         return tuple(kept)
 
@@ -206,6 +206,7 @@ def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:
             statistics.fmean(w.conf for w in words) if words else 0.0,
             dictionary_share([w.text for w in words], lang),
             first.turn,
+            scan=scan,
         )
 
     words = without_pictograms(words)
