@@ -79,15 +79,15 @@ fi
 # import-linter's lint-imports, run by this Python (its script may not be on PATH in a venv)
 "$PYTHON" -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 "$PYTHON" -m mypy
-# One pytest worker per core (pytest-xdist), at most 4. One worker more than cores was
-# tried on 2026-12-06: .ci/run took 20 min 49 s and 1,870 CPU-seconds (149% of two cores),
-# against 18 min 0 s and 1,469 CPU-seconds with one per core earlier that day (on a suite
-# changed since: see docs/architecture.md for the like-for-like run).
+# One pytest worker more than there are cores (pytest-xdist), at most 4: part of a test's
+# time is waiting (a page in Chromium, a server starting, a timeout). Measured like for like
+# on 2026-12-06 (CI=true bash .ci/run, fresh clone, quiet two-core machine, the same suite):
+# three workers 20 min 49 s (1,870 CPU-seconds), two workers 22 min 0 s (1,849).
 # Each worker runs a whole test file (--dist loadfile), so a file's Streamlit server,
 # Chromium and parses start once; the files in the order tests/conftest.py gives (the
 # longest first: LONGEST_FILES), not xdist's most-tests-first. Pass `-n 0` to run in this
 # process (pdb, -x on the first failure in order).
 WORKERS=$("$PYTHON" -c 'import os
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-print(min(4, cores or 1))')
+print(min(4, (cores or 1) + 1))')
 "$PYTHON" -m pytest -q -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@"
