@@ -30,6 +30,7 @@ from typing import Any
 from ragdash.errors import SettingsError
 
 __all__ = [
+    "check_ranges",
     "DEFAULT_FUZZY_RULE",
     "DEFAULT_OCR_MAP",
     "DEFAULT_THRESHOLD",
@@ -81,6 +82,35 @@ FIX_TITLES = {
     "unicode": "Unicode tokenizer",
 }
 
+
+
+def check_ranges(settings: Any, ranges: Mapping[str, tuple[float, float, str]], kind: str) -> None:
+    """Refuse a settings dataclass whose field in ``ranges`` (name → low, high, what it is)
+    is not a number, not whole where both bounds are, or outside its bounds — one message
+    naming the field and the value, checked in field order. Shared by the scan and layout
+    settings, so both refuse a bad value in the same words::
+
+        >>> @dataclass(frozen=True)
+        ... class Page:
+        ...     level: int = 128
+        >>> check_ranges(Page(300), {"level": (1, 254, "a grey level")}, "scan")
+        Traceback (most recent call last):
+        ...
+        ragdash.errors.SettingsError: scan setting level=300 is outside 1–254 (a grey level)
+    """
+    for f in fields(settings):
+        if f.name not in ranges:
+            continue
+        value = getattr(settings, f.name)
+        low, high, what = ranges[f.name]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SettingsError(f"{kind} setting {f.name}={value!r} is not a number")
+        if isinstance(low, int) and isinstance(high, int) and not isinstance(value, int):
+            raise SettingsError(f"{kind} setting {f.name}={value!r} is not a whole number")
+        if not low <= value <= high:
+            raise SettingsError(
+                f"{kind} setting {f.name}={value!r} is outside {low:g}–{high:g} ({what})"
+            )
 
 def fixes_title(fixes: Fixes) -> str:
     """The fixes that are on, by title: "Skip withdrawn, Fuzzy matching"; "all fixes" when

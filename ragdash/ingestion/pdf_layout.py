@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ragdash.errors import SettingsError
 from ragdash.ingestion.letterspacing import repair_line
+from ragdash.settings import check_ranges
 
 __all__ = [
     "ANCHOR_TOLERANCE",
@@ -284,16 +284,7 @@ class LayoutSettings:
     furniture_letters: int = 3
 
     def __post_init__(self) -> None:
-        for name, (low, high, what) in _LAYOUT_RANGES.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise SettingsError(f"layout setting {name}={value!r} is not a number")
-            if isinstance(low, int) and isinstance(high, int) and not isinstance(value, int):
-                raise SettingsError(f"layout setting {name}={value!r} is not a whole number")
-            if not low <= value <= high:
-                raise SettingsError(
-                    f"layout setting {name}={value!r} is outside {low:g}–{high:g} ({what})"
-                )
+        check_ranges(self, _LAYOUT_RANGES, "layout")
 
     @property
     def width_ratio(self) -> tuple[float, float]:

@@ -27,9 +27,10 @@ the :class:`ScanSettings` it is given (:data:`DEFAULT_SCAN` when none).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from ragdash.errors import SettingsError
+from ragdash.settings import check_ranges
 
 __all__ = ["DEFAULT_SCAN", "PASSES", "PASS_DOC", "ScanSettings"]
 
@@ -442,19 +443,7 @@ class ScanSettings:
     passes: tuple[str, ...] = PASSES
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            if f.name not in _RANGES:
-                continue
-            value = getattr(self, f.name)
-            low, high, what = _RANGES[f.name]
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise SettingsError(f"scan setting {f.name}={value!r} is not a number")
-            if isinstance(low, int) and isinstance(high, int) and not isinstance(value, int):
-                raise SettingsError(f"scan setting {f.name}={value!r} is not a whole number")
-            if not low <= value <= high:
-                raise SettingsError(
-                    f"scan setting {f.name}={value!r} is outside {low:g}–{high:g} ({what})"
-                )
+        check_ranges(self, _RANGES, "scan")
         for name in ("psms", "lone_figure_psms"):
             modes = getattr(self, name)
             if not modes or any(type(m) is not int or m not in _PSMS for m in modes):
