@@ -25,9 +25,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ragdash.case import Case
-from ragdash.checks.proof import evidence_found, normalized
+from ragdash.checks.proof import found_in_normalized, normalized
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.tables import cells, is_table_line
+from ragdash.retrieval.highlight import has_cjk
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import FIX_NAMES, STRESS_STATISTICS, Fixes
 from ragdash.text import tokenize
@@ -224,7 +225,16 @@ class _Stats:
         self.df = {t: len(d) for t, d in df.items()}
         self.documents = max(len(index.corpus.documents), 1)
         self._unique: dict[tuple[str, str], bool] = {}
-        self._texts: dict[int, str] = {}
+        self._texts: dict[str, tuple[str, bool]] = {}
+
+    def found(self, evidence: str, passage_text: str) -> bool:
+        """:func:`~ragdash.checks.proof.evidence_found`, each passage's text normalized once
+        (a large corpus asks about tens of thousands of evidence strings in its passages)."""
+        if passage_text not in self._texts:
+            text = normalized(passage_text)
+            self._texts[passage_text] = (text, has_cjk(text))
+        text, cjk = self._texts[passage_text]
+        return found_in_normalized(evidence, text, cjk)
 
     def unique_to(self, evidence: str, passage_text: str) -> bool:
         """``evidence`` is in ``passage_text`` and in no other passage (worked out once per
@@ -235,7 +245,7 @@ class _Stats:
         return self._unique[key]
 
     def _unique_to(self, evidence: str, passage_text: str) -> bool:
-        if not evidence_found(evidence, passage_text):
+        if not self.found(evidence, passage_text):
             return False
         tokens = tokenize(evidence)
         if not tokens:
@@ -243,9 +253,7 @@ class _Stats:
         holders = set.intersection(*(self.holders.get(t, set()) for t in tokens))
         hits = 0
         for n in sorted(holders):
-            if n not in self._texts:  # each holder normalized once, not once per evidence
-                self._texts[n] = normalized(self.passages[n].text)
-            if evidence_found(evidence, self._texts[n]):
+            if self.found(evidence, self.passages[n].text):
                 hits += 1
                 if hits > 1:
                     return False
@@ -462,7 +470,7 @@ def generate_cases(
             (
                 p
                 for p in doc_passages
-                if evidence_found(value, p.text) and evidence_found(label, p.text)
+                if stats.found(value, p.text) and stats.found(label, p.text)
             ),
             None,
         )
