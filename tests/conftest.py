@@ -8,17 +8,20 @@ import importlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 from ragdash.case import Case
 from ragdash.ingestion.documents import Corpus, Document
 from ragdash.ingestion.ingest import load_folder
+from ragdash.ingestion.pdf_cache import PdfCache
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.storage.case_store import load_cases
 
@@ -162,12 +165,59 @@ def dev_set_parses(tmp_path_factory):
     """One parse cache (:class:`~ragdash.ingestion.pdf_cache.PdfCache`) for the development
     sets' real PDFs, shared by every test and every pytest-xdist worker of a run: a real PDF
     (the 400-page one takes minutes under load) is parsed once per run, not once per test
-    file. Entries are written atomically, so two workers parsing one PDF at once both win."""
-    from ragdash.ingestion.pdf_cache import PdfCache
-
+    file, and a worker wanting a PDF another is parsing waits for it (:class:`_OneParsePerRun`)."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    return PdfCache(shared / "dev-set-parses")
+    return _OneParsePerRun(shared / "dev-set-parses")
+
+
+class _OneParsePerRun(PdfCache):
+    """A :class:`~ragdash.ingestion.pdf_cache.PdfCache` where a worker asking for a PDF
+    another worker is parsing waits for that parse (an advisory lock file beside the
+    entry, held from the miss to the store) instead of parsing it a second time: the
+    development sets' largest PDFs take minutes under load, and two test files read
+    the same folder. A parse that fails keeps its lock only until :data:`LOCK_WAIT`
+    runs out; the waiter then parses on its own."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(folder)
+        self._held: dict[Path, Any] = {}
+
+    def get(self, data: bytes, variant: str = "") -> Any | None:
+        import fcntl
+
+        found = super().get(data, variant)
+        if found is not None:
+            return found
+        self.folder.mkdir(parents=True, exist_ok=True)
+        entry = self.path(data, variant)
+        lock = open(entry.with_name(entry.name + ".lock"), "w")  # noqa: SIM115
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    lock.close()
+                    return None
+                time.sleep(0.5)
+        found = super().get(data, variant)  # parsed by the worker that held the lock
+        if found is not None:
+            lock.close()
+            return found
+        self._held[entry] = lock
+        return None
+
+    def put(self, data: bytes, parsed: Any, variant: str = "") -> None:
+        super().put(data, parsed, variant)
+        lock = self._held.pop(self.path(data, variant), None)
+        if lock is not None:
+            lock.close()
+
+
+#: How long a worker waits for another's parse of the same PDF before parsing it itself.
+LOCK_WAIT = 900.0
 
 
 def run_module(
