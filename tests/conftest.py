@@ -410,6 +410,16 @@ SLOW_FILES = frozenset({
 })  # fmt: skip
 
 
+#: Single tests of the other files that a full run measured at seconds each (CLI commands in
+#: a subprocess, local HTTP services, whole dashboard pages): the daily subset leaves them
+#: out too. Written from a run's ``--durations=0`` report by ``scripts/daily_subset.py``.
+DAILY_SLOW = frozenset(
+    line.strip()
+    for line in (Path(__file__).parent / "daily_slow.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+
+
 def _all_examples_skipped(item: pytest.Item) -> bool:
     """A docstring whose every example is marked ``+SKIP`` (it needs the user's folders): prose
     that reads like a session, not a test."""
@@ -458,6 +468,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if (
             item.path.name in SLOW_FILES
+            or item.nodeid in DAILY_SLOW
             or any(item.get_closest_marker(name) for name in ("browser", "dense", "stores"))
             or "tesseract" in getattr(item, "fixturenames", ())  # OCR: seconds a page
         ):
