@@ -11,7 +11,7 @@ names it, and says which repair passes run (:data:`PASSES`, in the order they ru
     >>> ScanSettings().passes == PASSES
     True
     >>> ScanSettings().without("lone_figures").passes[:3]
-    ('merge_readings', 'reread_numbers', 'codes')
+    ('merge_readings', 'reread_numbers', 'relations')
     >>> ScanSettings(reread_confidence=120)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -41,6 +41,8 @@ PASS_DOC = {
     "or read less surely",
     "reread_numbers": "unsure figures read again on their own, enlarged",
     "lone_figures": "ink in a row of figures that no reading has, read as a lone cell",
+    "relations": "a ≤ or ≥ read as <, >, 2, s or $ where its glyph shows a bar under its angle "
+    "(<5 → ≤5, 210 → ≥10)",
     "codes": "a code read in the shape of the page's other codes (TRAS 143 → TRA5143)",
     "separators": "a thousands separator read as its column writes them (53.113 → 53,113)",
     "decimals": "a decimal point its column says was lost (1044 → 104.4)",
@@ -108,6 +110,11 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "code_reach": _HEIGHTS,
     "separator_reach": _HEIGHTS,
     "separator_points": (0, 1000, "figures"),
+    "relation_height": _SHARE,
+    "relation_bar_fill": _SHARE,
+    "relation_bar_zone": _SHARE,
+    "relation_side": _SHARE,
+    "relation_point": _SHARE,
     "binary_level": (1, 254, "a grey level"),
     "reread_pad": _HEIGHTS,
     "reread_psm": (0, 13, "a Tesseract page segmentation mode"),
@@ -315,6 +322,21 @@ class ScanSettings:
     separator_reach: float = 0.6
     #: A column with more figures than this written ``53.113`` keeps its points.
     separator_points: int = 1
+    #: ``≤`` and ``≥`` (``figures.relations_from_glyphs``): the first glyph of a figure read
+    #: with a leading ``<``, ``>``, ``2``, ``s`` or ``$`` is one when it is at least this share
+    #: of the word's height ...
+    relation_height: float = 0.5
+    #: ... has a row inked over at least this share of its width (the bar) ...
+    relation_bar_fill: float = 0.7
+    #: ... within this share of its height from its foot, and above the bar an angle:
+    #: its top and bottom ends at least ``relation_side`` of the width away from the side
+    #: its point reaches, the point within ``relation_point`` of the width of that side.
+    #: Set by eye on the synthetic limits table of tests/test_scans.py (Liberation Sans and
+    #: Serif, 10 pt, scanner draws at 150–300 dpi), where a ``2`` (a round top) and an ``s``
+    #: or ``$`` (a curve reaching both sides) fail the angle test.
+    relation_bar_zone: float = 0.3
+    relation_side: float = 0.45
+    relation_point: float = 0.3
     #: Darker than this (0–255) is ink when a word is cut or read again (PIL's midpoint).
     binary_level: int = 128
     #: A word read again is cut out with this many text heights of margin.
