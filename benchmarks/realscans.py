@@ -511,10 +511,10 @@ def run_ablation(
     from ragdash.ingestion.scan.settings import DEFAULT_SCAN, PASSES
     from ragdash.ingestion.scan.tesseract import render_for_ocr, same_pixels_read_once
 
-    plan = _plan(shared, files)
     unknown = [p for p in only if p not in PASSES]
     if unknown:
         raise SystemExit(f"scan pass {unknown[0]!r} is not one of {', '.join(PASSES)}")
+    plan = _plan(shared, files)
     measured = tuple(only) or PASSES
     variants = {"all": DEFAULT_SCAN, **{p: DEFAULT_SCAN.without(p) for p in measured}}
     docs: dict[str, list[Any]] = {v: [] for v in variants}
