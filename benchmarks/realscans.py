@@ -494,6 +494,7 @@ def run_ablation(
     noise: int = 0,
     model: str = "scanner",
     dpi: int = 200,
+    only: Sequence[str] = (),
 ) -> list[AblationRow]:
     """Each scan pass's gain and loss per development set: every page is read by Tesseract
     once (:func:`~ragdash.ingestion.scan.page.first_readings`), then repaired with all
@@ -501,7 +502,8 @@ def run_ablation(
     the crops a pass reads again looked up when read before:
     :func:`~ragdash.ingestion.scan.tesseract.same_pixels_read_once`). Pages are read as
     :func:`ragdash.ingestion.ingest.read_pdf` reads an image-only PDF, in this process.
-    Files in a script Tesseract cannot read here are left out."""
+    Files in a script Tesseract cannot read here are left out. ``only`` names the passes
+    switched off (all of them when empty): one pass measured costs one repair a page."""
     import pdfplumber
 
     from ragdash.ingestion.scan.lines import ocr_layout
@@ -509,8 +511,12 @@ def run_ablation(
     from ragdash.ingestion.scan.settings import DEFAULT_SCAN, PASSES
     from ragdash.ingestion.scan.tesseract import render_for_ocr, same_pixels_read_once
 
+    unknown = [p for p in only if p not in PASSES]
+    if unknown:
+        raise SystemExit(f"scan pass {unknown[0]!r} is not one of {', '.join(PASSES)}")
     plan = _plan(shared, files)
-    variants = {"all": DEFAULT_SCAN, **{p: DEFAULT_SCAN.without(p) for p in PASSES}}
+    measured = tuple(only) or PASSES
+    variants = {"all": DEFAULT_SCAN, **{p: DEFAULT_SCAN.without(p) for p in measured}}
     docs: dict[str, list[Any]] = {v: [] for v in variants}
     started = time.monotonic()
     for k, (path, run, doc_id, _set) in enumerate(plan.stretches):
@@ -540,8 +546,8 @@ def run_ablation(
         on = verdicts["all"]
         rows.append(AblationRow(
             name, len(keep), sum(plan.born_pass[n] for n in keep), sum(on[n] for n in keep),
-            {p: sum(on[n] and not verdicts[p][n] for n in keep) for p in PASSES},
-            {p: sum(verdicts[p][n] and not on[n] for n in keep) for p in PASSES},
+            {p: sum(on[n] and not verdicts[p][n] for n in keep) for p in measured},
+            {p: sum(verdicts[p][n] and not on[n] for n in keep) for p in measured},
         ))  # fmt: skip
     return rows
 
@@ -556,7 +562,7 @@ def ablation_markdown(rows: Sequence[AblationRow]) -> str:
         f"{r.scanned} / {r.born} / {r.cases}" for r in rows) + " |"
     body = [
         f"| `{p}` | " + " | ".join(f"+{r.gains[p]} / -{r.losses[p]}" for r in rows) + " |"
-        for p in PASSES
+        for p in PASSES if rows and p in rows[0].gains
     ]
     return "\n".join([head, rule, total, *body])
 
@@ -600,11 +606,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="per development set, what each scan pass gains and loses (each switched off in "
         "turn; every page read by Tesseract once)",
     )
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="PASS",
+        help="with --ablate: switch off only this pass (repeat; default every pass)",
+    )
     args = parser.parse_args(argv)
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
     if args.ablate:
         rows = run_ablation(say=say, files=args.file, noise=args.noise, model=args.noise_model,
-                            dpi=(args.dpi or [200])[0])  # fmt: skip
+                            dpi=(args.dpi or [200])[0], only=args.only)  # fmt: skip
         print(ablation_markdown(rows))
         return 0
     results = run_realscans(

@@ -104,6 +104,28 @@ def test_the_ablation_table_names_each_pass_with_its_gain_and_loss(capsys, monke
     assert "| (all passes on: scan pass / born-digital pass / cases) | 8 / 9 / 10 |" in out
 
 
+def test_the_ablation_can_measure_one_pass_and_refuses_an_unknown_one(capsys, monkeypatch):
+    """``--ablate --only relations`` switches off that pass alone (one repair a page, not
+    one per pass) and its table has that row only; a misspelt pass is refused in one line."""
+    from benchmarks import realscans
+
+    row = realscans.AblationRow("realpdfs3", 10, 9, 4, {"relations": 1}, {"relations": 0})
+    called = {}
+
+    def fake(**kwargs):
+        called.update(kwargs)
+        return [row]
+
+    monkeypatch.setattr(realscans, "run_ablation", fake)
+    assert realscans.main(["--ablate", "--only", "relations"]) == 0
+    out = capsys.readouterr().out
+    assert called["only"] == ["relations"]
+    assert "| `relations` | +1 / -0 |" in out and "`codes`" not in out
+    monkeypatch.undo()
+    with pytest.raises(SystemExit, match="scan pass 'speed' is not one of"):
+        realscans.run_ablation(files=("m27.pdf",), only=("speed",))
+
+
 def test_the_scanner_noise_varies_like_scanners_and_is_the_same_in_every_process(tmp_path):
     """Documents get different scanners (150–300 dpi, JPEG quality, blur, skew, light,
     specks), and one seed draws the same pixels in any process, whatever PYTHONHASHSEED."""

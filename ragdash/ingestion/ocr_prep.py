@@ -115,7 +115,7 @@ def _flattened(
     small = pixels[::step, ::step]
     size = max(3, int(round(scan.background_window * px_per_pt / step)) | 1)  # > a pen stroke
     background = ndimage.grey_closing(small, size=(size, size))
-    if float(np.percentile(background, 2)) > scan.white_page:
+    if float(np.percentile(background, 100 * scan.white_page_share)) > scan.white_page:
         return pixels, bars  # a white page throughout: nothing to flatten, pixels as read
     if step > 1:
         background = np.repeat(np.repeat(background, step, 0), step, 1)

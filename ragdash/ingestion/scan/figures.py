@@ -26,6 +26,7 @@ __all__ = [
     "decimals_like_the_column",
     "figures_like_the_column",
     "lone_figures",
+    "relations_from_glyphs",
     "reread_numbers",
     "separators_like_the_column",
     "signs_like_the_column",
@@ -497,3 +498,122 @@ def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     return not any(ch.islower() for ch in text) and any(ch.isalnum() for ch in text)
 
 
+
+
+#: What Tesseract's English model reads for a ``≤`` or ``≥`` (it has no such character):
+#: the angle alone (``<``, ``>``), the angle and bar as a ``2``, an ``s`` or a ``$``, or ``<=``;
+#: a speck after the figure may be read as a mark (``210.``).
+_RELATION_READ = re.compile(r"(<=|>=|[<>=2sSzZ$])(\(?\d[\d,]*(?:\.\d+)?%?\)?[.,:;°'’\"”]?)?")
+
+
+def relations_from_glyphs(
+    image: Any, scale: float, words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with a ``≤`` or ``≥`` put back where Tesseract read it as something else:
+    its English model has no such sign, and on scanner-noised tables it read ``≤ 5`` as
+    ``<5``, ``≤ 50`` as ``s50``, ``≤ 1.5`` as ``$1.5``, ``≥ 10`` as ``>10`` or ``210`` and
+    ``≥ 20%`` as ``220%``. Only the image decides: a word that is a figure after one such
+    character (or that character alone, before a figure on its line) gets the sign when its
+    first glyph is an angle with a bar under it (:func:`_relation_glyph`) — a printed
+    ``<``, a ``2`` (a round top), an ``s`` or a ``$`` is no angle over a bar, and the word
+    stays as read.
+
+    >>> from PIL import Image, ImageDraw
+    >>> page = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(page)
+    >>> pen.line([(14, 5), (4, 11), (14, 17)], fill=0, width=2)  # the angle of a ≤ ...
+    >>> pen.line([(4, 21), (14, 21)], fill=0, width=2)  # ... and its bar
+    >>> pen.rectangle((20, 5, 28, 22), outline=0, width=2)  # a 0, squared
+    >>> read = OcrWord("<0", 3, 4, 30, 23, 91.0)
+    >>> [w.text for w in relations_from_glyphs(page, 1.0, [read])]
+    ['≤0']
+    >>> plain = Image.new("L", (60, 30), 255)
+    >>> ImageDraw.Draw(plain).line([(14, 5), (4, 11), (14, 17)], fill=0, width=2)
+    >>> [w.text for w in relations_from_glyphs(plain, 1.0, [read])]
+    ['<0']
+    """
+    def candidate(n: int) -> str | None:
+        found = _RELATION_READ.fullmatch(words[n].text)
+        if found is None:
+            return None
+        if found.group(2) is not None:
+            return found.group(2)
+        after = words[n + 1] if n + 1 < len(words) else None
+        if (after is not None and after.line == words[n].line
+                and re.match(r"\(?\d", after.text)):  # fmt: skip
+            return ""
+        return None
+
+    rests = {n: rest for n in range(len(words)) if (rest := candidate(n)) is not None}
+    if not rests:
+        return tuple(words)
+    import numpy as np
+
+    pixels = np.asarray(image.convert("L") if image.mode != "L" else image)
+    out = list(words)
+    for n, rest in rests.items():
+        sign = _relation_glyph(pixels, scale, words[n], scan)
+        if sign is not None:
+            out[n] = replace(words[n], text=sign + rest)
+    return tuple(out)
+
+
+def _relation_glyph(
+    pixels: Any, scale: float, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> str | None:
+    """``≤`` or ``≥`` when the first glyph of ``word`` in the page's grey ``pixels`` is one,
+    else None. The glyph is the leftmost patch of ink in the word's box with whatever lies
+    under or over it (a bar apart from its angle, or joined to it by the blur); it is one
+    when it spans ``ScanSettings.relation_height`` of the word's height, has a row inked
+    over ``relation_bar_fill`` of its width in the lowest ``relation_bar_zone`` of it, and
+    above that bar an angle: its top and bottom rows' ink at least ``relation_side`` of
+    the width away from one side, the rows between reaching within ``relation_point`` of
+    it (the left side for ``≤``, the right one for ``≥``)."""
+    import numpy as np
+    from scipy import ndimage
+
+    x0, top = max(0, int(word.x0 * scale) - 1), max(0, int(word.top * scale) - 1)
+    x1 = min(pixels.shape[1], int(math.ceil(word.x1 * scale)) + 1)
+    bottom = min(pixels.shape[0], int(math.ceil(word.bottom * scale)) + 1)
+    ink = pixels[top:bottom, x0:x1] < scan.binary_level
+    if ink.shape[0] < 5 or ink.shape[1] < 3:
+        return None
+    labels, count = ndimage.label(ink, structure=np.ones((3, 3), bool))
+    boxes = [(b[1].start, b[1].stop, k + 1) for k, b in enumerate(ndimage.find_objects(labels))
+             if int((labels[b] == k + 1).sum()) >= 3]  # fmt: skip
+    if not boxes:
+        return None
+    first = min(boxes)
+    parts = [k for a, b, k in boxes
+             if min(b, first[1]) - max(a, first[0]) >= 0.5 * min(b - a, first[1] - first[0])]
+    glyph = np.isin(labels, parts)
+    rows, cols = np.nonzero(glyph)
+    glyph = glyph[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
+    tall, wide = glyph.shape
+    if tall < scan.relation_height * ink.shape[0] or wide < 3 or tall < 5:
+        return None
+    filled = glyph.sum(axis=1) >= scan.relation_bar_fill * wide
+    lowest = tall - max(1, int(round(scan.relation_bar_zone * tall)))
+    bar = [r for r in range(lowest, tall) if filled[r]]
+    if not bar:
+        return None
+    above = bar[0]
+    while above > 0 and (filled[above - 1] or not glyph[above - 1].any()):
+        above -= 1  # the bar's other rows, and the gap between it and the angle
+    angle = [r for r in range(above) if glyph[r].any()]
+    if len(angle) < 3 or len(angle) < 1.5 * (tall - above):
+        return None
+    lefts = [int(np.argmax(glyph[r])) / wide for r in angle]
+    rights = [(wide - 1 - int(np.argmax(glyph[r][::-1]))) / wide for r in angle]
+    end = max(1, len(angle) // 5)  # the angle's top rows and its bottom rows ...
+    ends = (range(end), range(len(angle) - end, len(angle)))
+    third = len(angle) // 3  # ... and its middle third, where the point is
+    middle = range(third, len(angle) - third)
+    side, point = scan.relation_side, scan.relation_point
+    if (all(statistics.fmean(lefts[r] for r in rows) >= side for rows in ends)
+            and min(lefts[r] for r in middle) <= point):  # fmt: skip
+        return "≤"
+    if (all(statistics.fmean(rights[r] for r in rows) <= 1 - side - 1 / wide for rows in ends)
+            and max(rights[r] for r in middle) >= 1 - point - 1 / wide):  # fmt: skip
+        return "≥"
+    return None

@@ -21,6 +21,7 @@ from ragdash.ingestion.scan.figures import (
     decimals_like_the_column,
     figures_like_the_column,
     lone_figures,
+    relations_from_glyphs,
     reread_numbers,
     separators_like_the_column,
     signs_like_the_column,
@@ -175,6 +176,8 @@ def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:
         words = reread_numbers(prepared, scale, lang, words, scan)
     if scan.runs("lone_figures"):
         words = (*words, *lone_figures(prepared, scale, lang, words, scan))
+    if scan.runs("relations"):
+        words = relations_from_glyphs(prepared, scale, words, scan)
     if scan.runs("codes"):
         words = codes_like_the_page(words, scan)
     if scan.runs("separators"):
