@@ -4,6 +4,7 @@ one rule for tests that need something this machine may lack (:func:`require`)."
 from __future__ import annotations
 
 import doctest
+import functools
 import importlib
 import os
 import subprocess
@@ -136,6 +137,23 @@ def _fail_a_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
     if not any(phrase in reason for phrase in ALLOWED_SKIPS):
         report.outcome = "failed"
         report.longrepr = f"skipped where nothing may be (CI=true, RAGDASH_REQUIRE_ALL=1): {reason}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Streamlit's component scan once per test process, not once per ``AppTest``.
+
+    Each new ``AppTest`` (Streamlit 1.67, ``app_test.py``) scans every installed
+    distribution for custom components: 470 packages here, 0.35 CPU-seconds and about 2 s
+    of wall time a scan, paid by hundreds of page tests. The installed packages do not
+    change during a run, and ragdash ships no component (the scan finds none), so the first
+    scan's answer is kept."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # another Streamlit: nothing to keep
+        return
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)  # type: ignore[assignment]
 
 
 @pytest.hookimpl(hookwrapper=True)
