@@ -260,9 +260,10 @@ def test_ruled_cjk_statement_cut_label_is_one_row_readable_either_way(repeat_hea
 # page, no header after page 1) whose label-only row lies outside the ruled grid.
 
 
-def _three_page_statement(foot: str = "", top: str = "") -> bytes:
+def _three_page_statement(foot: str = "", top: str = "", grid_top: tuple = ()) -> bytes:
     """``foot``: a label printed under page 1's grid (its figures on page 2, whose first
-    row ends the label); ``top``: a label printed over page 2's grid."""
+    row ends the label); ``top``: a label printed over page 2's grid; ``grid_top``: label
+    rows opening page 2's grid, drawn as rows with empty value cells."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.cidfonts import UnicodeCIDFont
@@ -288,7 +289,9 @@ def _three_page_statement(foot: str = "", top: str = "") -> bytes:
     rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
     later = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
     opening = [["划净负债或净资产的变动", _amount(97), _amount(98)]] if foot else []
-    chunks = [[["项目", "本期发生额", "上期发生额"], *rows[:20]], opening + rows[20:], later]
+    labels = [[label, "", ""] for label in grid_top]
+    head = ["项目", "本期发生额", "上期发生额"]
+    chunks = [[head, *rows[:20]], labels + opening + rows[20:], later]
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=A4, invariant=1)
     for page, chunk in enumerate(chunks, 1):
@@ -334,6 +337,20 @@ def test_label_over_the_ruled_grid_of_a_headerless_page_is_a_row(label):
     (table,) = tables
     assert any(r.text == label and r.page == 2 for r in table.rows)
     assert len(table.rows) == len(LABELS) + 1 + len(AFTER)
+
+
+@pytest.mark.parametrize("labels", [("持有至到期投资",), ("持有至到期投资", "长期应收款")])
+def test_label_rows_opening_a_headerless_ruled_grid_are_rows_not_a_title(labels):
+    """Page 2's grid opens with label-only rows drawn in the grid (their value cells ruled
+    and empty — a balance sheet's 持有至到期投资 with no figures this quarter). The first is
+    no title of a new table and neither is a header: the three pages are one table and the
+    labels are its rows, under the statement's header."""
+    tables, decisions = _tables(_three_page_statement(grid_top=labels))
+    assert all(d.joined for d in decisions), [d.reason for d in decisions]
+    (table,) = tables
+    assert [r.text for r in table.rows if r.page == 2][: len(labels)] == list(labels)
+    assert len(table.rows) == len(LABELS) + len(labels) + len(AFTER)
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
 
 
 @pytest.mark.parametrize(

@@ -1115,6 +1115,19 @@ def _header_like(row: Sequence[str]) -> bool:
     )
 
 
+def _label_row(raw: Sequence[str | None]) -> bool:
+    """A ruled row whose only text is its first cell while every other cell is drawn and
+    empty (``""``, not ``None``: no cell spans it): a row label — a group title or a label
+    whose figures come on a later line ("持有至到期投资", "Pesticides" in a grid of its
+    own) — never a title spanning the box nor a header, which names the columns it heads.
+
+    >>> _label_row(["Non-current assets", "", ""]), _label_row(["AXE 3 – OUTILS", None, None])
+    (True, False)
+    """
+    cells = list(raw)
+    return len(cells) >= 2 and bool((cells[0] or "").strip()) and all(c == "" for c in cells[1:])
+
+
 def ruled_region(
     bbox: BBox, raw: Sequence[Sequence[str | None]], row_boxes: Sequence[BBox],
     lines: Sequence[Line],
@@ -1133,6 +1146,7 @@ def ruled_region(
         and line.x1 > x0
     )
     kept = []
+    drawn_label = False  # the first kept row: a label whose other cells are drawn, empty
     for r, box in zip(raw, row_boxes, strict=True):
         merged = _merged_rows(r, box, lines, inside)
         if merged:
@@ -1140,26 +1154,30 @@ def ruled_region(
             continue
         row = [(c or "").replace("\n", " ").strip() for c in r]
         if any(row):
+            if not kept:
+                drawn_label = _label_row(r)
             kept.append((_ruled_row_text(r, box, lines, inside), row))
     kept = _with_label_column(kept, row_boxes, lines, inside)
     if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
         return None
     title = ""
-    if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2:
+    if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2 and not drawn_label:
         title = next(c for c in kept[0][1] if c)
         kept = kept[1:]
     texts = tuple(text for text, _ in kept)
     cells = tuple(tuple(row) for _, row in kept)
     header = 0
     while (
-        header < min(DEFAULT_LAYOUT.ruled_header_rows, len(cells) - 1)
+        not drawn_label
+        and header < min(DEFAULT_LAYOUT.ruled_header_rows, len(cells) - 1)
         and (header == 0 or cells[header][0])  # a row with no key continues a row
         and (header == 0 or _header_like(cells[header]))
         and not any(_numeric(c) for c in cells[header] if c)
         and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
     ):
         header += 1
-    if header == 0 and len(cells) > 2 and not any(_numeric(c) for c in cells[0] if c):
+    if (header == 0 and len(cells) > 2 and not drawn_label
+            and not any(_numeric(c) for c in cells[0] if c)):
         header = 1
     region_lines = [lines[i] for i in inside]
     return TableRegion(
