@@ -526,3 +526,48 @@ def test_table_in_three_column_prose_under_another_table_number_stays_apart():
     )
     (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
     assert not decision.joined
+
+
+def _register_across(title_b: str) -> bytes:
+    """A register page in three prose columns with a cost table set across the page under
+    them (its cells run over the column gutters), continued at the top of page 2 under
+    ``title_b`` with its header repeated, the prose resuming under it."""
+    cols = [36.0, 222.0, 408.0]
+    xs = [45.0, 195.0, 342.0, 420.0, 498.0]
+    head = [["Action", "Labor cost", "Parts cost", "Cost per product", "Cost on operators"]]
+    rows = [
+        [f"Step {i} installation and verification", f"{i} work-hours × $85 per hour = ${85 * i}",
+         "$0", f"${85 * i}", f"${6205 * i:,}"]
+        for i in range(1, 9)
+    ]
+    running = "Federal Register / Vol. 85, No. 152 / Proposed Rules"
+    p1 = [(36, 20, running), (290, 810, "47702")]
+    for k, col in enumerate(cols):
+        p1 += _register_page_prose(col, 50, 630, k + 1)
+    p1.append((266, 638, "ESTIMATED COSTS"))  # right under the prose, as a register sets it
+    items, _ = table_items(head + rows[:4], xs, 652, step=11)
+    p2 = [(36, 20, running), (290, 810, "47703"), (238, 50, title_b)]
+    body, top = table_items(head + rows[4:], xs, 70, step=11)
+    for k, col in enumerate(cols):
+        p2 += _register_page_prose(col, top + 20, 780, k + 4)
+    return drawn_pdf([[*p1, *items], [*p2, *body]], font_size=7)
+
+
+def test_table_across_the_page_under_three_prose_columns_joins_under_continued_title():
+    """The table is set across the page under the three prose columns: each row is read
+    whole (a cell running over a gutter is no piece of one column), the prose above is no
+    row of it, and page 2's "ESTIMATED COSTS—Continued" fragment joins it: 8 steps."""
+    tables, decisions = _tables(_register_across("ESTIMATED COSTS—Continued"))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = [t for t in tables if t.page_start == 1 and t.page_end == 2]
+    steps = [r.text.split(" installation")[0] for r in table.rows if r.text.startswith("Step")]
+    assert steps == [f"Step {i}" for i in range(1, 9)]
+    assert not any("agency" in r.text or "burden" in r.text for r in table.rows)
+
+
+def test_table_across_the_page_under_prose_columns_with_another_title_stays_apart():
+    """Guard: page 2 opens "TABLE 3—…", another table with the same header."""
+    _, decisions = _tables(_register_across("TABLE 3—ESTIMATED COSTS FOR OPERATORS"))
+    first = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not first or not first[0].joined

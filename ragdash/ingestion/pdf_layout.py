@@ -1242,16 +1242,49 @@ def band_line(line: Line, left: float, right: float) -> Line:
     return Line(text, segs[0][0], line.top, segs[-1][1], line.bottom, segs, line.upright)
 
 
+def _spans_columns(line: Line, columns: Sequence[float]) -> bool:
+    """A line with a piece running over the gutter into the next prose column (the row of
+    a table set across the page, under the prose): it is read whole, never cut into the
+    columns' pieces. (A line of prose keeps each piece inside its column.)
+
+    >>> cols = (36.0, 222.0, 408.0)
+    >>> _spans_columns(Line("", 0, 0, 0, 0, ((45, 187, "a"), (195, 333, "b"))), cols)
+    True
+    >>> _spans_columns(Line("", 0, 0, 0, 0, ((45, 199, "a"), (222, 387, "b"))), cols)
+    False
+    """
+    for x0, x1, _ in line.segments:
+        after = [c for c in columns if c > x0 + ANCHOR_TOLERANCE]
+        if after and x1 > after[0] + ANCHOR_TOLERANCE:
+            return True
+    return False
+
+
+def _prose_rows(lines: Sequence[Line]) -> set[int]:
+    """On a page set in prose columns, the lines made only of prose pieces: no table set
+    across the page holds them, so a table under the prose (a register's cost table)
+    starts after them, not among them. Empty on any other page."""
+    if not prose_columns(lines):
+        return set()
+    return {
+        i for i, line in enumerate(lines)
+        if len(line.segments) >= 2 and all(_prose_piece(seg[2]) for seg in line.segments)
+    }
+
+
 def _band_tables(
     lines: list[Line], taken: set[int], page_height: float
 ) -> list[TableRegion]:
     """Tables inside one column of a page set in prose columns: each column's pieces of
     the lines are read as lines of their own (a row's text is its piece of the page line)."""
     columns = prose_columns(lines)
+    across = {i for i, line in enumerate(lines) if _spans_columns(line, columns)}
     found: list[TableRegion] = []
     for k, left in enumerate(columns):
         right = columns[k + 1] if k + 1 < len(columns) else float("inf")
-        pieces = [(i, band_line(line, left, right)) for i, line in enumerate(lines)]
+        pieces = [
+            (i, band_line(line, left, right)) for i, line in enumerate(lines) if i not in across
+        ]
         pieces = [(i, piece) for i, piece in pieces if piece.text]  # lines of this column
         index = [i for i, _ in pieces]
         band = [piece for _, piece in pieces]
@@ -1278,7 +1311,7 @@ def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLa
     # a page in prose columns: tables inside one column first, the rest as lines across
     aligned = _band_tables(lines, taken, float(page.height))
     taken |= {i for t in aligned for i in t.lines}
-    aligned += aligned_tables(lines, taken, float(page.height))
+    aligned += aligned_tables(lines, taken | _prose_rows(lines), float(page.height))
     tables = sorted([*ruled, *texts, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
     return PageLayout(
         number, tuple(lines), tuple(tables), float(page.width), float(page.height),
