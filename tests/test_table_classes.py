@@ -571,3 +571,61 @@ def test_table_across_the_page_under_prose_columns_with_another_title_stays_apar
     _, decisions = _tables(_register_across("TABLE 3—ESTIMATED COSTS FOR OPERATORS"))
     first = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
     assert not first or not first[0].joined
+
+
+def _ruled_pages(xs_b: tuple = (60, 320, 440, 560)) -> bytes:
+    """A ruled statement over two pages. Page 1 sets its text at the left of each cell;
+    page 2 (rules at ``xs_b``) indents its labels and sets its first figures flush right,
+    so its text starts elsewhere in two columns, by different amounts."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    _, height = A4
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    first = [["项目", "本期发生额", "上期发生额"]]
+    first += [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
+    later = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
+    for page, (xs, rows) in enumerate((((60, 320, 440, 560), first), (xs_b, later)), 1):
+        canvas.setFont("STSong-Light", 10)
+        canvas.drawString(60, height - 30, "示例股份有限公司 2024 年第三季度报告")
+        y = 70.0
+        for row in rows:
+            canvas.line(xs[0], height - y, xs[-1], height - y)
+            if page == 1:
+                for k, cell in enumerate(row):
+                    canvas.drawString(xs[k] + 4, height - y - 14, cell)
+            else:
+                canvas.drawString(xs[0] + 40, height - y - 14, row[0])
+                canvas.drawRightString(xs[2] - 4, height - y - 14, row[1])
+                canvas.drawString(xs[2] + 4, height - y - 14, row[2])
+            y += 20
+        canvas.line(xs[0], height - y, xs[-1], height - y)
+        for x in xs:
+            canvas.line(x, height - 70, x, height - y)
+        canvas.drawString(260, height - 815, f"第 {page} 页 共 2 页")
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_ruled_pages_whose_text_sits_elsewhere_in_the_same_grid_join():
+    """Page 2 of the statement indents its labels and sets its first figures flush right:
+    its text starts nowhere near page 1's (by a different amount in each column), yet
+    both pages are the same ruled grid — its rules are its columns — and they join."""
+    tables, decisions = _tables(_ruled_pages())
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = tables
+    assert len(table.rows) == len(LABELS) + len(AFTER)
+
+
+def test_ruled_pages_with_other_rules_still_need_their_text_to_line_up():
+    """Guard: page 2's grid draws other columns (rules at other places) and its text
+    starts elsewhere too: the columns differ and the pages stay apart."""
+    _, decisions = _tables(_ruled_pages(xs_b=(60, 380, 470, 560)))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined

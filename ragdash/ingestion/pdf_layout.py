@@ -373,6 +373,9 @@ class TableRegion:
     #: One or two aligned rows opening a page: a table only if they continue the table that
     #: ends the page before (the join decides; otherwise they are dropped).
     weak: bool = False
+    #: A ruled grid's vertical rules, relative to the table's left edge: its columns as
+    #: drawn, whatever the indentation of the text in them.
+    edges: tuple[float, ...] = ()
 
     @property
     def columns(self) -> int:
@@ -1093,7 +1096,8 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
         if _nested(table.bbox, [t.bbox for t in found if t is not table]):
             continue  # a table drawn inside another one's frame: its lines are the outer's
         region = ruled_region(
-            tuple(table.bbox), table.extract(), [tuple(row.bbox) for row in table.rows], lines
+            tuple(table.bbox), table.extract(), [tuple(row.bbox) for row in table.rows], lines,
+            sorted({round(x, 1) for cell in table.cells for x in (cell[0], cell[2])}),
         )
         if region is not None:
             regions.append(region)
@@ -1130,7 +1134,7 @@ def _label_row(raw: Sequence[str | None]) -> bool:
 
 def ruled_region(
     bbox: BBox, raw: Sequence[Sequence[str | None]], row_boxes: Sequence[BBox],
-    lines: Sequence[Line],
+    lines: Sequence[Line], edges: Sequence[float] = (),
 ) -> TableRegion | None:
     """The table a ruled grid draws: ``raw`` holds each row's cells as pdfplumber's
     ``extract`` gives them (a cell's lines joined with newlines, None where a spanned cell
@@ -1182,7 +1186,7 @@ def ruled_region(
     region_lines = [lines[i] for i in inside]
     return TableRegion(
         (x0, top, x1, bottom), "ruled", cells, header, texts, inside,
-        _anchors(region_lines, x0), title,
+        _anchors(region_lines, x0), title, edges=tuple(round(x - x0, 1) for x in edges),
     )  # fmt: skip
 
 
