@@ -260,9 +260,10 @@ def test_ruled_cjk_statement_cut_label_is_one_row_readable_either_way(repeat_hea
 # page, no header after page 1) whose label-only row lies outside the ruled grid.
 
 
-def _three_page_statement(foot: str = "", top: str = "") -> bytes:
+def _three_page_statement(foot: str = "", top: str = "", grid_top: tuple = ()) -> bytes:
     """``foot``: a label printed under page 1's grid (its figures on page 2, whose first
-    row ends the label); ``top``: a label printed over page 2's grid."""
+    row ends the label); ``top``: a label printed over page 2's grid; ``grid_top``: label
+    rows opening page 2's grid, drawn as rows with empty value cells."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.cidfonts import UnicodeCIDFont
@@ -288,7 +289,9 @@ def _three_page_statement(foot: str = "", top: str = "") -> bytes:
     rows = [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
     later = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
     opening = [["划净负债或净资产的变动", _amount(97), _amount(98)]] if foot else []
-    chunks = [[["项目", "本期发生额", "上期发生额"], *rows[:20]], opening + rows[20:], later]
+    labels = [[label, "", ""] for label in grid_top]
+    head = ["项目", "本期发生额", "上期发生额"]
+    chunks = [[head, *rows[:20]], labels + opening + rows[20:], later]
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=A4, invariant=1)
     for page, chunk in enumerate(chunks, 1):
@@ -334,6 +337,20 @@ def test_label_over_the_ruled_grid_of_a_headerless_page_is_a_row(label):
     (table,) = tables
     assert any(r.text == label and r.page == 2 for r in table.rows)
     assert len(table.rows) == len(LABELS) + 1 + len(AFTER)
+
+
+@pytest.mark.parametrize("labels", [("持有至到期投资",), ("持有至到期投资", "长期应收款")])
+def test_label_rows_opening_a_headerless_ruled_grid_are_rows_not_a_title(labels):
+    """Page 2's grid opens with label-only rows drawn in the grid (their value cells ruled
+    and empty — a balance sheet's 持有至到期投资 with no figures this quarter). The first is
+    no title of a new table and neither is a header: the three pages are one table and the
+    labels are its rows, under the statement's header."""
+    tables, decisions = _tables(_three_page_statement(grid_top=labels))
+    assert all(d.joined for d in decisions), [d.reason for d in decisions]
+    (table,) = tables
+    assert [r.text for r in table.rows if r.page == 2][: len(labels)] == list(labels)
+    assert len(table.rows) == len(LABELS) + len(labels) + len(AFTER)
+    assert table.header_text.replace(" ", "") == "项目|本期发生额|上期发生额"
 
 
 @pytest.mark.parametrize(
@@ -507,5 +524,108 @@ def test_table_in_three_column_prose_under_another_table_number_stays_apart():
     _, decisions = _tables(
         _register("TABLE 2—ESTIMATED ANNUAL BURDEN", "TABLE 3—ESTIMATED ANNUAL COSTS")
     )
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not decision.joined
+
+
+def _register_across(title_b: str) -> bytes:
+    """A register page in three prose columns with a cost table set across the page under
+    them (its cells run over the column gutters), continued at the top of page 2 under
+    ``title_b`` with its header repeated, the prose resuming under it."""
+    cols = [36.0, 222.0, 408.0]
+    xs = [45.0, 195.0, 342.0, 420.0, 498.0]
+    head = [["Action", "Labor cost", "Parts cost", "Cost per product", "Cost on operators"]]
+    rows = [
+        [f"Step {i} installation and verification", f"{i} work-hours × $85 per hour = ${85 * i}",
+         "$0", f"${85 * i}", f"${6205 * i:,}"]
+        for i in range(1, 9)
+    ]
+    running = "Federal Register / Vol. 85, No. 152 / Proposed Rules"
+    p1 = [(36, 20, running), (290, 810, "47702")]
+    for k, col in enumerate(cols):
+        p1 += _register_page_prose(col, 50, 630, k + 1)
+    p1.append((266, 638, "ESTIMATED COSTS"))  # right under the prose, as a register sets it
+    items, _ = table_items(head + rows[:4], xs, 652, step=11)
+    p2 = [(36, 20, running), (290, 810, "47703"), (238, 50, title_b)]
+    body, top = table_items(head + rows[4:], xs, 70, step=11)
+    for k, col in enumerate(cols):
+        p2 += _register_page_prose(col, top + 20, 780, k + 4)
+    return drawn_pdf([[*p1, *items], [*p2, *body]], font_size=7)
+
+
+def test_table_across_the_page_under_three_prose_columns_joins_under_continued_title():
+    """The table is set across the page under the three prose columns: each row is read
+    whole (a cell running over a gutter is no piece of one column), the prose above is no
+    row of it, and page 2's "ESTIMATED COSTS—Continued" fragment joins it: 8 steps."""
+    tables, decisions = _tables(_register_across("ESTIMATED COSTS—Continued"))
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = [t for t in tables if t.page_start == 1 and t.page_end == 2]
+    steps = [r.text.split(" installation")[0] for r in table.rows if r.text.startswith("Step")]
+    assert steps == [f"Step {i}" for i in range(1, 9)]
+    assert not any("agency" in r.text or "burden" in r.text for r in table.rows)
+
+
+def test_table_across_the_page_under_prose_columns_with_another_title_stays_apart():
+    """Guard: page 2 opens "TABLE 3—…", another table with the same header."""
+    _, decisions = _tables(_register_across("TABLE 3—ESTIMATED COSTS FOR OPERATORS"))
+    first = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert not first or not first[0].joined
+
+
+def _ruled_pages(xs_b: tuple = (60, 320, 440, 560)) -> bytes:
+    """A ruled statement over two pages. Page 1 sets its text at the left of each cell;
+    page 2 (rules at ``xs_b``) indents its labels and sets its first figures flush right,
+    so its text starts elsewhere in two columns, by different amounts."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen.canvas import Canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    _, height = A4
+    out = io.BytesIO()
+    canvas = Canvas(out, pagesize=A4, invariant=1)
+    first = [["项目", "本期发生额", "上期发生额"]]
+    first += [[label, _amount(i), _amount(i + 50)] for i, label in enumerate(LABELS)]
+    later = [[label, _amount(i + 200), _amount(i + 300)] for i, label in enumerate(AFTER)]
+    for page, (xs, rows) in enumerate((((60, 320, 440, 560), first), (xs_b, later)), 1):
+        canvas.setFont("STSong-Light", 10)
+        canvas.drawString(60, height - 30, "示例股份有限公司 2024 年第三季度报告")
+        y = 70.0
+        for row in rows:
+            canvas.line(xs[0], height - y, xs[-1], height - y)
+            if page == 1:
+                for k, cell in enumerate(row):
+                    canvas.drawString(xs[k] + 4, height - y - 14, cell)
+            else:
+                canvas.drawString(xs[0] + 40, height - y - 14, row[0])
+                canvas.drawRightString(xs[2] - 4, height - y - 14, row[1])
+                canvas.drawString(xs[2] + 4, height - y - 14, row[2])
+            y += 20
+        canvas.line(xs[0], height - y, xs[-1], height - y)
+        for x in xs:
+            canvas.line(x, height - 70, x, height - y)
+        canvas.drawString(260, height - 815, f"第 {page} 页 共 2 页")
+        canvas.showPage()
+    canvas.save()
+    return out.getvalue()
+
+
+def test_ruled_pages_whose_text_sits_elsewhere_in_the_same_grid_join():
+    """Page 2 of the statement indents its labels and sets its first figures flush right:
+    its text starts nowhere near page 1's (by a different amount in each column), yet
+    both pages are the same ruled grid — its rules are its columns — and they join."""
+    tables, decisions = _tables(_ruled_pages())
+    (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
+    assert decision.joined, decision.reason
+    (table,) = tables
+    assert len(table.rows) == len(LABELS) + len(AFTER)
+
+
+def test_ruled_pages_with_other_rules_still_need_their_text_to_line_up():
+    """Guard: page 2's grid draws other columns (rules at other places) and its text
+    starts elsewhere too: the columns differ and the pages stay apart."""
+    _, decisions = _tables(_ruled_pages(xs_b=(60, 380, 470, 560)))
     (decision,) = [d for d in decisions if (d.page_a, d.page_b) == (1, 2)]
     assert not decision.joined

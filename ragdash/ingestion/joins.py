@@ -587,7 +587,12 @@ def decide(
         repeated = True
     if region_b.weak and not _columns_fit(region_a.anchors, region_b.anchors, settings):
         return no("the rows opening the page do not sit in the table's columns")
-    if not _columns_agree(region_a.anchors, region_b.anchors, repeated, settings):
+    drawn = len(region_a.edges) >= 3 and len(region_b.edges) >= 3  # two ruled grids:
+    # their rules are their columns (a label's indentation moves no column)
+    if not (
+        _columns_agree(region_a.anchors, region_b.anchors, repeated, settings)
+        or (drawn and _columns_agree(region_a.edges, region_b.edges, repeated, settings))
+    ):
         return no(
             f"columns differ ({len(region_a.anchors)} vs {len(region_b.anchors)} column "
             "positions that do not line up)"

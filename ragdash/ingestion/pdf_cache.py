@@ -39,7 +39,7 @@ from ragdash.atomic import atomic_write
 __all__ = ["CACHE_FORMAT", "CACHE_VERSION", "PARSER_VERSION", "PdfCache", "decode", "encode"]
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
-PARSER_VERSION = "layout-12"
+PARSER_VERSION = "layout-13"
 CACHE_FORMAT = "ragdash-pdf-cache"
 #: Bumped when the layout of an entry (header or payload encoding) changes. 2: an OCR'd
 #: page keeps its :class:`~ragdash.ingestion.ocr_prep.OcrQuality`. 3: and its language.
@@ -97,7 +97,8 @@ def _schema() -> dict[str, tuple[type, dict[str, Any]]]:
                "segments": ("seq", ("fixed", float, float, str)), "upright": bool},
         TableRegion: {"bbox": _FLOAT4, "method": str, "rows": ("seq", ("seq", str)),
                       "header_rows": int, "row_text": ("seq", str), "lines": ("seq", int),
-                      "anchors": ("seq", float), "title": str, "weak": bool},
+                      "anchors": ("seq", float), "title": str, "weak": bool,
+                      "edges": ("seq", float)},
         OcrPage: {"page": int, "dpi": float, "words": ("seq", "OcrWord"), "width": float,
                   "height": float, "engine": str, "quality": ("opt", "OcrQuality"),
                   "lang": str, "rules": ("seq", _FLOAT4)},

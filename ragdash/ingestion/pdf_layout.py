@@ -373,6 +373,9 @@ class TableRegion:
     #: One or two aligned rows opening a page: a table only if they continue the table that
     #: ends the page before (the join decides; otherwise they are dropped).
     weak: bool = False
+    #: A ruled grid's vertical rules, relative to the table's left edge: its columns as
+    #: drawn, whatever the indentation of the text in them.
+    edges: tuple[float, ...] = ()
 
     @property
     def columns(self) -> int:
@@ -1093,7 +1096,8 @@ def ruled_tables(page: Any, lines: list[Line]) -> list[TableRegion]:
         if _nested(table.bbox, [t.bbox for t in found if t is not table]):
             continue  # a table drawn inside another one's frame: its lines are the outer's
         region = ruled_region(
-            tuple(table.bbox), table.extract(), [tuple(row.bbox) for row in table.rows], lines
+            tuple(table.bbox), table.extract(), [tuple(row.bbox) for row in table.rows], lines,
+            sorted({round(x, 1) for cell in table.cells for x in (cell[0], cell[2])}),
         )
         if region is not None:
             regions.append(region)
@@ -1115,9 +1119,22 @@ def _header_like(row: Sequence[str]) -> bool:
     )
 
 
+def _label_row(raw: Sequence[str | None]) -> bool:
+    """A ruled row whose only text is its first cell while every other cell is drawn and
+    empty (``""``, not ``None``: no cell spans it): a row label — a group title or a label
+    whose figures come on a later line ("持有至到期投资", "Pesticides" in a grid of its
+    own) — never a title spanning the box nor a header, which names the columns it heads.
+
+    >>> _label_row(["Non-current assets", "", ""]), _label_row(["AXE 3 – OUTILS", None, None])
+    (True, False)
+    """
+    cells = list(raw)
+    return len(cells) >= 2 and bool((cells[0] or "").strip()) and all(c == "" for c in cells[1:])
+
+
 def ruled_region(
     bbox: BBox, raw: Sequence[Sequence[str | None]], row_boxes: Sequence[BBox],
-    lines: Sequence[Line],
+    lines: Sequence[Line], edges: Sequence[float] = (),
 ) -> TableRegion | None:
     """The table a ruled grid draws: ``raw`` holds each row's cells as pdfplumber's
     ``extract`` gives them (a cell's lines joined with newlines, None where a spanned cell
@@ -1133,6 +1150,7 @@ def ruled_region(
         and line.x1 > x0
     )
     kept = []
+    drawn_label = False  # the first kept row: a label whose other cells are drawn, empty
     for r, box in zip(raw, row_boxes, strict=True):
         merged = _merged_rows(r, box, lines, inside)
         if merged:
@@ -1140,31 +1158,35 @@ def ruled_region(
             continue
         row = [(c or "").replace("\n", " ").strip() for c in r]
         if any(row):
+            if not kept:
+                drawn_label = _label_row(r)
             kept.append((_ruled_row_text(r, box, lines, inside), row))
     kept = _with_label_column(kept, row_boxes, lines, inside)
     if len(kept) < 2 or max(sum(1 for c in row if c) for _, row in kept) < 2:
         return None
     title = ""
-    if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2:
+    if sum(1 for c in kept[0][1] if c) == 1 and len(kept) > 2 and not drawn_label:
         title = next(c for c in kept[0][1] if c)
         kept = kept[1:]
     texts = tuple(text for text, _ in kept)
     cells = tuple(tuple(row) for _, row in kept)
     header = 0
     while (
-        header < min(DEFAULT_LAYOUT.ruled_header_rows, len(cells) - 1)
+        not drawn_label
+        and header < min(DEFAULT_LAYOUT.ruled_header_rows, len(cells) - 1)
         and (header == 0 or cells[header][0])  # a row with no key continues a row
         and (header == 0 or _header_like(cells[header]))
         and not any(_numeric(c) for c in cells[header] if c)
         and any(any(_numeric(c) for c in row if c) for row in cells[header + 1 :])
     ):
         header += 1
-    if header == 0 and len(cells) > 2 and not any(_numeric(c) for c in cells[0] if c):
+    if (header == 0 and len(cells) > 2 and not drawn_label
+            and not any(_numeric(c) for c in cells[0] if c)):
         header = 1
     region_lines = [lines[i] for i in inside]
     return TableRegion(
         (x0, top, x1, bottom), "ruled", cells, header, texts, inside,
-        _anchors(region_lines, x0), title,
+        _anchors(region_lines, x0), title, edges=tuple(round(x - x0, 1) for x in edges),
     )  # fmt: skip
 
 
@@ -1224,16 +1246,49 @@ def band_line(line: Line, left: float, right: float) -> Line:
     return Line(text, segs[0][0], line.top, segs[-1][1], line.bottom, segs, line.upright)
 
 
+def _spans_columns(line: Line, columns: Sequence[float]) -> bool:
+    """A line with a piece running over the gutter into the next prose column (the row of
+    a table set across the page, under the prose): it is read whole, never cut into the
+    columns' pieces. (A line of prose keeps each piece inside its column.)
+
+    >>> cols = (36.0, 222.0, 408.0)
+    >>> _spans_columns(Line("", 0, 0, 0, 0, ((45, 187, "a"), (195, 333, "b"))), cols)
+    True
+    >>> _spans_columns(Line("", 0, 0, 0, 0, ((45, 199, "a"), (222, 387, "b"))), cols)
+    False
+    """
+    for x0, x1, _ in line.segments:
+        after = [c for c in columns if c > x0 + ANCHOR_TOLERANCE]
+        if after and x1 > after[0] + ANCHOR_TOLERANCE:
+            return True
+    return False
+
+
+def _prose_rows(lines: Sequence[Line]) -> set[int]:
+    """On a page set in prose columns, the lines made only of prose pieces: no table set
+    across the page holds them, so a table under the prose (a register's cost table)
+    starts after them, not among them. Empty on any other page."""
+    if not prose_columns(lines):
+        return set()
+    return {
+        i for i, line in enumerate(lines)
+        if len(line.segments) >= 2 and all(_prose_piece(seg[2]) for seg in line.segments)
+    }
+
+
 def _band_tables(
     lines: list[Line], taken: set[int], page_height: float
 ) -> list[TableRegion]:
     """Tables inside one column of a page set in prose columns: each column's pieces of
     the lines are read as lines of their own (a row's text is its piece of the page line)."""
     columns = prose_columns(lines)
+    across = {i for i, line in enumerate(lines) if _spans_columns(line, columns)}
     found: list[TableRegion] = []
     for k, left in enumerate(columns):
         right = columns[k + 1] if k + 1 < len(columns) else float("inf")
-        pieces = [(i, band_line(line, left, right)) for i, line in enumerate(lines)]
+        pieces = [
+            (i, band_line(line, left, right)) for i, line in enumerate(lines) if i not in across
+        ]
         pieces = [(i, piece) for i, piece in pieces if piece.text]  # lines of this column
         index = [i for i, _ in pieces]
         band = [piece for _, piece in pieces]
@@ -1260,7 +1315,7 @@ def page_layout(page: Any, number: int, plain_text: str | None = None) -> PageLa
     # a page in prose columns: tables inside one column first, the rest as lines across
     aligned = _band_tables(lines, taken, float(page.height))
     taken |= {i for t in aligned for i in t.lines}
-    aligned += aligned_tables(lines, taken, float(page.height))
+    aligned += aligned_tables(lines, taken | _prose_rows(lines), float(page.height))
     tables = sorted([*ruled, *texts, *aligned], key=lambda t: (t.bbox[1], t.bbox[0]))
     return PageLayout(
         number, tuple(lines), tuple(tables), float(page.width), float(page.height),
