@@ -98,6 +98,19 @@ def test_hostile_input_gives_exit_2_and_one_line(hostile, args):
     assert len(line) < 400
 
 
+@pytest.mark.parametrize(
+    "name", ["query NaN threshold", "query huge threshold", "check bad json", "check deep json",
+             "check huge top_k in file", "check wrong types"],
+)  # fmt: skip
+def test_a_bad_setting_or_case_file_is_refused_before_any_document_is_read(hostile, name):
+    """The docs folder holds crafted PDFs that take seconds to refuse: a threshold or a case
+    file that cannot be used is named at once, with none of the documents' warnings."""
+    result = _run(CASES[name], hostile)
+    assert result.returncode == 2
+    assert "file skipped" not in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+
+
 def test_crafted_pdfs_in_a_docs_folder_are_named_and_the_rest_is_checked(hostile):
     result = _run(["query", "--docs", "docs", "return policy days", "--top-k", "1"], hostile)
     assert result.returncode == 0, result.stderr

@@ -26,6 +26,7 @@ from ragdash.cli.common import (
     _print_word_list,
     _retriever,
     _table,
+    _warn_unknown_expected,
     emit,
     field,
     inputs_line,
@@ -50,10 +51,11 @@ __all__ = ["cmd_ablate", "cmd_check", "cmd_fragility", "cmd_query"]
 def cmd_check(args: argparse.Namespace) -> int:
     from ragdash.checks.runs import metrics_of, run_cases
 
-    index = _index(args)
     fixes = _fixes(args)
+    cases = _cases(args)
+    index = _index(args)
     retriever = _retriever(args, index)
-    cases = _cases(args, index)
+    _warn_unknown_expected(cases, index)
     try:
         runs = run_cases(retriever, cases, fixes, args.metrics_k)
     except QueryError as exc:
@@ -180,8 +182,8 @@ def _comparison_text(spec, before, after, k: int) -> str:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    index = _index(args)
     fixes = _fixes(args)
+    index = _index(args)
     retriever = _retriever(args, index)
     try:
         retrieval = retriever.retrieve(args.text, fixes, args.top_k or 3)
@@ -231,12 +233,13 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_ablate(args: argparse.Namespace) -> int:
-    index = _index(args)
     fixes = _fixes(args)
+    cases = _cases(args)
+    index = _index(args)
     retriever = _retriever(args, index)
     metrics = None
     identical: dict[str, tuple[str, str]] = {}
-    cases = _cases(args, index)
+    _warn_unknown_expected(cases, index)
     try:
         if retriever.spec.kind == "seed" and not args.metrics:
             from ragdash.checks.parallel import parallel_ablation
@@ -385,9 +388,10 @@ def cmd_fragility(args: argparse.Namespace) -> int:
     for name in ("max_edits", "beam", "max_evaluations"):
         if getattr(args, name) < 1:
             raise BadInput(f"--{name.replace('_', '-')} must be at least 1")
-    index = _index(args)
     fixes = _fixes(args)
-    cases = _cases(args, index)
+    cases = _cases(args)
+    index = _index(args)
+    _warn_unknown_expected(cases, index)
     retriever = _retriever(args, index)  # anything with top(query, fixes, k) is searched
     kinds = QUERY_FAULTS if args.kind == "both" else (args.kind,)
     options = {"seed": args.seed, "max_edits": args.max_edits, "beam": args.beam,

@@ -320,7 +320,10 @@ def _saved_index(args: argparse.Namespace) -> CorpusIndex:
     return CorpusIndex.load(args.index, args.docs)
 
 
-def _cases(args: argparse.Namespace, index: CorpusIndex):
+def _cases(args: argparse.Namespace) -> list[Case]:
+    """The cases of ``--cases`` or the workspace, read and checked before any document is
+    parsed: a case file that cannot be used is refused in a second, not after minutes of
+    parsing (pair with :func:`_warn_unknown_expected` once the index is built)."""
     if args.cases:
         try:
             cases = load_cases(cases_path(args.cases))
@@ -339,6 +342,15 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
             raise BadInput(f"no cases in {str(_docs(args))!r} or the workspace's case library")
     else:
         raise BadInput("give --cases FILE (cases.json or a case library) or --workspace DIR")
+    if args.top_k is not None:
+        from dataclasses import replace
+
+        cases = [replace(case, top_k=args.top_k) for case in cases]
+    return cases
+
+
+def _warn_unknown_expected(cases: Sequence[Case], index: CorpusIndex) -> None:
+    """A warning for each case whose expected document is not in the corpus."""
     known = set(index.corpus.doc_ids)
     for case in cases:
         if case.expected_id not in known:
@@ -347,11 +359,6 @@ def _cases(args: argparse.Namespace, index: CorpusIndex):
                 "which is not in the corpus",
                 file=sys.stderr,
             )
-    if args.top_k is not None:
-        from dataclasses import replace
-
-        cases = [replace(case, top_k=args.top_k) for case in cases]
-    return cases
 
 
 def _case_file_hint(path: str, message: str) -> str:

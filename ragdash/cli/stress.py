@@ -16,6 +16,7 @@ from ragdash.cli.common import (
     _fixes,
     _index,
     _table,
+    _warn_unknown_expected,
     emit,
     field,
     inputs_line,
@@ -139,14 +140,16 @@ def cmd_stress(args: argparse.Namespace) -> int:
         if not target.parent.is_dir():
             raise BadInput(f"--report {args.report}: folder {str(target.parent)!r} does not exist")
     fixes = _fixes(args)
+    given = _cases(args) if args.generate is None else None  # refused before any parsing
     index = _index(args, write_workspace=False)  # the workspace: only --save-cases
-    if args.generate is not None:
+    if given is not None:
+        cases = given
+        _warn_unknown_expected(cases, index)
+    else:
         cases = generate_cases(index.corpus, args.generate, args.seed, index)
         if not cases:
             raise BadInput(f"no case could be generated from {args.docs or 'the docs'}: no "
                            "passage holds a value or phrase found nowhere else")  # fmt: skip
-    else:
-        cases = _cases(args, index)
     if "dense" in retrievers:  # a built-in kind is named by its string
         from ragdash.errors import RetrieverError
         from ragdash.retrieval.dense import make_embedder
