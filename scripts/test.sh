@@ -94,7 +94,7 @@ MYPY_PID=$!
 # process (pdb, -x on the first failure in order).
 WORKERS=$("$PYTHON" -c 'import os
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-print(min(4, 2 * (cores or 1)))')
+print(min(5, 2 * (cores or 1) + 1))')
 PYTEST_RC=0
 "$PYTHON" -m pytest -q -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@" || PYTEST_RC=$?
 MYPY_RC=0

@@ -453,20 +453,23 @@ def _all_examples_skipped(item: pytest.Item) -> bool:
 #: loadfile --no-loadscope-reorder``, scripts/test.sh) hands them out before the short ones
 #: and the run does not end with one worker alone on a file of minutes while the others
 #: wait. (xdist's default order, most tests first, put these few-test files last.) The
-#: order is the sum of each file's tests among the 120 slowest of a full run
-#: (``pytest -n 2 --dist loadfile --durations=120``, 2026-12-06, a loaded two-core
-#: machine); a file not listed keeps its place after.
+#: order is each file's total time (setup, call and teardown of its tests) in a full run,
+#: every file of 15 s or more (``CI=true PYTEST_ADDOPTS=--durations=0 bash .ci/run``,
+#: 2026-12-06, four workers on two cores); a file not listed keeps its place after.
 LONGEST_FILES = (
-    "test_scanbench.py", "test_scans.py", "test_browser_demo.py", "test_stress.py",
-    "test_browser.py", "test_packaging.py", "test_cli_hostile.py", "test_realpdfs.py",
-    "test_stores.py", "test_dense.py", "test_pdf_fuzz.py", "test_browser_hostile.py",
-    "test_export.py", "test_browser_inspect_triage.py", "test_http_retriever.py",
-    "test_realpdfs_report.py", "test_docs_numbers.py", "test_inspection.py",
-    "test_determinism.py", "test_scan_view.py", "test_parallel.py", "test_app_hosts.py",
-    "test_ocr_verdict.py", "test_pdf_cache.py", "test_log_import.py", "test_browser_scans.py",
-    "test_bounded_browser.py", "test_cli_stress.py", "test_app_plain.py", "test_fix_names.py",
-    "test_browser_scale.py", "test_browser_stress.py", "test_docs.py", "test_cli.py",
-    "test_listing.py",
+    "test_browser_demo.py", "test_browser.py", "test_stress.py", "test_scans.py",
+    "test_scanbench.py", "test_packaging.py", "test_cli_hostile.py", "test_app.py",
+    "test_realpdfs.py", "test_stores.py", "test_browser_hostile.py", "test_dense.py",
+    "test_pdf_fuzz.py", "test_http_retriever.py", "test_browser_inspect_triage.py",
+    "test_cli.py", "test_determinism.py", "test_bounded.py", "test_browser_scale.py",
+    "test_pdf_cache.py", "test_app_triage.py", "test_export.py", "test_docs_numbers.py",
+    "test_inspection.py", "test_realpdfs_report.py", "test_browser_stress.py",
+    "test_joins.py", "test_docs.py", "test_cli_stress.py", "test_browser_scans.py",
+    "test_app_retrievers.py", "test_ingest.py", "test_app_stress.py",
+    "test_bounded_browser.py", "test_fix_names.py", "test_pdf_layout.py",
+    "test_table_classes.py", "test_scan_relations.py", "test_app_hosts.py", "test_saved.py",
+    "test_parallel.py", "test_listing.py", "test_report_browser.py", "test_scan_pace.py",
+    "test_scan_view.py", "test_log_import.py",
 )  # fmt: skip
 
 
