@@ -84,17 +84,18 @@ fi
 MYPY_LOG=$(mktemp)
 "$PYTHON" -m mypy >"$MYPY_LOG" 2>&1 &
 MYPY_PID=$!
-# One pytest worker more than there are cores (pytest-xdist), at most 4: part of a test's
-# time is waiting (a page in Chromium, a server starting, a timeout). Measured like for like
-# on 2026-12-06 (CI=true bash .ci/run, fresh clone, quiet two-core machine, the same suite):
-# three workers 20 min 49 s (1,870 CPU-seconds), two workers 22 min 0 s (1,849).
+# Two pytest workers per core (pytest-xdist), at most 4: part of a test's time is waiting
+# (a page in Chromium, a server starting, a timeout). Measured on 2026-12-06 (CI=true bash
+# .ci/run, fresh clone, quiet two-core machine): three workers 20 min 49 s (1,870
+# CPU-seconds), two 22 min 0 s (1,849); after this day's cuts four workers 15 min 5 s
+# (1,404) and five 17 min 4 s (1,604).
 # Each worker runs a whole test file (--dist loadfile), so a file's Streamlit server,
 # Chromium and parses start once; the files in the order tests/conftest.py gives (the
 # longest first: LONGEST_FILES), not xdist's most-tests-first. Pass `-n 0` to run in this
 # process (pdb, -x on the first failure in order).
 WORKERS=$("$PYTHON" -c 'import os
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-print(min(5, 2 * (cores or 1) + 1))')
+print(min(4, 2 * (cores or 1)))')
 PYTEST_RC=0
 "$PYTHON" -m pytest -q -n "$WORKERS" --dist loadfile --no-loadscope-reorder "$@" || PYTEST_RC=$?
 MYPY_RC=0
