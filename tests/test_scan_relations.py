@@ -17,10 +17,10 @@ import os
 import subprocess
 
 import pytest
+from conftest import require
 
 from ragdash.checks.proof import evidence_found
 from ragdash.ingestion.ingest import read_pdf
-from tests.conftest import require
 
 #: Cells printed with a sign Tesseract cannot read (``≤``, ``≥``), and, in the last two
 #: rows, cells printed with the characters it reads them as: these must stay as printed.

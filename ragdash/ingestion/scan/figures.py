@@ -498,8 +498,6 @@ def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
     return not any(ch.islower() for ch in text) and any(ch.isalnum() for ch in text)
 
 
-
-
 #: What Tesseract's English model reads for a ``≤`` or ``≥`` (it has no such character):
 #: the angle alone (``<``, ``>``), the angle and bar as a ``2``, an ``s`` or a ``$``, or ``<=``;
 #: a speck after the figure may be read as a mark (``210.``).

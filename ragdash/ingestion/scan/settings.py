@@ -332,7 +332,7 @@ class ScanSettings:
     #: ... within this share of its height from its foot, and above the bar an angle:
     #: its top and bottom ends at least ``relation_side`` of the width away from the side
     #: its point reaches, the point within ``relation_point`` of the width of that side.
-    #: Set by eye on the synthetic limits table of tests/test_scans.py (Liberation Sans and
+    #: Set by eye on the synthetic limits table of tests/test_scan_relations.py (Liberation Sans and
     #: Serif, 10 pt, scanner draws at 150–300 dpi), where a ``2`` (a round top) and an ``s``
     #: or ``$`` (a curve reaching both sides) fail the angle test.
     relation_bar_zone: float = 0.3
