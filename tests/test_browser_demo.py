@@ -9,6 +9,7 @@ them, fails in CI (``conftest.require_browser``).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -487,17 +488,21 @@ def test_the_fragility_charts_name_every_case(app_url, sized_page):
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stProgress\"]')",
                            timeout=120_000)  # fmt: skip
     wait_for_app(page)
-    page.wait_for_timeout(1500)
-    charts = page.evaluate(
-        """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg')]
-            .map(svg => ({
-                names: [...svg.querySelectorAll('g[aria-label^="Y-axis"] .role-axis-label text')]
-                    .map(t => t.textContent),
-                bars: [...svg.querySelectorAll('.mark-rect path')]
-                    .map(p => p.getBoundingClientRect().height).filter(h => h > 0),
-            }))
-            .filter(c => c.names.length && !c.names.includes("No fix"))"""  # not the heatmap
-    )
+    read_charts = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg')]
+        .map(svg => ({
+            names: [...svg.querySelectorAll('g[aria-label^="Y-axis"] .role-axis-label text')]
+                .map(t => t.textContent),
+            bars: [...svg.querySelectorAll('.mark-rect path')]
+                .map(p => p.getBoundingClientRect().height).filter(h => h > 0),
+        }))
+        .filter(c => c.names.length && !c.names.includes("No fix"))"""  # not the heatmap
+    # The charts draw after the run ends: on a loaded machine (a CI-mode run at load 10) not
+    # yet 1.5 s later. Wait for two of them, then read them.
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => ({read_charts})().length >= 2", timeout=30_000)
+    charts = page.evaluate(read_charts)
     shot(page, f"suite-fragility-{width}")
     assert len(charts) == 2, charts  # OCR and typos
     cases = [n for n, c in CASES.items()]
