@@ -150,3 +150,31 @@ def eventually(read: Callable[[], T], want: T, timeout: float = 20.0) -> T:
         if value == want or time.time() > deadline:
             return value
         time.sleep(0.25)
+
+
+#: Where a button's or tab's label is drawn (it clips with an ellipsis when too narrow).
+BUTTON_LABELS = (
+    '[data-testid="stMain"] button [data-testid="stMarkdownContainer"], '
+    '[data-testid="stMain"] [role="tab"] [data-testid="stMarkdownContainer"]'
+)
+
+
+def visible_untruncated(page, selector: str, shown_only: bool = False) -> list[str]:
+    """Texts of the elements matching ``selector`` that are cut, clipped or off-screen
+    (``shown_only``: elements in a hidden tab or collapsed expander are left out)."""
+    return page.evaluate(
+        """([selector, shownOnly]) => {
+            const bad = [];
+            const width = document.documentElement.clientWidth;
+            for (const el of document.querySelectorAll(selector)) {
+                const r = el.getBoundingClientRect();
+                if (shownOnly && (r.width === 0 || r.height === 0)) continue;
+                const text = el.textContent.trim();
+                const cut = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
+                if (r.width === 0 || r.height === 0 || r.left < 0 || r.right > width + 0.5
+                    || cut || text.includes('…')) bad.push(text);
+            }
+            return bad;
+        }""",
+        [selector, shown_only],
+    )

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 from browser_harness import (
+    BUTTON_LABELS,
     chromium_browser,
     eventually,
     first_result,
     running_app,
     url_params,
+    visible_untruncated,
     wait_for_app,
 )
 from conftest import require_browser
@@ -353,11 +355,6 @@ def test_each_page_renders_without_an_exception(sample_app, page, dialogs, tmp_p
 # -- issue 17: the dashboard as a demo, a triage tool and a laptop page --------------------
 
 SCREENSHOTS = ROOT / "screenshots"
-#: Where a button's or tab's label is drawn (it clips with an ellipsis when too narrow).
-BUTTON_LABELS = (
-    '[data-testid="stMain"] button [data-testid="stMarkdownContainer"], '
-    '[data-testid="stMain"] [role="tab"] [data-testid="stMarkdownContainer"]'
-)
 WIDTHS = [1400, 800]
 
 
@@ -478,27 +475,6 @@ def test_typing_a_new_query_after_picking_a_case_never_shows_its_verdict(
     no_exception_shown(page)
 
 
-def visible_untruncated(page, selector: str, shown_only: bool = False) -> list[str]:
-    """Texts of the elements matching ``selector`` that are cut, clipped or off-screen
-    (``shown_only``: elements in a hidden tab or collapsed expander are left out)."""
-    return page.evaluate(
-        """([selector, shownOnly]) => {
-            const bad = [];
-            const width = document.documentElement.clientWidth;
-            for (const el of document.querySelectorAll(selector)) {
-                const r = el.getBoundingClientRect();
-                if (shownOnly && (r.width === 0 || r.height === 0)) continue;
-                const text = el.textContent.trim();
-                const cut = el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0;
-                if (r.width === 0 || r.height === 0 || r.left < 0 || r.right > width + 0.5
-                    || cut || text.includes('…')) bad.push(text);
-            }
-            return bad;
-        }""",
-        [selector, shown_only],
-    )
-
-
 @pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
 def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_page):
     from ragdash.checks.ablation import configurations
@@ -560,36 +536,6 @@ def test_suite_headers_and_every_heatmap_label_are_readable(sample_app, sized_pa
     assert visible_untruncated(page, BUTTON_LABELS, shown_only=True) == []
     no_exception_shown(page)
     shot(page, f"suite-{width}")
-
-
-PAGES_AT_WIDTHS = [
-    ("explore", "/?q=warehuse+sync&fixes=fuzzy&expect=inventory&evidence=15+minutes&k=2"),
-    ("tour", "/tour"),
-    ("suite", "/suite?fixes=none"),
-    ("documents", "/documents"),
-    ("triage", "/triage"),
-]
-
-
-@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True, ids=lambda w: f"{w}px")
-def test_every_page_is_usable_at_laptop_widths(sample_app, sized_page):
-    page, width = sized_page
-    for name, path in PAGES_AT_WIDTHS:
-        open_view(page, sample_app + path)
-        no_exception_shown(page)
-        # No button, tab or link label is cut short.
-        cut = visible_untruncated(
-            page,
-            BUTTON_LABELS,
-            shown_only=True,
-        )
-        assert cut == [], (name, cut)
-        # Icons are Material Symbols, never emoji (no emoji font on a bare Linux box).
-        emoji = page.evaluate(
-            r"""() => /[\u{1F300}-\u{1FAFF}\u{2600}-\u{27BF}]/u.test(document.body.innerText)"""
-        )
-        assert not emoji, name
-        shot(page, f"{name}-{width}")
 
 
 @pytest.mark.parametrize("sized_page", [800], indirect=True, ids=lambda w: f"{w}px")
