@@ -106,15 +106,21 @@ HEADLINE_FLOOR = 0.90
 HEADLINE_FILES = ("eu-017.pdf", "m27.pdf", "icdar2013-us-025.pdf")
 
 
-def test_the_real_scan_benchmark_holds_its_headline_floor_on_three_real_pdfs(capsys):
+def test_the_real_scan_benchmark_holds_its_headline_floor_on_three_real_pdfs(
+    capsys, monkeypatch
+):
     """Real PDFs drawn as photocopies at 200 dpi and read back through OCR keep at least the
     documented 90% of the born-digital pass rate — a run where no scan passes fails here."""
     from benchmarks.realscans import run_realscans
 
     dev_set("realpdfs")
     require_tesseract()
+    # What OCR reads is tested here, not its pace: at load 9 (a fresh-venv run) a page took
+    # 85 s, past the default 60 s a page, and a file was refused for time.
+    monkeypatch.setenv("RAGDASH_OCR_PAGE_SECONDS", "900")
+    monkeypatch.setenv("RAGDASH_OCR_SECONDS", "3600")
     (result,) = run_realscans((200,), shared=SHARED, files=HEADLINE_FILES, model="photocopy")
-    assert result.pages == 9 and not result.refused
+    assert result.pages == 9 and not result.refused, result.refused
     assert result.cases == 11 and result.born == 11  # the born-digital files pass every case
     assert result.ratio >= HEADLINE_FLOOR, (result.scanned_readable, result.per_file)
     assert result.per_file["eu-017.pdf"] == (2, 2, 2) and result.per_file["m27.pdf"] == (3, 3, 3)
