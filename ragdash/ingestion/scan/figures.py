@@ -269,9 +269,15 @@ def decimals_like_the_column(
     """``words`` with a decimal point put back where its column says one was lost: at
     200 dpi a small point can vanish (``1044`` for ``104.4``). When at least
     ``ScanSettings.decimal_evidence`` figures ending at the same right edge have a point and the
-    same number of decimals, and no other figure there is a whole number, a whole number
-    longer than the decimals gets the point. The points are the evidence, so unsure
-    digits count; a column that mixes whole numbers and decimals changes nothing.
+    same number of decimals, a whole number longer than the decimals gets the point — if no
+    other figure there is a whole number, or if at least ``decimal_share`` of the
+    ``decimal_neighbours`` figures of the column nearest it (above or below) have the point
+    (at that share exactly, when the nearest of them has it).
+    At 150 dpi and a low JPEG quality small type loses half its points (``27 48 78`` for
+    ``2.7 4.8 7.8``: the column's lost points are whole numbers too, so the first test
+    alone repairs nothing); a table of counts under a table of rates at the same right edge
+    keeps its whole numbers, its nearest figures being counts. The points are the evidence,
+    so unsure digits count.
 
     >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 55.0, 1, n) for n, t in
     ...        enumerate(["16.2", "348.2", "950.4"])]
@@ -279,13 +285,25 @@ def decimals_like_the_column(
     >>> lost = OcrWord("1044", 10, 40, 30, 46, 89.0, 1, 4)
     >>> [w.text for w in decimals_like_the_column([*col, count, lost])][-1]
     '104.4'
-    >>> mixed = OcrWord("12", 20, 50, 30, 56, 96.0, 1, 5)
-    >>> [w.text for w in decimals_like_the_column([*col, mixed, count, lost])][-1]
+    >>> mixed = [OcrWord(t, 20, 50 + 10 * n, 30, 56 + 10 * n, 96.0, 1, 5 + n) for n, t in
+    ...          enumerate(["12", "40", "33", "27"])]
+    >>> below = replace(lost, top=90, bottom=96, line=9)  # its nearest figures: whole
+    >>> [w.text for w in decimals_like_the_column([*col, *mixed, below])][-1]
     '1044'
     >>> volume = [OcrWord("Vol.", 0, 40, 8, 46, 96.0, 1, 4), OcrWord("60", 22, 40, 30, 46,
     ...           94.0, 1, 4)]
     >>> [w.text for w in decimals_like_the_column([*col, *volume])][-1]
     '60'
+    >>> half = [w for n, t in enumerate(["2.7", "48", "7.8", "95", "7.3", "2.1", "12"])
+    ...         for w in (OcrWord("0.4", 0, 10 * n, 8, 10 * n + 6, 90.0, 1, n),
+    ...                   OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 90.0, 1, n))]
+    >>> [w.text for w in decimals_like_the_column(half)][1::2]
+    ['2.7', '4.8', '7.8', '9.5', '7.3', '2.1', '1.2']
+    >>> counts = [w for n, t in enumerate(["466", "265", "57", "190"])
+    ...           for w in (OcrWord("0.4", 0, 60 + 10 * n, 8, 66 + 10 * n, 90.0, 1, 20 + n),
+    ...                     OcrWord(t, 10, 60 + 10 * n, 30, 66 + 10 * n, 90.0, 1, 20 + n))]
+    >>> [w.text for w in decimals_like_the_column([*col, *counts])][4::2]
+    ['466', '265', '57', '190']
     """
     cells = _among_figures(words)
 
@@ -296,8 +314,15 @@ def decimals_like_the_column(
         decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
         counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
         whole = any(_WHOLE.fullmatch(w.text) for w in peers)
-        if counted < scan.decimal_evidence or whole or len(decimals) != 1:
+        if counted < scan.decimal_evidence or len(decimals) != 1:
             return None
+        if whole:  # the nearest figures of the column say whether this one lost its point
+            figures = [w for w in peers if _WHOLE.fullmatch(w.text) or _DECIMAL.fullmatch(w.text)]
+            near = sorted(figures, key=lambda w: abs(w.top - word.top))[:scan.decimal_neighbours]
+            pointed = sum(bool(_DECIMAL.fullmatch(w.text)) for w in near)
+            need = scan.decimal_share * len(near)  # at the share exactly, the nearest decides
+            if pointed < need or (pointed == need and not _DECIMAL.fullmatch(near[0].text)):
+                return None
         places = decimals.pop()
         if len(word.text) <= places:
             return None
