@@ -23,6 +23,7 @@ from ragdash.ingestion.scan.words import (
 )
 
 __all__ = [
+    "daggers_from_glyphs",
     "decimals_like_the_column",
     "figures_like_the_column",
     "lone_figures",
@@ -639,4 +640,148 @@ def _relation_glyph(
     if (all(statistics.fmean(rights[r] for r in rows) <= 1 - side - 1 / wide for rows in ends)
             and max(rights[r] for r in middle) >= 1 - point - 1 / wide):  # fmt: skip
         return "≥"
+    return None
+
+
+#: What Tesseract's English model reads for a dagger (``†``, "not applicable") or a double
+#: dagger (``‡``) standing alone in a cell: a short word with no digit (``t``, ``T``, ``+``,
+#: ``f``, ``i``, ``al``, ``uN``, ``ot`` on set 3's scans and a synthetic table).
+_DAGGER_READ = re.compile(r"[^\W\d]{1,3}[.,]?|[+|!]")
+#: A figure without a comma (a comma's tail hangs below the baseline like a dagger's foot).
+_PLAIN_FIGURE = re.compile(r"[-+−(]?\d+(?:\.\d+)?%?\)?")
+
+
+def daggers_from_glyphs(
+    image: Any, scale: float, words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with a ``†`` or ``‡`` put back where Tesseract read it as a letter or a
+    ``+``: statistical tables mark a cell "not applicable" with a dagger (NCES, census
+    tables), and on set 3's scans Tesseract read every one of them as ``t``, ``T``, ``i``,
+    ``al`` or ``+``. Only a short word with no digit, on a line with a figure written without
+    a comma, is looked at, and only the image decides (:func:`_dagger_glyph`): its tallest
+    glyph must rise to the figures' top and hang below their foot, a stem with one crossbar
+    near its top (``†``) or one there and one near its foot (``‡``). A ``t``, ``f``, ``T``
+    or ``+`` does not hang below the line, a ``p`` or ``y`` does not rise to the figures'
+    top.
+
+    >>> from PIL import Image, ImageDraw
+    >>> page = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(page)
+    >>> pen.rectangle((4, 6, 12, 20), outline=0, width=2)  # a 0, squared, its foot at 20
+    >>> pen.line([(30, 5), (30, 24)], fill=0, width=2)  # a stem hanging below the foot ...
+    >>> pen.line([(26, 9), (34, 9)], fill=0, width=2)  # ... with a crossbar near its top
+    >>> row = [OcrWord("0", 3, 5, 14, 21, 95.0), OcrWord("t", 25, 5, 36, 21, 80.0)]
+    >>> [w.text for w in daggers_from_glyphs(page, 1.0, row)]
+    ['0', '†']
+    >>> tee = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(tee)
+    >>> pen.rectangle((4, 6, 12, 20), outline=0, width=2)
+    >>> pen.line([(30, 5), (30, 20)], fill=0, width=2)  # a t: its foot on the line
+    >>> pen.line([(26, 9), (34, 9)], fill=0, width=2)
+    >>> [w.text for w in daggers_from_glyphs(tee, 1.0, row)]
+    ['0', 't']
+    """
+    plain = [w for w in words if _PLAIN_FIGURE.fullmatch(w.text)]
+    ordered = sorted(words, key=lambda w: w.x0)
+    wanted = []
+    for n, word in enumerate(words):
+        if not _DAGGER_READ.fullmatch(word.text):
+            continue
+        middle = (word.top + word.bottom) / 2  # a lone cell may be a "line" of its own
+        figures = [w for w in plain if w.top <= middle <= w.bottom]
+        if not figures:
+            continue
+        height = statistics.median(w.height for w in figures)
+        beside = [w for w in ordered if w is not word and w.top <= middle <= w.bottom
+                  and min(abs(w.x1 - word.x0), abs(word.x1 - w.x0)) < scan.dagger_gap * height]
+        if any(re.search(r"[^\W\d_]", w.text) and not _DAGGER_READ.fullmatch(w.text)
+               for w in beside):  # fmt: skip
+            continue  # a letter of a word set close to others ("to 2020"), not a cell
+        wanted.append((n, figures))
+    if not wanted:
+        return tuple(words)
+    import numpy as np
+
+    pixels = np.asarray(image.convert("L") if image.mode != "L" else image)
+    out = list(words)
+    for n, figures in wanted:
+        ink = [e for w in figures if (e := _ink_rows(pixels, scale, w, scan)) is not None]
+        if not ink:
+            continue
+        top = statistics.median(a for a, _ in ink)
+        foot = statistics.median(b for _, b in ink)
+        sign = _dagger_glyph(pixels, scale, words[n], top, foot, scan)
+        if sign is not None:
+            out[n] = replace(words[n], text=sign)
+    return tuple(out)
+
+
+def _ink_rows(
+    pixels: Any, scale: float, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[int, int] | None:
+    """The first and last pixel rows with ink in ``word``'s box (widened by a third of its
+    height up and down), at ``ScanSettings.binary_level``."""
+    import numpy as np
+
+    pad = word.height * scale / 3
+    x0, x1 = max(0, int(word.x0 * scale)), min(pixels.shape[1], int(math.ceil(word.x1 * scale)))
+    y0 = max(0, int(word.top * scale - pad))
+    y1 = min(pixels.shape[0], int(math.ceil(word.bottom * scale + pad)))
+    rows = np.flatnonzero((pixels[y0:y1, x0:x1] < scan.binary_level).sum(axis=1) >= 2)
+    if rows.size == 0:
+        return None
+    return y0 + int(rows[0]), y0 + int(rows[-1])
+
+
+def _dagger_glyph(
+    pixels: Any, scale: float, word: OcrWord, top: float, foot: float,
+    scan: ScanSettings = DEFAULT_SCAN,
+) -> str | None:
+    """``†`` or ``‡`` when the tallest glyph in ``word``'s box (widened up and down by
+    half the figures' height; ``top`` and ``foot``: the pixel rows of the figures' ink) is
+    one, else None: its top within ``ScanSettings.dagger_rise`` of the figures' height of
+    their top or above it, its foot at least ``dagger_reach`` of it below their foot, and
+    along it one or two runs of rows
+    ``dagger_bar`` times wider than its stem (its narrowest quarter of rows), the first
+    in its upper ``dagger_bar_zone``, a second (``‡``) in its lower one."""
+    import numpy as np
+    from scipy import ndimage
+
+    height = foot - top + 1
+    if height < 4:
+        return None
+    x0 = max(0, int(word.x0 * scale) - 1)
+    x1 = min(pixels.shape[1], int(math.ceil(word.x1 * scale)) + 1)
+    y0 = max(0, int(top - 0.5 * height))
+    y1 = min(pixels.shape[0], int(math.ceil(foot + 0.5 * height)) + 1)
+    ink = pixels[y0:y1, x0:x1] < scan.binary_level
+    labels, count = ndimage.label(ink, structure=np.ones((3, 3), bool))
+    if not count:
+        return None
+    boxes = ndimage.find_objects(labels)
+    k = max(range(count), key=lambda i: boxes[i][0].stop - boxes[i][0].start)
+    rows_box, cols_box = boxes[k]
+    glyph = labels[rows_box, cols_box] == k + 1
+    g_top, g_foot = y0 + rows_box.start, y0 + rows_box.stop - 1
+    if g_top > top + scan.dagger_rise * height or g_foot < foot + scan.dagger_reach * height:
+        return None
+    widths = []
+    for row in glyph:
+        inked = np.flatnonzero(row)
+        widths.append(int(inked[-1] - inked[0] + 1) if inked.size else 0)
+    tall = len(widths)
+    stem = max(1.0, float(np.percentile(widths, 25)))
+    wide = [w >= scan.dagger_bar * stem for w in widths]
+    runs: list[tuple[int, int]] = []
+    for r, is_wide in enumerate(wide):
+        if is_wide and runs and runs[-1][1] == r - 1:
+            runs[-1] = (runs[-1][0], r)
+        elif is_wide:
+            runs.append((r, r))
+    middles = [(a + b) / 2 / tall for a, b in runs]
+    zone = scan.dagger_bar_zone
+    if len(middles) == 1 and middles[0] <= zone:
+        return "†"
+    if len(middles) == 2 and middles[0] <= zone and middles[1] >= 1 - zone:
+        return "‡"
     return None

@@ -43,6 +43,8 @@ PASS_DOC = {
     "lone_figures": "ink in a row of figures that no reading has, read as a lone cell",
     "relations": "a ≤ or ≥ read as <, >, 2, s or $ where its glyph shows a bar under its angle "
     "(<5 → ≤5, 210 → ≥10)",
+    "daggers": "a † or ‡ in a row of figures read as t, T, i or + where its glyph hangs below "
+    "the figures' foot with a crossbar near its top (t → †)",
     "codes": "a code read in the shape of the page's other codes (TRAS 143 → TRA5143)",
     "separators": "a thousands separator read as its column writes them (53.113 → 53,113)",
     "decimals": "a decimal point its column says was lost (1044 → 104.4)",
@@ -117,6 +119,11 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "relation_bar_zone": _SHARE,
     "relation_side": _SHARE,
     "relation_point": _SHARE,
+    "dagger_gap": _HEIGHTS,
+    "dagger_rise": _SHARE,
+    "dagger_reach": _SHARE,
+    "dagger_bar": (1.0, 20.0, "times the stem's width"),
+    "dagger_bar_zone": _SHARE,
     "binary_level": (1, 254, "a grey level"),
     "reread_pad": _HEIGHTS,
     "reread_psm": (0, 13, "a Tesseract page segmentation mode"),
@@ -347,6 +354,24 @@ class ScanSettings:
     relation_bar_zone: float = 0.3
     relation_side: float = 0.45
     relation_point: float = 0.3
+    #: Daggers (``figures.daggers_from_glyphs``): a short word with no digit, on a line of
+    #: figures and no nearer than this many figure heights to a word with letters (a cell,
+    #: not a letter of a label) ...
+    dagger_gap: float = 1.0
+    #: ... is a ``†`` when its tallest glyph's top is within this share of the figures'
+    #: height of their top (or above: a ``p`` or ``y`` starts lower) ...
+    dagger_rise: float = 0.15
+    #: ... its foot at least this share below theirs (daggers hang below the line, 0.06–0.2
+    #: of a digit's height in the renderings tried; a ``t``, ``f``, ``T``, ``+`` not at
+    #: all) ...
+    dagger_reach: float = 0.04
+    #: ... with a run of rows this many times wider than its stem ...
+    dagger_bar: float = 2.5
+    #: ... in this upper share of it (a second one in the lower share: ``‡``). Set on a
+    #: synthetic table (tests/test_scan_daggers.py, Helvetica 8 pt, scanner draws 0–2) and
+    #: on set 3's icdar2013-us-019 (Times daggers at 150 and 250 dpi): set 3 is then no
+    #: validation of this pass.
+    dagger_bar_zone: float = 0.45
     #: Darker than this (0–255) is ink when a word is cut or read again (PIL's midpoint).
     binary_level: int = 128
     #: A word read again is cut out with this many text heights of margin.
