@@ -163,10 +163,11 @@ def _pieces(
             for a, b in pieces]  # fmt: skip
 
 
-def _among_figures(words: Sequence[OcrWord]) -> set[int]:
+def _among_figures(words: Sequence[OcrWord], one: bool = False) -> set[int]:
     """The ``id`` of each word whose neighbours on its line are figures (a digit, no
     letter), with at least one neighbour: a table cell, not the ``2011`` of a running
-    line's ``January 14, 2011 /`` or the ``60`` of ``Vol. 60``."""
+    line's ``January 14, 2011 /`` or the ``60`` of ``Vol. 60``. With ``one``, a word with
+    one figure beside it (the first cell after a row's label, a cell beside a dash)."""
     def figure(word: OcrWord | None) -> bool:
         return word is not None and bool(re.search(r"\d", word.text)) and not re.search(
             r"[^\W\d_]", word.text)
@@ -176,7 +177,7 @@ def _among_figures(words: Sequence[OcrWord]) -> set[int]:
         before = words[n - 1] if n and words[n - 1].line == word.line else None
         after = words[n + 1] if n + 1 < len(words) and words[n + 1].line == word.line else None
         near = [w for w in (before, after) if w is not None]
-        if near and all(figure(w) for w in near):
+        if near and (any if one else all)(figure(w) for w in near):
             among.add(id(word))
     return among
 
@@ -273,7 +274,9 @@ def decimals_like_the_column(
     same number of decimals, a whole number longer than the decimals gets the point — if no
     other figure there is a whole number, or if at least ``decimal_share`` of the
     ``decimal_neighbours`` figures of the column nearest it (above or below) have the point
-    (at that share exactly, when the nearest of them has it).
+    (at that share exactly, when the nearest of them has it). The first cell after a
+    row's label, or a cell beside a dash, has one figure beside it, not two: it is judged
+    by those nearest figures too.
     At 150 dpi and a low JPEG quality small type loses half its points (``27 48 78`` for
     ``2.7 4.8 7.8``: the column's lost points are whole numbers too, so the first test
     alone repairs nothing); a table of counts under a table of rates at the same right edge
@@ -300,6 +303,10 @@ def decimals_like_the_column(
     ...                   OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 90.0, 1, n))]
     >>> [w.text for w in decimals_like_the_column(half)][1::2]
     ['2.7', '4.8', '7.8', '9.5', '7.3', '2.1', '1.2']
+    >>> label = [OcrWord("alien", -30, 30, -5, 36, 96.0, 1, 3), OcrWord("27", 10, 30, 30,
+    ...          36, 90.0, 1, 3), OcrWord("4.8", 40, 30, 52, 36, 90.0, 1, 3)]
+    >>> [w.text for w in decimals_like_the_column([*col, *label])][-2]  # first cell of a row
+    '2.7'
     >>> counts = [w for n, t in enumerate(["466", "265", "57", "190"])
     ...           for w in (OcrWord("0.4", 0, 60 + 10 * n, 8, 66 + 10 * n, 90.0, 1, 20 + n),
     ...                     OcrWord(t, 10, 60 + 10 * n, 30, 66 + 10 * n, 90.0, 1, 20 + n))]
@@ -307,9 +314,10 @@ def decimals_like_the_column(
     ['466', '265', '57', '190']
     """
     cells = _among_figures(words)
+    beside = _among_figures(words, one=True)
 
     def alone(word: OcrWord) -> str | None:
-        if not re.fullmatch(r"\d+", word.text) or id(word) not in cells:
+        if not re.fullmatch(r"\d+", word.text) or id(word) not in beside:
             return None
         peers = _column_peers(words, word, scan)
         decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
@@ -317,7 +325,8 @@ def decimals_like_the_column(
         whole = any(_WHOLE.fullmatch(w.text) for w in peers)
         if counted < scan.decimal_evidence or len(decimals) != 1:
             return None
-        if whole:  # the nearest figures of the column say whether this one lost its point
+        if whole or id(word) not in cells:  # the first cell after a label, or one beside
+            # a dash, too: the nearest figures of the column say whether it lost its point
             figures = [w for w in peers if _WHOLE.fullmatch(w.text) or _DECIMAL.fullmatch(w.text)]
             near = sorted(figures, key=lambda w: abs(w.top - word.top))[:scan.decimal_neighbours]
             pointed = sum(bool(_DECIMAL.fullmatch(w.text)) for w in near)
