@@ -444,15 +444,20 @@ def lone_figures(
     read ``ScanSettings.lone_figure_confidence`` surely. Tesseract drops a lone ``0`` between two
     wider counts (``835 0 1914`` came back ``835 1914``): one narrow glyph in a wide gap
     reads to its layout analysis as a speck. Each joins the Tesseract line of its row's
-    nearest word, so that it stays in the gap it was found in."""
+    nearest word, so that it stays in the gap it was found in. A patch that is two dots one
+    above the other (:func:`_colon_dots`) is a ``:``, not read: statistical tables (Eurostat's)
+    print ``:`` for "not available", and Tesseract dropped every one of set 3's
+    icdar2013-eu-012 (``1995 59.0 … 60.1 : : :`` came back ``1995 59.0 … 60.1``)."""
     import numpy as np
     from PIL import Image
 
     spots: list[tuple[Any, int, int, int, Sequence[OcrWord]]] = []  # (image, a, pad, y0, row)
+    colons: list[OcrWord] = []
     for row in _rows(words, scan):
         if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < scan.figure_row:
             continue
         height = statistics.median(w.height for w in row)
+        foot = statistics.median(w.bottom for w in row if _FIGURE.fullmatch(w.text))
         top, bottom = min(w.top for w in row), max(w.bottom for w in row)
         y0, y1 = int(top * scale), int(math.ceil(bottom * scale))
         band = np.asarray(image.crop((0, y0, image.width, y1)).convert("L")) < scan.binary_level
@@ -478,6 +483,15 @@ def lone_figures(
                 x += 1
             runs.append((start, end + 1))
         for a, b in runs:
+            dots = _colon_dots(band[:, a:b], height * scale, foot * scale - y0, scan)
+            if dots is not None:  # a ":" ("not available"): Tesseract drops it as specks
+                near = min(row, key=lambda w: abs(w.x1 - a / scale))
+                colons.append(OcrWord(
+                    ":", round(a / scale, 2), round((y0 + dots[0]) / scale, 2),
+                    round(b / scale, 2), round((y0 + dots[1]) / scale, 2),
+                    scan.lone_figure_confidence, near.block, near.line,
+                ))  # fmt: skip
+                continue
             rows_inked = band[:, a:b].any(axis=1)
             tall = int(rows_inked.sum())
             if (tall < scan.lone_min_height * height * scale
@@ -504,7 +518,7 @@ def lone_figures(
             if (len(read) == 1 and read[0].conf >= scan.lone_figure_confidence
                     and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
                 readings[n] = read[0]
-    found: list[OcrWord] = []
+    found: list[OcrWord] = colons
     for (_big, a, pad, y0, its_row), lone in zip(spots, readings, strict=True):
         if lone is None:
             continue
@@ -516,6 +530,48 @@ def lone_figures(
             lone.conf, near.block, near.line,
         ))  # fmt: skip
     return found
+
+
+def _colon_dots(
+    ink: Any, height: float, foot: float, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[int, int] | None:
+    """The first and last pixel rows of a ``:`` when the patch ``ink`` (a row band's
+    columns; ``height`` the row's figure height and ``foot`` their foot, in pixels of the
+    band) is one, else None: exactly two blobs, each at most ``ScanSettings.colon_dot`` of
+    the height across, one above the other (centres within a dot's size sideways), the
+    lower one's foot within ``colon_reach`` of the height of the figures' foot, the upper
+    one's middle between ``colon_rise_low`` and ``colon_rise_high`` of the height above it.
+
+    >>> import numpy as np
+    >>> band = np.zeros((12, 3), bool)
+    >>> band[4:6, 1:3] = band[9:11, 1:3] = True  # two dots, the lower one on the foot (10)
+    >>> _colon_dots(band, 9.0, 10.0)
+    (4, 10)
+    >>> band[4:6, 1:3] = False
+    >>> band[7:9, 0] = True  # a full stop and a speck beside it: no colon
+    >>> _colon_dots(band, 9.0, 10.0) is None
+    True
+    """
+    import numpy as np
+    from scipy import ndimage
+
+    labels, count = ndimage.label(ink, structure=np.ones((3, 3), bool))
+    if count != 2:
+        return None
+    boxes = sorted(ndimage.find_objects(labels), key=lambda b: b[0].start)
+    sizes = [max(b[0].stop - b[0].start, b[1].stop - b[1].start) for b in boxes]
+    if max(sizes) > max(2.0, scan.colon_dot * height):
+        return None
+    (upper_rows, upper_cols), (lower_rows, lower_cols) = boxes
+    centre = [(c.start + c.stop) / 2 for c in (upper_cols, lower_cols)]
+    if abs(centre[0] - centre[1]) > max(sizes) or upper_rows.stop > lower_rows.start:
+        return None
+    if abs(lower_rows.stop - 1 - foot) > max(1.0, scan.colon_reach * height):
+        return None
+    rise = (foot - (upper_rows.start + upper_rows.stop - 1) / 2) / height
+    if not scan.colon_rise_low <= rise <= scan.colon_rise_high:
+        return None
+    return upper_rows.start, lower_rows.stop - 1
 
 
 def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:

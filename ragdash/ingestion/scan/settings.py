@@ -40,7 +40,8 @@ PASS_DOC = {
     "merge_readings": "the page's other reading (block mode) fills words the chosen one lacks "
     "or read less surely",
     "reread_numbers": "unsure figures read again on their own, enlarged",
-    "lone_figures": "ink in a row of figures that no reading has, read as a lone cell",
+    "lone_figures": "ink in a row of figures that no reading has, read as a lone cell "
+    "(two dots one above the other: a ':', 'not available')",
     "relations": "a ≤ or ≥ read as <, >, 2, s or $ where its glyph shows a bar under its angle "
     "(<5 → ≤5, 210 → ≥10)",
     "daggers": "a † or ‡ in a row of figures read as t, T, i or + where its glyph hangs below "
@@ -133,6 +134,10 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "lone_join": _HEIGHTS,
     "lone_min_height": _HEIGHTS,
     "lone_min_width": _HEIGHTS,
+    "colon_dot": _SHARE,
+    "colon_reach": _SHARE,
+    "colon_rise_low": _SHARE,
+    "colon_rise_high": _SHARE,
     "lone_max_width": (0.0, 100.0, "text heights"),
     "lone_crop_pad": _HEIGHTS,
     "number_like_length": (1, 100, "characters"),
@@ -389,6 +394,18 @@ class ScanSettings:
     #: ... a patch at least this tall and this wide (text heights) is a glyph, not a speck ...
     lone_min_height: float = 0.6
     lone_min_width: float = 0.25
+    #: A patch of ink in a row of figures that is a ``:`` (``figures._colon_dots``, read
+    #: from the image, not by Tesseract, which drops it): two dots each at most this share
+    #: of the figures' height across ...
+    colon_dot: float = 0.3
+    #: ... the lower one's foot within this share of the height of the figures' foot ...
+    colon_reach: float = 0.2
+    #: ... the upper one's middle this high above the foot, in figure heights (a colon's
+    #: upper dot sits at about half the x-height up to the x-height: 0.35–0.7 of a digit's
+    #: height in Times and Helvetica). Set on set 3's icdar2013-eu-012 (Times, 200 dpi),
+    #: so set 3 is no validation of it; tests/test_scan_daggers.py's colon table checks it.
+    colon_rise_low: float = 0.3
+    colon_rise_high: float = 0.85
     #: ... and one wider than this is a line of text, not a lone cell ...
     lone_max_width: float = 6.0
     #: ... cut out with this many text heights of margin (and 2 pixels) to be read.
