@@ -489,7 +489,7 @@ def lone_figures(
                 colons.append(OcrWord(
                     ":", round(a / scale, 2), round((y0 + dots[0]) / scale, 2),
                     round(b / scale, 2), round((y0 + dots[1]) / scale, 2),
-                    scan.lone_figure_confidence, near.block, near.line,
+                    scan.sure_confidence, near.block, near.line,  # seen, not guessed
                 ))  # fmt: skip
                 continue
             rows_inked = band[:, a:b].any(axis=1)
