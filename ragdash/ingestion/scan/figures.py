@@ -711,7 +711,7 @@ def _relation_glyph(
 #: What Tesseract's English model reads for a dagger (``†``, "not applicable") or a double
 #: dagger (``‡``) standing alone in a cell: a short word with no digit (``t``, ``T``, ``+``,
 #: ``f``, ``i``, ``al``, ``uN``, ``ot`` on set 3's scans and a synthetic table).
-_DAGGER_READ = re.compile(r"[^\W\d]{1,3}[.,]?|[+|!]")
+_DAGGER_READ = re.compile(r"[^\W\d]{1,3}[.,]?|\+")  # not "|": a rule read as a word
 #: A figure without a comma (a comma's tail hangs below the baseline like a dagger's foot).
 _PLAIN_FIGURE = re.compile(r"[-+−(]?\d+(?:\.\d+)?%?\)?")
 
@@ -745,6 +745,13 @@ def daggers_from_glyphs(
     >>> pen.line([(26, 9), (34, 9)], fill=0, width=2)
     >>> [w.text for w in daggers_from_glyphs(tee, 1.0, row)]
     ['0', 't']
+    >>> rule = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(rule)
+    >>> pen.rectangle((4, 6, 12, 20), outline=0, width=2)
+    >>> pen.line([(30, 0), (30, 29)], fill=0, width=2)  # a table's rule, read as "l" ...
+    >>> pen.line([(0, 3), (59, 3)], fill=0, width=2)  # ... crossing the rule above the row
+    >>> [w.text for w in daggers_from_glyphs(rule, 1.0, [row[0], replace(row[1], text="l")])]
+    ['0', 'l']
     """
     plain = [w for w in words if _PLAIN_FIGURE.fullmatch(w.text)]
     ordered = sorted(words, key=lambda w: w.x0)
@@ -803,8 +810,9 @@ def _dagger_glyph(
     scan: ScanSettings = DEFAULT_SCAN,
 ) -> str | None:
     """``†`` or ``‡`` when the tallest glyph in ``word``'s box (widened up and down by
-    half the figures' height; ``top`` and ``foot``: the pixel rows of the figures' ink) is
-    one, else None: its top within ``ScanSettings.dagger_rise`` of the figures' height of
+    half the figures' height, sideways by a third of it; ``top`` and ``foot``: the pixel
+    rows of the figures' ink) is one, else None — never ink that runs out of that box (a
+    rule): its top within ``ScanSettings.dagger_rise`` of the figures' height of
     their top or above it, its foot at least ``dagger_reach`` of it below their foot, and
     along it one or two runs of rows
     ``dagger_bar`` times wider than its stem (its narrowest quarter of rows), the first
@@ -815,8 +823,9 @@ def _dagger_glyph(
     height = foot - top + 1
     if height < 4:
         return None
-    x0 = max(0, int(word.x0 * scale) - 1)
-    x1 = min(pixels.shape[1], int(math.ceil(word.x1 * scale)) + 1)
+    side = max(2, int(0.3 * height))  # room on each side: a rule crossing runs through it
+    x0 = max(0, int(word.x0 * scale) - side)
+    x1 = min(pixels.shape[1], int(math.ceil(word.x1 * scale)) + side)
     y0 = max(0, int(top - 0.5 * height))
     y1 = min(pixels.shape[0], int(math.ceil(foot + 0.5 * height)) + 1)
     ink = pixels[y0:y1, x0:x1] < scan.binary_level
@@ -824,7 +833,12 @@ def _dagger_glyph(
     if not count:
         return None
     boxes = ndimage.find_objects(labels)
-    k = max(range(count), key=lambda i: boxes[i][0].stop - boxes[i][0].start)
+    inside = [i for i, (r, c) in enumerate(boxes)  # ink running out of the box is a rule
+              if r.start > 0 and r.stop < ink.shape[0]  # (read as "I" or "l"), no glyph
+              and not (c.start == 0 and c.stop == ink.shape[1])]  # fmt: skip
+    if not inside:
+        return None
+    k = max(inside, key=lambda i: boxes[i][0].stop - boxes[i][0].start)
     rows_box, cols_box = boxes[k]
     glyph = labels[rows_box, cols_box] == k + 1
     g_top, g_foot = y0 + rows_box.start, y0 + rows_box.stop - 1

@@ -394,6 +394,10 @@ class ScanSettings:
     #: ... a patch at least this tall and this wide (text heights) is a glyph, not a speck ...
     lone_min_height: float = 0.6
     lone_min_width: float = 0.25
+    #: ... and one wider than this is a line of text, not a lone cell ...
+    lone_max_width: float = 6.0
+    #: ... cut out with this many text heights of margin (and 2 pixels) to be read.
+    lone_crop_pad: float = 0.3
     #: A patch of ink in a row of figures that is a ``:`` (``figures._colon_dots``, read
     #: from the image, not by Tesseract, which drops it): two dots each at most this share
     #: of the figures' height across ...
@@ -406,10 +410,6 @@ class ScanSettings:
     #: so set 3 is no validation of it; tests/test_scan_daggers.py's colon table checks it.
     colon_rise_low: float = 0.3
     colon_rise_high: float = 0.85
-    #: ... and one wider than this is a line of text, not a lone cell ...
-    lone_max_width: float = 6.0
-    #: ... cut out with this many text heights of margin (and 2 pixels) to be read.
-    lone_crop_pad: float = 0.3
     #: A word longer than this is no number Tesseract failed to read.
     number_like_length: int = 6
     # language.py
