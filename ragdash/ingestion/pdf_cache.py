@@ -39,7 +39,7 @@ from ragdash.atomic import atomic_write
 __all__ = ["CACHE_FORMAT", "CACHE_VERSION", "PARSER_VERSION", "PdfCache", "decode", "encode"]
 
 #: Bump whenever :mod:`ragdash.ingestion.pdf_layout` or ``read_pdf`` change what they give.
-PARSER_VERSION = "layout-13"
+PARSER_VERSION = "layout-14"
 CACHE_FORMAT = "ragdash-pdf-cache"
 #: Bumped when the layout of an entry (header or payload encoding) changes. 2: an OCR'd
 #: page keeps its :class:`~ragdash.ingestion.ocr_prep.OcrQuality`. 3: and its language.

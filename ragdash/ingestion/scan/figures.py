@@ -23,6 +23,7 @@ from ragdash.ingestion.scan.words import (
 )
 
 __all__ = [
+    "daggers_from_glyphs",
     "decimals_like_the_column",
     "figures_like_the_column",
     "lone_figures",
@@ -162,10 +163,11 @@ def _pieces(
             for a, b in pieces]  # fmt: skip
 
 
-def _among_figures(words: Sequence[OcrWord]) -> set[int]:
+def _among_figures(words: Sequence[OcrWord], one: bool = False) -> set[int]:
     """The ``id`` of each word whose neighbours on its line are figures (a digit, no
     letter), with at least one neighbour: a table cell, not the ``2011`` of a running
-    line's ``January 14, 2011 /`` or the ``60`` of ``Vol. 60``."""
+    line's ``January 14, 2011 /`` or the ``60`` of ``Vol. 60``. With ``one``, a word with
+    one figure beside it (the first cell after a row's label, a cell beside a dash)."""
     def figure(word: OcrWord | None) -> bool:
         return word is not None and bool(re.search(r"\d", word.text)) and not re.search(
             r"[^\W\d_]", word.text)
@@ -175,7 +177,7 @@ def _among_figures(words: Sequence[OcrWord]) -> set[int]:
         before = words[n - 1] if n and words[n - 1].line == word.line else None
         after = words[n + 1] if n + 1 < len(words) and words[n + 1].line == word.line else None
         near = [w for w in (before, after) if w is not None]
-        if near and all(figure(w) for w in near):
+        if near and (any if one else all)(figure(w) for w in near):
             among.add(id(word))
     return among
 
@@ -269,9 +271,17 @@ def decimals_like_the_column(
     """``words`` with a decimal point put back where its column says one was lost: at
     200 dpi a small point can vanish (``1044`` for ``104.4``). When at least
     ``ScanSettings.decimal_evidence`` figures ending at the same right edge have a point and the
-    same number of decimals, and no other figure there is a whole number, a whole number
-    longer than the decimals gets the point. The points are the evidence, so unsure
-    digits count; a column that mixes whole numbers and decimals changes nothing.
+    same number of decimals, a whole number longer than the decimals gets the point — if no
+    other figure there is a whole number, or if at least ``decimal_share`` of the
+    ``decimal_neighbours`` figures of the column nearest it (above or below) have the point
+    (at that share exactly, when the nearest of them has it). The first cell after a
+    row's label, or a cell beside a dash, has one figure beside it, not two: it is judged
+    by those nearest figures too.
+    At 150 dpi and a low JPEG quality small type loses half its points (``27 48 78`` for
+    ``2.7 4.8 7.8``: the column's lost points are whole numbers too, so the first test
+    alone repairs nothing); a table of counts under a table of rates at the same right edge
+    keeps its whole numbers, its nearest figures being counts. The points are the evidence,
+    so unsure digits count.
 
     >>> col = [OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 55.0, 1, n) for n, t in
     ...        enumerate(["16.2", "348.2", "950.4"])]
@@ -279,25 +289,50 @@ def decimals_like_the_column(
     >>> lost = OcrWord("1044", 10, 40, 30, 46, 89.0, 1, 4)
     >>> [w.text for w in decimals_like_the_column([*col, count, lost])][-1]
     '104.4'
-    >>> mixed = OcrWord("12", 20, 50, 30, 56, 96.0, 1, 5)
-    >>> [w.text for w in decimals_like_the_column([*col, mixed, count, lost])][-1]
+    >>> mixed = [OcrWord(t, 20, 50 + 10 * n, 30, 56 + 10 * n, 96.0, 1, 5 + n) for n, t in
+    ...          enumerate(["12", "40", "33", "27"])]
+    >>> below = replace(lost, top=90, bottom=96, line=9)  # its nearest figures: whole
+    >>> [w.text for w in decimals_like_the_column([*col, *mixed, below])][-1]
     '1044'
     >>> volume = [OcrWord("Vol.", 0, 40, 8, 46, 96.0, 1, 4), OcrWord("60", 22, 40, 30, 46,
     ...           94.0, 1, 4)]
     >>> [w.text for w in decimals_like_the_column([*col, *volume])][-1]
     '60'
+    >>> half = [w for n, t in enumerate(["2.7", "48", "7.8", "95", "7.3", "2.1", "12"])
+    ...         for w in (OcrWord("0.4", 0, 10 * n, 8, 10 * n + 6, 90.0, 1, n),
+    ...                   OcrWord(t, 10, 10 * n, 30, 10 * n + 6, 90.0, 1, n))]
+    >>> [w.text for w in decimals_like_the_column(half)][1::2]
+    ['2.7', '4.8', '7.8', '9.5', '7.3', '2.1', '1.2']
+    >>> label = [OcrWord("alien", -30, 30, -5, 36, 96.0, 1, 3), OcrWord("27", 10, 30, 30,
+    ...          36, 90.0, 1, 3), OcrWord("4.8", 40, 30, 52, 36, 90.0, 1, 3)]
+    >>> [w.text for w in decimals_like_the_column([*col, *label])][-2]  # first cell of a row
+    '2.7'
+    >>> counts = [w for n, t in enumerate(["466", "265", "57", "190"])
+    ...           for w in (OcrWord("0.4", 0, 60 + 10 * n, 8, 66 + 10 * n, 90.0, 1, 20 + n),
+    ...                     OcrWord(t, 10, 60 + 10 * n, 30, 66 + 10 * n, 90.0, 1, 20 + n))]
+    >>> [w.text for w in decimals_like_the_column([*col, *counts])][4::2]
+    ['466', '265', '57', '190']
     """
     cells = _among_figures(words)
+    beside = _among_figures(words, one=True)
 
     def alone(word: OcrWord) -> str | None:
-        if not re.fullmatch(r"\d+", word.text) or id(word) not in cells:
+        if not re.fullmatch(r"\d+", word.text) or id(word) not in beside:
             return None
         peers = _column_peers(words, word, scan)
         decimals = {len(m.group(1)) for w in peers if (m := _DECIMAL.fullmatch(w.text))}
         counted = sum(bool(_DECIMAL.fullmatch(w.text)) for w in peers)
         whole = any(_WHOLE.fullmatch(w.text) for w in peers)
-        if counted < scan.decimal_evidence or whole or len(decimals) != 1:
+        if counted < scan.decimal_evidence or len(decimals) != 1:
             return None
+        if whole or id(word) not in cells:  # the first cell after a label, or one beside
+            # a dash, too: the nearest figures of the column say whether it lost its point
+            figures = [w for w in peers if _WHOLE.fullmatch(w.text) or _DECIMAL.fullmatch(w.text)]
+            near = sorted(figures, key=lambda w: abs(w.top - word.top))[:scan.decimal_neighbours]
+            pointed = sum(bool(_DECIMAL.fullmatch(w.text)) for w in near)
+            need = scan.decimal_share * len(near)  # at the share exactly, the nearest decides
+            if pointed < need or (pointed == need and not _DECIMAL.fullmatch(near[0].text)):
+                return None
         places = decimals.pop()
         if len(word.text) <= places:
             return None
@@ -409,15 +444,20 @@ def lone_figures(
     read ``ScanSettings.lone_figure_confidence`` surely. Tesseract drops a lone ``0`` between two
     wider counts (``835 0 1914`` came back ``835 1914``): one narrow glyph in a wide gap
     reads to its layout analysis as a speck. Each joins the Tesseract line of its row's
-    nearest word, so that it stays in the gap it was found in."""
+    nearest word, so that it stays in the gap it was found in. A patch that is two dots one
+    above the other (:func:`_colon_dots`) is a ``:``, not read: statistical tables (Eurostat's)
+    print ``:`` for "not available", and Tesseract dropped every one of set 3's
+    icdar2013-eu-012 (``1995 59.0 … 60.1 : : :`` came back ``1995 59.0 … 60.1``)."""
     import numpy as np
     from PIL import Image
 
     spots: list[tuple[Any, int, int, int, Sequence[OcrWord]]] = []  # (image, a, pad, y0, row)
+    colons: list[OcrWord] = []
     for row in _rows(words, scan):
         if sum(bool(_FIGURE.fullmatch(w.text)) for w in row) < scan.figure_row:
             continue
         height = statistics.median(w.height for w in row)
+        foot = statistics.median(w.bottom for w in row if _FIGURE.fullmatch(w.text))
         top, bottom = min(w.top for w in row), max(w.bottom for w in row)
         y0, y1 = int(top * scale), int(math.ceil(bottom * scale))
         band = np.asarray(image.crop((0, y0, image.width, y1)).convert("L")) < scan.binary_level
@@ -443,6 +483,15 @@ def lone_figures(
                 x += 1
             runs.append((start, end + 1))
         for a, b in runs:
+            dots = _colon_dots(band[:, a:b], height * scale, foot * scale - y0, scan)
+            if dots is not None:  # a ":" ("not available"): Tesseract drops it as specks
+                near = min(row, key=lambda w: abs(w.x1 - a / scale))
+                colons.append(OcrWord(
+                    ":", round(a / scale, 2), round((y0 + dots[0]) / scale, 2),
+                    round(b / scale, 2), round((y0 + dots[1]) / scale, 2),
+                    scan.sure_confidence, near.block, near.line,  # seen, not guessed
+                ))  # fmt: skip
+                continue
             rows_inked = band[:, a:b].any(axis=1)
             tall = int(rows_inked.sum())
             if (tall < scan.lone_min_height * height * scale
@@ -469,7 +518,7 @@ def lone_figures(
             if (len(read) == 1 and read[0].conf >= scan.lone_figure_confidence
                     and _FIGURE.fullmatch(read[0].text)):  # fmt: skip
                 readings[n] = read[0]
-    found: list[OcrWord] = []
+    found: list[OcrWord] = colons
     for (_big, a, pad, y0, its_row), lone in zip(spots, readings, strict=True):
         if lone is None:
             continue
@@ -481,6 +530,48 @@ def lone_figures(
             lone.conf, near.block, near.line,
         ))  # fmt: skip
     return found
+
+
+def _colon_dots(
+    ink: Any, height: float, foot: float, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[int, int] | None:
+    """The first and last pixel rows of a ``:`` when the patch ``ink`` (a row band's
+    columns; ``height`` the row's figure height and ``foot`` their foot, in pixels of the
+    band) is one, else None: exactly two blobs, each at most ``ScanSettings.colon_dot`` of
+    the height across, one above the other (centres within a dot's size sideways), the
+    lower one's foot within ``colon_reach`` of the height of the figures' foot, the upper
+    one's middle between ``colon_rise_low`` and ``colon_rise_high`` of the height above it.
+
+    >>> import numpy as np
+    >>> band = np.zeros((12, 3), bool)
+    >>> band[4:6, 1:3] = band[9:11, 1:3] = True  # two dots, the lower one on the foot (10)
+    >>> _colon_dots(band, 9.0, 10.0)
+    (4, 10)
+    >>> band[4:6, 1:3] = False
+    >>> band[7:9, 0] = True  # a full stop and a speck beside it: no colon
+    >>> _colon_dots(band, 9.0, 10.0) is None
+    True
+    """
+    import numpy as np
+    from scipy import ndimage
+
+    labels, count = ndimage.label(ink, structure=np.ones((3, 3), bool))
+    if count != 2:
+        return None
+    boxes = sorted(ndimage.find_objects(labels), key=lambda b: b[0].start)
+    sizes = [max(b[0].stop - b[0].start, b[1].stop - b[1].start) for b in boxes]
+    if max(sizes) > max(2.0, scan.colon_dot * height):
+        return None
+    (upper_rows, upper_cols), (lower_rows, lower_cols) = boxes
+    centre = [(c.start + c.stop) / 2 for c in (upper_cols, lower_cols)]
+    if abs(centre[0] - centre[1]) > max(sizes) or upper_rows.stop > lower_rows.start:
+        return None
+    if abs(lower_rows.stop - 1 - foot) > max(1.0, scan.colon_reach * height):
+        return None
+    rise = (foot - (upper_rows.start + upper_rows.stop - 1) / 2) / height
+    if not scan.colon_rise_low <= rise <= scan.colon_rise_high:
+        return None
+    return upper_rows.start, lower_rows.stop - 1
 
 
 def _number_like(word: OcrWord, scan: ScanSettings = DEFAULT_SCAN) -> bool:
@@ -614,4 +705,162 @@ def _relation_glyph(
     if (all(statistics.fmean(rights[r] for r in rows) <= 1 - side - 1 / wide for rows in ends)
             and max(rights[r] for r in middle) >= 1 - point - 1 / wide):  # fmt: skip
         return "≥"
+    return None
+
+
+#: What Tesseract's English model reads for a dagger (``†``, "not applicable") or a double
+#: dagger (``‡``) standing alone in a cell: a short word with no digit (``t``, ``T``, ``+``,
+#: ``f``, ``i``, ``al``, ``uN``, ``ot`` on set 3's scans and a synthetic table).
+_DAGGER_READ = re.compile(r"[^\W\d]{1,3}[.,]?|\+")  # not "|": a rule read as a word
+#: A figure without a comma (a comma's tail hangs below the baseline like a dagger's foot).
+_PLAIN_FIGURE = re.compile(r"[-+−(]?\d+(?:\.\d+)?%?\)?")
+
+
+def daggers_from_glyphs(
+    image: Any, scale: float, words: Sequence[OcrWord], scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[OcrWord, ...]:
+    """``words`` with a ``†`` or ``‡`` put back where Tesseract read it as a letter or a
+    ``+``: statistical tables mark a cell "not applicable" with a dagger (NCES, census
+    tables), and on set 3's scans Tesseract read every one of them as ``t``, ``T``, ``i``,
+    ``al`` or ``+``. Only a short word with no digit, on a line with a figure written without
+    a comma, is looked at, and only the image decides (:func:`_dagger_glyph`): its tallest
+    glyph must rise to the figures' top and hang below their foot, a stem with one crossbar
+    near its top (``†``) or one there and one near its foot (``‡``). A ``t``, ``f``, ``T``
+    or ``+`` does not hang below the line, a ``p`` or ``y`` does not rise to the figures'
+    top.
+
+    >>> from PIL import Image, ImageDraw
+    >>> page = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(page)
+    >>> pen.rectangle((4, 6, 12, 20), outline=0, width=2)  # a 0, squared, its foot at 20
+    >>> pen.line([(30, 5), (30, 24)], fill=0, width=2)  # a stem hanging below the foot ...
+    >>> pen.line([(26, 9), (34, 9)], fill=0, width=2)  # ... with a crossbar near its top
+    >>> row = [OcrWord("0", 3, 5, 14, 21, 95.0), OcrWord("t", 25, 5, 36, 21, 80.0)]
+    >>> [w.text for w in daggers_from_glyphs(page, 1.0, row)]
+    ['0', '†']
+    >>> tee = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(tee)
+    >>> pen.rectangle((4, 6, 12, 20), outline=0, width=2)
+    >>> pen.line([(30, 5), (30, 20)], fill=0, width=2)  # a t: its foot on the line
+    >>> pen.line([(26, 9), (34, 9)], fill=0, width=2)
+    >>> [w.text for w in daggers_from_glyphs(tee, 1.0, row)]
+    ['0', 't']
+    >>> rule = Image.new("L", (60, 30), 255)
+    >>> pen = ImageDraw.Draw(rule)
+    >>> pen.rectangle((4, 6, 12, 20), outline=0, width=2)
+    >>> pen.line([(30, 0), (30, 29)], fill=0, width=2)  # a table's rule, read as "l" ...
+    >>> pen.line([(0, 3), (59, 3)], fill=0, width=2)  # ... crossing the rule above the row
+    >>> [w.text for w in daggers_from_glyphs(rule, 1.0, [row[0], replace(row[1], text="l")])]
+    ['0', 'l']
+    """
+    plain = [w for w in words if _PLAIN_FIGURE.fullmatch(w.text)]
+    ordered = sorted(words, key=lambda w: w.x0)
+    wanted = []
+    for n, word in enumerate(words):
+        if not _DAGGER_READ.fullmatch(word.text):
+            continue
+        middle = (word.top + word.bottom) / 2  # a lone cell may be a "line" of its own
+        figures = [w for w in plain if w.top <= middle <= w.bottom]
+        if not figures:
+            continue
+        height = statistics.median(w.height for w in figures)
+        beside = [w for w in ordered if w is not word and w.top <= middle <= w.bottom
+                  and min(abs(w.x1 - word.x0), abs(word.x1 - w.x0)) < scan.dagger_gap * height]
+        if any(re.search(r"[^\W\d_]", w.text) and not _DAGGER_READ.fullmatch(w.text)
+               for w in beside):  # fmt: skip
+            continue  # a letter of a word set close to others ("to 2020"), not a cell
+        wanted.append((n, figures))
+    if not wanted:
+        return tuple(words)
+    import numpy as np
+
+    pixels = np.asarray(image.convert("L") if image.mode != "L" else image)
+    out = list(words)
+    for n, figures in wanted:
+        ink = [e for w in figures if (e := _ink_rows(pixels, scale, w, scan)) is not None]
+        if not ink:
+            continue
+        top = statistics.median(a for a, _ in ink)
+        foot = statistics.median(b for _, b in ink)
+        sign = _dagger_glyph(pixels, scale, words[n], top, foot, scan)
+        if sign is not None:
+            out[n] = replace(words[n], text=sign)
+    return tuple(out)
+
+
+def _ink_rows(
+    pixels: Any, scale: float, word: OcrWord, scan: ScanSettings = DEFAULT_SCAN
+) -> tuple[int, int] | None:
+    """The first and last pixel rows with ink in ``word``'s box (widened by a third of its
+    height up and down), at ``ScanSettings.binary_level``."""
+    import numpy as np
+
+    pad = word.height * scale / 3
+    x0, x1 = max(0, int(word.x0 * scale)), min(pixels.shape[1], int(math.ceil(word.x1 * scale)))
+    y0 = max(0, int(word.top * scale - pad))
+    y1 = min(pixels.shape[0], int(math.ceil(word.bottom * scale + pad)))
+    rows = np.flatnonzero((pixels[y0:y1, x0:x1] < scan.binary_level).sum(axis=1) >= 2)
+    if rows.size == 0:
+        return None
+    return y0 + int(rows[0]), y0 + int(rows[-1])
+
+
+def _dagger_glyph(
+    pixels: Any, scale: float, word: OcrWord, top: float, foot: float,
+    scan: ScanSettings = DEFAULT_SCAN,
+) -> str | None:
+    """``†`` or ``‡`` when the tallest glyph in ``word``'s box (widened up and down by
+    half the figures' height, sideways by a third of it; ``top`` and ``foot``: the pixel
+    rows of the figures' ink) is one, else None — never ink that runs out of that box (a
+    rule): its top within ``ScanSettings.dagger_rise`` of the figures' height of
+    their top or above it, its foot at least ``dagger_reach`` of it below their foot, and
+    along it one or two runs of rows
+    ``dagger_bar`` times wider than its stem (its narrowest quarter of rows), the first
+    in its upper ``dagger_bar_zone``, a second (``‡``) in its lower one."""
+    import numpy as np
+    from scipy import ndimage
+
+    height = foot - top + 1
+    if height < 4:
+        return None
+    side = max(2, int(0.3 * height))  # room on each side: a rule crossing runs through it
+    x0 = max(0, int(word.x0 * scale) - side)
+    x1 = min(pixels.shape[1], int(math.ceil(word.x1 * scale)) + side)
+    y0 = max(0, int(top - 0.5 * height))
+    y1 = min(pixels.shape[0], int(math.ceil(foot + 0.5 * height)) + 1)
+    ink = pixels[y0:y1, x0:x1] < scan.binary_level
+    labels, count = ndimage.label(ink, structure=np.ones((3, 3), bool))
+    if not count:
+        return None
+    boxes = ndimage.find_objects(labels)
+    inside = [i for i, (r, c) in enumerate(boxes)  # ink running out of the box is a rule
+              if r.start > 0 and r.stop < ink.shape[0]  # (read as "I" or "l"), no glyph
+              and not (c.start == 0 and c.stop == ink.shape[1])]  # fmt: skip
+    if not inside:
+        return None
+    k = max(inside, key=lambda i: boxes[i][0].stop - boxes[i][0].start)
+    rows_box, cols_box = boxes[k]
+    glyph = labels[rows_box, cols_box] == k + 1
+    g_top, g_foot = y0 + rows_box.start, y0 + rows_box.stop - 1
+    if g_top > top + scan.dagger_rise * height or g_foot < foot + scan.dagger_reach * height:
+        return None
+    widths = []
+    for row in glyph:
+        inked = np.flatnonzero(row)
+        widths.append(int(inked[-1] - inked[0] + 1) if inked.size else 0)
+    tall = len(widths)
+    stem = max(1.0, float(np.percentile(widths, 25)))
+    wide = [w >= scan.dagger_bar * stem for w in widths]
+    runs: list[tuple[int, int]] = []
+    for r, is_wide in enumerate(wide):
+        if is_wide and runs and runs[-1][1] == r - 1:
+            runs[-1] = (runs[-1][0], r)
+        elif is_wide:
+            runs.append((r, r))
+    middles = [(a + b) / 2 / tall for a, b in runs]
+    zone = scan.dagger_bar_zone
+    if len(middles) == 1 and middles[0] <= zone:
+        return "†"
+    if len(middles) == 2 and middles[0] <= zone and middles[1] >= 1 - zone:
+        return "‡"
     return None

@@ -18,6 +18,7 @@ from ragdash.ingestion.ocr_prep import (
 )
 from ragdash.ingestion.scan.codes import codes_like_the_page
 from ragdash.ingestion.scan.figures import (
+    daggers_from_glyphs,
     decimals_like_the_column,
     figures_like_the_column,
     lone_figures,
@@ -178,6 +179,8 @@ def finish_page(first: Readings, scan: ScanSettings = DEFAULT_SCAN) -> OcrPage:
         words = (*words, *lone_figures(prepared, scale, lang, words, scan))
     if scan.runs("relations"):
         words = relations_from_glyphs(prepared, scale, words, scan)
+    if scan.runs("daggers"):
+        words = daggers_from_glyphs(prepared, scale, words, scan)
     if scan.runs("codes"):
         words = codes_like_the_page(words, scan)
     if scan.runs("separators"):

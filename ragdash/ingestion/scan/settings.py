@@ -40,9 +40,12 @@ PASS_DOC = {
     "merge_readings": "the page's other reading (block mode) fills words the chosen one lacks "
     "or read less surely",
     "reread_numbers": "unsure figures read again on their own, enlarged",
-    "lone_figures": "ink in a row of figures that no reading has, read as a lone cell",
+    "lone_figures": "ink in a row of figures that no reading has, read as a lone cell "
+    "(two dots one above the other: a ':', 'not available')",
     "relations": "a ≤ or ≥ read as <, >, 2, s or $ where its glyph shows a bar under its angle "
     "(<5 → ≤5, 210 → ≥10)",
+    "daggers": "a † or ‡ in a row of figures read as t, T, i or + where its glyph hangs below "
+    "the figures' foot with a crossbar near its top (t → †)",
     "codes": "a code read in the shape of the page's other codes (TRAS 143 → TRA5143)",
     "separators": "a thousands separator read as its column writes them (53.113 → 53,113)",
     "decimals": "a decimal point its column says was lost (1044 → 104.4)",
@@ -75,6 +78,8 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "code_evidence": _COUNT,
     "separator_evidence": _COUNT,
     "decimal_evidence": _COUNT,
+    "decimal_share": _SHARE,
+    "decimal_neighbours": _COUNT,
     "sign_evidence": _COUNT,
     "figure_column_share": _SHARE,
     "figure_row": _COUNT,
@@ -115,6 +120,11 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "relation_bar_zone": _SHARE,
     "relation_side": _SHARE,
     "relation_point": _SHARE,
+    "dagger_gap": _HEIGHTS,
+    "dagger_rise": _SHARE,
+    "dagger_reach": _SHARE,
+    "dagger_bar": (1.0, 20.0, "times the stem's width"),
+    "dagger_bar_zone": _SHARE,
     "binary_level": (1, 254, "a grey level"),
     "reread_pad": _HEIGHTS,
     "reread_psm": (0, 13, "a Tesseract page segmentation mode"),
@@ -124,6 +134,10 @@ _RANGES: dict[str, tuple[float, float, str]] = {
     "lone_join": _HEIGHTS,
     "lone_min_height": _HEIGHTS,
     "lone_min_width": _HEIGHTS,
+    "colon_dot": _SHARE,
+    "colon_reach": _SHARE,
+    "colon_rise_low": _SHARE,
+    "colon_rise_high": _SHARE,
     "lone_max_width": (0.0, 100.0, "text heights"),
     "lone_crop_pad": _HEIGHTS,
     "number_like_length": (1, 100, "characters"),
@@ -235,6 +249,13 @@ class ScanSettings:
     separator_evidence: int = 3
     #: Figures with a decimal point a column must have before a whole number gets one.
     decimal_evidence: int = 3
+    #: Where the column has whole numbers too, a whole number gets the point only when at
+    #: least this share of the column's ``decimal_neighbours`` figures nearest it have one.
+    #: Set on set 3's validation scans (icdar2013-us-019 at 150 dpi, JPEG q40: ``27 48 78``
+    #: for ``2.7 4.8 7.8``, three to five of its six nearest figures pointed), so set 3 is
+    #: no validation of it; a synthetic table in tests/test_scan_decimals.py checks it.
+    decimal_share: float = 0.5
+    decimal_neighbours: int = 6
     #: Sure plain figures a column must have before its ``$2.7`` is read ``52.7``.
     sign_evidence: int = 3
     #: The share of a column's words that must be figures before look-alike letters there
@@ -338,6 +359,24 @@ class ScanSettings:
     relation_bar_zone: float = 0.3
     relation_side: float = 0.45
     relation_point: float = 0.3
+    #: Daggers (``figures.daggers_from_glyphs``): a short word with no digit, on a line of
+    #: figures and no nearer than this many figure heights to a word with letters (a cell,
+    #: not a letter of a label) ...
+    dagger_gap: float = 1.0
+    #: ... is a ``†`` when its tallest glyph's top is within this share of the figures'
+    #: height of their top (or above: a ``p`` or ``y`` starts lower) ...
+    dagger_rise: float = 0.15
+    #: ... its foot at least this share below theirs (daggers hang below the line, 0.06–0.2
+    #: of a digit's height in the renderings tried; a ``t``, ``f``, ``T``, ``+`` not at
+    #: all) ...
+    dagger_reach: float = 0.04
+    #: ... with a run of rows this many times wider than its stem ...
+    dagger_bar: float = 2.5
+    #: ... in this upper share of it (a second one in the lower share: ``‡``). Set on a
+    #: synthetic table (tests/test_scan_daggers.py, Helvetica 8 pt, scanner draws 0–2) and
+    #: on set 3's icdar2013-us-019 (Times daggers at 150 and 250 dpi): set 3 is then no
+    #: validation of this pass.
+    dagger_bar_zone: float = 0.45
     #: Darker than this (0–255) is ink when a word is cut or read again (PIL's midpoint).
     binary_level: int = 128
     #: A word read again is cut out with this many text heights of margin.
@@ -359,6 +398,18 @@ class ScanSettings:
     lone_max_width: float = 6.0
     #: ... cut out with this many text heights of margin (and 2 pixels) to be read.
     lone_crop_pad: float = 0.3
+    #: A patch of ink in a row of figures that is a ``:`` (``figures._colon_dots``, read
+    #: from the image, not by Tesseract, which drops it): two dots each at most this share
+    #: of the figures' height across ...
+    colon_dot: float = 0.3
+    #: ... the lower one's foot within this share of the height of the figures' foot ...
+    colon_reach: float = 0.2
+    #: ... the upper one's middle this high above the foot, in figure heights (a colon's
+    #: upper dot sits at about half the x-height up to the x-height: 0.35–0.7 of a digit's
+    #: height in Times and Helvetica). Set on set 3's icdar2013-eu-012 (Times, 200 dpi),
+    #: so set 3 is no validation of it; tests/test_scan_daggers.py's colon table checks it.
+    colon_rise_low: float = 0.3
+    colon_rise_high: float = 0.85
     #: A word longer than this is no number Tesseract failed to read.
     number_like_length: int = 6
     # language.py
