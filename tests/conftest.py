@@ -100,6 +100,16 @@ def require_tesseract() -> None:
     require(tesseract_problem())
 
 
+def scanned(path: Path, seed: int) -> tuple[bytes, str]:
+    """The first page of the PDF at ``path`` as the scan benchmark's scanner draws it
+    (``benchmarks.realscans.scanner_images``, draw ``seed``), rebuilt as an image-only PDF:
+    its bytes and how it was scanned (resolution, JPEG quality, blur, …) for messages."""
+    from benchmarks.realscans import image_pdf_bytes, scanner_images
+
+    draw, images = scanner_images(path, [1], seed)
+    return image_pdf_bytes(images, draw.dpi, draw.jpeg), draw.label()
+
+
 def dev_set(name: str) -> Path:
     """The development set ``name`` (``realpdfs``, ``realpdfs2``, ...) under :data:`SHARED`;
     a test without it skips (fails in CI)."""

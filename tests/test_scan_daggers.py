@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import scanned
 
 from ragdash.ingestion.ingest import read_pdf
 
@@ -71,20 +72,18 @@ def test_daggers_in_a_scanned_table_are_read_as_printed(tmp_path, seed):
     """Before: none of the 18 daggers read as a dagger (seeds 1 and 2); after: half or more
     (10 and 12 when this test was written).
     A printed ``+``, ``p``, ``T`` or ``f`` never becomes one."""
-    from benchmarks.realscans import image_pdf_bytes, scanner_images
-
     path = tmp_path / "daggers.pdf"
     rows = daggers_pdf(path)
     printed = sum(cell in "†‡" for _, cells in rows for cell in cells)
-    draw, images = scanner_images(path, [1], seed)
-    text = read_pdf(image_pdf_bytes(images, draw.dpi, draw.jpeg)).pages[0]
+    data, how = scanned(path, seed)
+    text = read_pdf(data).pages[0]
     lines = text.splitlines()
     read = {line.split(" to ")[-1][:4]: line for line in lines if "Statistics to" in line}
     right = 0
     for label, cells in rows:
         line = read.get(label[-4:], "")
         right += min(line.count("†"), cells.count("†")) + min(line.count("‡"), cells.count("‡"))
-    assert right >= printed // 2, f"{right} of {printed} daggers read ({draw.label()}):\n{text}"
+    assert right >= printed // 2, f"{right} of {printed} daggers read ({how}):\n{text}"
     control = next((line for line in lines if line.startswith("Control")), "")
     assert not set("†‡") & set(control), f"a printed letter made a dagger: {control!r}"
 
@@ -127,13 +126,11 @@ def colons_pdf(path) -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize("seed", [2, 4])  # 150 dpi, JPEG q40; 200 dpi, q54
 def test_colons_not_available_in_a_scanned_table_are_kept(tmp_path, seed):
     """Before: 1 and 0 of the 14 colons in their rows (seeds 2 and 4); after: 9 and 12."""
-    from benchmarks.realscans import image_pdf_bytes, scanner_images
-
     path = tmp_path / "colons.pdf"
     rows = colons_pdf(path)
     printed = sum(cells.count(":") for _, cells in rows)
-    draw, images = scanner_images(path, [1], seed)
-    text = read_pdf(image_pdf_bytes(images, draw.dpi, draw.jpeg)).pages[0]
+    data, how = scanned(path, seed)
+    text = read_pdf(data).pages[0]
     lines = {line.split()[0]: line.split() for line in text.splitlines() if line.split()}
     kept = sum(min(lines.get(year, []).count(":"), cells.count(":")) for year, cells in rows)
-    assert kept >= printed // 2, f"{kept} of {printed} colons read ({draw.label()}):\n{text}"
+    assert kept >= printed // 2, f"{kept} of {printed} colons read ({how}):\n{text}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import scanned
 
 from ragdash.checks.proof import evidence_found
 from ragdash.ingestion.ingest import read_pdf
@@ -72,14 +73,12 @@ def tables_pdf(path) -> tuple[list[list[str]], list[list[str]]]:
 def test_a_column_of_rates_that_lost_some_points_gets_them_back(tmp_path, seed):
     """Before: 120 and 124 of the 140 rates read as printed (seeds 1 and 4), 0 and 2 of the
     14 rows whole; after: 133 and 138, 6 and 11 rows. The counts below keep their figures."""
-    from benchmarks.realscans import image_pdf_bytes, scanner_images
-
     path = tmp_path / "rates.pdf"
     rates, counts = tables_pdf(path)
-    draw, images = scanner_images(path, [1], seed)
-    text = read_pdf(image_pdf_bytes(images, draw.dpi, draw.jpeg)).pages[0]
+    data, how = scanned(path, seed)
+    text = read_pdf(data).pages[0]
     found = sum(evidence_found(figure, text) for row in rates for figure in row)
-    assert found >= 130, f"{found} of 140 rates read as printed ({draw.label()}):\n{text}"
+    assert found >= 130, f"{found} of 140 rates read as printed ({how}):\n{text}"
     tail = text[text.index("Table 4"):]
     pointed = [f for row in counts for f in row if evidence_found(f"{f[:-1]}.{f[-1]}", tail)]
-    assert not pointed, f"counts given a point: {pointed} ({draw.label()}):\n{tail}"
+    assert not pointed, f"counts given a point: {pointed} ({how}):\n{tail}"

@@ -17,7 +17,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import require
+from conftest import require, scanned
 
 from ragdash.checks.proof import evidence_found
 from ragdash.ingestion.ingest import read_pdf
@@ -57,13 +57,6 @@ def limits_pdf(path) -> None:
     style = TableStyle([("FONT", (0, 0), (-1, -1), "LimitsSans", 10),
                         ("GRID", (0, 0), (-1, -1), 0.5, colors.black)])  # fmt: skip
     doc.build([Table([list(row) for row in LIMITS], style=style)])
-
-
-def scanned(path, seed: int) -> tuple[bytes, str]:
-    from benchmarks.realscans import image_pdf_bytes, scanner_images
-
-    draw, images = scanner_images(path, [1], seed)
-    return image_pdf_bytes(images, draw.dpi, draw.jpeg), draw.label()
 
 
 @pytest.mark.usefixtures("tesseract")
