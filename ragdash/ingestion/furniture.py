@@ -15,6 +15,7 @@ Furniture stays in the page's text; the table join skips it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -79,6 +80,29 @@ def _shares_a_run(key: str, other: str, settings: LayoutSettings = DEFAULT_LAYOU
     return _letters(run) >= settings.near_letters and found.size >= settings.near_run_share * max(
         len(key), len(other)
     )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _read_alike(key: str, other: str, settings: LayoutSettings = DEFAULT_LAYOUT) -> bool:
+    """``key`` and ``other`` are the same line read a little differently: a
+    :data:`NEAR_SAME` similarity, or a long run in common (:func:`_shares_a_run`).
+
+    Lengths too far apart for either are refused before any comparison (the similarity is
+    at most ``200 * shorter / (both lengths)``, the run at most the shorter), and answers
+    are remembered: the stress test segments the same pages once per faulted variant.
+
+    >>> _read_alike("highlights from pirls # ap > ndix a", "highlights from pirls # : append a")
+    True
+    >>> _read_alike("page", "annual report of the board of directors")
+    False
+    """
+    short, long_ = sorted((len(key), len(other)))
+    if (
+        200 * short >= settings.near_same * (short + long_)
+        and fuzz.ratio(key, other, score_cutoff=settings.near_same) >= settings.near_same
+    ):
+        return True
+    return short >= settings.near_run_share * long_ and _shares_a_run(key, other, settings)
 
 
 def _letters(text: str) -> int:
@@ -194,8 +218,7 @@ def _repeated(
             return True
         if _letters(key) >= settings.near_letters and not is_caption(line.text) and any(
             (abs(top - line.top) <= near or abs(bottom - below) <= near)
-            and (fuzz.ratio(key, other) >= settings.near_same
-                 or _shares_a_run(key, other, settings))
+            and _read_alike(key, other, settings)
             for other, spots in places[m].items() if not other.startswith("=")
             for top, bottom in spots
         ):  # fmt: skip
