@@ -19,7 +19,7 @@ SEEDS = [
 ]
 #: Seconds one mutated input may take before the loader counts as hung.
 TIME_LIMIT = 20
-MUTANTS_PER_SEED = 25
+MUTANTS_PER_SEED = 15
 
 
 class Hung(Exception):
