@@ -7,10 +7,12 @@ import contextlib
 import contextvars
 import functools
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
 import statistics
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -44,12 +46,15 @@ TESSERACT_INSTALL = (
 def tesseract_missing() -> str | None:
     """Why OCR cannot run here (a sentence that says how to install it), or None.
 
-    Looked up on every call (``shutil.which``), so installing Tesseract needs no restart."""
-    try:
-        import pytesseract
-    except ImportError:
+    Looked up on every call (``shutil.which``), so installing Tesseract needs no restart.
+    pytesseract is looked for, not imported: every PDF loaded asks (the parse cache's key
+    says whether OCR could run), and importing pytesseract imports pandas, about 0.4
+    CPU-seconds for a command that may never OCR a page."""
+    loaded = sys.modules.get("pytesseract")
+    if loaded is None and importlib.util.find_spec("pytesseract") is None:
         return f"the pytesseract package is not installed; {TESSERACT_INSTALL}"
-    command = pytesseract.pytesseract.tesseract_cmd
+    # the program pytesseract runs: its default unless a caller who imported it set another
+    command = loaded.pytesseract.tesseract_cmd if loaded is not None else "tesseract"
     if shutil.which(command) is None:
         return f"Tesseract is not installed (no {command!r} program found); {TESSERACT_INSTALL}"
     return None
