@@ -292,6 +292,13 @@ def open_clean(page, url: str, title: str) -> None:
     assert_clean(page, title)
 
 
+def query_is(page, query: str) -> None:
+    """Explore's Query box comes to hold ``query`` (waiting up to 45 s): fails otherwise."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_label("Query")).to_have_value(query, timeout=45_000)
+
+
 def assert_clean(page, title: str) -> None:
     page.locator(MAIN_H1, has_text=title).first.wait_for()
     assert page.locator('[data-testid="stException"]').all_inner_texts() == []
@@ -359,12 +366,14 @@ def test_the_installed_dashboard_opens_every_page_clean_in_chromium(installed, t
             wait_for_app(page)
             assert_clean(page, "Explore")
             cases = {c.name: c for c in load_cases(SAMPLE / "cases.json")}
-            assert page.get_by_label("Query").input_value() == cases[TOUR[-1].case_name].query
+            # after a click that switches pages the old page can look settled for a moment:
+            # wait for the query to arrive (a person sees it a moment later), as long as 45 s
+            query_is(page, cases[TOUR[-1].case_name].query)
             open_clean(page, url + "/suite", "Test suite")
             page.get_by_role("button", name="Open in Explore").click()
             wait_for_app(page)
             assert_clean(page, "Explore")
-            assert page.get_by_label("Query").input_value() == next(iter(cases.values())).query
+            query_is(page, next(iter(cases.values())).query)
             page.close()
     finally:
         server.terminate()
