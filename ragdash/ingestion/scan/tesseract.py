@@ -53,8 +53,10 @@ def tesseract_missing() -> str | None:
     loaded = sys.modules.get("pytesseract")
     if loaded is None and importlib.util.find_spec("pytesseract") is None:
         return f"the pytesseract package is not installed; {TESSERACT_INSTALL}"
-    # the program pytesseract runs: its default unless a caller who imported it set another
-    command = loaded.pytesseract.tesseract_cmd if loaded is not None else "tesseract"
+    # The program pytesseract runs: its default unless a caller who imported it set another
+    # (a module another thread is still importing has no runner yet: the default then).
+    runner = getattr(loaded, "pytesseract", None)
+    command = getattr(runner, "tesseract_cmd", "tesseract")
     if shutil.which(command) is None:
         return f"Tesseract is not installed (no {command!r} program found); {TESSERACT_INSTALL}"
     return None
@@ -220,20 +222,23 @@ def _ocr_images(
 
     config = f"--psm {psm}"
     try:
-        if len(images) == 1:
-            data = pytesseract.image_to_data(images[0], lang=lang, config=config,
-                                             output_type=pytesseract.Output.DICT)  # fmt: skip
-            return [_words(data, range(len(data["text"])), scales[0], scan)]
         with tempfile.TemporaryDirectory(prefix="ragdash-ocr-") as folder:
             names = []
             for n, image in enumerate(images):
+                if "A" in image.getbands():  # as pytesseract does: transparent is white
+                    image = _on_white(image)
                 name = os.path.join(folder, f"{n:05d}.png")
-                image.save(name, format="PNG")  # as pytesseract hands one image over
+                # PNG, as pytesseract hands an image over, but barely compressed: the file
+                # lives for one Tesseract call, and PIL's default compression took a sixth
+                # of a scan's Python time (Tesseract reads the same pixels either way)
+                image.save(name, format="PNG", compress_level=1)
                 names.append(name)
             listed = os.path.join(folder, "images.txt")
-            with open(listed, "w", encoding="utf-8") as handle:
-                handle.write("\n".join(names) + "\n")
-            data = pytesseract.image_to_data(listed, lang=lang, config=config,
+            if len(names) > 1:
+                with open(listed, "w", encoding="utf-8") as handle:
+                    handle.write("\n".join(names) + "\n")
+            data = pytesseract.image_to_data(names[0] if len(names) == 1 else listed,
+                                             lang=lang, config=config,
                                              output_type=pytesseract.Output.DICT)  # fmt: skip
     except pytesseract.TesseractNotFoundError:
         raise OcrUnavailable(f"Tesseract is not installed; {TESSERACT_INSTALL}") from None
@@ -249,6 +254,15 @@ def _ocr_images(
         if 1 <= int(page) <= len(images):
             rows[int(page) - 1].append(i)
     return [_words(data, rows[n], scales[n], scan) for n in range(len(images))]
+
+
+def _on_white(image: Any) -> Any:
+    """An image with an alpha channel drawn on white (RGB)."""
+    from PIL import Image
+
+    background = Image.new("RGB", image.size, (255, 255, 255))
+    background.paste(image, (0, 0), image.getchannel("A"))
+    return background
 
 
 def _words(
