@@ -231,8 +231,15 @@ def read_frame(stream: Any) -> tuple[bytes, bytes] | None:
     return (kind, payload) if len(payload) == size else None
 
 
+#: Variables that say only where the caller is, never how a PDF is read: left out of a
+#: child's environment, so that a kept worker serves the next PDF whatever they say. (Under
+#: pytest, PYTEST_CURRENT_TEST changes with every test and each test may have its own cache
+#: folder: the suite started a new worker, about 0.35 CPU-seconds, for nearly every PDF.)
+CALLER_ONLY = ("RAGDASH_CACHE_DIR", "PYTEST_CURRENT_TEST")
+
+
 def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
+    env = {name: value for name, value in os.environ.items() if name not in CALLER_ONLY}
     root = str(Path(__file__).resolve().parents[2])  # the folder that holds ragdash/
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     return env
