@@ -180,12 +180,27 @@ def pytest_make_collect_report(collector: pytest.Collector):
     _fail_a_skip(outcome.get_result())
 
 
+@pytest.fixture(scope="session")
+def _samples_parsed(tmp_path_factory) -> Path:
+    """A parse cache holding the bundled samples' PDF, parsed once per test process."""
+    folder = tmp_path_factory.mktemp("samples-parsed")
+    load_folder(SAMPLE_DOCS, cache=PdfCache(folder / "pdf"))
+    return folder / "pdf"
+
+
 @pytest.fixture(autouse=True)
-def _parse_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch):
-    """Commands keep parsed PDFs in the user's cache folder: each test gets its own empty one
-    (subprocesses inherit the variable), so no test writes the real ~/.cache or sees
-    another test's parses."""
-    monkeypatch.setenv("RAGDASH_CACHE_DIR", str(tmp_path_factory.mktemp("ragdash-cache")))
+def _parse_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch, _samples_parsed):
+    """Commands keep parsed PDFs in the user's cache folder: each test gets its own (the
+    subprocesses inherit the variable), so no test writes the real ~/.cache or sees another
+    test's parses. It holds the bundled samples' parse, as a user's does after a first
+    command: about 180 commands of the suite read the samples, and each started a parse
+    worker for the same PDF. (A test of what the first reading does uses its own PDF or
+    folder, or ``--no-cache``.)"""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("ragdash-cache")
+    shutil.copytree(_samples_parsed, folder / "pdf")
+    monkeypatch.setenv("RAGDASH_CACHE_DIR", str(folder))
 
 
 @pytest.fixture(scope="session")
