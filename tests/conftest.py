@@ -181,8 +181,11 @@ def pytest_make_collect_report(collector: pytest.Collector):
 
 
 @pytest.fixture(scope="session")
-def _samples_parsed(tmp_path_factory) -> Path:
-    """A parse cache holding the bundled samples' PDF, parsed once per test process."""
+def _samples_parsed(tmp_path_factory) -> Path | None:
+    """A parse cache holding the bundled samples' PDF, parsed once per test process (None
+    where this conftest runs without them: tests/test_capabilities.py copies it alone)."""
+    if not SAMPLE_DOCS.is_dir():
+        return None
     folder = tmp_path_factory.mktemp("samples-parsed")
     load_folder(SAMPLE_DOCS, cache=PdfCache(folder / "pdf"))
     return folder / "pdf"
@@ -199,7 +202,8 @@ def _parse_cache_in_a_temporary_folder(tmp_path_factory, monkeypatch, _samples_p
     import shutil
 
     folder = tmp_path_factory.mktemp("ragdash-cache")
-    shutil.copytree(_samples_parsed, folder / "pdf")
+    if _samples_parsed is not None:
+        shutil.copytree(_samples_parsed, folder / "pdf")
     monkeypatch.setenv("RAGDASH_CACHE_DIR", str(folder))
 
 
