@@ -51,7 +51,7 @@ from ragdash.ui.glossary import define, help_for, show_table
 from ragdash.ui.guard import document_guard
 from ragdash.ui.listing import MESSAGES_SHOWN, paginate, render_messages
 from ragdash.ui.moved import render_moved
-from ragdash.ui.render import html_table, text_block, wrapped_table
+from ragdash.ui.render import html_table, text_block, tooltips, wrapped_table
 from ragdash.ui.rewrites import render_rewrite_budget
 from ragdash.ui.scan_view import has_ocr, render_scan_view
 from ragdash.ui.state import VIEW_KEY
@@ -408,7 +408,7 @@ def _inspection(doc: Document) -> None:
         .encode(
             x=alt.X("page:O", title="page"),
             y=alt.Y("characters:Q", title="characters"),
-            tooltip=["page", "characters"],
+            tooltip=tooltips("page", "characters"),
         )
         .properties(height=140),
         width="stretch",

@@ -20,7 +20,7 @@ from ragdash.checks.fragility import (
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes, configuration_title
-from ragdash.ui.render import wrapped_table
+from ragdash.ui.render import tooltips, wrapped_table
 from ragdash.ui.text import grid, label, literal
 
 __all__ = [
@@ -145,7 +145,8 @@ def fragility_chart(
             ),
             legend=alt.Legend(orient="bottom"),
         ),
-        tooltip=["case", "fault", "configuration", "result", "corrupted query", "failure"],
+        tooltip=tooltips("case", "fault", "configuration", "result", "corrupted query",
+                         "failure"),
     )
     bars = base.mark_bar().encode(
         opacity=alt.Opacity(
@@ -155,7 +156,7 @@ def fragility_chart(
         )
     )
     labels = base.mark_text(align="left", dx=3, fontSize=11).encode(
-        text="label:N", color=alt.value("#333")
+        text=alt.Text("label:N"), color=alt.value("#333")
     )
     # Streamlit fits the whole chart — title, x axis and its title, the legend below — into
     # this height: 150 px for those, so each case keeps its 44 px (two bars of ~20 px and

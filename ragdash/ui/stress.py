@@ -46,7 +46,7 @@ from ragdash.settings import FIX_NAMES
 from ragdash.ui.context import error_text, hide_paths, settings
 from ragdash.ui.guard import section_guard
 from ragdash.ui.navigation import pages
-from ragdash.ui.render import html_table
+from ragdash.ui.render import html_table, tooltips
 from ragdash.ui.retriever_picker import operator_retriever
 from ragdash.ui.shell import empty_corpus_notice
 from ragdash.ui.sidebar import FIX_LABELS
@@ -165,7 +165,7 @@ def matrix(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
     pick = alt.selection_point(
         name=MATRIX_SELECTION, fields=["fault_key", "config_key"], on="click"
     )
-    tooltip = ["fault", "configuration", "fix", "cell", "pass rate", "95% interval"]
+    tooltip = tooltips("fault", "configuration", "fix", "cell", "pass rate", "95% interval")
     base = alt.Chart(shown).encode(
         x=alt.X(
             "configuration:N",
@@ -197,7 +197,7 @@ def matrix(frame: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         .add_params(pick)
     )
     words = base.mark_text(fontSize=LABEL_PX + 2, fontWeight="bold", color="white").encode(
-        text="cell:N", tooltip=tooltip
+        text=alt.Text("cell:N"), tooltip=tooltip
     )
     return alt.layer(cells, words).properties(height=34 * len(faults) + 40)
 

@@ -27,7 +27,7 @@ from ragdash.ui.fragility import render_fragility
 from ragdash.ui.glossary import define, show_table
 from ragdash.ui.guard import section_guard
 from ragdash.ui.navigation import pages
-from ragdash.ui.render import DIAGNOSIS_COLORS, html_table
+from ragdash.ui.render import DIAGNOSIS_COLORS, html_table, tooltips
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.runs import render_saved_runs
 from ragdash.ui.shell import empty_corpus_notice
@@ -83,7 +83,7 @@ CELL_WORDS = {"pass": "PASS", "ranking": "FAIL", "extraction": "FAIL", "error": 
 LABEL_PX = 11
 HEATMAP_SELECTION = "cell"
 #: A cell's tooltip: what it is, and in plain words what its diagnosis and fixes mean.
-TOOLTIP = [
+TOOLTIP = tooltips(
     "case",
     alt.Tooltip("configuration:N", title="fixes on"),
     alt.Tooltip("fixes:N", title="which fixes"),
@@ -91,7 +91,7 @@ TOOLTIP = [
     alt.Tooltip("meaning:N", title="what it means"),
     alt.Tooltip("first_id:N", title="ranked first"),
     alt.Tooltip("missing_evidence:N", title="missing evidence"),
-]
+)
 
 
 def failures_only(table: pd.DataFrame) -> pd.DataFrame:
@@ -164,7 +164,7 @@ def heatmap(table: pd.DataFrame) -> alt.LayerChart | alt.FacetChart:
         .add_params(pick)
     )
     words = base.mark_text(fontSize=LABEL_PX, fontWeight="bold", color="white").encode(
-        text="verdict:N",
+        text=alt.Text("verdict:N"),
         tooltip=TOOLTIP,
     )
     # Streamlit fits the whole chart — the case names standing on top and the legend below

@@ -24,7 +24,7 @@ from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import RATIO, Fixes
 from ragdash.ui.glossary import show_table
-from ragdash.ui.render import wrapped_table
+from ragdash.ui.render import tooltips, wrapped_table
 from ragdash.ui.text import grid, literal, upper_first
 from ragdash.ui.viewstate import ViewState
 
@@ -178,7 +178,7 @@ def calibration_chart(
     long["shown"] = long["count"] + long["measure"].map(lifts)
     data = grid(long)
     x = alt.X("threshold:Q", title="fuzzy threshold (similarity %)", scale=alt.Scale(zero=False))
-    tooltip = ["threshold", "measure", "count"]
+    tooltip = tooltips("threshold", "measure", "count")
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x, y=y, color=color, strokeDash=dash, tooltip=tooltip
     )
@@ -188,7 +188,7 @@ def calibration_chart(
     rule = (
         alt.Chart(grid(pd.DataFrame({"threshold": [chosen]})))
         .mark_rule(strokeDash=[4, 4])
-        .encode(x="threshold:Q")
+        .encode(x=alt.X("threshold:Q"))
     )
     same = coinciding(sweep)
     title = alt.TitleParams(
@@ -226,7 +226,7 @@ def presets_chart(presets: pd.DataFrame, sweep: pd.DataFrame) -> alt.Chart:
                 scale=alt.Scale(domain=list(METRIC_SHAPES), range=list(METRIC_SHAPES.values())),
                 legend=None,
             ),
-            tooltip=["rule", "description", "measure", "count"],
+            tooltip=tooltips("rule", "description", "measure", "count"),
         )
         .properties(
             height=300,

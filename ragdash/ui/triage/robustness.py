@@ -13,7 +13,7 @@ from ragdash.checks.robustness import RobustnessRow, robustness_sweep, sweep_con
 from ragdash.frames import frame
 from ragdash.retrieval.index import CorpusIndex
 from ragdash.settings import Fixes
-from ragdash.ui.render import wrapped_table
+from ragdash.ui.render import tooltips, wrapped_table
 from ragdash.ui.retriever_picker import checks_source, page_retriever, searches_here
 from ragdash.ui.text import grid, literal
 from ragdash.ui.viewstate import ViewState
@@ -56,7 +56,7 @@ def robustness_chart(table: pd.DataFrame, fault: str) -> alt.Chart:
             ),
             color=alt.Color("configuration:N", sort=configurations, legend=legend),
             strokeDash=alt.StrokeDash("configuration:N", sort=configurations, legend=legend),
-            tooltip=["configuration", "rate", "passed", "total", "pass_rate"],
+            tooltip=tooltips("configuration", "rate", "passed", "total", "pass_rate"),
         )
         .properties(height=280 + 22 * -(-len(configurations) // 3), title=f"{fault} noise")
     )
